@@ -1,0 +1,32 @@
+# k6-triton: every target calls the k6-triton CLI (bin/k6-triton.js); see README.md.
+SHELL := /bin/bash
+CLI := node bin/k6-triton.js
+NODE_MODULES := node_modules/.package-lock.json
+
+.PHONY: test typecheck lint format build install
+
+# Installs dependencies only when missing or older than the lock file.
+$(NODE_MODULES): package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+install: $(NODE_MODULES)
+
+## test: type-check, lint and run the vitest suite (the README's test command)
+test: $(NODE_MODULES)
+	npx tsc -p tsconfig.json
+	npx biome check .
+	npx vitest run
+
+typecheck: $(NODE_MODULES)
+	npx tsc -p tsconfig.json
+
+lint: $(NODE_MODULES)
+	npx biome check .
+
+format: $(NODE_MODULES)
+	npx biome format --write .
+
+## build: bundle every scenario to dist/<name>.js for k6
+build: $(NODE_MODULES)
+	node --import tsx build.ts

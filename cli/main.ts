@@ -1,0 +1,23 @@
+import { Command, CommanderError } from 'commander';
+// Subcommands: each cli/<name>.ts exports register<Name>(program); add one import and one call per command.
+
+/** Builds the `k6-triton` program; each subcommand lives in its own file under cli/. */
+export function program(): Command {
+  const prog = new Command('k6-triton')
+    .description('Load tests as code for Triton Inference Server and KServe v2 servers')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  return prog;
+}
+
+/** Runs the CLI and returns the process exit code; errors print as one line. */
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await program().parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode;
+    console.error(`k6-triton: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
+  }
+}

@@ -1,0 +1,32 @@
+import { CATALOG } from './catalog.ts';
+import type { Datatype, ModelEntry, Precision, TensorSpec } from './types.ts';
+
+export { CATALOG } from './catalog.ts';
+export type * from './types.ts';
+
+/** Catalog ids, sorted, for error messages and --help. */
+export function modelIds(): string[] {
+  return Object.keys(CATALOG).sort();
+}
+
+/** Finds a model by catalog id or by Triton model name; throws a one-line error listing the known models. */
+export function getModel(idOrName: string): ModelEntry {
+  const entry = CATALOG[idOrName] ?? Object.values(CATALOG).find((m) => m.name === idOrName);
+  if (!entry) {
+    throw new Error(
+      `unknown model "${idOrName}"; known models: ${modelIds().join(', ')} (or use generic with MODEL_NAME)`,
+    );
+  }
+  return entry;
+}
+
+/** The model's inputs with the datatypes a precision gives them; throws naming the precisions the model has. */
+export function inputsFor(entry: ModelEntry, precision?: string): TensorSpec[] {
+  if (!precision) return entry.inputs;
+  const overrides = entry.precisions[precision.toUpperCase() as Precision];
+  if (!overrides) {
+    const known = Object.keys(entry.precisions).join(', ');
+    throw new Error(`invalid PRECISION "${precision}" for model ${entry.id}; expected one of: ${known}`);
+  }
+  return entry.inputs.map((t) => ({ ...t, datatype: (overrides[t.name] ?? t.datatype) as Datatype }));
+}

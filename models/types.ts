@@ -1,0 +1,78 @@
+/**
+ * The model catalog's types. A catalog entry is the one place that states a model's
+ * tensors; payload generators, scenarios and the embedded server all read it.
+ * This folder runs inside k6 too: no Node imports.
+ */
+
+/** Triton's tensor datatypes, as the KServe v2 protocol spells them. */
+export type Datatype =
+  | 'BOOL'
+  | 'UINT8'
+  | 'UINT16'
+  | 'UINT32'
+  | 'UINT64'
+  | 'INT8'
+  | 'INT16'
+  | 'INT32'
+  | 'INT64'
+  | 'FP16'
+  | 'BF16'
+  | 'FP32'
+  | 'FP64'
+  | 'BYTES';
+
+/** One input or output tensor; dims exclude the batch dimension when maxBatchSize > 0, -1 marks a variable dim. */
+export interface TensorSpec {
+  name: string;
+  datatype: Datatype;
+  dims: number[];
+}
+
+/** Precision names a user may pick with PRECISION=..., mapped to the datatypes they give each input. */
+export type Precision = 'FP32' | 'FP16' | 'INT32' | 'INT64';
+
+/** How payloads for a model are made (payloads/ reads this; the recipe names no files). */
+export type PayloadRecipe =
+  | { kind: 'image'; channels: number; height: number; width: number; mean: number[]; std: number[] }
+  | { kind: 'dlrm'; numerical: number; cardinalities: number[] }
+  | { kind: 'bert'; seqLength: number; docStride: number; maxQueryLength: number }
+  | { kind: 'mnist' }
+  | { kind: 'random' };
+
+/** Dynamic batcher settings, as in Triton's model config. */
+export interface DynamicBatching {
+  preferredBatchSize?: number[];
+  maxQueueDelayMicroseconds?: number;
+  maxQueueSize?: number;
+  defaultTimeoutMicroseconds?: number;
+}
+
+/** Where a model's published figures come from (a seed write-up). */
+export interface SourceNote {
+  seed: string;
+  note: string;
+}
+
+/** One catalog entry. */
+export interface ModelEntry {
+  /** Key users type (MODEL=...). */
+  id: string;
+  /** Triton model name as NVIDIA's deployers export it. */
+  name: string;
+  /** Triton platform string (config.pbtxt `platform`). */
+  platform: string;
+  /** 0 means the model has no batch dimension. */
+  maxBatchSize: number;
+  inputs: TensorSpec[];
+  outputs: TensorSpec[];
+  /** Datatypes each input takes per PRECISION; inputs not named keep their catalog datatype. */
+  precisions: Partial<Record<Precision, Record<string, Datatype>>>;
+  /** Default request batch size (perf_analyzer -b). */
+  defaultBatch: number;
+  payload: PayloadRecipe;
+  /** Name of the default load shape in lib/load/shapes.ts. */
+  loadShape: string;
+  /** Server-side settings of the default deployment (the embedded server's default repository). */
+  deployment: { instanceCount: number; dynamicBatching?: DynamicBatching };
+  source: SourceNote;
+}

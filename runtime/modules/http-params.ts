@@ -1,0 +1,174 @@
+/** Validation of k6/http arguments: params (headers, tags, timeout, responseType, redirects), bodies, URLs. */
+import type { Tags } from '../vu-context.ts';
+import { parseDuration_ms } from './duration.ts';
+import type { ResponseType } from './http-transport.ts';
+
+/** k6's default request timeout (params.timeout). */
+export const DEFAULT_TIMEOUT_MS = 60_000;
+/** k6's default for options.maxRedirects and params.redirects. */
+export const DEFAULT_REDIRECTS = 10;
+const USER_AGENT = 'Grafana k6 (k6-triton Node runtime)';
+
+/** k6's http.expectedStatuses(...) result: which statuses count as expected (not failed). */
+export class ExpectedStatuses {
+  readonly #codes: Set<number>;
+  readonly #ranges: Array<{ min: number; max: number }>;
+
+  constructor(args: ReadonlyArray<number | { min: number; max: number }>) {
+    this.#codes = new Set();
+    this.#ranges = [];
+    for (const a of args) {
+      if (typeof a === 'number' && Number.isInteger(a)) this.#codes.add(a);
+      else if (a && typeof a === 'object' && Number.isInteger(a.min) && Number.isInteger(a.max))
+        this.#ranges.push(a);
+      else {
+        throw new Error(
+          `invalid argument to http.expectedStatuses ${JSON.stringify(a)}; expected integers or {min, max} objects`,
+        );
+      }
+    }
+  }
+
+  /** True when `status` is one of the expected statuses. */
+  matches(status: number): boolean {
+    if (this.#codes.has(status)) return true;
+    for (const r of this.#ranges) if (status >= r.min && status <= r.max) return true;
+    return false;
+  }
+}
+
+/** k6's default response callback: 200-399 are expected. */
+export const DEFAULT_EXPECTED = new ExpectedStatuses([{ min: 200, max: 399 }]);
+
+/** k6's http.url`...` result: the URL plus a `name` tag with the template's placeholders. */
+export class TaggedUrl {
+  constructor(
+    readonly url: string,
+    readonly name: string,
+  ) {}
+  toString(): string {
+    return this.url;
+  }
+}
+
+/** Params as scripts pass them. */
+export interface Params {
+  headers?: Record<string, unknown>;
+  tags?: Record<string, unknown>;
+  timeout?: string | number;
+  responseType?: string;
+  redirects?: number;
+  responseCallback?: ExpectedStatuses | null;
+  [other: string]: unknown;
+}
+
+/** Params after validation and defaults. */
+export interface RequestParams {
+  headers: Record<string, string>;
+  tags: Tags;
+  timeout_ms: number;
+  responseType: ResponseType;
+  redirects: number;
+  /** undefined: use the VU's default; null: no callback (no http_req_failed, no expected_response). */
+  responseCallback: ExpectedStatuses | null | undefined;
+}
+
+const UNSUPPORTED_PARAMS = ['auth', 'compression', 'jar', 'cookies'];
+
+/** Validates params and applies k6's defaults; `discard` is the test's discardResponseBodies option. */
+export function normalizeParams(params: Params | null | undefined, discard: boolean): RequestParams {
+  const p = params ?? {};
+  for (const name of UNSUPPORTED_PARAMS) {
+    const v = p[name];
+    if (v !== undefined && v !== null && !(typeof v === 'object' && Object.keys(v).length === 0)) {
+      throw new Error(`k6 API http params.${name} is not supported by the Node runtime; run with k6`);
+    }
+  }
+  const headers: Record<string, string> = {};
+  let hasUserAgent = false;
+  for (const [k, v] of Object.entries(p.headers ?? {})) {
+    if (v === undefined || v === null) continue;
+    headers[k] = String(v);
+    if (k.toLowerCase() === 'user-agent') hasUserAgent = true;
+  }
+  if (!hasUserAgent) headers['User-Agent'] = USER_AGENT;
+  const tags: Tags = {};
+  for (const [k, v] of Object.entries(p.tags ?? {})) tags[k] = String(v);
+  const timeout_ms =
+    p.timeout === undefined ? DEFAULT_TIMEOUT_MS : parseDuration_ms(p.timeout, 'http params.timeout');
+  let responseType: ResponseType = discard ? 'none' : 'text';
+  if (p.responseType !== undefined) {
+    if (p.responseType !== 'text' && p.responseType !== 'binary' && p.responseType !== 'none') {
+      throw new Error(
+        `invalid http params.responseType ${JSON.stringify(p.responseType)}; expected text, binary or none`,
+      );
+    }
+    responseType = p.responseType;
+  }
+  let redirects = DEFAULT_REDIRECTS;
+  if (p.redirects !== undefined) {
+    if (!Number.isInteger(p.redirects) || p.redirects < 0) {
+      throw new Error(
+        `invalid http params.redirects ${JSON.stringify(p.redirects)}; expected an integer >= 0`,
+      );
+    }
+    redirects = p.redirects;
+  }
+  const cb = p.responseCallback;
+  if (cb !== undefined && cb !== null && !(cb instanceof ExpectedStatuses)) {
+    throw new Error(
+      'invalid http params.responseCallback; expected the result of http.expectedStatuses(...) or null',
+    );
+  }
+  return { headers, tags, timeout_ms, responseType, redirects, responseCallback: cb };
+}
+
+/** A request body as k6 takes it: string, ArrayBuffer, typed array view or a form object. */
+export type Body = string | ArrayBuffer | ArrayBufferView | Record<string, unknown> | null | undefined;
+
+/**
+ * Converts the body for the wire without copying binary data (views share the caller's memory).
+ * A plain object is sent form-urlencoded, as k6 does, and sets Content-Type when absent.
+ */
+export function wireBody(body: Body, headers: Record<string, string>): string | Uint8Array | null {
+  if (body === null || body === undefined) return null;
+  if (typeof body === 'string') return body;
+  if (body instanceof ArrayBuffer) return Buffer.from(body);
+  if (ArrayBuffer.isView(body)) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  if (typeof body === 'object') {
+    const form = new URLSearchParams();
+    for (const [k, v] of Object.entries(body)) {
+      if (v !== null && typeof v === 'object') {
+        throw new Error(
+          `k6 API http.file (multipart body field ${k}) is not supported by the Node runtime; run with k6`,
+        );
+      }
+      form.append(k, String(v));
+    }
+    if (!Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')) {
+      headers['Content-Type'] = 'application/x-www-form-urlencoded';
+    }
+    return form.toString();
+  }
+  return String(body);
+}
+
+/** Parses the URL argument (string or http.url result) into the URL, its `url` tag and `name` tag. */
+export function parseUrl(arg: unknown): { url: URL; tagUrl: string; name: string } {
+  const text = arg instanceof TaggedUrl ? arg.url : String(arg);
+  const url = new URL(text);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw Object.assign(new Error(`unsupported protocol scheme "${url.protocol.replace(':', '')}"`), {
+      code: 'ERR_INVALID_URL',
+    });
+  }
+  // k6 tags the URL without credentials.
+  let tagUrl = text;
+  if (url.username || url.password) {
+    const clean = new URL(text);
+    clean.username = '';
+    clean.password = '';
+    tagUrl = clean.href;
+  }
+  return { url, tagUrl, name: arg instanceof TaggedUrl ? arg.name : tagUrl };
+}

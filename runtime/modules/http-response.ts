@@ -1,0 +1,142 @@
+/** k6's http.Response: the fields and methods scripts read, with k6's names and shapes. */
+import type { Timings } from './http-transport.ts';
+
+/** Go's textproto.CanonicalMIMEHeaderKey: "content-type" -> "Content-Type"; odd names stay as they are. */
+export function canonicalHeaderKey(name: string): string {
+  if (!/^[A-Za-z0-9!#$%&'*+\-.^_`|~]+$/.test(name)) return name;
+  let out = '';
+  let upper = true;
+  for (const ch of name) {
+    out += upper ? ch.toUpperCase() : ch.toLowerCase();
+    upper = ch === '-';
+  }
+  return out;
+}
+
+/** undici's raw header list to k6's map: canonical names, repeated headers joined with ", " as k6 does. */
+export function headersFromRaw(raw: Buffer[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const key = canonicalHeaderKey(raw[i]!.toString('latin1'));
+    const value = raw[i + 1]!.toString('latin1');
+    out[key] = key in out ? `${out[key]}, ${value}` : value;
+  }
+  return out;
+}
+
+/** The request as k6 reports it in Response.request (header values are lists, as in k6). */
+export interface RequestInfo {
+  method: string;
+  url: string;
+  headers: Record<string, string[]>;
+  body: string;
+  cookies: Record<string, unknown>;
+}
+
+/** Everything a Response is built from. */
+export interface ResponseInit {
+  url: string;
+  status: number;
+  statusText: string;
+  proto: string;
+  headers: Record<string, string>;
+  body: string | ArrayBuffer | null;
+  timings: Timings;
+  error: string;
+  errorCode: number;
+  request: RequestInfo;
+  remoteIp: string;
+  remotePort: number;
+}
+
+/**
+ * gjson-style selector used by k6's Response.json(selector): dot-separated keys, numeric parts index
+ * arrays, `#` is an array's length, and `\.` escapes a dot in a key.
+ */
+function selectPath(value: unknown, selector: string): unknown {
+  const parts = selector.split(/(?<!\\)\./).map((p) => p.replace(/\\\./g, '.'));
+  let cur: unknown = value;
+  for (const part of parts) {
+    if (cur === null || cur === undefined) return undefined;
+    if (Array.isArray(cur)) {
+      if (part === '#') cur = cur.length;
+      else if (/^\d+$/.test(part)) cur = cur[Number(part)];
+      else return undefined;
+    } else if (typeof cur === 'object') {
+      cur = (cur as Record<string, unknown>)[part];
+    } else {
+      return undefined;
+    }
+  }
+  return cur;
+}
+
+/** k6's Response object. */
+export class Response {
+  url: string;
+  status: number;
+  status_text: string;
+  proto: string;
+  headers: Record<string, string>;
+  body: string | ArrayBuffer | null;
+  timings: Timings;
+  error: string;
+  error_code: number;
+  request: RequestInfo;
+  remote_ip: string;
+  remote_port: number;
+  cookies: Record<string, unknown> = {};
+  tls_version = '';
+  tls_cipher_suite = '';
+  ocsp = { status: 'unknown' };
+  #parsed: unknown = undefined;
+  #parsedOk = false;
+
+  constructor(init: ResponseInit) {
+    this.url = init.url;
+    this.status = init.status;
+    this.status_text = init.statusText;
+    this.proto = init.proto;
+    this.headers = init.headers;
+    this.body = init.body;
+    this.timings = init.timings;
+    this.error = init.error;
+    this.error_code = init.errorCode;
+    this.request = init.request;
+    this.remote_ip = init.remoteIp;
+    this.remote_port = init.remotePort;
+  }
+
+  /** Parses the body as JSON (once) and optionally returns the part a gjson selector names, as k6 does. */
+  json(selector?: string): unknown {
+    if (!this.#parsedOk) {
+      if (this.body === null)
+        throw new Error(
+          "the body is null so we can't transform it to JSON - this likely was because of a request error getting the response",
+        );
+      const text = typeof this.body === 'string' ? this.body : Buffer.from(this.body).toString('utf8');
+      try {
+        this.#parsed = JSON.parse(text);
+      } catch (err) {
+        throw new Error(`cannot parse json due to an error at line 1: ${(err as Error).message}`);
+      }
+      this.#parsedOk = true;
+    }
+    return selector === undefined ? this.#parsed : selectPath(this.#parsed, selector);
+  }
+
+  /** k6's HTML parsing needs goquery; this runtime does not have it. */
+  html(): never {
+    throw new Error('k6 API Response.html is not supported by the Node runtime; run with k6');
+  }
+
+  /** Form and link helpers depend on html(). */
+  submitForm(): never {
+    throw new Error('k6 API Response.submitForm is not supported by the Node runtime; run with k6');
+  }
+
+  /** Form and link helpers depend on html(). */
+  clickLink(): never {
+    throw new Error('k6 API Response.clickLink is not supported by the Node runtime; run with k6');
+  }
+}

@@ -1,0 +1,295 @@
+/**
+ * One VU's HTTP connections: per origin, a list of undici Clients of one socket each, so that every
+ * request knows its own socket. That gives k6's per-VU keep-alive (a connection is reused by the next
+ * request of the same VU), exact wire byte counts (socket counters before/after) and k6's timing phases
+ * (blocked, connecting, tls_handshaking, sending, waiting, receiving) from a monotonic clock.
+ */
+import { performance } from 'node:perf_hooks';
+import { EventEmitter } from 'node:events';
+import type { Socket } from 'node:net';
+import { buildConnector, Client } from 'undici';
+import { RequestTimeoutError } from './http-errors.ts';
+
+/** How the body of a response is kept: k6's responseType. */
+export type ResponseType = 'text' | 'binary' | 'none';
+
+/** One request as the transport sends it (already validated). */
+export interface WireRequest {
+  method: string;
+  url: URL;
+  headers: Record<string, string>;
+  body: string | Uint8Array | null;
+  timeout_ms: number;
+  responseType: ResponseType;
+  /** False for k6's noConnectionReuse: the connection is closed after the response. */
+  reuseConnection: boolean;
+}
+
+/** k6's timing phases of one request, in ms. */
+export interface Timings {
+  blocked: number;
+  connecting: number;
+  tls_handshaking: number;
+  sending: number;
+  waiting: number;
+  receiving: number;
+  duration: number;
+}
+
+/** What came back: the response (status 0 when none) or the error, plus timings and wire bytes. */
+export interface WireResult {
+  status: number;
+  statusText: string;
+  /** undici's raw header list: name, value, name, value... */
+  rawHeaders: Buffer[];
+  /** Body chunks (empty for responseType 'none'). */
+  chunks: Buffer[];
+  bodyLength_bytes: number;
+  timings: Timings;
+  sent_bytes: number;
+  received_bytes: number;
+  remoteIp: string;
+  remotePort: number;
+  error: unknown;
+}
+
+/** k6 dials with a 30 s timeout; our own request timer usually fires first. */
+const DIAL_TIMEOUT_MS = 30_000;
+/** Go's transport keeps idle connections for 90 s; servers usually close them earlier. */
+const IDLE_KEEP_ALIVE_MS = 90_000;
+
+/** One connection of a VU to an origin and the timestamps of its latest dial. */
+class Slot {
+  readonly client: Client;
+  busy = false;
+  dead = false;
+  socket: Socket | null = null;
+  connectStart = -1;
+  tcpEnd = -1;
+  connectEnd = -1;
+
+  constructor(origin: string, connector: buildConnector.connector) {
+    this.client = new Client(origin, {
+      pipelining: 1,
+      keepAliveTimeout: IDLE_KEEP_ALIVE_MS,
+      keepAliveMaxTimeout: IDLE_KEEP_ALIVE_MS,
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      connect: (opts, callback) => {
+        this.connectStart = performance.now();
+        this.tcpEnd = -1;
+        const socket: unknown = connector(opts, (...args) => {
+          this.connectEnd = performance.now();
+          if (!args[0]) this.socket = args[1];
+          callback(...args);
+        });
+        // For TLS the connector calls back after the handshake; 'connect' marks the end of the TCP part.
+        if (opts.protocol === 'https:' && socket instanceof EventEmitter) {
+          socket.once('connect', () => (this.tcpEnd = performance.now()));
+        }
+      },
+    });
+  }
+}
+
+/** undici handler of one request: records the phase timestamps and collects the body. */
+class Exchange {
+  gotConn = -1;
+  sentEnd = -1;
+  firstByte = -1;
+  baseWritten = 0;
+  baseRead = 0;
+  status = 0;
+  statusText = '';
+  rawHeaders: Buffer[] = [];
+  chunks: Buffer[] = [];
+  length_bytes = 0;
+  abort: ((err?: Error) => void) | null = null;
+  timer: NodeJS.Timeout | null = null;
+  done = false;
+
+  constructor(
+    readonly slot: Slot,
+    readonly t0: number,
+    readonly keepBody: boolean,
+    readonly https: boolean,
+    readonly finish: (ex: Exchange, error: unknown) => void,
+  ) {}
+
+  onConnect(abort: (err?: Error) => void): void {
+    this.abort = abort;
+    this.gotConn = performance.now();
+    const socket = this.slot.socket;
+    if (socket) {
+      this.baseWritten = socket.bytesWritten;
+      this.baseRead = socket.bytesRead;
+    }
+  }
+  onRequestSent(): void {
+    this.sentEnd = performance.now();
+  }
+  onResponseStarted(): void {
+    this.firstByte = performance.now();
+  }
+  onHeaders(status: number, rawHeaders: Buffer[], _resume: () => void, statusText: string): boolean {
+    // 1xx informational responses are followed by the real one.
+    if (status < 200) return true;
+    this.status = status;
+    this.statusText = statusText;
+    this.rawHeaders = rawHeaders;
+    return true;
+  }
+  onData(chunk: Buffer): boolean {
+    this.length_bytes += chunk.length;
+    if (this.keepBody) this.chunks.push(chunk);
+    return true;
+  }
+  onComplete(): void {
+    this.finish(this, null);
+  }
+  onError(err: Error): void {
+    this.finish(this, err);
+  }
+  onUpgrade(): void {
+    this.finish(this, new Error('unexpected protocol upgrade'));
+  }
+
+  /** k6's phases; a phase that never started (error) ends where the request ended. */
+  timings(end: number): Timings {
+    const slot = this.slot;
+    const newConn = slot.connectStart >= this.t0;
+    const gotConn = this.gotConn >= 0 ? this.gotConn : end;
+    const sentEnd = Math.max(gotConn, this.sentEnd >= 0 ? this.sentEnd : end);
+    const firstByte = Math.max(sentEnd, this.firstByte >= 0 ? this.firstByte : end);
+    let blocked = gotConn - this.t0;
+    let connecting = 0;
+    let tls = 0;
+    if (newConn) {
+      const connectEnd = slot.connectEnd >= slot.connectStart ? slot.connectEnd : Math.min(end, gotConn);
+      const tcpEnd = this.https && slot.tcpEnd >= slot.connectStart ? slot.tcpEnd : connectEnd;
+      blocked = slot.connectStart - this.t0 + Math.max(0, gotConn - connectEnd);
+      connecting = tcpEnd - slot.connectStart;
+      tls = connectEnd - tcpEnd;
+    }
+    const sending = sentEnd - gotConn;
+    const waiting = firstByte - sentEnd;
+    const receiving = end - firstByte;
+    return {
+      blocked: Math.max(0, blocked),
+      connecting: Math.max(0, connecting),
+      tls_handshaking: Math.max(0, tls),
+      sending,
+      waiting,
+      receiving,
+      duration: sending + waiting + receiving,
+    };
+  }
+}
+
+/** All connections of one VU, keyed by origin; close() ends them (VU retired or test over). */
+export class VuConnections {
+  readonly #slots = new Map<string, Slot[]>();
+  readonly #connector = buildConnector({ timeout: DIAL_TIMEOUT_MS });
+  #closed = false;
+
+  /** Sends one request on an idle connection of this VU (or a new one) and resolves with the result. */
+  send(req: WireRequest): Promise<WireResult> {
+    if (this.#closed) return Promise.reject(new Error('the VU has been retired; its connections are closed'));
+    const slot = this.#acquire(req.url.origin);
+    const t0 = performance.now();
+    return new Promise<WireResult>((resolve) => {
+      const finish = (ex: Exchange, error: unknown): void => {
+        if (ex.done) return;
+        ex.done = true;
+        const end = performance.now();
+        if (ex.timer) clearTimeout(ex.timer);
+        const socket = slot.socket;
+        const sent_bytes = socket && ex.gotConn >= 0 ? socket.bytesWritten - ex.baseWritten : 0;
+        const received_bytes = socket && ex.gotConn >= 0 ? socket.bytesRead - ex.baseRead : 0;
+        slot.busy = false;
+        resolve({
+          status: error ? 0 : ex.status,
+          statusText: error ? '' : ex.statusText,
+          rawHeaders: error ? [] : ex.rawHeaders,
+          chunks: error ? [] : ex.chunks,
+          bodyLength_bytes: error ? 0 : ex.length_bytes,
+          timings: ex.timings(end),
+          sent_bytes,
+          received_bytes,
+          remoteIp: socket?.remoteAddress ?? '',
+          remotePort: socket?.remotePort ?? 0,
+          error,
+        });
+      };
+      const ex = new Exchange(slot, t0, req.responseType !== 'none', req.url.protocol === 'https:', finish);
+      if (req.timeout_ms > 0 && Number.isFinite(req.timeout_ms)) {
+        ex.timer = setTimeout(() => this.#timeout(ex), req.timeout_ms);
+      }
+      slot.client.dispatch(
+        {
+          path: req.url.pathname + req.url.search,
+          method: req.method as 'GET',
+          headers: req.headers,
+          body: req.body,
+          reset: !req.reuseConnection,
+          // Requests with a body must not be retried or pipelined behind others.
+          idempotent: false,
+        },
+        ex,
+      );
+    });
+  }
+
+  /** Closes every connection of this VU. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const all = [...this.#slots.values()].flat();
+    this.#slots.clear();
+    await Promise.all(all.map((s) => s.client.destroy().catch(() => undefined)));
+  }
+
+  /** Number of open-or-idle connection slots, for tests and debugging. */
+  get connectionCount(): number {
+    let n = 0;
+    for (const slots of this.#slots.values()) n += slots.length;
+    return n;
+  }
+
+  #acquire(origin: string): Slot {
+    let slots = this.#slots.get(origin);
+    if (!slots) {
+      slots = [];
+      this.#slots.set(origin, slots);
+    }
+    for (const s of slots) {
+      if (!s.busy && !s.dead) {
+        s.busy = true;
+        return s;
+      }
+    }
+    const slot = new Slot(origin, this.#connector);
+    slot.busy = true;
+    slots.push(slot);
+    return slot;
+  }
+
+  #timeout(ex: Exchange): void {
+    const err = new RequestTimeoutError();
+    if (ex.abort) {
+      ex.abort(err);
+      return;
+    }
+    // Still dialing: undici cannot abort a queued request, so drop the whole connection slot.
+    const slot = ex.slot;
+    slot.dead = true;
+    for (const [origin, slots] of this.#slots) {
+      const i = slots.indexOf(slot);
+      if (i >= 0) {
+        slots.splice(i, 1);
+        if (slots.length === 0) this.#slots.delete(origin);
+      }
+    }
+    ex.onError(err);
+    slot.client.destroy(err).catch(() => undefined);
+  }
+}

@@ -1,0 +1,325 @@
+/**
+ * k6/http on Node: asyncRequest is the real path; the synchronous forms (get, post, request, batch...)
+ * throw a clear error naming asyncRequest, because VUs share one event loop here and blocking it for a
+ * request would stall every other VU (see README of runtime/). Connections are kept alive per VU, as k6.
+ */
+import { currentVu, type Tags, type VuState } from '../vu-context.ts';
+import { k6ErrorFor, type K6HttpError } from './http-errors.ts';
+import { requestSamples } from './http-metrics.ts';
+import {
+  type Body,
+  DEFAULT_EXPECTED,
+  ExpectedStatuses,
+  normalizeParams,
+  type Params,
+  parseUrl,
+  type RequestParams,
+  TaggedUrl,
+  wireBody,
+} from './http-params.ts';
+import { canonicalHeaderKey, headersFromRaw, type RequestInfo, Response } from './http-response.ts';
+import { VuConnections, type WireResult } from './http-transport.ts';
+
+export { ExpectedStatuses, Response, TaggedUrl };
+
+/** Per-VU module state: its connections and its response callback. */
+interface VuHttp {
+  connections: VuConnections;
+  responseCallback: ExpectedStatuses | null | undefined;
+}
+
+const vuStates = new WeakMap<VuState, VuHttp>();
+/** setResponseCallback called from the init context applies to VUs that did not set their own. */
+let initResponseCallback: ExpectedStatuses | null = DEFAULT_EXPECTED;
+
+function vuHttp(vu: VuState): VuHttp {
+  let s = vuStates.get(vu);
+  if (!s) {
+    const created: VuHttp = { connections: new VuConnections(), responseCallback: undefined };
+    vuStates.set(vu, created);
+    vu.onRetire(() => created.connections.close());
+    s = created;
+  }
+  return s;
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+function body(result: WireResult, responseType: RequestParams['responseType']): string | ArrayBuffer | null {
+  if (result.error || responseType === 'none') return null;
+  const { chunks, bodyLength_bytes: n } = result;
+  if (responseType === 'text') {
+    if (chunks.length === 1) return chunks[0]!.toString('utf8');
+    return Buffer.concat(chunks, n).toString('utf8');
+  }
+  // An exact ArrayBuffer (a Buffer's .buffer may be a larger shared pool).
+  const out = new Uint8Array(n);
+  let off = 0;
+  for (const c of chunks) {
+    out.set(c, off);
+    off += c.length;
+  }
+  return out.buffer;
+}
+
+function requestInfo(method: string, url: string, headers: Record<string, string>, b: unknown): RequestInfo {
+  const h: Record<string, string[]> = {};
+  for (const [k, v] of Object.entries(headers)) h[canonicalHeaderKey(k)] = [v];
+  const text = typeof b === 'string' ? b : b ? `[${(b as Uint8Array).byteLength} bytes]` : '';
+  return { method, url, headers: h, body: text, cookies: {} };
+}
+
+function warnFailed(method: string, url: string, err: K6HttpError): void {
+  // k6 logs every failed request at warning level (its `throw` option is false by default).
+  const msg = `${method[0]}${method.slice(1).toLowerCase()} ${JSON.stringify(url)}: ${err.message}`;
+  process.stderr.write(
+    `time="${new Date().toISOString()}" level=warning msg="Request Failed" error=${JSON.stringify(msg)}\n`,
+  );
+}
+
+function failedResponse(url: string, err: K6HttpError, info: RequestInfo): Response {
+  const zero = {
+    blocked: 0,
+    connecting: 0,
+    tls_handshaking: 0,
+    sending: 0,
+    waiting: 0,
+    receiving: 0,
+    duration: 0,
+  };
+  return new Response({
+    url,
+    status: 0,
+    statusText: '',
+    proto: '',
+    headers: {},
+    body: null,
+    timings: zero,
+    error: err.message,
+    errorCode: err.code,
+    request: info,
+    remoteIp: '',
+    remotePort: 0,
+  });
+}
+
+/**
+ * k6's http.asyncRequest(method, url, [body], [params]): resolves with a Response (never rejects for
+ * network errors: they are in Response.error / error_code, as in k6).
+ */
+export async function asyncRequest(
+  method: string,
+  url: unknown,
+  reqBody?: Body,
+  params?: Params,
+): Promise<Response> {
+  const vu = currentVu();
+  if (vu.inInit) throw new Error('Making http requests in the init context is not supported');
+  const state = vuHttp(vu);
+  const p = normalizeParams(params, vu.options.discardResponseBodies);
+  const expected =
+    p.responseCallback !== undefined
+      ? p.responseCallback
+      : state.responseCallback !== undefined
+        ? state.responseCallback
+        : initResponseCallback;
+  let method_ = String(method).toUpperCase();
+  let target: ReturnType<typeof parseUrl>;
+  const headers = { ...p.headers };
+  let wire = wireBody(reqBody, headers);
+  try {
+    target = parseUrl(url);
+  } catch (e) {
+    const err = k6ErrorFor(Object.assign(e as Error, { code: 'ERR_INVALID_URL' }));
+    warnFailed(method_, String(url), err);
+    return failedResponse(String(url), err, requestInfo(method_, String(url), headers, wire));
+  }
+  if (target.url.username && !Object.keys(headers).some((k) => k.toLowerCase() === 'authorization')) {
+    const user = decodeURIComponent(target.url.username);
+    const pass = decodeURIComponent(target.url.password);
+    headers['Authorization'] = `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
+  }
+  const vuTags: Tags = vu.tags();
+  for (let hop = 0; ; hop++) {
+    const result = await state.connections.send({
+      method: method_,
+      url: target.url,
+      headers,
+      body: wire,
+      timeout_ms: p.timeout_ms,
+      responseType: p.responseType,
+      reuseConnection: !vu.options.noConnectionReuse,
+    });
+    const error = result.error ? k6ErrorFor(result.error) : null;
+    const proto = error ? '' : 'HTTP/1.1';
+    vu.emit(
+      requestSamples({
+        vuTags,
+        userTags: p.tags,
+        method: method_,
+        tagUrl: target.tagUrl,
+        name: target.name,
+        status: result.status,
+        proto,
+        error,
+        timings: result.timings,
+        sent_bytes: result.sent_bytes,
+        received_bytes: result.received_bytes,
+        expected,
+      }),
+    );
+    const resHeaders = error ? {} : headersFromRaw(result.rawHeaders);
+    const location = resHeaders['Location'];
+    if (!error && REDIRECT_STATUSES.has(result.status) && location !== undefined && hop < p.redirects) {
+      const next = new URL(location, target.url);
+      // Go's client: 303 (and 301/302 after POST) continue as GET without a body.
+      if (result.status === 303 || ((result.status === 301 || result.status === 302) && method_ === 'POST')) {
+        if (method_ !== 'HEAD') method_ = 'GET';
+        wire = null;
+        for (const k of Object.keys(headers)) if (k.toLowerCase() === 'content-type') delete headers[k];
+      }
+      target = { url: next, tagUrl: next.href, name: next.href };
+      continue;
+    }
+    if (error) warnFailed(method_, target.tagUrl, error);
+    return new Response({
+      url: target.tagUrl,
+      status: result.status,
+      statusText: error ? '' : `${result.status} ${result.statusText}`,
+      proto,
+      headers: resHeaders,
+      body: body(result, p.responseType),
+      timings: result.timings,
+      error: error ? error.message : '',
+      errorCode: error ? error.code : 0,
+      request: requestInfo(method_, target.tagUrl, headers, wire),
+      remoteIp: result.remoteIp,
+      remotePort: result.remotePort,
+    });
+  }
+}
+
+function syncUnsupported(name: string, method: string): never {
+  throw new Error(
+    `k6/http ${name}() is synchronous, which the Node runtime does not support (all VUs share one event loop); ` +
+      `use "await http.asyncRequest('${method}', url, body, params)" instead, or run the script with k6`,
+  );
+}
+
+/** Synchronous k6 API: not supported here, throws an error naming asyncRequest. */
+export function request(method: string, ..._args: unknown[]): never {
+  return syncUnsupported('request', String(method).toUpperCase());
+}
+/** Synchronous k6 API: not supported here, throws an error naming asyncRequest. */
+export function get(..._args: unknown[]): never {
+  return syncUnsupported('get', 'GET');
+}
+/** Synchronous k6 API: not supported here, throws an error naming asyncRequest. */
+export function post(..._args: unknown[]): never {
+  return syncUnsupported('post', 'POST');
+}
+/** Synchronous k6 API: not supported here, throws an error naming asyncRequest. */
+export function put(..._args: unknown[]): never {
+  return syncUnsupported('put', 'PUT');
+}
+/** Synchronous k6 API: not supported here, throws an error naming asyncRequest. */
+export function del(..._args: unknown[]): never {
+  return syncUnsupported('del', 'DELETE');
+}
+/** Synchronous k6 API: not supported here, throws an error naming asyncRequest. */
+export function patch(..._args: unknown[]): never {
+  return syncUnsupported('patch', 'PATCH');
+}
+/** Synchronous k6 API: not supported here, throws an error naming asyncRequest. */
+export function head(..._args: unknown[]): never {
+  return syncUnsupported('head', 'HEAD');
+}
+/** Synchronous k6 API: not supported here, throws an error naming asyncRequest. */
+export function options(..._args: unknown[]): never {
+  return syncUnsupported('options', 'OPTIONS');
+}
+/** Synchronous k6 API: not supported here; Promise.all over asyncRequest does what batch does. */
+export function batch(..._args: unknown[]): never {
+  throw new Error(
+    'k6/http batch() is synchronous, which the Node runtime does not support (all VUs share one event loop); ' +
+      'use "await Promise.all(requests.map((r) => http.asyncRequest(...)))" instead, or run the script with k6',
+  );
+}
+
+/** Names of k6/http functions that are synchronous in k6 and throw here, for a loader's static check. */
+export const SYNC_HTTP_FUNCTIONS = [
+  'request',
+  'get',
+  'post',
+  'put',
+  'del',
+  'patch',
+  'head',
+  'options',
+  'batch',
+];
+
+/** k6's http.expectedStatuses(...): statuses and {min, max} ranges counted as expected responses. */
+export function expectedStatuses(...args: Array<number | { min: number; max: number }>): ExpectedStatuses {
+  return new ExpectedStatuses(args);
+}
+
+/** k6's http.setResponseCallback(cb): the default callback of this VU (from init: of every VU). */
+export function setResponseCallback(cb: ExpectedStatuses | null): void {
+  if (cb !== null && !(cb instanceof ExpectedStatuses)) {
+    throw new Error('invalid http.setResponseCallback argument; expected http.expectedStatuses(...) or null');
+  }
+  const vu = currentVu();
+  if (vu.inInit) initResponseCallback = cb;
+  vuHttp(vu).responseCallback = cb;
+}
+
+/** What k6 puts in the name tag for each placeholder of http.url. */
+const PLACEHOLDER = '\u0024{}';
+
+/** k6's http.url`...` tagged template: the URL with a `name` tag that keeps `${}` for each placeholder. */
+export function url(strings: TemplateStringsArray, ...values: unknown[]): TaggedUrl {
+  let full = strings[0] ?? '';
+  let name = strings[0] ?? '';
+  for (let i = 0; i < values.length; i++) {
+    full += String(values[i]) + (strings[i + 1] ?? '');
+    name += PLACEHOLDER + (strings[i + 1] ?? '');
+  }
+  return new TaggedUrl(full, name);
+}
+
+function unsupported(name: string): () => never {
+  return () => {
+    throw new Error(`k6 API http.${name} is not supported by the Node runtime; run with k6`);
+  };
+}
+
+/** k6's http.file (multipart uploads): not supported here. */
+export const file = unsupported('file');
+/** k6's http.cookieJar: not supported here. */
+export const cookieJar = unsupported('cookieJar');
+
+/** Closes the connections of the calling VU (the engine also does it through onRetire). */
+export async function closeVuConnections(vu: VuState): Promise<void> {
+  await vuStates.get(vu)?.connections.close();
+}
+
+const http = {
+  asyncRequest,
+  request,
+  get,
+  post,
+  put,
+  del,
+  patch,
+  head,
+  options,
+  batch,
+  expectedStatuses,
+  setResponseCallback,
+  url,
+  file,
+  cookieJar,
+};
+
+export default http;

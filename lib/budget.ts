@@ -1,0 +1,194 @@
+/**
+ * Latency budgets (thresholds/<model>.json) turned into k6 `options.thresholds`, one sub-metric per level.
+ * Besides the budgets it adds always-true "probe" thresholds on every sub-metric the report reads, because
+ * k6 only puts a tagged sub-metric in its summary when a threshold names it. Runs inside k6: no Node imports.
+ */
+import {
+  errorMetricFor,
+  parseLevelName,
+  type RequestMetric,
+  SERVER_COUNTERS,
+  statsName,
+  subMetricKey,
+} from './load/names.ts';
+import { parsePositiveNumber } from './load/parse.ts';
+import { parseThresholdExpr } from './load/threshold-expr.ts';
+
+/** One model's budget, as thresholds/<model>.json states it. */
+export interface Budget {
+  /** Budget on the request duration's 95th percentile, ms. */
+  p95_ms: number;
+  /** Budget on the 99th percentile, ms. */
+  p99_ms: number;
+  /** Highest allowed failed-request rate (0.01 = 1%); the threshold is `rate<error_rate`. */
+  error_rate: number;
+  /** Levels the budget applies to: every level, or measurement scenario names ('c1', 'r100'). */
+  levels: 'all' | string[];
+  /** Where the numbers come from (seed and figure). */
+  source: string;
+  /** More k6 expressions on the request duration, e.g. ['avg<15']. */
+  extra?: string[];
+  /** Model id, for readers of the file. */
+  model?: string;
+}
+
+/** Budget overrides from the environment (P95_MS, P99_MS). */
+export interface BudgetOverrides {
+  p95_ms?: number;
+  p99_ms?: number;
+}
+
+/** Always-true expressions that only make k6 keep a sub-metric in its summary. */
+export const PROBE_EXPRS: readonly string[] = ['max>=0', 'count>=0', 'rate>=0'];
+
+/** Whether a threshold expression is a probe rather than a budget. */
+export function isProbeExpr(expr: string): boolean {
+  return PROBE_EXPRS.includes(expr.replace(/\s+/g, ''));
+}
+
+const KNOWN_FIELDS = ['p95_ms', 'p99_ms', 'error_rate', 'levels', 'source', 'extra', 'model', '$comment'];
+
+function positiveMs(source: string, raw: Record<string, unknown>, field: string): number {
+  const value = raw[field];
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new Error(
+      `${source}: field "${field}" must be a positive number of milliseconds, got ${JSON.stringify(value)}`,
+    );
+  }
+  return value;
+}
+
+/** Validates a budget (parsed JSON or its text); every error is one line naming the file and field. */
+export function parseBudget(json: unknown, source: string): Budget {
+  let raw: unknown = json;
+  if (typeof json === 'string') {
+    try {
+      raw = JSON.parse(json);
+    } catch (error) {
+      throw new Error(`${source}: not valid JSON (${(error as Error).message.split('\n')[0]})`);
+    }
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new Error(`${source}: expected a JSON object with p95_ms, p99_ms, error_rate, levels and source`);
+  }
+  const record = raw as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (!KNOWN_FIELDS.includes(key)) {
+      throw new Error(`${source}: unknown field "${key}"; known fields are ${KNOWN_FIELDS.join(', ')}`);
+    }
+  }
+  const p95_ms = positiveMs(source, record, 'p95_ms');
+  const p99_ms = positiveMs(source, record, 'p99_ms');
+  if (p99_ms < p95_ms)
+    throw new Error(`${source}: field "p99_ms" (${p99_ms}) must not be below p95_ms (${p95_ms})`);
+  const error_rate = record['error_rate'];
+  if (typeof error_rate !== 'number' || !(error_rate >= 0 && error_rate <= 1)) {
+    throw new Error(
+      `${source}: field "error_rate" must be a number from 0 to 1 (0.01 = 1%), got ${JSON.stringify(error_rate)}`,
+    );
+  }
+  const levels = record['levels'] ?? 'all';
+  if (levels !== 'all') {
+    if (!Array.isArray(levels) || levels.length === 0) {
+      throw new Error(`${source}: field "levels" must be "all" or a non-empty list such as ["c1", "c8"]`);
+    }
+    for (const name of levels) {
+      if (typeof name !== 'string' || !parseLevelName(name)) {
+        throw new Error(
+          `${source}: field "levels" has ${JSON.stringify(name)}; use level names like "c8" or "r100"`,
+        );
+      }
+    }
+  }
+  const text = record['source'];
+  if (typeof text !== 'string' || text.trim() === '') {
+    throw new Error(`${source}: field "source" must say where the numbers come from (a non-empty string)`);
+  }
+  const extra = record['extra'];
+  if (extra !== undefined) {
+    if (!Array.isArray(extra))
+      throw new Error(`${source}: field "extra" must be a list of k6 expressions like ["avg<15"]`);
+    extra.forEach((expr, i) => {
+      if (typeof expr !== 'string')
+        throw new Error(`${source}: field "extra[${i}]" must be a string like "avg<15"`);
+      parseThresholdExpr(expr, `${source} extra[${i}]`, 'trend');
+    });
+  }
+  const model = record['model'];
+  return {
+    p95_ms,
+    p99_ms,
+    error_rate,
+    levels: levels as Budget['levels'],
+    source: text,
+    ...(extra ? { extra: extra as string[] } : {}),
+    ...(typeof model === 'string' ? { model } : {}),
+  };
+}
+
+/** Reads P95_MS and P99_MS from the environment (k6's __ENV or process.env). */
+export function budgetOverridesFromEnv(env: Record<string, string | undefined>): BudgetOverrides {
+  const overrides: BudgetOverrides = {};
+  const p95 = env['P95_MS'];
+  const p99 = env['P99_MS'];
+  if (p95 !== undefined && p95.trim() !== '') overrides.p95_ms = parsePositiveNumber('P95_MS', p95, '20');
+  if (p99 !== undefined && p99.trim() !== '') overrides.p99_ms = parsePositiveNumber('P99_MS', p99, '40');
+  return overrides;
+}
+
+/** Options of budgetThresholds. */
+export interface BudgetThresholdOptions {
+  /** Error-rate metric. @default http_req_failed for HTTP, infer_errors (custom Rate) for gRPC */
+  errorMetric?: string;
+  /** Add probes for the `<level>_stats` server counters (the script must create them). @default true */
+  serverStats?: boolean;
+}
+
+/** Whether a budget applies to a level name. */
+export function budgetApplies(budget: Budget, level: string): boolean {
+  return budget.levels === 'all' || budget.levels.includes(level);
+}
+
+/** The budget expressions for the request duration, after overrides. */
+export function budgetExprs(budget: Budget, overrides: BudgetOverrides = {}): string[] {
+  return [
+    `p(95)<${overrides.p95_ms ?? budget.p95_ms}`,
+    `p(99)<${overrides.p99_ms ?? budget.p99_ms}`,
+    ...(budget.extra ?? []),
+  ];
+}
+
+/**
+ * k6 `options.thresholds` for the measurement scenarios in levelNames: budgets where the budget applies,
+ * probes everywhere else the report reads (see report/README.md for the key list).
+ */
+export function budgetThresholds(
+  budget: Budget,
+  levelNames: readonly string[],
+  overrides: BudgetOverrides = {},
+  metric: RequestMetric = 'http_req_duration',
+  options: BudgetThresholdOptions = {},
+): Record<string, string[]> {
+  const errorMetric = options.errorMetric ?? errorMetricFor(metric);
+  const errorExpr = budget.error_rate > 0 ? `rate<${budget.error_rate}` : 'rate==0';
+  const thresholds: Record<string, string[]> = {};
+  for (const level of levelNames) {
+    const budgeted = budgetApplies(budget, level);
+    thresholds[subMetricKey(metric, level)] = budgeted ? budgetExprs(budget, overrides) : ['max>=0'];
+    thresholds[subMetricKey(errorMetric, level)] = [budgeted ? errorExpr : 'rate>=0'];
+    thresholds[subMetricKey('iterations', level)] = ['count>=0'];
+    thresholds[subMetricKey('checks', level)] = ['rate>=0'];
+    thresholds[subMetricKey('dropped_iterations', level)] = ['count>=0'];
+    if (metric === 'http_req_duration') {
+      thresholds[subMetricKey('http_reqs', level)] = ['count>=0'];
+      thresholds[subMetricKey('http_req_sending', level)] = ['max>=0'];
+      thresholds[subMetricKey('http_req_receiving', level)] = ['max>=0'];
+    }
+    if (options.serverStats ?? true) {
+      for (const counter of Object.values(SERVER_COUNTERS)) {
+        thresholds[subMetricKey(counter, statsName(level))] = ['count>=0'];
+      }
+    }
+  }
+  return thresholds;
+}

@@ -1,0 +1,30 @@
+/**
+ * The custom k6 metrics the report reads: Counters that carry each window's server statistics into the
+ * summary (tagged by the `<level>_stats` scenario that adds them) and the infer_errors Rate.
+ * Create them in the init context (k6 registers metrics there).
+ */
+import { Counter, Rate } from 'k6/metrics';
+import { INFER_ERRORS_METRIC, SERVER_COUNTERS, type ServerCounterField } from './names.ts';
+import type { ServerStatsDelta } from './server-stats.ts';
+
+/** One Counter per SERVER_COUNTERS field. */
+export type ServerCounters = Record<ServerCounterField, Counter>;
+
+/** Registers the server-statistics counters; call once at module top level of a scenario. */
+export function createServerCounters(): ServerCounters {
+  const counters = {} as ServerCounters;
+  for (const [field, name] of Object.entries(SERVER_COUNTERS) as [ServerCounterField, string][]) {
+    counters[field] = new Counter(name);
+  }
+  return counters;
+}
+
+/** Adds one window's delta; zeros are added too, so every level has the sub-metric in the summary. */
+export function recordServerStats(counters: ServerCounters, delta: ServerStatsDelta): void {
+  for (const field of Object.keys(counters) as ServerCounterField[]) counters[field].add(delta[field] ?? 0);
+}
+
+/** Registers the infer_errors Rate (add `true` per failed request, `false` per good one); gRPC budgets use it. */
+export function createInferErrors(): Rate {
+  return new Rate(INFER_ERRORS_METRIC);
+}

@@ -1,0 +1,77 @@
+/**
+ * Scenario and metric names shared by the scenario builder (k6 side), the budgets and the report reader.
+ * One place spells them so thresholds and summary keys always agree. Runs inside k6: no Node imports.
+ */
+import type { LoadMode } from './shapes.ts';
+
+/** Suffix of the warm-up scenario that precedes each measurement scenario. */
+export const WARMUP_SUFFIX = '_warmup';
+/** Suffix of the one-iteration scenario that reads server statistics around each window. */
+export const STATS_SUFFIX = '_stats';
+
+/**
+ * The measurement scenario's name for a level: `c8` (8 VUs) or `r100` (100 req/s).
+ * k6 scenario names allow only letters, digits, '_' and '-', so a rate of 2.5 is `r2_5`.
+ */
+export function levelName(mode: LoadMode, level: number): string {
+  return `${mode === 'concurrency' ? 'c' : 'r'}${String(level).replace('.', '_')}`;
+}
+
+/** Reverses levelName; undefined when the name is not a level's measurement scenario. */
+export function parseLevelName(name: string): { mode: LoadMode; level: number } | undefined {
+  const match = /^([cr])(\d+)(?:_(\d+))?$/.exec(name);
+  if (!match) return undefined;
+  const level = Number(match[3] === undefined ? match[2] : `${match[2]}.${match[3]}`);
+  return { mode: match[1] === 'c' ? 'concurrency' : 'request-rate', level };
+}
+
+/** The warm-up scenario of a level (`c8_warmup`). */
+export function warmupName(level: string): string {
+  return level + WARMUP_SUFFIX;
+}
+
+/** The server-statistics probe scenario of a level (`c8_stats`). */
+export function statsName(level: string): string {
+  return level + STATS_SUFFIX;
+}
+
+/** A sub-metric key as k6 spells it in thresholds and summaries: `http_req_duration{scenario:c8}`. */
+export function subMetricKey(metric: string, scenario: string): string {
+  return `${metric}{scenario:${scenario}}`;
+}
+
+/** The request-duration Trend per protocol (k6's built-ins). */
+export type RequestMetric = 'http_req_duration' | 'grpc_req_duration';
+
+/**
+ * Custom Rate metric scripts add one sample to per inference request (true = failed).
+ * gRPC has no built-in failed-request metric in k6, so gRPC scripts must use it; HTTP uses http_req_failed.
+ */
+export const INFER_ERRORS_METRIC = 'infer_errors';
+
+/** The error-rate metric budgets use for a request metric. */
+export function errorMetricFor(metric: RequestMetric): string {
+  return metric === 'grpc_req_duration' ? INFER_ERRORS_METRIC : 'http_req_failed';
+}
+
+/**
+ * Counters the `<level>_stats` scenario adds once per window: differences of Triton's statistics
+ * extension read just before and after the window (see server-stats.ts). Times in microseconds.
+ */
+export const SERVER_COUNTERS = {
+  request_count: 'triton_request_count',
+  inference_count: 'triton_inference_count',
+  execution_count: 'triton_execution_count',
+  queue_count: 'triton_queue_count',
+  queue_us: 'triton_queue_us',
+  compute_count: 'triton_compute_count',
+  compute_input_us: 'triton_compute_input_us',
+  compute_infer_us: 'triton_compute_infer_us',
+  compute_output_us: 'triton_compute_output_us',
+} as const;
+
+/** Field names of SERVER_COUNTERS. */
+export type ServerCounterField = keyof typeof SERVER_COUNTERS;
+
+/** Trend statistics the report needs in k6's summary; set as options.summaryTrendStats. */
+export const SUMMARY_TREND_STATS = ['avg', 'min', 'med', 'max', 'p(50)', 'p(90)', 'p(95)', 'p(99)', 'count'];

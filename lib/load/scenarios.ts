@@ -1,0 +1,158 @@
+/**
+ * Builds k6 `options.scenarios` for a sweep: per level a warm-up scenario, a measurement scenario and an
+ * optional server-statistics probe, one level after another (k6 thresholds cover a whole scenario, so
+ * one scenario per level gives per-level summaries and budgets). Runs inside k6: no Node imports.
+ */
+import type { Scenario } from 'k6/options';
+import { levelName, statsName, warmupName } from './names.ts';
+import { formatDuration } from './parse.ts';
+import type { LoadMode } from './shapes.ts';
+
+/** Options of buildPlan / buildScenarios. */
+export interface BuildScenariosOptions {
+  mode: LoadMode;
+  /** Concurrency (VUs) or request rate (req/s) per level, in the order they run. */
+  levels: readonly number[];
+  /** Warm-up per level, seconds; 0 skips the warm-up scenario. */
+  warmup_s: number;
+  /** Measurement window per level, seconds. */
+  window_s: number;
+  /** Exported function the warm-up and measurement scenarios run. */
+  exec: string;
+  /** Exported function of the `<level>_stats` probe (1 VU, 1 iteration, sleeps WINDOW_S); omitted = no probe. */
+  statsExec?: string;
+  /** Open loop: VUs allocated before the level starts. @default ceil(rate / 10), at least 1 */
+  preAllocatedVUs?: number;
+  /** Open loop: most VUs k6 may add when responses are slow. @default max(preAllocatedVUs, ceil(rate)) */
+  maxVUs?: number;
+  /** Idle seconds between one level's window and the next level's warm-up. @default 0 */
+  gap_s?: number;
+  /**
+   * Seconds in-flight iterations get to finish after a window ends. They finish during the next level's
+   * warm-up, whose samples are not judged. @default max(warmup_s + gap_s, 1)
+   */
+  gracefulStop_s?: number;
+  /** Offset of the first level, seconds (e.g. after a setup probe). @default 0 */
+  startTime_s?: number;
+  /** Extra environment for every scenario. */
+  env?: Record<string, string>;
+}
+
+/** Where one level sits in the run. */
+export interface PlannedLevel {
+  name: string;
+  mode: LoadMode;
+  level: number;
+  /** When the measurement window starts, seconds from the test start. */
+  start_s: number;
+  window_s: number;
+}
+
+/** A built sweep: the scenarios, the level timetable and the total duration. */
+export interface LoadPlan {
+  scenarios: Record<string, Scenario>;
+  levels: PlannedLevel[];
+  /** Seconds until the last window ends plus its graceful stop. */
+  total_s: number;
+}
+
+/** Seconds the stats probe may overrun its window (two statistics requests) before k6 stops it. */
+const STATS_SLACK_S = 30;
+
+/** Whole-number rate per time unit: k6's arrival rate is an integer, so 2.5/s becomes 5 per 2s. */
+function arrivalRate(rate: number): { rate: number; timeUnit: string } {
+  for (const unit_s of [1, 2, 4, 5, 10, 100, 1000]) {
+    const scaled = rate * unit_s;
+    if (Math.abs(scaled - Math.round(scaled)) < 1e-9)
+      return { rate: Math.round(scaled), timeUnit: `${unit_s}s` };
+  }
+  return { rate: Math.round(rate * 1000), timeUnit: '1000s' };
+}
+
+function validate(options: BuildScenariosOptions): void {
+  if (options.levels.length === 0)
+    throw new Error('buildScenarios: levels is empty; give at least one level');
+  for (const level of options.levels) {
+    if (!(level > 0)) throw new Error(`buildScenarios: level ${level} must be greater than 0`);
+    if (options.mode === 'concurrency' && !Number.isInteger(level)) {
+      throw new Error(`buildScenarios: concurrency ${level} must be a whole number of VUs`);
+    }
+  }
+  if (!(options.window_s > 0)) throw new Error(`buildScenarios: window_s=${options.window_s} must be > 0`);
+  if (!(options.warmup_s >= 0)) throw new Error(`buildScenarios: warmup_s=${options.warmup_s} must be >= 0`);
+}
+
+function loadScenario(
+  options: BuildScenariosOptions,
+  level: number,
+  start_s: number,
+  duration_s: number,
+  gracefulStop_s: number,
+  tags: Record<string, string>,
+): Scenario {
+  const common = {
+    exec: options.exec,
+    startTime: formatDuration(start_s),
+    gracefulStop: formatDuration(gracefulStop_s),
+    duration: formatDuration(duration_s),
+    tags,
+    ...(options.env ? { env: { ...options.env } } : {}),
+  };
+  if (options.mode === 'concurrency') return { executor: 'constant-vus', vus: level, ...common };
+  const preAllocatedVUs = options.preAllocatedVUs ?? Math.max(1, Math.ceil(level / 10));
+  const maxVUs = Math.max(preAllocatedVUs, options.maxVUs ?? Math.ceil(level));
+  return { executor: 'constant-arrival-rate', ...arrivalRate(level), preAllocatedVUs, maxVUs, ...common };
+}
+
+/** Plans a sweep: scenarios per level with start times one after another, plus the timetable. */
+export function buildPlan(options: BuildScenariosOptions): LoadPlan {
+  validate(options);
+  const gap_s = options.gap_s ?? 0;
+  const gracefulStop_s = options.gracefulStop_s ?? Math.max(options.warmup_s + gap_s, 1);
+  const scenarios: Record<string, Scenario> = {};
+  const levels: PlannedLevel[] = [];
+  let t = options.startTime_s ?? 0;
+  let end_s = t;
+  for (const level of options.levels) {
+    const name = levelName(options.mode, level);
+    const tags = { level: String(level), mode: options.mode };
+    if (options.warmup_s > 0) {
+      // gracefulStop 0: warm-up iterations still running when the window opens would exceed the level.
+      scenarios[warmupName(name)] = loadScenario(options, level, t, options.warmup_s, 0, {
+        ...tags,
+        phase: 'warmup',
+      });
+    }
+    const start_s = t + options.warmup_s;
+    scenarios[name] = loadScenario(options, level, start_s, options.window_s, gracefulStop_s, tags);
+    if (options.statsExec) {
+      scenarios[statsName(name)] = {
+        executor: 'per-vu-iterations',
+        vus: 1,
+        iterations: 1,
+        exec: options.statsExec,
+        startTime: formatDuration(start_s),
+        maxDuration: formatDuration(options.window_s + STATS_SLACK_S),
+        gracefulStop: '0s',
+        tags: { ...tags, phase: 'stats' },
+        env: { ...(options.env ?? {}), LEVEL: name, WINDOW_S: String(options.window_s) },
+      };
+    }
+    levels.push({ name, mode: options.mode, level, start_s, window_s: options.window_s });
+    const windowEnd_s = start_s + options.window_s;
+    end_s = windowEnd_s + gracefulStop_s;
+    // The next warm-up absorbs this level's graceful stop; wait out whatever the warm-up cannot cover.
+    t = windowEnd_s + Math.max(gap_s, gracefulStop_s - options.warmup_s);
+  }
+  return { scenarios, levels, total_s: end_s };
+}
+
+/** k6 `options.scenarios` for a sweep (see buildPlan for the timetable and total duration). */
+export function buildScenarios(options: BuildScenariosOptions): Record<string, Scenario> {
+  return buildPlan(options).scenarios;
+}
+
+/** Total seconds a sweep takes, including the last level's graceful stop. */
+export function planDuration_s(options: BuildScenariosOptions): number {
+  return buildPlan(options).total_s;
+}

@@ -1,0 +1,207 @@
+/**
+ * Builds LevelResult records from k6 summary data: handleSummary's `data` object (real k6 and the Node
+ * runtime) or a `--summary-export` file. Pure: plain data in, records out. Milliseconds become
+ * microseconds in exactly one place (ms_to_us).
+ */
+import {
+  errorMetricFor,
+  parseLevelName,
+  type RequestMetric,
+  SERVER_COUNTERS,
+  type ServerCounterField,
+  statsName,
+  subMetricKey,
+} from '../lib/load/names.ts';
+import type { LoadMode } from '../lib/load/shapes.ts';
+import { serverAverages_us, type ServerStatsDelta } from '../lib/load/server-stats.ts';
+import { judgeStability, type WindowRecord } from '../lib/load/stability.ts';
+import { isProbeExpr } from '../lib/budget.ts';
+import { parseThresholdExpr } from '../lib/load/threshold-expr.ts';
+import type { BudgetVerdict, LevelResult, RunReport, ServerBreakdown } from './types.ts';
+
+/** One metric as k6 hands it over (handleSummary: `values` + `thresholds: {expr: {ok}}`). */
+export interface K6SummaryMetric {
+  type?: string;
+  contains?: string;
+  values?: Record<string, number>;
+  thresholds?: Record<string, { ok: boolean } | boolean>;
+  [field: string]: unknown;
+}
+
+/** k6 summary data: `{ metrics: { 'http_req_duration{scenario:c8}': {...} } }` plus other fields. */
+export interface K6SummaryData {
+  metrics: Record<string, K6SummaryMetric>;
+  [field: string]: unknown;
+}
+
+/** A level the reader should look for (the scenario builder's PlannedLevel fits). */
+export interface LevelRef {
+  name: string;
+  mode: LoadMode;
+  level: number;
+  window_s: number;
+}
+
+/** Input of levelsFromSummary. */
+export interface FromSummaryInput {
+  summary: K6SummaryData;
+  /** Request batch size; inferences = requests × batch. */
+  batch: number;
+  /** Levels in run order; inferred from the summary's sub-metric keys when omitted (then window_s is needed). */
+  levels?: readonly LevelRef[];
+  /** Window per level when levels are inferred, seconds. */
+  window_s?: number;
+  /** Request-duration Trend. @default detected from the summary keys */
+  metric?: RequestMetric;
+  /** Error-rate metric. @default http_req_failed for HTTP, infer_errors for gRPC */
+  errorMetric?: string;
+  /** Server deltas per level name, when the runner measured them outside k6 metrics. */
+  serverStats?: Readonly<Record<string, ServerStatsDelta>>;
+  /** Per-window records per level name, for perf_analyzer's stability verdict. */
+  windows?: Readonly<Record<string, readonly WindowRecord[]>>;
+  /** Stability tolerance, percent. @default 10 */
+  stability_pct?: number;
+}
+
+/** The one ms→us conversion of the report side (k6 summaries are in ms, perf_analyzer's CSV in us). */
+export function ms_to_us(ms: number): number {
+  return ms * 1000;
+}
+
+interface Normalized {
+  values: Record<string, number>;
+  /** expr → ok (true = passed). */
+  thresholds: Record<string, boolean>;
+}
+
+/** handleSummary nests values and {ok}; --summary-export flattens values and stores `true` for a FAILED threshold. */
+function normalize(metric: K6SummaryMetric | undefined): Normalized | undefined {
+  if (!metric) return undefined;
+  const thresholds: Record<string, boolean> = {};
+  for (const [expr, state] of Object.entries(metric.thresholds ?? {})) {
+    thresholds[expr] = typeof state === 'boolean' ? !state : Boolean(state.ok);
+  }
+  if (metric.values) return { values: metric.values, thresholds };
+  const values: Record<string, number> = {};
+  for (const [key, value] of Object.entries(metric)) if (typeof value === 'number') values[key] = value;
+  // The export names a Rate's fraction `value`; handleSummary names it `rate`.
+  if ('passes' in values && 'value' in values && !('rate' in values)) values['rate'] = values['value']!;
+  return { values, thresholds };
+}
+
+function detectMetric(summary: K6SummaryData): RequestMetric {
+  return Object.keys(summary.metrics).some((key) => key.startsWith('grpc_req_duration'))
+    ? 'grpc_req_duration'
+    : 'http_req_duration';
+}
+
+function inferLevels(
+  summary: K6SummaryData,
+  metric: RequestMetric,
+  window_s: number | undefined,
+): LevelRef[] {
+  if (!(window_s && window_s > 0)) {
+    throw new Error('levelsFromSummary: give levels or window_s (seconds) to compute throughput');
+  }
+  const found: LevelRef[] = [];
+  const prefix = `${metric}{scenario:`;
+  for (const key of Object.keys(summary.metrics)) {
+    if (!key.startsWith(prefix) || !key.endsWith('}')) continue;
+    const name = key.slice(prefix.length, -1);
+    const parsed = parseLevelName(name);
+    if (parsed) found.push({ name, ...parsed, window_s });
+  }
+  return found.sort((a, b) => a.level - b.level);
+}
+
+function serverFromSummary(summary: K6SummaryData, level: string): ServerStatsDelta | undefined {
+  const scenario = statsName(level);
+  const delta = {} as ServerStatsDelta;
+  let seen = false;
+  for (const [field, name] of Object.entries(SERVER_COUNTERS) as [ServerCounterField, string][]) {
+    const count = normalize(summary.metrics[subMetricKey(name, scenario)])?.values['count'];
+    if (count !== undefined) seen = true;
+    delta[field] = count ?? 0;
+  }
+  return seen ? delta : undefined;
+}
+
+function verdicts(summary: K6SummaryData, level: string): BudgetVerdict[] {
+  const suffix = `{scenario:${level}}`;
+  const out: BudgetVerdict[] = [];
+  for (const [key, raw] of Object.entries(summary.metrics)) {
+    if (!key.endsWith(suffix)) continue;
+    const metric = normalize(raw)!;
+    for (const [expr, k6Ok] of Object.entries(metric.thresholds)) {
+      if (isProbeExpr(expr)) continue;
+      const parsed = parseThresholdExpr(expr, key);
+      // k6's own verdict decides; the measured value is for the reader.
+      out.push({ metric: key, expr, ok: k6Ok, measured: metric.values[parsed.aggregation] ?? null });
+    }
+  }
+  return out;
+}
+
+/** One LevelResult per level that ran (levels with no completed request are skipped: partial runs keep the rest). */
+export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
+  const { summary, batch } = input;
+  const metric = input.metric ?? detectMetric(summary);
+  const errorMetric = input.errorMetric ?? errorMetricFor(metric);
+  const levels = input.levels ?? inferLevels(summary, metric, input.window_s);
+  const results: LevelResult[] = [];
+  for (const ref of levels) {
+    const get = (name: string) => normalize(summary.metrics[subMetricKey(name, ref.name)])?.values;
+    const duration = get(metric);
+    const requests = duration?.['count'] ?? get('http_reqs')?.['count'] ?? get('iterations')?.['count'] ?? 0;
+    if (!duration || requests <= 0) continue;
+    const us = (key: string, fallback?: string) =>
+      ms_to_us(duration[key] ?? (fallback === undefined ? undefined : duration[fallback]) ?? 0);
+    const latency_us = {
+      avg: us('avg'),
+      p50: us('p(50)', 'med'),
+      p90: us('p(90)'),
+      p95: us('p(95)'),
+      p99: us('p(99)'),
+      min: us('min'),
+      max: us('max'),
+    };
+    const client_send_us = ms_to_us(get('http_req_sending')?.['avg'] ?? 0);
+    const client_recv_us = ms_to_us(get('http_req_receiving')?.['avg'] ?? 0);
+    const delta = input.serverStats?.[ref.name] ?? serverFromSummary(summary, ref.name);
+    const server: ServerBreakdown | undefined = delta ? serverAverages_us(delta) : undefined;
+    const serverParts_us = server
+      ? server.queue_us + server.compute_input_us + server.compute_infer_us + server.compute_output_us
+      : 0;
+    const errorValues = get(errorMetric);
+    const errors = errorValues?.['passes'] ?? Math.round((errorValues?.['rate'] ?? 0) * requests);
+    const windows = input.windows?.[ref.name];
+    const stability = windows ? judgeStability(windows, { stability_pct: input.stability_pct }) : undefined;
+    results.push({
+      mode: ref.mode,
+      level: ref.level,
+      name: ref.name,
+      window_s: ref.window_s,
+      requests,
+      inferences: requests * batch,
+      throughput_infer_s: (requests * batch) / ref.window_s,
+      latency_us,
+      client_send_us,
+      client_recv_us,
+      ...(server ? { server } : {}),
+      network_server_us: Math.max(0, latency_us.avg - client_send_us - client_recv_us - serverParts_us),
+      errors,
+      dropped_iterations: get('dropped_iterations')?.['count'] ?? 0,
+      ...(stability ? { stable: stability.stable, stability_spread_pct: stability.spread_pct } : {}),
+      budgets: verdicts(summary, ref.name),
+    });
+  }
+  return results;
+}
+
+/** Wraps level results into a RunReport; the verdict passes when every budget verdict passed. */
+export function buildRunReport(fields: Omit<RunReport, 'verdict_ok'>): RunReport {
+  return {
+    ...fields,
+    verdict_ok: fields.results.every((result) => result.budgets.every((budget) => budget.ok)),
+  };
+}

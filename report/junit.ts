@@ -1,0 +1,39 @@
+/**
+ * JUnit XML for CI systems: one testsuite per run, one testcase per budget verdict; a missed budget is a
+ * <failure> whose message names the metric, the level, the budget and the measured value.
+ * Built with junit-report-builder (xmlbuilder escapes the text).
+ */
+import junit from 'junit-report-builder';
+import { formatMeasured, splitMetricKey } from './markdown.ts';
+import type { BudgetVerdict, RunReport } from './types.ts';
+
+/** The failure line for one missed budget (also used for console output). */
+export function verdictMessage(verdict: BudgetVerdict): string {
+  const { metric, level } = splitMetricKey(verdict.metric);
+  const state = verdict.ok ? 'met' : 'missed';
+  return `${metric} at level ${level}: budget ${verdict.expr} ${state}, measured ${formatMeasured(verdict)}`;
+}
+
+/** Renders the run's verdicts as JUnit XML text; a run with no budgets yields an empty suite. */
+export function junitXml(report: RunReport): string {
+  const builder = junit.newBuilder();
+  const suite = builder
+    .testSuite()
+    .name(`k6-triton ${report.model}`)
+    .property('protocol', report.protocol)
+    .property('runtime', report.runtime)
+    .property('batch', String(report.batch))
+    .property('started_at', report.started_at);
+  for (const result of report.results) {
+    for (const verdict of result.budgets) {
+      const { metric } = splitMetricKey(verdict.metric);
+      const testCase = suite
+        .testCase()
+        .className(`${report.model}.${result.name}`)
+        .name(`${metric} ${verdict.expr}`)
+        .time(result.window_s);
+      if (!verdict.ok) testCase.failure(verdictMessage(verdict), 'BudgetMissed');
+    }
+  }
+  return builder.build();
+}

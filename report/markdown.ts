@@ -1,0 +1,125 @@
+/**
+ * report.md: the seeds' table (level, throughput, avg/p90/p95/p99 latency in ms), the latency breakdown
+ * that seed 002 draws (client, network, server queue and compute) and the budget verdicts. Pure.
+ */
+import { msFixed, formatG } from './format.ts';
+import type { BudgetVerdict, LevelResult, RunReport } from './types.ts';
+
+function table(header: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+function stableCell(result: LevelResult): string {
+  if (result.stable === undefined) return 'not judged';
+  const spread = result.stability_spread_pct;
+  const detail = spread === null || spread === undefined ? '' : ` (±${spread.toFixed(1)}%)`;
+  return result.stable ? `yes${detail}` : `**unstable**${detail}`;
+}
+
+/** The seeds' throughput/latency table, one row per level in run order. */
+export function levelTable(results: readonly LevelResult[]): string {
+  const open = results.some((result) => result.mode === 'request-rate');
+  const header = [
+    open ? 'Request rate (req/s)' : 'Concurrency',
+    'Throughput (infer/s)',
+    'Avg latency (ms)',
+    'p90 latency (ms)',
+    'p95 latency (ms)',
+    'p99 latency (ms)',
+    'Errors',
+    ...(open ? ['Dropped iterations'] : []),
+    'Stable',
+  ];
+  const rows = results.map((result) => [
+    formatG(result.level),
+    result.throughput_infer_s.toFixed(1),
+    msFixed(result.latency_us.avg),
+    msFixed(result.latency_us.p90),
+    msFixed(result.latency_us.p95),
+    msFixed(result.latency_us.p99),
+    String(result.errors),
+    ...(open ? [String(result.dropped_iterations)] : []),
+    stableCell(result),
+  ]);
+  return table(header, rows);
+}
+
+/** Where the average latency goes, per level (ms): client, network+server, and the server's own parts. */
+export function breakdownTable(results: readonly LevelResult[]): string {
+  const header = [
+    'Level',
+    'Client send',
+    'Network+server',
+    'Server queue',
+    'Compute input',
+    'Compute infer',
+    'Compute output',
+    'Client recv',
+    'Server requests',
+  ];
+  const rows = results.map((result) => [
+    result.name,
+    msFixed(result.client_send_us, 3),
+    msFixed(result.network_server_us, 3),
+    ...(result.server
+      ? [
+          msFixed(result.server.queue_us, 3),
+          msFixed(result.server.compute_input_us, 3),
+          msFixed(result.server.compute_infer_us, 3),
+          msFixed(result.server.compute_output_us, 3),
+        ]
+      : ['n/a', 'n/a', 'n/a', 'n/a']),
+    msFixed(result.client_recv_us, 3),
+    result.server ? String(result.server.request_count) : 'n/a',
+  ]);
+  return table(header, rows);
+}
+
+/** A measured value in the metric's own unit: ms for durations, percent for rates, plain for counts. */
+export function formatMeasured(verdict: BudgetVerdict): string {
+  if (verdict.measured === null) return 'no data';
+  if (verdict.expr.trim().startsWith('rate')) return `${(verdict.measured * 100).toFixed(2)}%`;
+  if (/duration|sending|receiving|waiting/.test(verdict.metric)) return `${verdict.measured.toFixed(2)} ms`;
+  return formatG(verdict.measured);
+}
+
+/** The base metric name and the level of a sub-metric key (`http_req_duration{scenario:c8}`). */
+export function splitMetricKey(key: string): { metric: string; level: string } {
+  const match = /^([^{]+)\{scenario:([^}]+)\}$/.exec(key);
+  return match ? { metric: match[1]!, level: match[2]! } : { metric: key, level: '' };
+}
+
+/** One row per budget verdict, failures first so they are seen. */
+export function verdictTable(results: readonly LevelResult[]): string {
+  const all = results.flatMap((result) => result.budgets);
+  if (all.length === 0) return '_No budgets were applied._';
+  const sorted = [...all.filter((v) => !v.ok), ...all.filter((v) => v.ok)];
+  const rows = sorted.map((verdict) => {
+    const { metric, level } = splitMetricKey(verdict.metric);
+    return [metric, level, `\`${verdict.expr}\``, formatMeasured(verdict), verdict.ok ? 'pass' : '**FAIL**'];
+  });
+  return table(['Metric', 'Level', 'Budget', 'Measured', 'Result'], rows);
+}
+
+/** The whole report.md. */
+export function reportMarkdown(report: RunReport): string {
+  const failed = report.results.flatMap((result) => result.budgets).filter((verdict) => !verdict.ok).length;
+  return [
+    `# ${report.model}: throughput and latency`,
+    '',
+    `Protocol ${report.protocol}, runtime ${report.runtime}, batch ${report.batch}, started ${report.started_at}. ` +
+      `Verdict: ${report.verdict_ok ? 'all budgets met' : `**${failed} budget(s) missed**`}.`,
+    '',
+    report.results.length === 0 ? '_No level completed a request._' : levelTable(report.results),
+    '',
+    '## Latency breakdown (ms, averages per request)',
+    '',
+    report.results.length === 0 ? '_No data._' : breakdownTable(report.results),
+    '',
+    '## Budgets',
+    '',
+    verdictTable(report.results),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,23 @@
+/**
+ * perf_analyzer's closing lines, exactly as it prints them (in run order, not sorted):
+ *   Inferences/Second vs. Client Average Batch Latency
+ *   Concurrency: 1, throughput: 709.111 infer/sec, latency 1402 usec
+ * Pure: returns the text; the caller prints it.
+ */
+import { formatG, usInt } from './format.ts';
+import type { LevelResult } from './types.ts';
+
+/** One line per level; open-loop levels print `Request Rate: N` as perf_analyzer does. */
+export function perfAnalyzerLine(result: LevelResult): string {
+  const lead =
+    result.mode === 'concurrency' ? `Concurrency: ${result.level}` : `Request Rate: ${formatG(result.level)}`;
+  return `${lead}, throughput: ${formatG(result.throughput_infer_s)} infer/sec, latency ${usInt(result.latency_us.avg)} usec`;
+}
+
+/** The closing block (empty string when no level finished, as perf_analyzer prints nothing then). */
+export function perfAnalyzerSummary(results: readonly LevelResult[]): string {
+  if (results.length === 0) return '';
+  return (
+    ['Inferences/Second vs. Client Average Batch Latency', ...results.map(perfAnalyzerLine)].join('\n') + '\n'
+  );
+}

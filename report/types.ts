@@ -1,0 +1,81 @@
+/**
+ * Plain records between the measuring side and the report writers (perf_analyzer's PerfStatus, our way):
+ * from-summary.ts builds them from k6 summary data; csv/markdown/stdout/plot/junit only read them.
+ * Latencies are microseconds here, as in perf_analyzer's CSV.
+ */
+import type { LoadMode } from '../lib/load/shapes.ts';
+
+/** Client latency of a level, microseconds. */
+export interface LatencyStats_us {
+  avg: number;
+  p50: number;
+  p90: number;
+  p95: number;
+  p99: number;
+  min: number;
+  max: number;
+}
+
+/** Server statistics per request over the window (Triton statistics extension, differenced), microseconds. */
+export interface ServerBreakdown {
+  request_count: number;
+  queue_us: number;
+  compute_input_us: number;
+  compute_infer_us: number;
+  compute_output_us: number;
+}
+
+/** One k6 threshold judged at one level. */
+export interface BudgetVerdict {
+  /** Sub-metric key, e.g. `http_req_duration{scenario:c8}`. */
+  metric: string;
+  /** k6 expression, e.g. `p(95)<20`. */
+  expr: string;
+  ok: boolean;
+  /** The value the expression compared (ms for durations, a fraction for rates); null when missing. */
+  measured: number | null;
+}
+
+/** One measured level (perf_analyzer's PerfStatus). */
+export interface LevelResult {
+  mode: LoadMode;
+  /** Concurrency (VUs) or request rate (req/s). */
+  level: number;
+  /** Measurement scenario name ('c8', 'r100'). */
+  name: string;
+  window_s: number;
+  /** Requests completed in the window. */
+  requests: number;
+  /** requests × batch: perf_analyzer counts inferences, not requests. */
+  inferences: number;
+  throughput_infer_s: number;
+  latency_us: LatencyStats_us;
+  /** Client time to send the request (k6 http_req_sending); 0 where the protocol has no such split. */
+  client_send_us: number;
+  /** Client time to receive the response (k6 http_req_receiving). */
+  client_recv_us: number;
+  server?: ServerBreakdown;
+  /** avg − client send − client recv − server queue − compute, floored at 0 (perf_analyzer's rule). */
+  network_server_us: number;
+  /** Failed requests in the window. */
+  errors: number;
+  /** Open loop: iterations k6 could not start in time (coordinated omission made visible). */
+  dropped_iterations: number;
+  /** perf_analyzer's stability verdict when windows were measured; undefined when not judged. */
+  stable?: boolean;
+  /** Largest deviation from the mean across the judged windows, percent. */
+  stability_spread_pct?: number | null;
+  budgets: BudgetVerdict[];
+}
+
+/** A whole run, as the writers receive it. */
+export interface RunReport {
+  model: string;
+  protocol: string;
+  runtime: 'k6' | 'node';
+  batch: number;
+  started_at: string;
+  results: LevelResult[];
+  /** True when every budget verdict passed. */
+  verdict_ok: boolean;
+}

@@ -1,0 +1,66 @@
+/**
+ * Writes a run's result files into one directory (results/<model>/<run-id>/): summary.json, the
+ * perf_analyzer CSV, report.md, SVG plots and junit.xml. Each file is written on its own, so a failing
+ * writer (or a run that finished only some levels) never loses the others.
+ */
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { perfAnalyzerCsv } from './csv.ts';
+import { junitXml } from './junit.ts';
+import { reportMarkdown } from './markdown.ts';
+import { type PlotBudget, renderPlots } from './plot.ts';
+import type { RunReport } from './types.ts';
+
+/** Options of writeRunReport. */
+export interface WriteOptions {
+  /** Budget lines on the latency plot. */
+  budget?: PlotBudget;
+}
+
+/** What was written: file name → absolute path, plus writers that failed (one line each). */
+export interface WrittenReport {
+  dir: string;
+  files: Record<string, string>;
+  errors: string[];
+}
+
+/** Writes via a temporary name and a rename, so a reader never sees half a file. */
+async function writeWhole(path: string, text: string): Promise<void> {
+  const partial = `${path}.partial`;
+  await writeFile(partial, text);
+  await rename(partial, path);
+}
+
+/** Writes every result file; `summaryData` is k6's summary data, kept verbatim beside our per-level table. */
+export async function writeRunReport(
+  dir: string,
+  report: RunReport,
+  summaryData: unknown,
+  options: WriteOptions = {},
+): Promise<WrittenReport> {
+  await mkdir(dir, { recursive: true });
+  const written: WrittenReport = { dir, files: {}, errors: [] };
+  const attempt = async (name: string, render: () => string | Promise<string>) => {
+    try {
+      const path = join(dir, name);
+      await writeWhole(path, await render());
+      written.files[name] = path;
+    } catch (error) {
+      written.errors.push(`${name}: ${(error as Error).message.split('\n')[0]}`);
+    }
+  };
+  await attempt('summary.json', () => `${JSON.stringify({ report, k6: summaryData }, null, 2)}\n`);
+  await attempt('perf_analyzer.csv', () => perfAnalyzerCsv(report.results));
+  await attempt('report.md', () => reportMarkdown(report));
+  await attempt('junit.xml', () => junitXml(report));
+  if (report.results.length > 0) {
+    let plots: Record<string, string> = {};
+    try {
+      plots = await renderPlots(report.results, { title: report.model, budget: options.budget });
+    } catch (error) {
+      written.errors.push(`plots: ${(error as Error).message.split('\n')[0]}`);
+    }
+    for (const [name, svg] of Object.entries(plots)) await attempt(name, () => svg);
+  }
+  return written;
+}

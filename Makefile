@@ -30,3 +30,9 @@ format: $(NODE_MODULES)
 ## build: bundle every scenario to dist/<name>.js for k6
 build: $(NODE_MODULES)
 	node --import tsx build.ts
+
+.PHONY: payloads
+## payloads: write (or find) a payload set: make payloads MODEL=<id> [BATCH=..] [PRECISION=..] [COUNT=..] [SEED=..]
+payloads: $(NODE_MODULES)
+	@test -n "$(MODEL)" || { echo "make payloads: set MODEL=<id>, e.g. make payloads MODEL=mnist (ids: node bin/k6-triton.js payloads --help)"; exit 2; }
+	$(CLI) payloads --model $(MODEL) $(if $(BATCH),--batch $(BATCH)) $(if $(PRECISION),--precision $(PRECISION)) $(if $(COUNT),--count $(COUNT)) $(if $(SEED),--seed $(SEED)) $(PAYLOAD_ARGS)

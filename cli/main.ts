@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { registerPayloads } from './payloads.ts';
 // Subcommands: each cli/<name>.ts exports register<Name>(program); add one import and one call per command.
 
 /** Builds the `k6-triton` program; each subcommand lives in its own file under cli/. */
@@ -7,6 +8,7 @@ export function program(): Command {
     .description('Load tests as code for Triton Inference Server and KServe v2 servers')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
+  registerPayloads(prog);
   return prog;
 }
 

@@ -59,5 +59,7 @@ export function perfAnalyzerCsv(
     );
   const sorted = [...results].sort((a, b) => a.throughput_infer_s - b.throughput_infer_s);
   const fields = csvHeader(results[0]?.mode ?? mode);
-  return `${Papa.unparse({ fields, data: sorted.map(row) }, { newline: '\n' })}\n`;
+  // papaparse leaves a blank row when data is empty; perf_analyzer would write the header alone.
+  const table = sorted.length === 0 ? [fields] : { fields, data: sorted.map(row) };
+  return `${Papa.unparse(table, { newline: '\n' })}\n`;
 }

@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import { buildRunReport, levelsFromSummary, ms_to_us } from '../../report/from-summary.ts';
+import { summary } from './fixture.ts';
+
+const levels = [
+  { name: 'c1', mode: 'concurrency' as const, level: 1, window_s: 5 },
+  { name: 'c2', mode: 'concurrency' as const, level: 2, window_s: 5 },
+  { name: 'c4', mode: 'concurrency' as const, level: 4, window_s: 5 },
+];
+
+describe('levelsFromSummary', () => {
+  const results = levelsFromSummary({ summary, batch: 4, levels });
+
+  it('keeps the levels that ran and drops the one that never did', () => {
+    expect(results.map((r) => r.name)).toEqual(['c1', 'c2']);
+  });
+
+  it('converts k6 ms into us and counts inferences with the batch', () => {
+    const c1 = results[0]!;
+    expect(c1.requests).toBe(1000);
+    expect(c1.inferences).toBe(4000);
+    expect(c1.throughput_infer_s).toBe(800);
+    expect(c1.latency_us.avg).toBeCloseTo(1400, 6);
+    expect(c1.latency_us.p95).toBeCloseTo(2000, 6);
+    expect(c1.latency_us.p99).toBeCloseTo(3000, 6);
+    expect(c1.latency_us.p50).toBeCloseTo(1372, 6);
+    expect(c1.client_send_us).toBeCloseTo(50, 6);
+    expect(c1.client_recv_us).toBeCloseTo(100, 6);
+  });
+
+  it('averages the differenced server statistics and leaves network time as the rest', () => {
+    const c1 = results[0]!;
+    expect(c1.server).toEqual({
+      request_count: 1000,
+      queue_us: 100,
+      compute_input_us: 20,
+      compute_infer_us: 900,
+      compute_output_us: 10,
+    });
+    // 1400 − 50 − 100 − (100 + 20 + 900 + 10)
+    expect(c1.network_server_us).toBeCloseTo(220, 6);
+    expect(results[1]!.server).toBeUndefined();
+    expect(results[1]!.network_server_us).toBeCloseTo(25_000, 6);
+  });
+
+  it('reads errors, dropped iterations and the budget verdicts k6 judged', () => {
+    const c2 = results[1]!;
+    expect(c2.errors).toBe(2);
+    expect(c2.dropped_iterations).toBe(0);
+    expect(c2.budgets).toContainEqual({
+      metric: 'http_req_duration{scenario:c2}',
+      expr: 'p(95)<20',
+      ok: false,
+      measured: 24.5,
+    });
+    expect(c2.budgets).toContainEqual({
+      metric: 'http_req_failed{scenario:c2}',
+      expr: 'rate<0.01',
+      ok: true,
+      measured: 0.004,
+    });
+    // probes (max>=0 on sending) are not budgets
+    expect(results[0]!.budgets.map((b) => b.expr).sort()).toEqual(['p(95)<20', 'p(99)<30', 'rate<0.01']);
+  });
+
+  it('infers levels from the summary keys when no plan is given', () => {
+    const inferred = levelsFromSummary({ summary, batch: 1, window_s: 5 });
+    expect(inferred.map((r) => [r.name, r.level, r.throughput_infer_s])).toEqual([
+      ['c1', 1, 200],
+      ['c2', 2, 100],
+    ]);
+    expect(() => levelsFromSummary({ summary, batch: 1 })).toThrow(/give levels or window_s/);
+  });
+
+  it('reads --summary-export files too (flat values, true = failed threshold)', () => {
+    const exported = {
+      metrics: {
+        'grpc_req_duration{scenario:r100}': {
+          avg: 2,
+          min: 1,
+          med: 2,
+          max: 9,
+          'p(90)': 3,
+          'p(95)': 4,
+          'p(99)': 5,
+          count: 500,
+          thresholds: { 'p(95)<3': true },
+        },
+        'infer_errors{scenario:r100}': {
+          passes: 5,
+          fails: 495,
+          value: 0.01,
+          thresholds: { 'rate<0.02': false },
+        },
+        'dropped_iterations{scenario:r100}': { count: 7, rate: 1 },
+      },
+    };
+    const [r100] = levelsFromSummary({ summary: exported, batch: 2, window_s: 5 });
+    expect(r100).toMatchObject({
+      mode: 'request-rate',
+      level: 100,
+      requests: 500,
+      inferences: 1000,
+      errors: 5,
+    });
+    expect(r100!.dropped_iterations).toBe(7);
+    expect(r100!.latency_us.p50).toBe(2000);
+    expect(r100!.budgets).toEqual([
+      { metric: 'grpc_req_duration{scenario:r100}', expr: 'p(95)<3', ok: false, measured: 4 },
+      { metric: 'infer_errors{scenario:r100}', expr: 'rate<0.02', ok: true, measured: 0.01 },
+    ]);
+  });
+
+  it('judges stability from per-window records', () => {
+    const [c1, c2] = levelsFromSummary({
+      summary,
+      batch: 1,
+      levels,
+      windows: {
+        c1: [
+          { throughput: 100, avg_latency_us: 1000 },
+          { throughput: 101, avg_latency_us: 1010 },
+          { throughput: 99, avg_latency_us: 990 },
+        ],
+        c2: [
+          { throughput: 100, avg_latency_us: 1000 },
+          { throughput: 150, avg_latency_us: 1000 },
+          { throughput: 100, avg_latency_us: 1000 },
+        ],
+      },
+    });
+    expect(c1!.stable).toBe(true);
+    expect(c2!.stable).toBe(false);
+  });
+});
+
+describe('buildRunReport', () => {
+  it('fails the verdict when any budget failed', () => {
+    const results = levelsFromSummary({ summary, batch: 1, levels });
+    const base = { model: 'dlrm', protocol: 'http', runtime: 'k6' as const, batch: 1, started_at: 'now' };
+    expect(buildRunReport({ ...base, results }).verdict_ok).toBe(false);
+    expect(buildRunReport({ ...base, results: results.slice(0, 1) }).verdict_ok).toBe(true);
+    expect(ms_to_us(1.5)).toBe(1500);
+  });
+});

@@ -1,0 +1,66 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Papa from 'papaparse';
+import { afterEach, describe, expect, it } from 'vitest';
+import { writeRunReport } from '../../report/write.ts';
+import { level, report, summary } from './fixture.ts';
+
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+describe('writeRunReport', () => {
+  it('writes every result file, each parseable', async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), 'k6t-report-')), 'mnist', 'run-1');
+    dirs.push(dir);
+    const results = [
+      level({ level: 1, throughput_infer_s: 700 }),
+      level({ level: 2, throughput_infer_s: 1300 }),
+    ];
+    const written = await writeRunReport(dir, report(results), summary, { budget: { p95_ms: 20 } });
+    expect(written.errors).toEqual([]);
+    expect(Object.keys(written.files).sort()).toEqual(
+      ['junit.xml', 'latency.svg', 'perf_analyzer.csv', 'report.md', 'summary.json', 'throughput.svg'].sort(),
+    );
+    const json = JSON.parse(await readFile(written.files['summary.json']!, 'utf8'));
+    expect(json.report.results).toHaveLength(2);
+    expect(json.k6.metrics['http_req_duration{scenario:c1}'].values['p(95)']).toBe(2);
+    const csv = Papa.parse<string[]>(
+      (await readFile(written.files['perf_analyzer.csv']!, 'utf8')).trim(),
+    ).data;
+    expect(csv).toHaveLength(3);
+    expect(await readFile(written.files['report.md']!, 'utf8')).toContain('| 2 | 1300.0 |');
+    expect(await readFile(written.files['latency.svg']!, 'utf8')).toContain('p95 budget 20 ms');
+  });
+
+  it('still writes the tables when no level finished', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'k6t-report-'));
+    dirs.push(dir);
+    const written = await writeRunReport(dir, report([]), { metrics: {} });
+    expect(written.errors).toEqual([]);
+    expect(Object.keys(written.files).sort()).toEqual([
+      'junit.xml',
+      'perf_analyzer.csv',
+      'report.md',
+      'summary.json',
+    ]);
+  });
+
+  it('keeps the other files when one writer fails', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'k6t-report-'));
+    dirs.push(dir);
+    const mixed = [
+      level({ level: 1, throughput_infer_s: 1 }),
+      level({ level: 5, throughput_infer_s: 5, mode: 'request-rate', name: 'r5' }),
+    ];
+    const written = await writeRunReport(dir, report(mixed), summary);
+    expect(written.errors).toEqual([
+      expect.stringMatching(/^perf_analyzer\.csv: perfAnalyzerCsv: results mix/),
+    ]);
+    expect(written.files).toHaveProperty('summary.json');
+    expect(written.files).toHaveProperty('report.md');
+    expect(written.files).toHaveProperty('junit.xml');
+  });
+});

@@ -1,7 +1,7 @@
 // One onnx backend instance's InferenceSession, on its own worker thread so that instances run in parallel across
 // cores as Triton's CPU instances do (onnxruntime-node's session.run blocks the thread that calls it).
 // Plain JavaScript on purpose: worker threads do not inherit the tsx loader the CLI registers in-process.
-// Protocol (see onnx.ts): workerData { ortPath, modelPath, sessionOptions } -> posts { ready, inputs, outputs } or
+// Protocol (see onnx.ts): workerData { ortUrl, modelPath, sessionOptions } -> posts { ready, inputs, outputs } or
 // { error }; then { id, feeds, fetches } -> { id, outputs } or { id, error }, feeds/outputs as { type, data, dims }.
 import { parentPort, workerData } from 'node:worker_threads';
 
@@ -10,7 +10,7 @@ if (!port) throw new Error('onnx-worker.js runs only as a worker thread of serve
 
 let session;
 try {
-  const ort = await import(workerData.ortPath);
+  const ort = await import(workerData.ortUrl);
   session = await ort.InferenceSession.create(workerData.modelPath, workerData.sessionOptions);
   port.on('message', async (message) => {
     try {
@@ -34,7 +34,7 @@ try {
       port.postMessage({ id: message.id, error: error instanceof Error ? error.message : String(error) });
     }
   });
-  const meta = (list) => list.map((m) => ({ name: m.name, shape: m.isTensor ? m.shape : undefined }));
+  const meta = (list = []) => list.map((m) => ({ name: m.name, shape: m.isTensor ? m.shape : undefined }));
   port.postMessage({
     ready: true,
     inputs: meta(session.inputMetadata),

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import {
   configOutputShape,
@@ -121,13 +121,14 @@ function onnxBackend(ctx: BackendContext, runner: SessionRunner, copyInputs: boo
 }
 
 async function startMainRunner(spec: SessionSpec): Promise<SessionRunner> {
-  const ort = (await import(resolveOnnxRuntime())) as typeof import('onnxruntime-node');
+  const ort = (await import(pathToFileURL(resolveOnnxRuntime()).href)) as typeof import('onnxruntime-node');
   const session = await ort.InferenceSession.create(spec.modelPath, spec.sessionOptions);
-  const meta = (list: readonly { name: string; isTensor: boolean; shape?: readonly (number | string)[] }[]) =>
-    list.map((m) => ({ name: m.name, shape: m.isTensor && m.shape ? [...m.shape] : undefined }));
+  const meta = (
+    list: readonly { name: string; isTensor: boolean; shape?: readonly (number | string)[] }[] = [],
+  ) => list.map((m) => ({ name: m.name, shape: m.isTensor && m.shape ? [...m.shape] : undefined }));
   return {
-    inputs: meta(session.inputMetadata as never),
-    outputs: meta(session.outputMetadata as never),
+    inputs: meta(session.inputMetadata),
+    outputs: meta(session.outputMetadata),
     async run(feeds, fetches) {
       const tensors: Record<string, InstanceType<typeof ort.Tensor>> = {};
       for (const [name, feed] of Object.entries(feeds)) {
@@ -158,7 +159,7 @@ interface WorkerReply {
 
 async function startWorkerRunner(spec: SessionSpec): Promise<SessionRunner> {
   const worker = new Worker(fileURLToPath(WORKER_URL), {
-    workerData: { ortPath: resolveOnnxRuntime(), ...spec },
+    workerData: { ortUrl: pathToFileURL(resolveOnnxRuntime()).href, ...spec },
     // The worker is plain JavaScript: no TypeScript loader needed, none inherited.
     execArgv: [],
   });
@@ -209,7 +210,11 @@ async function startWorkerRunner(spec: SessionSpec): Promise<SessionRunner> {
     },
     async release() {
       worker.removeAllListeners('exit');
+      fail(new Error('onnx backend instance is closed'));
       await worker.terminate();
     },
   };
 }
+
+/** The name server/backends/registry.ts looks up; the same factory as createOnnxBackend. */
+export const onnxFactory: BackendFactory = createOnnxBackend;

@@ -146,6 +146,21 @@ describe.skipIf(!hasOnnxRuntime)(suiteName, () => {
     expect(output?.shape).toEqual([1, 10]);
   });
 
+  it('rejects executions after close instead of leaving them pending', async () => {
+    const backend = await createOnnxBackend({
+      modelName: 'onnx-mnist-cpu',
+      version: '1',
+      versionDir: MODEL_DIR,
+      config: CATALOG_CONFIG,
+      instance: 0,
+    });
+    await backend.close();
+    const input = [
+      { name: 'input.1', datatype: 'FP32' as const, shape: [1, 1, 28, 28], data: digits(test, 0, 1) },
+    ];
+    await expect(backend.execute(input, ['output'])).rejects.toThrow(/closed/);
+  });
+
   it('fails to load with a message naming the missing model file', async () => {
     const ctx = {
       modelName: 'm',

@@ -1,0 +1,39 @@
+/** The built-in default repository: one Triton config per catalog entry (models/catalog.ts). */
+import { CATALOG } from '../../models/catalog.ts';
+import type { ModelEntry, TensorSpec } from '../../models/types.ts';
+import { toConfigDatatype } from '../../lib/tensor/datatypes.ts';
+import { completeConfig, parseConfigJson } from './parse.ts';
+import type { ModelConfigJson } from './types.ts';
+
+/** The config the default repository serves for a catalog entry, on the given backend. */
+export function configFromCatalog(entry: ModelEntry, backend: string): ModelConfigJson {
+  const tensor = (t: TensorSpec) => ({ name: t.name, data_type: toConfigDatatype(t.datatype), dims: t.dims });
+  const db = entry.deployment.dynamicBatching;
+  const json: Record<string, unknown> = {
+    name: entry.name,
+    // The simulated backend serves every platform; keep Triton's platform string only for real backends.
+    platform: backend === 'onnxruntime' ? 'onnxruntime_onnx' : entry.platform,
+    backend,
+    max_batch_size: entry.maxBatchSize,
+    input: entry.inputs.map(tensor),
+    output: entry.outputs.map(tensor),
+    instance_group: [{ count: entry.deployment.instanceCount, kind: 'KIND_CPU' }],
+    parameters: { latency_profile: { string_value: entry.id } },
+  };
+  if (db) {
+    json.dynamic_batching = {
+      preferred_batch_size: db.preferredBatchSize ?? [],
+      max_queue_delay_microseconds: db.maxQueueDelayMicroseconds ?? 0,
+      default_queue_policy: {
+        max_queue_size: db.maxQueueSize ?? 0,
+        default_timeout_microseconds: db.defaultTimeoutMicroseconds ?? 0,
+      },
+    };
+  }
+  return completeConfig(parseConfigJson(json, `catalog entry ${entry.id}`), entry.name);
+}
+
+/** Every catalog entry, for the default repository. */
+export function catalogEntries(): ModelEntry[] {
+  return Object.values(CATALOG);
+}

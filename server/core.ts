@@ -1,0 +1,161 @@
+/**
+ * The protocol-independent server: what both transports call. Health, metadata, config, infer, statistics and
+ * repository control, each answering plain records or throwing ServerError.
+ */
+import { fromConfigDatatype } from '../lib/tensor/datatypes.ts';
+import type { ModelConfigJson } from './config/types.ts';
+import { Errors } from './errors.ts';
+import type { InferRequest, InferResult } from './infer/types.ts';
+import type { ServerMetrics } from './metrics.ts';
+import { type IndexRow, parseOverride, type Repository } from './repository.ts';
+import type { ModelStatisticsJson } from './stats.ts';
+
+/** Extensions this server implements, named as Triton names them in its server metadata. */
+export const EXTENSIONS = [
+  'classification',
+  'model_repository',
+  'model_repository(unload_dependents)',
+  'schedule_policy',
+  'model_configuration',
+  'binary_tensor_data',
+  'parameters',
+  'statistics',
+];
+
+/** The server version reported in metadata (Triton's 2.x line: clients check the major version only). */
+export const SERVER_VERSION = '2.52.0';
+
+/** Model metadata as GET v2/models/M returns it. */
+export interface ModelMetadataJson {
+  name: string;
+  versions: string[];
+  platform: string;
+  inputs: { name: string; datatype: string; shape: number[] }[];
+  outputs: { name: string; datatype: string; shape: number[] }[];
+}
+
+/** Core settings. */
+export interface CoreOptions {
+  repository: Repository;
+  metrics: ServerMetrics;
+  /** 'none' loads every model at start and refuses load/unload; 'explicit' allows them. */
+  modelControlMode: 'none' | 'explicit';
+}
+
+/** The server's state and operations shared by HTTP and gRPC. */
+export class InferenceCore {
+  readonly repository: Repository;
+  readonly metrics: ServerMetrics;
+  readonly modelControlMode: 'none' | 'explicit';
+  #stopping = false;
+  #inflight = 0;
+  #idleWaiters: (() => void)[] = [];
+
+  constructor(opts: CoreOptions) {
+    this.repository = opts.repository;
+    this.metrics = opts.metrics;
+    this.modelControlMode = opts.modelControlMode;
+  }
+
+  /** Liveness: true until the process exits. */
+  live(): boolean {
+    return true;
+  }
+
+  /** Readiness: false once stopping. */
+  ready(): boolean {
+    return !this.#stopping;
+  }
+
+  /** Server metadata (GET v2). */
+  serverMetadata(): { name: string; version: string; extensions: string[] } {
+    return { name: 'triton', version: SERVER_VERSION, extensions: EXTENSIONS };
+  }
+
+  /** Model metadata; shapes carry -1 for the batch dimension when the model batches. */
+  modelMetadata(name: string, version = ''): ModelMetadataJson {
+    const model = this.repository.get(name, version);
+    const c = model.config;
+    const batch = c.max_batch_size > 0 ? [-1] : [];
+    const tensor = (t: { name: string; data_type: string; dims: number[] }) => ({
+      name: t.name,
+      datatype: fromConfigDatatype(t.data_type),
+      shape: [...batch, ...t.dims],
+    });
+    const versions = this.repository
+      .loaded()
+      .filter((m) => m.name === name)
+      .map((m) => m.version);
+    return {
+      name,
+      versions: version ? [version] : versions,
+      platform: c.platform || c.backend,
+      inputs: c.input.map(tensor),
+      outputs: c.output.map(tensor),
+    };
+  }
+
+  /** The model's config (Triton's JSON form). */
+  modelConfig(name: string, version = ''): ModelConfigJson {
+    return this.repository.get(name, version).config;
+  }
+
+  /** Runs one inference; counted as in flight until it settles. */
+  async infer(req: InferRequest): Promise<InferResult> {
+    if (this.#stopping) throw Errors.serverStopping();
+    const model = this.repository.get(req.modelName, req.modelVersion);
+    this.#inflight += 1;
+    try {
+      return await model.infer(req);
+    } finally {
+      this.#inflight -= 1;
+      if (this.#inflight === 0 && this.#idleWaiters.length > 0) {
+        for (const w of this.#idleWaiters.splice(0)) w();
+      }
+    }
+  }
+
+  /** Statistics of one model (version) or of every loaded model. */
+  statistics(name = '', version = ''): { model_stats: ModelStatisticsJson[] } {
+    if (name) {
+      const model = this.repository.get(name, version);
+      const all = version ? [model] : this.repository.loaded().filter((m) => m.name === name);
+      return { model_stats: all.map((m) => m.stats.toJson()) };
+    }
+    return { model_stats: this.repository.loaded().map((m) => m.stats.toJson()) };
+  }
+
+  /** Repository index (POST v2/repository/index). */
+  repositoryIndex(readyOnly = false): IndexRow[] {
+    return this.repository.index(readyOnly);
+  }
+
+  /** Loads a model; `parameters.config` overrides its config (explicit mode only). */
+  async loadModel(name: string, parameters: Record<string, unknown> = {}): Promise<void> {
+    if (this.modelControlMode !== 'explicit') throw Errors.modelControlDisabled();
+    for (const key of Object.keys(parameters)) {
+      if (key.startsWith('file:'))
+        throw Errors.unsupported('loading model files through the load API ("file:" parameters)');
+    }
+    const override = parameters.config !== undefined ? parseOverride(parameters.config, name) : undefined;
+    await this.repository.load(name, override);
+  }
+
+  /** Unloads a model (explicit mode only). */
+  async unloadModel(name: string): Promise<void> {
+    if (this.modelControlMode !== 'explicit') throw Errors.modelControlDisabled();
+    await this.repository.unload(name);
+  }
+
+  /** Queued requests per loaded model version (the pending-request gauge). */
+  pendingCounts(): { model: string; version: string; count: number }[] {
+    return this.repository.loaded().map((m) => ({ model: m.name, version: m.version, count: m.pending }));
+  }
+
+  /** Stops accepting requests and resolves when every in-flight request has settled. */
+  async drain(): Promise<void> {
+    this.#stopping = true;
+    if (this.#inflight === 0) return;
+    await new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * The gRPC transport: inference.GRPCInferenceService on @grpc/grpc-js, loaded from proto/grpc_service.proto
+ * with @grpc/proto-loader. Each RPC calls the core; errors carry the catalog's gRPC status.
+ */
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { PROTO_DIR } from '../config/schema.ts';
+import type { InferenceCore } from '../core.ts';
+import { asServerError, Errors } from '../errors.ts';
+import {
+  fromInferRequestMsg,
+  type InferRequestMsg,
+  type ParameterMsg,
+  parameterMap,
+  toInferResponseMsg,
+} from './convert.ts';
+
+type Unary = grpc.handleUnaryCall<unknown, unknown>;
+type Stream = grpc.ServerDuplexStream<InferRequestMsg, unknown>;
+
+interface NameVersion {
+  name: string;
+  version?: string;
+}
+
+interface RepoRequest {
+  model_name: string;
+  ready?: boolean;
+  parameters?: Record<string, ParameterMsg>;
+}
+
+/** proto-loader options shared by the server and the tests' clients. */
+export const PROTO_OPTIONS: protoLoader.Options = {
+  keepCase: true,
+  longs: Number,
+  enums: String,
+  defaults: false,
+  oneofs: true,
+  includeDirs: [PROTO_DIR],
+};
+
+/** The GRPCInferenceService definition. */
+export function inferenceService(): grpc.ServiceDefinition {
+  const def = protoLoader.loadSync('grpc_service.proto', PROTO_OPTIONS);
+  const pkg = grpc.loadPackageDefinition(def) as unknown as {
+    inference: { GRPCInferenceService: { service: grpc.ServiceDefinition } };
+  };
+  return pkg.inference.GRPCInferenceService.service;
+}
+
+/** Wraps a handler: a thrown or rejected error answers with its catalog status. */
+function unary<Req>(fn: (req: Req) => unknown): Unary {
+  return (call, callback) => {
+    Promise.resolve()
+      .then(() => fn(call.request as Req))
+      .then(
+        (value) => callback(null, value),
+        (err) => {
+          const e = asServerError(err);
+          callback({ code: e.grpcCode, details: e.message, metadata: new grpc.Metadata() });
+        },
+      );
+  };
+}
+
+/** Creates (does not bind) a gRPC server for a core. */
+export function createGrpcServer(core: InferenceCore, opts: { maxMessage_bytes?: number } = {}): grpc.Server {
+  const max = opts.maxMessage_bytes ?? 64 * 1024 * 1024;
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': max,
+    'grpc.max_send_message_length': max,
+  });
+  const repoParams = (p: Record<string, ParameterMsg> | undefined) => parameterMap(p);
+  const handlers: Record<string, Unary | ((call: Stream) => void)> = {
+    ServerLive: unary(() => ({ live: core.live() })),
+    ServerReady: unary(() => ({ ready: core.ready() })),
+    ModelReady: unary((r: NameVersion) => ({
+      ready: core.ready() && core.repository.isReady(r.name, r.version ?? ''),
+    })),
+    ServerMetadata: unary(() => core.serverMetadata()),
+    ModelMetadata: unary((r: NameVersion) => core.modelMetadata(r.name, r.version ?? '')),
+    ModelConfig: unary((r: NameVersion) => ({ config: core.modelConfig(r.name, r.version ?? '') })),
+    ModelStatistics: unary((r: Partial<NameVersion>) => core.statistics(r.name ?? '', r.version ?? '')),
+    ModelInfer: unary(async (r: InferRequestMsg) =>
+      toInferResponseMsg(await core.infer(fromInferRequestMsg(r))),
+    ),
+    ModelStreamInfer: (call: Stream) => streamInfer(core, call),
+    RepositoryIndex: unary((r: RepoRequest) => ({
+      models: core.repositoryIndex(r.ready === true).map((m) => ({
+        name: m.name,
+        version: m.version ?? '',
+        state: m.state ?? '',
+        reason: m.reason ?? '',
+      })),
+    })),
+    RepositoryModelLoad: unary(async (r: RepoRequest) => {
+      await core.loadModel(r.model_name, repoParams(r.parameters));
+      return {};
+    }),
+    RepositoryModelUnload: unary(async (r: RepoRequest) => {
+      await core.unloadModel(r.model_name);
+      return {};
+    }),
+  };
+  const service = inferenceService();
+  const unimplemented: Unary = (_call, callback) => {
+    const e = Errors.unsupported('this RPC');
+    callback({ code: grpc.status.UNIMPLEMENTED, details: e.message });
+  };
+  const implementation: grpc.UntypedServiceImplementation = {};
+  for (const name of Object.keys(service)) implementation[name] = (handlers[name] ?? unimplemented) as never;
+  server.addService(service, implementation);
+  return server;
+}
+
+/** ModelStreamInfer: each request answers on the stream, errors as error_message; the stream ends after all settle. */
+function streamInfer(core: InferenceCore, call: Stream): void {
+  let open = 0;
+  let ended = false;
+  const maybeEnd = () => {
+    if (ended && open === 0) call.end();
+  };
+  call.on('data', (msg: InferRequestMsg) => {
+    open += 1;
+    Promise.resolve()
+      .then(() => core.infer(fromInferRequestMsg(msg)))
+      .then(
+        (result) => call.write({ error_message: '', infer_response: toInferResponseMsg(result) }),
+        (err) =>
+          call.write({
+            error_message: asServerError(err).message,
+            infer_response: {
+              model_name: msg.model_name,
+              model_version: msg.model_version ?? '',
+              id: msg.id ?? '',
+            },
+          }),
+      )
+      .finally(() => {
+        open -= 1;
+        maybeEnd();
+      });
+  });
+  call.on('end', () => {
+    ended = true;
+    maybeEnd();
+  });
+  call.on('error', () => {
+    ended = true;
+  });
+}

@@ -1,0 +1,184 @@
+/**
+ * Prometheus metrics with Triton's names (served on the metrics port at /metrics), via prom-client.
+ * Per-model counters are bound once per model version so a request costs a few additions.
+ */
+import os from 'node:os';
+import { Counter, Gauge, Registry } from 'prom-client';
+import type { RequestTimes } from './stats.ts';
+
+type Labels = 'model' | 'version';
+
+/** The bound counters of one model version. */
+export interface ModelMetrics {
+  success(batchSize: number, t: RequestTimes): void;
+  failure(duration_ns: number): void;
+  execution(): void;
+}
+
+/** Owns the registry and Triton's metric families. */
+export class ServerMetrics {
+  readonly registry = new Registry();
+  readonly #success: Counter<Labels>;
+  readonly #failure: Counter<Labels | 'reason'>;
+  readonly #count: Counter<Labels>;
+  readonly #exec: Counter<Labels>;
+  readonly #requestUs: Counter<Labels>;
+  readonly #queueUs: Counter<Labels>;
+  readonly #inputUs: Counter<Labels>;
+  readonly #inferUs: Counter<Labels>;
+  readonly #outputUs: Counter<Labels>;
+  #lastCpu = cpuTimes();
+
+  /** `pending()` lists the queued request count of every loaded model version. */
+  constructor(pending: () => { model: string; version: string; count: number }[]) {
+    const registers = [this.registry];
+    const counter = <L extends string>(name: string, help: string, labelNames: L[]) =>
+      new Counter<L>({ name, help, labelNames, registers });
+    this.#success = counter(
+      'nv_inference_request_success',
+      'Number of successful inference requests, all batch sizes',
+      ['model', 'version'],
+    );
+    this.#failure = counter(
+      'nv_inference_request_failure',
+      'Number of failed inference requests, all batch sizes',
+      ['model', 'version', 'reason'],
+    );
+    this.#count = counter(
+      'nv_inference_count',
+      'Number of inferences performed (does not include cached requests)',
+      ['model', 'version'],
+    );
+    this.#exec = counter(
+      'nv_inference_exec_count',
+      'Number of model executions performed (does not include cached requests)',
+      ['model', 'version'],
+    );
+    this.#requestUs = counter(
+      'nv_inference_request_duration_us',
+      'Cumulative inference request duration in microseconds (includes cached requests)',
+      ['model', 'version'],
+    );
+    this.#queueUs = counter(
+      'nv_inference_queue_duration_us',
+      'Cumulative inference queuing duration in microseconds (includes cached requests)',
+      ['model', 'version'],
+    );
+    this.#inputUs = counter(
+      'nv_inference_compute_input_duration_us',
+      'Cumulative compute input duration in microseconds (does not include cached requests)',
+      ['model', 'version'],
+    );
+    this.#inferUs = counter(
+      'nv_inference_compute_infer_duration_us',
+      'Cumulative compute inference duration in microseconds (does not include cached requests)',
+      ['model', 'version'],
+    );
+    this.#outputUs = counter(
+      'nv_inference_compute_output_duration_us',
+      'Cumulative inference compute output duration in microseconds (does not include cached requests)',
+      ['model', 'version'],
+    );
+    new Gauge({
+      name: 'nv_inference_pending_request_count',
+      help: 'Instantaneous number of pending requests awaiting execution per-model.',
+      labelNames: ['model', 'version'],
+      registers,
+      collect() {
+        this.reset();
+        for (const p of pending()) this.set({ model: p.model, version: p.version }, p.count);
+      },
+    });
+    const self = this;
+    new Gauge({
+      name: 'nv_cpu_utilization',
+      help: 'CPU utilization rate [0.0 - 1.0]',
+      registers,
+      collect() {
+        const now = cpuTimes();
+        const total = now.total - self.#lastCpu.total;
+        this.set(total > 0 ? (now.busy - self.#lastCpu.busy) / total : 0);
+        self.#lastCpu = now;
+      },
+    });
+    new Gauge({
+      name: 'nv_cpu_memory_total_bytes',
+      help: 'CPU total memory (RAM), in bytes',
+      registers,
+      collect() {
+        this.set(os.totalmem());
+      },
+    });
+    new Gauge({
+      name: 'nv_cpu_memory_used_bytes',
+      help: 'CPU used memory (RAM), in bytes',
+      registers,
+      collect() {
+        this.set(os.totalmem() - os.freemem());
+      },
+    });
+  }
+
+  /** Counters bound to one model version (created at zero so they show before the first request). */
+  forModel(model: string, version: string): ModelMetrics {
+    const l = { model, version };
+    const success = this.#success.labels(l);
+    const failure = this.#failure.labels({ ...l, reason: 'REJECTED' });
+    const count = this.#count.labels(l);
+    const exec = this.#exec.labels(l);
+    const requestUs = this.#requestUs.labels(l);
+    const queueUs = this.#queueUs.labels(l);
+    const inputUs = this.#inputUs.labels(l);
+    const inferUs = this.#inferUs.labels(l);
+    const outputUs = this.#outputUs.labels(l);
+    for (const c of [success, failure, count, exec, requestUs, queueUs, inputUs, inferUs, outputUs]) c.inc(0);
+    return {
+      success(batchSize, t) {
+        success.inc();
+        count.inc(batchSize);
+        requestUs.inc(Math.round((t.request_end_ns - t.request_start_ns) / 1000));
+        queueUs.inc(Math.round((t.compute_start_ns - t.queue_start_ns) / 1000));
+        inputUs.inc(Math.round((t.compute_input_end_ns - t.compute_start_ns) / 1000));
+        inferUs.inc(Math.round((t.compute_output_start_ns - t.compute_input_end_ns) / 1000));
+        outputUs.inc(Math.round((t.compute_end_ns - t.compute_output_start_ns) / 1000));
+      },
+      failure(duration_ns) {
+        failure.inc();
+        requestUs.inc(Math.round(duration_ns / 1000));
+      },
+      execution() {
+        exec.inc();
+      },
+    };
+  }
+
+  /** Drops a model version's series (on unload). */
+  removeModel(model: string, version: string): void {
+    const l = { model, version };
+    for (const c of [
+      this.#success,
+      this.#count,
+      this.#exec,
+      this.#requestUs,
+      this.#queueUs,
+      this.#inputUs,
+      this.#inferUs,
+      this.#outputUs,
+    ]) {
+      c.remove(l);
+    }
+    this.#failure.remove({ ...l, reason: 'REJECTED' });
+  }
+}
+
+function cpuTimes(): { busy: number; total: number } {
+  let busy = 0;
+  let total = 0;
+  for (const cpu of os.cpus()) {
+    const t = cpu.times;
+    const sum = t.user + t.nice + t.sys + t.idle + t.irq;
+    total += sum;
+    busy += sum - t.idle;
+  }
+  return { busy, total };
+}

@@ -1,0 +1,244 @@
+/**
+ * One loaded model version: its instances (one Backend each), its batcher, its statistics and metrics.
+ * `infer` validates, queues and resolves with the request's own slice of the batch's outputs.
+ */
+import { Batcher } from './batcher.ts';
+import type { Backend, BackendFactory, TensorData } from './backends/types.ts';
+import type { ModelConfigJson } from './config/types.ts';
+import { asServerError, Errors, type ServerError } from './errors.ts';
+import type { InferRequest, InferResult } from './infer/types.ts';
+import { planFor, type TensorPlan, validateRequest } from './infer/validate.ts';
+import type { ModelMetrics } from './metrics.ts';
+import { ModelStats, nowNs, type RequestTimes } from './stats.ts';
+
+interface Pending {
+  batchSize: number;
+  queue_start_ns: number;
+  timeout_us: number;
+  request_start_ns: number;
+  req: InferRequest;
+  inputs: TensorData[];
+  outputNames: string[];
+  resolve(result: InferResult): void;
+  reject(err: ServerError): void;
+}
+
+/** What a model needs to load. */
+export interface ModelLoadOptions {
+  name: string;
+  version: string;
+  versionDir: string;
+  config: ModelConfigJson;
+  factory: BackendFactory;
+  metrics: ModelMetrics;
+}
+
+/** A ready model version. */
+export class LoadedModel {
+  readonly name: string;
+  readonly version: string;
+  readonly config: ModelConfigJson;
+  readonly stats: ModelStats;
+  readonly #plan: TensorPlan;
+  readonly #instances: Backend[];
+  readonly #batcher: Batcher<Pending>;
+  readonly #metrics: ModelMetrics;
+
+  private constructor(opts: ModelLoadOptions, instances: Backend[]) {
+    this.name = opts.name;
+    this.version = opts.version;
+    this.config = opts.config;
+    this.stats = new ModelStats(opts.name, opts.version);
+    this.#metrics = opts.metrics;
+    this.#plan = planFor(opts.config);
+    this.#instances = instances;
+    const db = opts.config.dynamic_batching;
+    const policy = db?.default_queue_policy;
+    this.#batcher = new Batcher<Pending>(
+      {
+        maxBatchSize: opts.config.max_batch_size,
+        instanceCount: instances.length,
+        dynamic: db
+          ? {
+              preferredBatchSizes: db.preferred_batch_size ?? [],
+              maxQueueDelay_us: Number(db.max_queue_delay_microseconds ?? 0),
+              maxQueueSize: Number(policy?.max_queue_size ?? 0),
+              defaultTimeout_us: Number(policy?.default_timeout_microseconds ?? 0),
+              allowTimeoutOverride: policy?.allow_timeout_override === true,
+            }
+          : undefined,
+      },
+      (batch, instance) => this.#execute(batch, instance),
+    );
+  }
+
+  /** Creates every instance of the instance groups; closes the ones made if one fails. */
+  static async load(opts: ModelLoadOptions): Promise<LoadedModel> {
+    const count = opts.config.instance_group.reduce((n, g) => n + (g.count ?? 1), 0);
+    const instances: Backend[] = [];
+    try {
+      for (let i = 0; i < count; i++) {
+        instances.push(
+          await opts.factory({
+            modelName: opts.name,
+            version: opts.version,
+            versionDir: opts.versionDir,
+            config: opts.config,
+            instance: i,
+          }),
+        );
+      }
+    } catch (err) {
+      await Promise.allSettled(instances.map((b) => b.close()));
+      throw err;
+    }
+    return new LoadedModel(opts, instances);
+  }
+
+  /** Requests waiting in the queue. */
+  get pending(): number {
+    return this.#batcher.pending;
+  }
+
+  /** Validates, queues and runs a request. */
+  infer(req: InferRequest): Promise<InferResult> {
+    const request_start_ns = nowNs();
+    return new Promise<InferResult>((resolve, reject) => {
+      const fail = (err: ServerError) => {
+        const duration_ns = nowNs() - request_start_ns;
+        this.stats.recordFailure(duration_ns);
+        this.#metrics.failure(duration_ns);
+        reject(err);
+      };
+      try {
+        const valid = validateRequest(this.#plan, req);
+        const timeout = Number(req.parameters.timeout ?? 0);
+        this.#batcher.enqueue({
+          batchSize: valid.batchSize,
+          queue_start_ns: 0,
+          timeout_us: Number.isFinite(timeout) ? timeout : 0,
+          request_start_ns,
+          req,
+          inputs: valid.inputs,
+          outputNames: valid.outputNames,
+          resolve,
+          reject: fail,
+        });
+      } catch (err) {
+        fail(asServerError(err));
+      }
+    });
+  }
+
+  /** Waits for queued and executing requests, then closes the instances. */
+  async unload(): Promise<void> {
+    await this.#batcher.drain();
+    await Promise.allSettled(this.#instances.map((b) => b.close()));
+  }
+
+  async #execute(batch: Pending[], instance: number): Promise<void> {
+    const compute_start_ns = nowNs();
+    const first = batch[0]!;
+    const total = batch.reduce((n, p) => n + p.batchSize, 0);
+    const inputs =
+      batch.length === 1
+        ? first.inputs
+        : concatInputs(
+            batch.map((p) => p.inputs),
+            total,
+          );
+    const outputNames = batch.length === 1 ? first.outputNames : unionOutputs(batch);
+    const compute_input_end_ns = nowNs();
+    let outputs: TensorData[];
+    try {
+      outputs = await this.#instances[instance]!.execute(inputs, outputNames);
+    } catch (err) {
+      const e = asServerError(err);
+      for (const p of batch) p.reject(e);
+      return;
+    }
+    const compute_output_start_ns = nowNs();
+    const byName = new Map(outputs.map((o) => [o.name, o]));
+    const results: TensorData[][] = [];
+    let offset = 0;
+    for (const p of batch) {
+      const mine: TensorData[] = [];
+      for (const name of p.outputNames) {
+        const out = byName.get(name);
+        if (!out) {
+          p.reject(Errors.internal(`backend returned no output '${name}' for model '${this.name}'`));
+          break;
+        }
+        mine.push(batch.length === 1 ? out : sliceBatch(out, offset, p.batchSize, total));
+      }
+      results.push(mine);
+      offset += p.batchSize;
+    }
+    const compute_end_ns = nowNs();
+    this.stats.recordExecution(
+      total,
+      compute_input_end_ns - compute_start_ns,
+      compute_output_start_ns - compute_input_end_ns,
+      compute_end_ns - compute_output_start_ns,
+    );
+    this.#metrics.execution();
+    for (let i = 0; i < batch.length; i++) {
+      const p = batch[i]!;
+      const outs = results[i]!;
+      if (outs.length !== p.outputNames.length) continue;
+      const times: RequestTimes = {
+        request_start_ns: p.request_start_ns,
+        queue_start_ns: p.queue_start_ns,
+        compute_start_ns,
+        compute_input_end_ns,
+        compute_output_start_ns,
+        compute_end_ns,
+        request_end_ns: nowNs(),
+      };
+      this.stats.recordSuccess(p.batchSize, times);
+      this.#metrics.success(p.batchSize, times);
+      p.resolve({ modelName: this.name, modelVersion: this.version, id: p.req.id, outputs: outs });
+    }
+  }
+}
+
+/** Concatenates each input along the batch dimension (inputs are in config order in every request). */
+function concatInputs(perRequest: TensorData[][], total: number): TensorData[] {
+  const first = perRequest[0]!;
+  return first.map((t, k) => {
+    let bytes = 0;
+    for (const inputs of perRequest) bytes += inputs[k]!.data.length;
+    const data = new Uint8Array(bytes);
+    let offset = 0;
+    for (const inputs of perRequest) {
+      data.set(inputs[k]!.data, offset);
+      offset += inputs[k]!.data.length;
+    }
+    return { name: t.name, datatype: t.datatype, shape: [total, ...t.shape.slice(1)], data };
+  });
+}
+
+function unionOutputs(batch: Pending[]): string[] {
+  const names = new Set<string>();
+  for (const p of batch) for (const n of p.outputNames) names.add(n);
+  return [...names];
+}
+
+/** One request's rows of a batch output: a view, not a copy (BYTES walks its length prefixes). */
+function sliceBatch(out: TensorData, start: number, count: number, total: number): TensorData {
+  const shape = [count, ...out.shape.slice(1)];
+  if (out.datatype !== 'BYTES') {
+    const per = out.data.length / total;
+    return { ...out, shape, data: out.data.subarray(start * per, (start + count) * per) };
+  }
+  const perItem = shape.slice(1).reduce((a, b) => a * b, 1);
+  const view = new DataView(out.data.buffer, out.data.byteOffset, out.data.length);
+  let offset = 0;
+  const skip = (elements: number) => {
+    for (let i = 0; i < elements; i++) offset += 4 + view.getUint32(offset, true);
+  };
+  skip(start * perItem);
+  const from = offset;
+  skip(count * perItem);
+  return { ...out, shape, data: out.data.subarray(from, offset) };
+}

@@ -8,40 +8,36 @@ import type { ServerCounterField } from './names.ts';
 /** Per-window server totals; field names match SERVER_COUNTERS. */
 export type ServerStatsDelta = Record<ServerCounterField, number>;
 
-/** A `{count, ns}` pair of Triton's inference_stats; uint64 fields may arrive as strings (gRPC JSON). */
-interface Duration {
-  count?: number | string;
-  ns?: number | string;
+/**
+ * What a statistics reading may be: the HTTP body (`{model_stats: [...]}`, snake_case), k6's gRPC
+ * ModelStatisticsResponse (camelCase, uint64 as strings), or lib/kserve's normalised ModelStats[]
+ * (`inference.computeInput`, `inferenceCount`). All three are read structurally.
+ */
+export type StatsReading = unknown;
+
+type Loose = Record<string, unknown> | undefined;
+
+/** A field by its proto (snake_case) name or its lowerCamelCase JSON name. */
+function pick(object: Loose, protoName: string): unknown {
+  if (!object || typeof object !== 'object') return undefined;
+  if (protoName in object) return object[protoName];
+  return object[protoName.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase())];
 }
 
-/** The parts of one model_stats entry the delta reads. */
-export interface ModelStatsEntry {
-  name?: string;
-  version?: string;
-  inference_count?: number | string;
-  execution_count?: number | string;
-  inference_stats?: {
-    success?: Duration;
-    queue?: Duration;
-    compute_input?: Duration;
-    compute_infer?: Duration;
-    compute_output?: Duration;
-  };
-}
-
-/** The statistics response body. */
-export interface ModelStatsResponse {
-  model_stats?: ModelStatsEntry[];
-}
-
-function num(value: number | string | undefined): number {
-  const n = typeof value === 'string' ? Number(value) : (value ?? 0);
+function num(value: unknown): number {
+  const n = typeof value === 'string' ? Number(value) : typeof value === 'number' ? value : 0;
   return Number.isFinite(n) ? n : 0;
+}
+
+function entries(reading: StatsReading): Loose[] {
+  if (Array.isArray(reading)) return reading as Loose[];
+  const list = pick(reading as Loose, 'model_stats');
+  return Array.isArray(list) ? (list as Loose[]) : [];
 }
 
 type Totals = Record<ServerCounterField, number>;
 
-function totals(response: ModelStatsResponse, model: string, version: string | undefined): Totals {
+function totals(reading: StatsReading, model: string, version: string | undefined): Totals {
   const sum: Totals = {
     request_count: 0,
     inference_count: 0,
@@ -53,20 +49,23 @@ function totals(response: ModelStatsResponse, model: string, version: string | u
     compute_infer_us: 0,
     compute_output_us: 0,
   };
-  for (const entry of response.model_stats ?? []) {
-    if (entry.name !== undefined && entry.name !== model) continue;
-    if (version && entry.version !== undefined && entry.version !== version) continue;
-    const stats = entry.inference_stats ?? {};
-    sum.request_count += num(stats.success?.count);
-    sum.inference_count += num(entry.inference_count);
-    sum.execution_count += num(entry.execution_count);
-    sum.queue_count += num(stats.queue?.count);
-    sum.queue_us += num(stats.queue?.ns) / 1000;
+  for (const entry of entries(reading)) {
+    const name = pick(entry, 'name');
+    const entryVersion = pick(entry, 'version');
+    if (name !== undefined && name !== '' && name !== model) continue;
+    if (version && entryVersion !== undefined && entryVersion !== '' && entryVersion !== version) continue;
+    const stats = (pick(entry, 'inference_stats') ?? pick(entry, 'inference')) as Loose;
+    const part = (stage: string) => pick(stats, stage) as Loose;
+    sum.request_count += num(pick(part('success'), 'count'));
+    sum.inference_count += num(pick(entry, 'inference_count'));
+    sum.execution_count += num(pick(entry, 'execution_count'));
+    sum.queue_count += num(pick(part('queue'), 'count'));
+    sum.queue_us += num(pick(part('queue'), 'ns')) / 1000;
     // perf_analyzer requires the three compute counts to agree and divides by compute_input's.
-    sum.compute_count += num(stats.compute_input?.count);
-    sum.compute_input_us += num(stats.compute_input?.ns) / 1000;
-    sum.compute_infer_us += num(stats.compute_infer?.ns) / 1000;
-    sum.compute_output_us += num(stats.compute_output?.ns) / 1000;
+    sum.compute_count += num(pick(part('compute_input'), 'count'));
+    sum.compute_input_us += num(pick(part('compute_input'), 'ns')) / 1000;
+    sum.compute_infer_us += num(pick(part('compute_infer'), 'ns')) / 1000;
+    sum.compute_output_us += num(pick(part('compute_output'), 'ns')) / 1000;
   }
   return sum;
 }
@@ -80,8 +79,8 @@ export interface StatsDeltaOptions {
 
 /** After − before for one model; a counter that went backwards (server restart) counts as 0. */
 export function serverStatsDelta(
-  before: ModelStatsResponse,
-  after: ModelStatsResponse,
+  before: StatsReading,
+  after: StatsReading,
   options: StatsDeltaOptions,
 ): ServerStatsDelta {
   const a = totals(before, options.model, options.version);

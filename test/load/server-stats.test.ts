@@ -55,6 +55,49 @@ describe('serverStatsDelta', () => {
     expect(serverStatsDelta(after, before, { model: 'dlrm' }).request_count).toBe(0);
   });
 
+  it('reads k6 gRPC camelCase responses with uint64 strings', () => {
+    const grpc = (requests: number, queue_ns: number) => ({
+      modelStats: [
+        {
+          name: 'dlrm',
+          version: '1',
+          inferenceCount: String(requests),
+          executionCount: String(requests),
+          inferenceStats: {
+            success: { count: String(requests), ns: '0' },
+            queue: { count: String(requests), ns: String(queue_ns) },
+            computeInput: { count: String(requests), ns: '0' },
+            computeInfer: { count: String(requests), ns: String(requests * 5000) },
+            computeOutput: { count: String(requests), ns: '0' },
+          },
+        },
+      ],
+    });
+    const delta = serverStatsDelta(grpc(1, 1000), grpc(11, 51_000), { model: 'dlrm' });
+    expect(serverAverages_us(delta)).toMatchObject({ request_count: 10, queue_us: 5, compute_infer_us: 5 });
+  });
+
+  it("reads lib/kserve's normalised ModelStats arrays", () => {
+    const normalised = (requests: number) => [
+      {
+        name: 'dlrm',
+        version: '1',
+        inferenceCount: requests * 2,
+        executionCount: requests,
+        inference: {
+          success: { count: requests, ns: 0 },
+          queue: { count: requests, ns: requests * 3000 },
+          computeInput: { count: requests, ns: 0 },
+          computeInfer: { count: requests, ns: 0 },
+          computeOutput: { count: requests, ns: 0 },
+        },
+        batches: [],
+      },
+    ];
+    const delta = serverStatsDelta(normalised(2), normalised(6), { model: 'dlrm', version: '1' });
+    expect(delta).toMatchObject({ request_count: 4, inference_count: 8, queue_us: 12 });
+  });
+
   it('averages to zero when the server saw nothing', () => {
     const empty = serverStatsDelta({}, {}, { model: 'x' });
     expect(serverAverages_us(empty).queue_us).toBe(0);

@@ -99,7 +99,7 @@ function tensors(
     if (!t.name) throw new Error(`model metadata lists an ${kind} without a name`);
     return {
       name: t.name,
-      datatype: toDatatype(t.datatype ?? cfg?.data_type ?? cfg?.dataType, t.name),
+      datatype: toDatatype(t.datatype || cfg?.data_type || cfg?.dataType, t.name),
       dims,
     };
   });

@@ -36,3 +36,8 @@ build: $(NODE_MODULES)
 payloads: $(NODE_MODULES)
 	@test -n "$(MODEL)" || { echo "make payloads: set MODEL=<id>, e.g. make payloads MODEL=mnist (ids: node bin/k6-triton.js payloads --help)"; exit 2; }
 	$(CLI) payloads --model $(MODEL) $(if $(BATCH),--batch $(BATCH)) $(if $(PRECISION),--precision $(PRECISION)) $(if $(COUNT),--count $(COUNT)) $(if $(SEED),--seed $(SEED)) $(PAYLOAD_ARGS)
+
+.PHONY: server
+## server: run the embedded Triton-compatible server (HTTP 8000, gRPC 8001, metrics 8002); SERVE_ARGS="--time-scale 0 ..."
+server: $(NODE_MODULES)
+	$(CLI) serve $(SERVE_ARGS)

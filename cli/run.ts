@@ -1,0 +1,87 @@
+/**
+ * `k6-triton run`: runs a k6 script on the Node runtime with k6's flags and semantics
+ * (k6's exit codes; CLI flags override the script's options, as in k6).
+ */
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { runTest } from '../runtime/index.ts';
+
+function positiveInt(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`must be a whole number >= 0, got "${value}"`);
+  return Number(value);
+}
+
+function keyValue(value: string, previous: Record<string, string>): Record<string, string> {
+  const eq = value.indexOf('=');
+  if (eq <= 0) throw new InvalidArgumentError(`expected KEY=VALUE, got "${value}"`);
+  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+interface RunFlags {
+  vus?: number;
+  duration?: string;
+  iterations?: number;
+  env: Record<string, string>;
+  tag: Record<string, string>;
+  out: string[];
+  summaryExport?: string;
+  summaryMode: 'compact' | 'full' | 'legacy';
+  summaryTrendStats?: string;
+  summaryTimeUnit?: string;
+  summary: boolean;
+  quiet?: boolean;
+  color: boolean;
+  includeSystemEnvVars: boolean;
+}
+
+/** Adds the `run` subcommand to the program. */
+export function registerRun(program: Command): void {
+  program
+    .command('run')
+    .description('Run a k6 script (bundle, .js or .ts) on the k6-compatible Node runtime')
+    .argument('<script>', 'k6 script: dist/<name>.js bundle, .js or .ts file')
+    .option('-u, --vus <n>', 'number of virtual users', positiveInt)
+    .option('-d, --duration <duration>', 'test duration, e.g. 30s, 1m30s')
+    .option('-i, --iterations <n>', 'total iterations (shared among VUs)', positiveInt)
+    .option('-e, --env <KEY=VALUE>', 'environment variable for __ENV (repeatable)', keyValue, {})
+    .option('--tag <NAME=VALUE>', 'tag added to every metric sample (repeatable)', keyValue, {})
+    .option('-o, --out <output>', 'sample output: json=FILE or csv=FILE (repeatable)', collect, [])
+    .option('--summary-export <file>', "write the end-of-test summary as JSON (k6's legacy export format)")
+    .addOption(
+      new Option('--summary-mode <mode>', 'end-of-test summary layout')
+        .choices(['compact', 'full', 'legacy'])
+        .default('compact'),
+    )
+    .option('--summary-trend-stats <stats>', 'trend statistics, e.g. avg,min,med,max,p(90),p(95),p(99)')
+    .option('--summary-time-unit <unit>', 'fixed time unit for summary values: s, ms or us')
+    .option('--no-summary', 'do not print the end-of-test summary')
+    .option('-q, --quiet', 'no banner and no progress line')
+    .option('--no-color', 'no colors in the output')
+    .option('--no-include-system-env-vars', 'keep the system environment out of __ENV')
+    .action(async (script: string, flags: RunFlags) => {
+      const result = await runTest({
+        script,
+        env: flags.env,
+        includeSystemEnv: flags.includeSystemEnvVars,
+        overrides: {
+          vus: flags.vus,
+          duration: flags.duration,
+          iterations: flags.iterations,
+          summaryTrendStats: flags.summaryTrendStats?.split(',').map((s) => s.trim()),
+          summaryTimeUnit: flags.summaryTimeUnit,
+          tags: Object.keys(flags.tag).length ? flags.tag : undefined,
+        },
+        out: flags.out,
+        summaryExport: flags.summaryExport,
+        summaryMode: flags.summaryMode,
+        noSummary: !flags.summary,
+        quiet: flags.quiet,
+        noColor: !flags.color,
+        handleSignals: true,
+      });
+      process.exitCode = result.exitCode;
+    });
+}

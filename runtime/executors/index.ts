@@ -1,0 +1,70 @@
+/** Executor factory and the VU plan (how many VUs to initialize before the test). */
+import type { ScenarioConfig } from '../options/scenarios.ts';
+import { ConstantArrivalRate, RampingArrivalRate } from './arrival-rate.ts';
+import type { Executor } from './base.ts';
+import type { IterationContext } from './iteration.ts';
+import { PerVuIterations, SharedIterations } from './iterations.ts';
+import type { VuPool } from './pool.ts';
+import { ConstantVus, RampingVus } from './vus.ts';
+
+/** Creates the executor of a scenario. */
+export function createExecutor(ctx: IterationContext, pool: VuPool): Executor {
+  switch (ctx.scenario.config.executor) {
+    case 'shared-iterations':
+      return new SharedIterations(ctx, pool);
+    case 'per-vu-iterations':
+      return new PerVuIterations(ctx, pool);
+    case 'constant-vus':
+      return new ConstantVus(ctx, pool);
+    case 'ramping-vus':
+      return new RampingVus(ctx, pool);
+    case 'constant-arrival-rate':
+      return new ConstantArrivalRate(ctx, pool);
+    case 'ramping-arrival-rate':
+      return new RampingArrivalRate(ctx, pool);
+  }
+}
+
+/** VUs a scenario needs initialized at its start. */
+export function plannedVus(c: ScenarioConfig): number {
+  switch (c.executor) {
+    case 'ramping-vus':
+      return Math.max(c.startVUs, ...c.stages.map((s) => s.target));
+    case 'constant-arrival-rate':
+    case 'ramping-arrival-rate':
+      return c.preAllocatedVUs;
+    default:
+      return c.vus;
+  }
+}
+
+/** Longest time a scenario can run (ms), gracefulStop included; iteration executors use maxDuration. */
+export function maxScenarioDuration_ms(c: ScenarioConfig): number {
+  const stages = c.stages.reduce((a, s) => a + s.duration_ms, 0);
+  const body =
+    c.executor === 'shared-iterations' || c.executor === 'per-vu-iterations'
+      ? c.maxDuration_ms
+      : c.executor === 'ramping-vus' || c.executor === 'ramping-arrival-rate'
+        ? stages
+        : c.duration_ms;
+  const rampDown = c.executor === 'ramping-vus' ? c.gracefulRampDown_ms : 0;
+  return body + Math.max(c.gracefulStop_ms, rampDown);
+}
+
+/** Peak VUs needed at once, given when scenarios start and how long they can last (k6's vus_max). */
+export function peakPlannedVus(scenarios: readonly ScenarioConfig[]): number {
+  const events: [number, number][] = [];
+  for (const c of scenarios) {
+    events.push([c.startTime_ms, plannedVus(c)]);
+    events.push([c.startTime_ms + maxScenarioDuration_ms(c), -plannedVus(c)]);
+  }
+  // Ends sort before starts at the same instant: those VUs are free to reuse.
+  events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let cur = 0;
+  let peak = 0;
+  for (const [, d] of events) {
+    cur += d;
+    peak = Math.max(peak, cur);
+  }
+  return peak;
+}

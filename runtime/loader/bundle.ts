@@ -1,0 +1,106 @@
+/**
+ * Turns a k6 script (an esbuild bundle in dist/, a plain .js or a .ts scenario) into CommonJS
+ * code that the runtime can evaluate once per VU. esbuild bundles the script with every
+ * `k6`/`k6/*` import left external, then converts the ES module to CommonJS so that `require`
+ * is ours: that is where `k6/*` specifiers resolve to the runtime's modules.
+ */
+import { dirname } from 'node:path';
+import { build, transform } from 'esbuild';
+
+/** What a script imports from one k6 module: named imports and properties read off its default/namespace. */
+export interface ModuleImports {
+  names: Set<string>;
+}
+
+/** A script ready to evaluate: CommonJS code and the k6 modules (with names) it imports. */
+export interface BundledScript {
+  path: string;
+  code: string;
+  imports: Map<string, ModuleImports>;
+}
+
+const IMPORT_RE = /^import\s+(.+?)\s+from\s*["']([^"']+)["'];?\s*$/gm;
+const BARE_IMPORT_RE = /^import\s*["']([^"']+)["'];?\s*$/gm;
+
+/** Finds the k6 imports of an ESM bundle (esbuild prints one import statement per line at the top). */
+export function scanImports(esm: string): Map<string, ModuleImports> {
+  const out = new Map<string, ModuleImports>();
+  const entry = (spec: string): ModuleImports => {
+    let e = out.get(spec);
+    if (!e) {
+      e = { names: new Set() };
+      out.set(spec, e);
+    }
+    return e;
+  };
+  for (const m of esm.matchAll(BARE_IMPORT_RE)) entry(m[1]!);
+  for (const m of esm.matchAll(IMPORT_RE)) {
+    const clause = m[1]!;
+    const spec = m[2]!;
+    const e = entry(spec);
+    const locals: string[] = [];
+    const braces = /\{([^}]*)\}/.exec(clause);
+    if (braces) {
+      for (const part of braces[1]!.split(',')) {
+        const [imported, local] = part.trim().split(/\s+as\s+/);
+        if (!imported) continue;
+        if (imported !== 'default') e.names.add(imported.replace(/^["']|["']$/g, ''));
+        else if (local) locals.push(local);
+      }
+    }
+    const outside = clause.replace(/\{[^}]*\}/, '').trim();
+    const star = /\*\s+as\s+([\w$]+)/.exec(outside);
+    if (star) locals.push(star[1]!);
+    const def = /^([\w$]+)/.exec(outside);
+    if (def && !star) locals.push(def[1]!);
+    // Members read off a default or namespace import (`http.get`) must exist too.
+    for (const local of locals) {
+      const re = new RegExp(`(?<![\\w$.])${local.replace(/\$/g, '\\$')}\\.([A-Za-z_$][\\w$]*)`, 'g');
+      for (const mm of esm.matchAll(re)) e.names.add(mm[1]!);
+    }
+  }
+  return out;
+}
+
+/** Thrown when a script cannot be loaded (k6 exits with 107 for script errors). */
+export class ScriptLoadError extends Error {}
+
+/** Bundles the script at `path` and returns CommonJS code plus its k6 imports. */
+export async function bundleScript(path: string): Promise<BundledScript> {
+  let esm: string;
+  try {
+    const result = await build({
+      entryPoints: [path],
+      bundle: true,
+      write: false,
+      format: 'esm',
+      platform: 'neutral',
+      target: 'es2022',
+      external: ['k6', 'k6/*', 'https://*', 'http://*'],
+      mainFields: ['module', 'main'],
+      logLevel: 'silent',
+      absWorkingDir: dirname(path),
+    });
+    esm = result.outputFiles[0]!.text;
+  } catch (err) {
+    const first = (err as { errors?: { text: string; location?: { file: string; line: number } }[] })
+      .errors?.[0];
+    const where = first?.location ? ` (${first.location.file}:${first.location.line})` : '';
+    throw new ScriptLoadError(`cannot load ${path}: ${first ? first.text + where : (err as Error).message}`);
+  }
+  const imports = scanImports(esm);
+  for (const spec of imports.keys()) {
+    if (/^https?:\/\//.test(spec)) {
+      throw new ScriptLoadError(
+        `k6 API remote module ${spec} is not supported by the Node runtime; run with k6`,
+      );
+    }
+  }
+  try {
+    const cjs = await transform(esm, { format: 'cjs', target: 'es2022', loader: 'js', logLevel: 'silent' });
+    return { path, code: cjs.code, imports };
+  } catch (err) {
+    const first = (err as { errors?: { text: string }[] }).errors?.[0];
+    throw new ScriptLoadError(`cannot load ${path}: ${first ? first.text : (err as Error).message}`);
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * Maps `k6` and `k6/*` specifiers to the runtime's modules and checks, at load time, that every
+ * name a script imports exists: anything else fails with "k6 API <name> is not supported by the
+ * Node runtime; run with k6". Protocol modules load only when a script imports them.
+ */
+import type { ModuleImports } from './bundle.ts';
+import { ScriptLoadError } from './bundle.ts';
+
+type Namespace = Record<string, unknown>;
+
+// Paths in variables: k6/http and k6/net/grpc are loaded on demand.
+const HTTP_MODULE = '../modules/http.ts';
+const GRPC_MODULE = '../modules/grpc.ts';
+
+const LOADERS: Record<string, () => Promise<Namespace>> = {
+  k6: () => import('../modules/k6.ts'),
+  'k6/metrics': () => import('../modules/metrics.ts'),
+  'k6/data': () => import('../modules/data.ts'),
+  'k6/execution': () => import('../modules/execution.ts'),
+  'k6/encoding': () => import('../modules/encoding.ts'),
+  'k6/crypto': () => import('../modules/crypto.ts'),
+  'k6/timers': () => import('../modules/timers.ts'),
+  'k6/http': () => import(/* @vite-ignore */ HTTP_MODULE),
+  'k6/net/grpc': () => import(/* @vite-ignore */ GRPC_MODULE),
+};
+
+/** The message k6-triton gives for every k6 API it does not implement. */
+export function unsupported(name: string): string {
+  return `k6 API ${name} is not supported by the Node runtime; run with k6`;
+}
+
+/** Loads the k6 modules a script imports; returns specifier → CommonJS-style exports for `require`. */
+export async function resolveK6Modules(imports: Map<string, ModuleImports>): Promise<Map<string, Namespace>> {
+  const out = new Map<string, Namespace>();
+  for (const [spec, used] of imports) {
+    const load = LOADERS[spec];
+    if (!load) throw new ScriptLoadError(unsupported(spec));
+    let ns: Namespace;
+    try {
+      ns = await load();
+    } catch (err) {
+      throw new ScriptLoadError(`cannot load the runtime's ${spec} module: ${(err as Error).message}`);
+    }
+    const def = (ns['default'] ?? {}) as Namespace;
+    for (const name of used.names) {
+      if (!(name in ns) && !(name in def)) throw new ScriptLoadError(unsupported(`${spec}.${name}`));
+    }
+    // __esModule tells esbuild's interop that `default` is the default export.
+    out.set(spec, Object.assign({ __esModule: true }, ns));
+  }
+  return out;
+}

@@ -1,0 +1,50 @@
+/**
+ * k6's log lines on stderr: `LEVL[SSSS] message  key=value ...`, SSSS = seconds since start.
+ * The script's console writes here, as k6's console does.
+ */
+import { inspect } from 'node:util';
+
+const started_ms = performance.now();
+let sink: (line: string) => void = (line) => process.stderr.write(line);
+
+/** Redirects log lines (tests capture them); returns the previous sink. */
+export function setLogSink(fn: (line: string) => void): (line: string) => void {
+  const prev = sink;
+  sink = fn;
+  return prev;
+}
+
+export type Level = 'INFO' | 'WARN' | 'ERRO' | 'DEBU';
+
+/** Writes one k6-style log line. */
+export function logLine(level: Level, message: string, fields: Record<string, string> = {}): void {
+  const secs = String(Math.floor((performance.now() - started_ms) / 1000)).padStart(4, '0');
+  const extra = Object.entries(fields)
+    .map(([k, v]) => `${k}=${/\s/.test(v) ? JSON.stringify(v) : v}`)
+    .join(' ');
+  sink(`${level}[${secs}] ${message}${extra ? ` ${extra}` : ''}\n`);
+}
+
+function format(args: unknown[]): string {
+  return args
+    .map((a) => {
+      if (typeof a === 'string') return a;
+      if (a instanceof Error) return a.stack ?? String(a);
+      try {
+        return typeof a === 'object' && a !== null ? JSON.stringify(a) : String(a);
+      } catch {
+        return inspect(a);
+      }
+    })
+    .join(' ');
+}
+
+/** The `console` a k6 script sees: log/info → INFO, warn → WARN, error → ERRO, debug dropped (k6 needs -v). */
+export const k6Console = {
+  log: (...args: unknown[]) => logLine('INFO', format(args), { source: 'console' }),
+  info: (...args: unknown[]) => logLine('INFO', format(args), { source: 'console' }),
+  warn: (...args: unknown[]) => logLine('WARN', format(args), { source: 'console' }),
+  error: (...args: unknown[]) => logLine('ERRO', format(args), { source: 'console' }),
+  debug: (..._args: unknown[]) => {},
+  trace: (..._args: unknown[]) => {},
+};

@@ -1,0 +1,64 @@
+/**
+ * The one module that owns HDR histograms. Time trends record nanoseconds (3 significant
+ * digits, auto-resizing), so memory stays flat however long the run; min, max, sum and count are
+ * kept exactly beside the histogram because k6 reports them exactly.
+ */
+import { build, type Histogram } from 'hdr-histogram-js';
+
+/** Largest value the histogram records (values above clamp here; min/max/avg stay exact). */
+const MAX_RECORDED = 2 ** 52;
+
+/** An HDR histogram plus the exact aggregates k6 reports. */
+export class TrendHistogram {
+  readonly #hist: Histogram;
+  count = 0;
+  sum = 0;
+  min = Number.POSITIVE_INFINITY;
+  max = Number.NEGATIVE_INFINITY;
+
+  /**
+   * @param scale factor from the trend's unit to the histogram's integers: 1e6 for time trends
+   *   (ms → ns, so sub-microsecond phases keep 3 significant digits), 1e3 for plain values.
+   */
+  constructor(readonly scale = 1e6) {
+    this.#hist = build({
+      numberOfSignificantValueDigits: 3,
+      autoResize: true,
+      bitBucketSize: 32,
+      useWebAssembly: false,
+    });
+  }
+
+  /** Records one value (ms for time trends); negative values count in min/avg but clamp to 0 in percentiles. */
+  add(value: number): void {
+    this.count++;
+    this.sum += value;
+    if (value < this.min) this.min = value;
+    if (value > this.max) this.max = value;
+    const scaled = Math.round(value * this.scale);
+    this.#hist.recordValue(scaled > 0 ? (scaled < MAX_RECORDED ? scaled : MAX_RECORDED) : 0);
+  }
+
+  /** Percentile p in [0, 100], clamped to the exact min and max so p(100) == max as in k6. */
+  percentile(p: number): number {
+    if (this.count === 0) return 0;
+    const v = this.#hist.getValueAtPercentile(p) / this.scale;
+    return Math.min(Math.max(v, this.min), this.max);
+  }
+
+  /** Average of all values, 0 when empty. */
+  avg(): number {
+    return this.count === 0 ? 0 : this.sum / this.count;
+  }
+
+  /** Adds every value of `other` into this one (merging histograms, never percentiles). */
+  merge(other: TrendHistogram): void {
+    if (other.count === 0) return;
+    if (other.scale !== this.scale) throw new Error('cannot merge histograms of different scales');
+    this.#hist.add(other.#hist);
+    this.count += other.count;
+    this.sum += other.sum;
+    if (other.min < this.min) this.min = other.min;
+    if (other.max > this.max) this.max = other.max;
+  }
+}

@@ -1,0 +1,87 @@
+/** `k6/execution`: the running VU, scenario, instance and test, read from the current VU. */
+import { TestAbortError } from '../run-state.ts';
+import { currentRuntimeVu } from '../vu.ts';
+
+function scenarioDuration_ms(vu: ReturnType<typeof currentRuntimeVu>): number {
+  const c = vu.scenario?.config;
+  if (!c) return 0;
+  if (c.duration_ms) return c.duration_ms;
+  if (c.stages.length) return c.stages.reduce((a, s) => a + s.duration_ms, 0);
+  return c.maxDuration_ms;
+}
+
+export const vu = {
+  get idInTest(): number {
+    return currentRuntimeVu().idInTest;
+  },
+  get idInInstance(): number {
+    return currentRuntimeVu().idInTest;
+  },
+  get iterationInInstance(): number {
+    return Math.max(0, currentRuntimeVu().iterationInInstance);
+  },
+  get iterationInScenario(): number {
+    return Math.max(0, currentRuntimeVu().iterationInScenario);
+  },
+  get tags(): Record<string, string> {
+    return { ...currentRuntimeVu().tags() };
+  },
+};
+
+export const scenario = {
+  get name(): string {
+    return currentRuntimeVu().scenario?.config.name ?? '';
+  },
+  get executor(): string {
+    return currentRuntimeVu().scenario?.config.executor ?? '';
+  },
+  get startTime(): number {
+    return Math.floor(currentRuntimeVu().scenario?.startTime_epoch_ms ?? 0);
+  },
+  get progress(): number {
+    const v = currentRuntimeVu();
+    const total = scenarioDuration_ms(v);
+    if (!v.scenario || total <= 0) return 0;
+    return Math.min(1, (performance.now() - v.scenario.start_ms) / total);
+  },
+  get iterationInInstance(): number {
+    return Math.max(0, currentRuntimeVu().iterationInTest);
+  },
+  get iterationInTest(): number {
+    return Math.max(0, currentRuntimeVu().iterationInTest);
+  },
+};
+
+export const instance = {
+  get iterationsInterrupted(): number {
+    return currentRuntimeVu().run.iterationsInterrupted;
+  },
+  get iterationsCompleted(): number {
+    return currentRuntimeVu().run.iterationsCompleted;
+  },
+  get vusActive(): number {
+    return currentRuntimeVu().run.vusActive;
+  },
+  get vusInitialized(): number {
+    return currentRuntimeVu().run.vusInitialized;
+  },
+  get currentTestRunDuration(): number {
+    const run = currentRuntimeVu().run;
+    return run.start_ms ? performance.now() - run.start_ms : 0;
+  },
+};
+
+export const test = {
+  /** Stops the whole test now with exit code 108; teardown and handleSummary still run. */
+  abort(reason?: string): never {
+    const err = new TestAbortError(reason);
+    // Requested before throwing, so a script that catches the error still stops.
+    currentRuntimeVu().run.requestAbort(108, err.message);
+    throw err;
+  },
+  get options(): Record<string, unknown> {
+    return currentRuntimeVu().run.options?.raw ?? {};
+  },
+};
+
+export default { vu, scenario, instance, test };

@@ -1,0 +1,127 @@
+/**
+ * Consolidates a test's options as k6 does: k6's defaults < the script's `options` < CLI flags.
+ * Execution shortcuts on the CLI (duration, iterations) replace the script's scenarios.
+ */
+import { validateTrendStat, DEFAULT_TREND_STATS } from '../metrics/values.ts';
+import { parseDuration } from './duration.ts';
+import { parseScenario, type ScenarioConfig, scenarioFromShortcuts } from './scenarios.ts';
+
+export type { ScenarioConfig, Stage, ExecutorName } from './scenarios.ts';
+
+/** Options the CLI (or runTest's caller) sets; they win over the script's. */
+export interface OptionOverrides {
+  vus?: number;
+  duration?: string;
+  iterations?: number;
+  summaryTrendStats?: string[];
+  summaryTimeUnit?: string;
+  tags?: Record<string, string>;
+  noConnectionReuse?: boolean;
+  discardResponseBodies?: boolean;
+}
+
+/** The consolidated options the engine runs with (durations in ms). */
+export interface TestOptions {
+  scenarios: ScenarioConfig[];
+  thresholds: unknown;
+  summaryTrendStats: string[];
+  summaryTimeUnit: string | null;
+  tags: Record<string, string>;
+  discardResponseBodies: boolean;
+  noConnectionReuse: boolean;
+  setupTimeout_ms: number;
+  teardownTimeout_ms: number;
+  /** The merged options object, as exec.test.options shows it. */
+  raw: Record<string, unknown>;
+}
+
+/** Thrown for bad configuration: k6 exits with 104. */
+export class InvalidConfigError extends Error {}
+
+function boolOpt(v: unknown, what: string): boolean {
+  if (v === undefined || v === null) return false;
+  if (typeof v !== 'boolean')
+    throw new Error(`invalid option ${what}: expected true or false, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+/** Merges script options and overrides, validates them and derives the scenarios. */
+export function consolidateOptions(script: unknown, over: OptionOverrides = {}): TestOptions {
+  try {
+    return consolidate(script, over);
+  } catch (err) {
+    if (err instanceof InvalidConfigError) throw err;
+    throw new InvalidConfigError((err as Error).message);
+  }
+}
+
+function consolidate(script: unknown, over: OptionOverrides): TestOptions {
+  if (script !== undefined && (script === null || typeof script !== 'object' || Array.isArray(script))) {
+    throw new Error('invalid options: the exported `options` must be an object');
+  }
+  const s = { ...((script as Record<string, unknown>) ?? {}) };
+  const cliShortcut = over.duration !== undefined || over.iterations !== undefined;
+  let rawScenarios: Record<string, unknown>;
+  if (cliShortcut || (s['scenarios'] === undefined && over.vus !== undefined)) {
+    rawScenarios = {
+      default: scenarioFromShortcuts({
+        vus: over.vus ?? (s['vus'] as number | undefined),
+        duration: over.duration ?? (cliShortcut ? undefined : s['duration']),
+        iterations: over.iterations ?? (cliShortcut ? undefined : (s['iterations'] as number | undefined)),
+        stages: cliShortcut ? undefined : s['stages'],
+      }),
+    };
+  } else if (s['scenarios'] !== undefined) {
+    if (!s['scenarios'] || typeof s['scenarios'] !== 'object' || Array.isArray(s['scenarios'])) {
+      throw new Error('invalid options.scenarios: expected an object {name: {executor, ...}}');
+    }
+    rawScenarios = s['scenarios'] as Record<string, unknown>;
+  } else {
+    for (const k of ['vus', 'iterations'] as const) {
+      if (
+        s[k] !== undefined &&
+        (typeof s[k] !== 'number' || !Number.isInteger(s[k]) || (s[k] as number) < 0)
+      ) {
+        throw new Error(`invalid option ${k}: ${JSON.stringify(s[k])} (expected an integer >= 0)`);
+      }
+    }
+    rawScenarios = {
+      default: scenarioFromShortcuts({
+        vus: s['vus'] as number | undefined,
+        duration: s['duration'],
+        iterations: s['iterations'] as number | undefined,
+        stages: s['stages'],
+      }),
+    };
+  }
+  const scenarios = Object.entries(rawScenarios).map(([name, raw]) => parseScenario(name, raw));
+  if (scenarios.length === 0) throw new Error('invalid options.scenarios: no scenario defined');
+
+  const trendStats =
+    over.summaryTrendStats ?? (s['summaryTrendStats'] as string[] | undefined) ?? DEFAULT_TREND_STATS;
+  if (!Array.isArray(trendStats))
+    throw new Error('invalid option summaryTrendStats: expected an array of strings');
+  for (const st of trendStats) validateTrendStat(String(st));
+  const timeUnit = over.summaryTimeUnit ?? (s['summaryTimeUnit'] as string | undefined) ?? null;
+  if (timeUnit !== null && !['s', 'ms', 'us'].includes(timeUnit)) {
+    throw new Error(`invalid option summaryTimeUnit: ${JSON.stringify(timeUnit)} (one of s, ms, us)`);
+  }
+  const tags: Record<string, string> = {};
+  for (const [k, v] of Object.entries((s['tags'] as Record<string, unknown>) ?? {})) tags[k] = String(v);
+  Object.assign(tags, over.tags ?? {});
+
+  const raw = { ...s, summaryTrendStats: trendStats, summaryTimeUnit: timeUnit, tags };
+  return {
+    scenarios,
+    thresholds: s['thresholds'],
+    summaryTrendStats: trendStats.map(String),
+    summaryTimeUnit: timeUnit,
+    tags,
+    discardResponseBodies:
+      over.discardResponseBodies ?? boolOpt(s['discardResponseBodies'], 'discardResponseBodies'),
+    noConnectionReuse: over.noConnectionReuse ?? boolOpt(s['noConnectionReuse'], 'noConnectionReuse'),
+    setupTimeout_ms: parseDuration(s['setupTimeout'] ?? '60s', 'setupTimeout'),
+    teardownTimeout_ms: parseDuration(s['teardownTimeout'] ?? '60s', 'teardownTimeout'),
+    raw,
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * `--out json=FILE`: k6's NDJSON. A `Metric` line the first time a metric gets a sample, then one
+ * `Point` line per sample: {"type":"Point","data":{"time","value","tags"},"metric":name}.
+ */
+import type { SampleOutput } from '../metrics/pipeline.ts';
+import type { Metric } from '../metrics/registry.ts';
+import type { Tags } from '../vu-context.ts';
+import { BufferedWriter } from './writer.ts';
+
+/** RFC 3339 time with microseconds, UTC ("2026-11-22T07:40:01.123456Z"). */
+export function rfc3339(time_ms: number): string {
+  const whole = Math.floor(time_ms);
+  const iso = new Date(whole).toISOString(); // ...:01.123Z
+  const micros = String(Math.floor((time_ms - whole) * 1000)).padStart(3, '0');
+  return `${iso.slice(0, -1)}${micros}Z`;
+}
+
+/** Writes k6's JSON output lines. */
+export class JsonOutput implements SampleOutput {
+  readonly #w: BufferedWriter;
+  readonly #declared = new Set<Metric>();
+  readonly #tagJson = new WeakMap<Tags, string>();
+
+  constructor(
+    path: string,
+    readonly thresholdsOf: (metric: string) => string[] = () => [],
+  ) {
+    this.#w = new BufferedWriter(path);
+  }
+
+  sample(metric: Metric, value: number, tags: Tags, time_ms: number): void {
+    if (!this.#declared.has(metric)) {
+      this.#declared.add(metric);
+      const subs = metric.submetrics.length ? metric.submetrics.map((s) => s.name) : null;
+      this.#w.write(
+        `${JSON.stringify({
+          type: 'Metric',
+          data: {
+            name: metric.name,
+            type: metric.type,
+            contains: metric.contains,
+            thresholds: this.thresholdsOf(metric.name),
+            submetrics: subs,
+          },
+          metric: metric.name,
+        })}\n`,
+      );
+    }
+    // VUs reuse one tags object per scenario/group, so its JSON is computed once.
+    let tj = this.#tagJson.get(tags);
+    if (tj === undefined) {
+      tj = JSON.stringify(tags);
+      this.#tagJson.set(tags, tj);
+    }
+    this.#w.write(
+      `{"type":"Point","data":{"time":"${rfc3339(time_ms)}","value":${Number.isFinite(value) ? value : 0},"tags":${tj}},"metric":${JSON.stringify(metric.name)}}\n`,
+    );
+  }
+
+  close(): Promise<void> {
+    return this.#w.close();
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * A virtual user: its own instance of the script's module (k6 evaluates the init context per
+ * VU), its identity and iteration counters, the tags its samples carry, its sleep debt and
+ * the clean-ups protocol modules register. Implements the VuState seam of vu-context.ts.
+ */
+import type { Group } from './groups.ts';
+import type { ScenarioRuntime, TestRun } from './run-state.ts';
+import { currentVu, type ModuleOptions, type Sample, type Tags, type VuState } from './vu-context.ts';
+
+/** A VU; `idInTest` 0 is the VU that reads options and runs setup, teardown and handleSummary. */
+export class VU implements VuState {
+  inInit = true;
+  exports: Record<string, unknown> = {};
+  /** This VU's copy of setup()'s data (k6 hands every VU its own deserialized copy). */
+  data: unknown = undefined;
+  dataReady = false;
+  scenario: ScenarioRuntime | null = null;
+  iterationInInstance = -1;
+  iterationInScenario = -1;
+  /** Scenario-wide number of the running iteration (exec.scenario.iterationInTest). */
+  iterationInTest = -1;
+  group: Group;
+  env: Record<string, string>;
+  retired = false;
+  /** Monotonic time until which `sleep()` calls made so far keep the iteration going. */
+  sleepUntil_ms = 0;
+  /** Set while an iteration runs: ends it early when the scenario's graceful stop runs out. */
+  interrupt: (() => void) | null = null;
+  /** Monotonic time of the VU loop's last yield to the event loop. */
+  lastYield_ms = 0;
+  options: ModuleOptions;
+  #tags: Tags | null = null;
+  readonly #retireFns: (() => void | Promise<void>)[] = [];
+  readonly #timers = new Set<NodeJS.Timeout>();
+
+  constructor(
+    readonly idInTest: number,
+    readonly run: TestRun,
+  ) {
+    this.group = run.rootGroup;
+    this.env = run.env;
+    this.options = { discardResponseBodies: false, noConnectionReuse: false };
+  }
+
+  /** The tags of this VU's samples now; one cached object, rebuilt when the scenario or group changes. Do not mutate. */
+  tags(): Tags {
+    if (this.#tags) return this.#tags;
+    const t: Tags = { ...(this.run.options?.tags ?? {}) };
+    if (this.scenario) {
+      Object.assign(t, this.scenario.tags);
+      t['scenario'] = this.scenario.config.name;
+    }
+    t['group'] = this.group.path;
+    this.#tags = t;
+    return t;
+  }
+
+  /** Moves the VU to another group (k6's group()) or scenario; invalidates the tag cache. */
+  setGroup(g: Group): void {
+    this.group = g;
+    this.#tags = null;
+  }
+
+  /** Assigns the VU to a scenario (or none), resetting its per-scenario iteration counter. */
+  setScenario(sc: ScenarioRuntime | null): void {
+    this.scenario = sc;
+    this.iterationInScenario = -1;
+    this.env = sc ? sc.env : this.run.env;
+    this.#tags = null;
+  }
+
+  emit(samples: Sample[]): void {
+    if (this.retired) return;
+    const p = this.run.pipeline;
+    for (let i = 0; i < samples.length; i++) {
+      const s = samples[i]!;
+      p.addByName(s.metric, s.value, s.tags, s.time);
+    }
+  }
+
+  onRetire(fn: () => void | Promise<void>): void {
+    this.#retireFns.push(fn);
+  }
+
+  /**
+   * k6's sleep(): adds to the VU's sleep debt and returns a thenable. `await sleep(1)` waits;
+   * a bare `sleep(1)` (k6 scripts' usual form) still holds the iteration open until the debt
+   * is paid, because the engine waits for it before the iteration ends.
+   */
+  sleep(seconds: number): PromiseLike<void> {
+    const now = performance.now();
+    const base = this.sleepUntil_ms > now ? this.sleepUntil_ms : now;
+    const until = base + Math.max(0, Number(seconds) || 0) * 1000;
+    this.sleepUntil_ms = until;
+    // A lazy thenable: the timer exists only when the script awaits; a bare sleep() costs nothing.
+    // biome-ignore lint/suspicious/noThenProperty: intentionally awaitable
+    return { then: (ok, fail) => this.waitUntil(until).then(ok, fail) };
+  }
+
+  /** Resolves at monotonic time `until_ms`; never resolves if the VU retires first. */
+  waitUntil(until_ms: number): Promise<void> {
+    const delay = until_ms - performance.now();
+    if (delay <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.#timers.delete(t);
+        resolve();
+      }, delay);
+      this.#timers.add(t);
+    });
+  }
+
+  /** Ends the running iteration now (graceful stop ran out): pending sleeps are dropped. */
+  interruptIteration(): void {
+    for (const t of this.#timers) clearTimeout(t);
+    this.#timers.clear();
+    this.interrupt?.();
+  }
+
+  /** Retires the VU: pending sleeps are dropped and module clean-ups (connections) run. */
+  async retire(): Promise<void> {
+    if (this.retired) return;
+    this.retired = true;
+    for (const t of this.#timers) clearTimeout(t);
+    this.#timers.clear();
+    this.interrupt?.();
+    await Promise.allSettled(this.#retireFns.splice(0).map(async (fn) => fn()));
+  }
+}
+
+/** The runtime VU whose code runs now; throws outside a VU (a k6 API called from elsewhere). */
+export function currentRuntimeVu(): VU {
+  const s = currentVu();
+  if (!(s instanceof VU)) throw new Error('k6 API called outside a VU of this runtime');
+  return s;
+}

@@ -174,6 +174,9 @@ async function startWorkerRunner(spec: SessionSpec): Promise<SessionRunner> {
       reply.error ? reject(new Error(reply.error)) : resolve(reply),
     );
     worker.once('error', reject);
+    worker.once('exit', (code) =>
+      reject(new Error(`onnx worker thread exited with code ${code} while loading`)),
+    );
   });
   const fail = (error: Error) => {
     failure = error;

@@ -4,6 +4,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { modelIds } from '../models/index.ts';
 import { DEFAULT_COUNT, DEFAULT_SEED, ensurePayloads } from '../payloads/index.ts';
+import { fetchLiveEntry } from '../payloads/live-fetch.ts';
 
 function positiveInt(name: string) {
   return (value: string): number => {
@@ -34,7 +35,15 @@ export function registerPayloads(program: Command): void {
   program
     .command('payloads')
     .description('Generate a payload set for a model (cached in payloads/cache/) and print its manifest path')
-    .requiredOption('-m, --model <id>', `catalog model: ${modelIds().join(', ')}`)
+    .requiredOption(
+      '-m, --model <id>',
+      `catalog model (${modelIds().join(', ')}), or a model name with --url`,
+    )
+    .option(
+      '--url <http-url>',
+      "any served model: read its inputs from this KServe v2 server's metadata and config",
+    )
+    .option('--model-version <v>', 'model version on the server (with --url)')
     .option('-b, --batch <n>', 'rows per request (default: the catalog batch)', positiveInt('--batch'))
     .option(
       '-p, --precision <p>',
@@ -71,8 +80,9 @@ export function registerPayloads(program: Command): void {
     .option('-o, --out <dir>', 'cache root (default: payloads/cache)')
     .option('-f, --force', 'regenerate even when the set is cached')
     .action(async (opts) => {
+      const model = opts.url ? await fetchLiveEntry(opts.url, opts.model, opts.modelVersion) : opts.model;
       const ref = await ensurePayloads({
-        model: opts.model,
+        model,
         batch: opts.batch,
         precision: opts.precision,
         count: opts.count,

@@ -10,6 +10,7 @@ import {
   SERVER_COUNTERS,
   statsName,
   subMetricKey,
+  subWindowKey,
 } from './load/names.ts';
 import { parsePositiveNumber } from './load/parse.ts';
 import { parseThresholdExpr } from './load/threshold-expr.ts';
@@ -142,6 +143,11 @@ export interface BudgetThresholdOptions {
   errorMetric?: string;
   /** Add probes for the `<level>_stats` server counters (the script must create them). @default true */
   serverStats?: boolean;
+  /**
+   * Sub-windows per level for the stability verdict: probes on `<metric>{scenario:L,window:i}`; requests must
+   * carry windowTags() (lib/load/windows.ts). @default 0 (off)
+   */
+  subWindows?: number;
 }
 
 /** Whether a budget applies to a level name. */
@@ -184,6 +190,8 @@ export function budgetThresholds(
       thresholds[subMetricKey('http_req_sending', level)] = ['max>=0'];
       thresholds[subMetricKey('http_req_receiving', level)] = ['max>=0'];
     }
+    for (let i = 0; i < (options.subWindows ?? 0); i++)
+      thresholds[subWindowKey(metric, level, i)] = ['max>=0'];
     if (options.serverStats ?? true) {
       for (const counter of Object.values(SERVER_COUNTERS)) {
         thresholds[subMetricKey(counter, statsName(level))] = ['count>=0'];

@@ -11,6 +11,7 @@ import {
   type ServerCounterField,
   statsName,
   subMetricKey,
+  subWindowKey,
 } from '../lib/load/names.ts';
 import type { LoadMode } from '../lib/load/shapes.ts';
 import { serverAverages_us, type ServerStatsDelta } from '../lib/load/server-stats.ts';
@@ -57,7 +58,10 @@ export interface FromSummaryInput {
   errorMetric?: string;
   /** Server deltas per level name, when the runner measured them outside k6 metrics. */
   serverStats?: Readonly<Record<string, ServerStatsDelta>>;
-  /** Per-window records per level name, for perf_analyzer's stability verdict. */
+  /**
+   * Per-window records per level name, for perf_analyzer's stability verdict. When omitted, the sub-window
+   * sub-metrics `<metric>{scenario:L,window:i}` in the summary are used if present.
+   */
   windows?: Readonly<Record<string, readonly WindowRecord[]>>;
   /** Stability tolerance, percent. @default 10 */
   stability_pct?: number;
@@ -126,6 +130,23 @@ function serverFromSummary(summary: K6SummaryData, level: string): ServerStatsDe
   return seen ? delta : undefined;
 }
 
+/** Per-sub-window records of a level from `<metric>{scenario:L,window:i}` keys (none when not tagged). */
+export function windowsFromSummary(
+  summary: K6SummaryData,
+  metric: string,
+  ref: LevelRef,
+  batch: number,
+): WindowRecord[] {
+  const found: { count: number; avg_ms: number }[] = [];
+  for (let i = 0; ; i++) {
+    const values = normalize(summary.metrics[subWindowKey(metric, ref.name, i)])?.values;
+    if (!values) break;
+    found.push({ count: values['count'] ?? 0, avg_ms: values['avg'] ?? 0 });
+  }
+  const part_s = ref.window_s / Math.max(1, found.length);
+  return found.map((w) => ({ throughput: (w.count * batch) / part_s, avg_latency_us: ms_to_us(w.avg_ms) }));
+}
+
 function verdicts(summary: K6SummaryData, level: string): BudgetVerdict[] {
   const suffix = `{scenario:${level}}`;
   const out: BudgetVerdict[] = [];
@@ -174,8 +195,9 @@ export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
       : 0;
     const errorValues = get(errorMetric);
     const errors = errorValues?.['passes'] ?? Math.round((errorValues?.['rate'] ?? 0) * requests);
-    const windows = input.windows?.[ref.name];
-    const stability = windows ? judgeStability(windows, { stability_pct: input.stability_pct }) : undefined;
+    const windows = input.windows?.[ref.name] ?? windowsFromSummary(summary, metric, ref, batch);
+    const stability =
+      windows.length > 0 ? judgeStability(windows, { stability_pct: input.stability_pct }) : undefined;
     results.push({
       mode: ref.mode,
       level: ref.level,

@@ -4,15 +4,8 @@
  * Built with junit-report-builder (xmlbuilder escapes the text).
  */
 import junit from 'junit-report-builder';
-import { formatMeasured, splitMetricKey } from './markdown.ts';
-import type { BudgetVerdict, RunReport } from './types.ts';
-
-/** The failure line for one missed budget (also used for console output). */
-export function verdictMessage(verdict: BudgetVerdict): string {
-  const { metric, level } = splitMetricKey(verdict.metric);
-  const state = verdict.ok ? 'met' : 'missed';
-  return `${metric} at level ${level}: budget ${verdict.expr} ${state}, measured ${formatMeasured(verdict)}`;
-}
+import type { RunReport } from './types.ts';
+import { splitMetricKey, verdictMessage } from './verdicts.ts';
 
 /** Renders the run's verdicts as JUnit XML text; a run with no budgets yields an empty suite. */
 export function junitXml(report: RunReport): string {

@@ -2,8 +2,9 @@
  * report.md: the seeds' table (level, throughput, avg/p90/p95/p99 latency in ms), the latency breakdown
  * that seed 002 draws (client, network, server queue and compute) and the budget verdicts. Pure.
  */
-import { msFixed, formatG } from './format.ts';
-import type { BudgetVerdict, LevelResult, RunReport } from './types.ts';
+import { formatG, msFixed } from './format.ts';
+import { formatMeasured, splitMetricKey } from './verdicts.ts';
+import type { LevelResult, RunReport } from './types.ts';
 
 function table(header: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
@@ -74,20 +75,6 @@ export function breakdownTable(results: readonly LevelResult[]): string {
     result.server ? String(result.server.request_count) : 'n/a',
   ]);
   return table(header, rows);
-}
-
-/** A measured value in the metric's own unit: ms for durations, percent for rates, plain for counts. */
-export function formatMeasured(verdict: BudgetVerdict): string {
-  if (verdict.measured === null) return 'no data';
-  if (verdict.expr.trim().startsWith('rate')) return `${(verdict.measured * 100).toFixed(2)}%`;
-  if (/duration|sending|receiving|waiting/.test(verdict.metric)) return `${verdict.measured.toFixed(2)} ms`;
-  return formatG(verdict.measured);
-}
-
-/** The base metric name and the level of a sub-metric key (`http_req_duration{scenario:c8}`). */
-export function splitMetricKey(key: string): { metric: string; level: string } {
-  const match = /^([^{]+)\{scenario:([^}]+)\}$/.exec(key);
-  return match ? { metric: match[1]!, level: match[2]! } : { metric: key, level: '' };
 }
 
 /** One row per budget verdict, failures first so they are seen. */

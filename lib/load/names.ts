@@ -40,6 +40,16 @@ export function subMetricKey(metric: string, scenario: string): string {
   return `${metric}{scenario:${scenario}}`;
 }
 
+/** Request tag naming the sub-window of a measurement window a request started in ('0', '1', '2'). */
+export const WINDOW_TAG = 'window';
+/** perf_analyzer judges stability over 3 consecutive windows. */
+export const DEFAULT_SUB_WINDOWS = 3;
+
+/** A per-sub-window sub-metric key: `http_req_duration{scenario:c8,window:0}` (tags in alphabetical order). */
+export function subWindowKey(metric: string, scenario: string, index: number): string {
+  return `${metric}{scenario:${scenario},${WINDOW_TAG}:${index}}`;
+}
+
 /** The request-duration Trend per protocol (k6's built-ins). */
 export type RequestMetric = 'http_req_duration' | 'grpc_req_duration';
 

@@ -101,6 +101,14 @@ describe('budgetThresholds', () => {
     ).not.toContain('triton_queue_us{scenario:c8_stats}');
   });
 
+  it('probes per-sub-window latency when asked, for the stability verdict', () => {
+    const t = budgetThresholds(budget, ['c8'], {}, 'http_req_duration', { subWindows: 3 });
+    expect(t['http_req_duration{scenario:c8,window:0}']).toEqual(['max>=0']);
+    expect(t['http_req_duration{scenario:c8,window:2}']).toEqual(['max>=0']);
+    expect(t).not.toHaveProperty('http_req_duration{scenario:c8,window:3}');
+    expect(Object.keys(budgetThresholds(budget, ['c8'], {})).some((k) => k.includes('window:'))).toBe(false);
+  });
+
   it('judges only the named levels and probes the others', () => {
     const t = budgetThresholds({ ...budget, levels: ['c8'] }, ['c1', 'c8'], {});
     expect(t['http_req_duration{scenario:c1}']).toEqual(['max>=0']);

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { buildRunReport, levelsFromSummary, ms_to_us } from '../../report/from-summary.ts';
+import {
+  buildRunReport,
+  levelsFromSummary,
+  ms_to_us,
+  windowsFromSummary,
+} from '../../report/from-summary.ts';
 import { summary } from './fixture.ts';
 
 const levels = [
@@ -131,6 +136,48 @@ describe('levelsFromSummary', () => {
     });
     expect(c1!.stable).toBe(true);
     expect(c2!.stable).toBe(false);
+  });
+});
+
+describe('stability from sub-window sub-metrics', () => {
+  const sub = (avg: number, count: number) => ({ type: 'trend', contains: 'time', values: { avg, count } });
+  const tagged = (counts: number[], avgs: number[]) => ({
+    metrics: {
+      'http_req_duration{scenario:c2}': { type: 'trend', contains: 'time', values: { avg: 2, count: 300 } },
+      ...Object.fromEntries(
+        counts.map((n, i) => [`http_req_duration{scenario:c2,window:${i}}`, sub(avgs[i]!, n)]),
+      ),
+    },
+  });
+
+  it('marks a level stable when its thirds agree, unstable when they drift', () => {
+    const [steady] = levelsFromSummary({
+      summary: tagged([100, 102, 98], [2, 2.05, 1.95]),
+      batch: 1,
+      window_s: 6,
+    });
+    expect(steady!.stable).toBe(true);
+    expect(steady!.stability_spread_pct).toBeCloseTo(2.5, 5);
+    const [drifting] = levelsFromSummary({
+      summary: tagged([100, 100, 100], [2, 2, 3]),
+      batch: 1,
+      window_s: 6,
+    });
+    expect(drifting!.stable).toBe(false);
+  });
+
+  it('turns sub-window counts into throughput over a third of the window', () => {
+    const level = { name: 'c2', mode: 'concurrency' as const, level: 2, window_s: 6 };
+    expect(windowsFromSummary(tagged([100, 50, 10], [1, 1, 1]), 'http_req_duration', level, 2)).toEqual([
+      { throughput: 100, avg_latency_us: 1000 },
+      { throughput: 50, avg_latency_us: 1000 },
+      { throughput: 10, avg_latency_us: 1000 },
+    ]);
+  });
+
+  it('leaves stability unjudged without sub-windows', () => {
+    const [plain] = levelsFromSummary({ summary: tagged([], []), batch: 1, window_s: 6 });
+    expect(plain!.stable).toBeUndefined();
   });
 });
 

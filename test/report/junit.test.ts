@@ -1,6 +1,7 @@
 import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
-import { junitXml, verdictMessage } from '../../report/junit.ts';
+import { junitXml } from '../../report/junit.ts';
+import { missedBudgetLines, verdictMessage } from '../../report/verdicts.ts';
 import { level, report } from './fixture.ts';
 
 describe('junitXml', () => {
@@ -39,6 +40,13 @@ describe('junitXml', () => {
     expect(xml).toContain('a&lt;b&amp;');
     expect(() => new XMLParser().parse(xml)).not.toThrow();
     expect(xml).toContain('p(95)&lt;20');
+  });
+
+  it('lists missed budgets for the console', () => {
+    expect(missedBudgetLines(results)).toEqual([
+      'budget missed: http_req_duration at level c8: budget p(95)<20 missed, measured 24.50 ms',
+      'budget missed: http_req_duration at level c8: budget p(99)<30 missed, measured 40.00 ms',
+    ]);
   });
 
   it('words a met budget too', () => {

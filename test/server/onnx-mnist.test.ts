@@ -50,6 +50,8 @@ function argmaxRows(output: TensorData): number[] {
   return rows;
 }
 
+if (!hasOnnxRuntime) console.warn(suiteName);
+
 describe.skipIf(!hasOnnxRuntime)(suiteName, () => {
   const { test } = loadDigitSplit();
   const open: Backend[] = [];

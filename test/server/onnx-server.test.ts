@@ -60,6 +60,8 @@ async function stats(server: RunningServer, model: string) {
   return body.model_stats[0];
 }
 
+if (!hasOnnxRuntime) console.warn(suiteName);
+
 describe.skipIf(!hasOnnxRuntime)(suiteName, () => {
   let server: RunningServer | undefined;
   let repoDir: string | undefined;

@@ -1,0 +1,37 @@
+/** config.pbtxt texts of the test repository (written as a Triton user would). */
+
+/** Two INT32 inputs, two outputs, batching up to 8, no dynamic batcher; simulated with no compute time. */
+export const SIMPLE = `
+name: "simple"
+backend: "simulated"
+max_batch_size: 8
+input [
+  { name: "INPUT0" data_type: TYPE_INT32 dims: [ 16 ] },
+  { name: "INPUT1" data_type: TYPE_INT32 dims: [ 16 ] }
+]
+output [
+  { name: "OUTPUT0" data_type: TYPE_FP32 dims: [ 16 ] },
+  { name: "OUTPUT1" data_type: TYPE_INT32 dims: [ 4 ] }
+]
+parameters { key: "compute_ms" value: { string_value: "0" } }
+`;
+
+/** No batch dimension, one FP32 input (raw binary requests), like the catalog's MNIST. */
+export const NOBATCH = `
+name: "nobatch"
+backend: "simulated"
+max_batch_size: 0
+input [ { name: "input.1" data_type: TYPE_FP32 dims: [ 1, 1, 28, 28 ] } ]
+output [ { name: "output" data_type: TYPE_FP32 dims: [ 1, 10 ] } ]
+parameters { key: "compute_ms" value: { string_value: "0" } }
+`;
+
+/** A BYTES model. */
+export const STRINGS = `
+name: "strings"
+backend: "simulated"
+max_batch_size: 4
+input [ { name: "TEXT" data_type: TYPE_STRING dims: [ 2 ] } ]
+output [ { name: "LABEL" data_type: TYPE_STRING dims: [ 1 ] } ]
+parameters { key: "compute_ms" value: { string_value: "0" } }
+`;

@@ -38,6 +38,8 @@ interface SessionRunner {
 }
 
 interface SessionSpec {
+  /** file: URL of onnxruntime-node's entry point. */
+  ortUrl: string;
   modelPath: string;
   sessionOptions: Record<string, unknown>;
 }
@@ -74,7 +76,14 @@ export function makeOnnxBackendFactory(options: OnnxBackendOptions = {}): Backen
       }
       return n;
     };
+    let ortUrl: string;
+    try {
+      ortUrl = pathToFileURL(resolveOnnxRuntime()).href;
+    } catch (error) {
+      throw new Error(`model ${ctx.modelName}: ${(error as Error).message}`);
+    }
     const spec: SessionSpec = {
+      ortUrl,
       modelPath,
       sessionOptions: {
         // One thread per instance, as Triton's CPU instances: parallelism comes from instance_group count.
@@ -121,7 +130,7 @@ function onnxBackend(ctx: BackendContext, runner: SessionRunner, copyInputs: boo
 }
 
 async function startMainRunner(spec: SessionSpec): Promise<SessionRunner> {
-  const ort = (await import(pathToFileURL(resolveOnnxRuntime()).href)) as typeof import('onnxruntime-node');
+  const ort = (await import(spec.ortUrl)) as typeof import('onnxruntime-node');
   const session = await ort.InferenceSession.create(spec.modelPath, spec.sessionOptions);
   const meta = (
     list: readonly { name: string; isTensor: boolean; shape?: readonly (number | string)[] }[] = [],
@@ -159,7 +168,7 @@ interface WorkerReply {
 
 async function startWorkerRunner(spec: SessionSpec): Promise<SessionRunner> {
   const worker = new Worker(fileURLToPath(WORKER_URL), {
-    workerData: { ortUrl: pathToFileURL(resolveOnnxRuntime()).href, ...spec },
+    workerData: spec,
     // The worker is plain JavaScript: no TypeScript loader needed, none inherited.
     execArgv: [],
   });

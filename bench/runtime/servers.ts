@@ -1,0 +1,109 @@
+/**
+ * Trivial servers for the runtime benchmarks, run in a child process so that the server has its own
+ * event loop (and core), as with k6 against a separate Node server. Usage (internal):
+ *   node --import tsx bench/runtime/servers.ts http|grpc <response_bytes>
+ * prints "PORT <n>" on stdout once listening.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { Http2Server, ServerHttp2Session } from 'node:http2';
+import type { Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+/** HTTP/2 receive window of the gRPC benchmark server. */
+const WINDOW_BYTES = 16 * 1024 * 1024;
+
+/** CPU time (user + system) of a process in ms, from /proc; 0 where /proc is absent. */
+export function processCpu_ms(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** A running benchmark server in a child process. */
+export interface BenchServer {
+  port: number;
+  child: ChildProcess;
+  stop(): void;
+}
+
+/** Starts `kind` server in a child process answering every request at once with `response_bytes` bytes. */
+export function startServer(kind: 'http' | 'grpc', response_bytes: number): Promise<BenchServer> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(import.meta.url), kind, String(response_bytes)],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /PORT (\d+)/.exec(out);
+      if (m) resolve({ port: Number(m[1]), child, stop: () => child.kill('SIGTERM') });
+    });
+    child.once('exit', (code) => reject(new Error(`bench server exited with code ${code}`)));
+  });
+}
+
+async function serveHttp(response_bytes: number): Promise<void> {
+  const payload = Buffer.alloc(response_bytes, 0x61);
+  const server = createServer((req, res) => {
+    req.on('data', () => undefined);
+    req.on('end', () => {
+      res.setHeader('content-type', 'application/octet-stream');
+      res.end(payload);
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, '127.0.0.1', () => {
+    const addr = server.address();
+    process.stdout.write(`PORT ${typeof addr === 'object' && addr ? addr.port : 0}\n`);
+  });
+}
+
+async function serveGrpc(response_bytes: number): Promise<void> {
+  const grpc = await import('@grpc/grpc-js');
+  const { benchService } = await import('./bench-proto.ts');
+  const service = benchService();
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': 64 * 1024 * 1024,
+    'grpc.max_send_message_length': 64 * 1024 * 1024,
+  });
+  const reply = service.encodeReply(response_bytes);
+  server.addService(service.definition, {
+    Infer: (_call: unknown, cb: (err: null, value: Buffer) => void) => cb(null, reply),
+  });
+  server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, port) => {
+    if (err) throw err;
+    // grpc-js servers keep HTTP/2's 64 KiB receive window, which stalls 600 KB requests on round trips;
+    // gRPC C++ (Triton) and grpc-go grow theirs, so the benchmark server opens a large window too.
+    const http2Servers = (server as unknown as { http2Servers: Map<Http2Server, unknown> }).http2Servers;
+    for (const h2 of http2Servers.keys()) {
+      // grpc-js servers leave Nagle on: small replies then wait for the client's delayed ACK (~40 ms).
+      h2.on('connection', (socket: Socket) => socket.setNoDelay(true));
+      h2.on('session', (session: ServerHttp2Session) => {
+        session.settings({ initialWindowSize: WINDOW_BYTES });
+        session.setLocalWindowSize(WINDOW_BYTES);
+      });
+    }
+    process.stdout.write(`PORT ${port}\n`);
+  });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const kind = process.argv[2];
+  const bytes = Number(process.argv[3] ?? 16);
+  process.on('SIGTERM', () => process.exit(0));
+  if (kind === 'http') void serveHttp(bytes);
+  else if (kind === 'grpc') void serveGrpc(bytes);
+  else {
+    process.stderr.write('usage: servers.ts http|grpc <response_bytes>\n');
+    process.exit(2);
+  }
+}

@@ -1,0 +1,117 @@
+/** Shared parts of gRPC unary calls and streams: call params, metadata, tags and samples, as k6 has them. */
+import { Metadata } from '@grpc/grpc-js';
+import type { Sample, Tags, VuState } from '../vu-context.ts';
+import { parseDuration_ms } from './duration.ts';
+import type { MethodDef } from './grpc-protos.ts';
+
+/** k6's default deadline of a unary call (client.invoke): 2 minutes. */
+export const DEFAULT_INVOKE_TIMEOUT_MS = 120_000;
+
+/** Call params after validation (k6's callParams). */
+export interface CallParams {
+  metadata: Metadata;
+  tags: Tags;
+  /** 0: no deadline. */
+  timeout_ms: number;
+  discardResponseMessage: boolean;
+}
+
+/** Builds grpc-js Metadata from k6's metadata param: string values, binary values for "-bin" keys. */
+export function toMetadata(input: unknown, what: string): Metadata {
+  const md = new Metadata();
+  if (input === null || input === undefined) return md;
+  if (typeof input !== 'object' || Array.isArray(input)) {
+    throw new Error(`invalid ${what} param: must be an object with key-value pairs`);
+  }
+  for (const [k, v] of Object.entries(input as Record<string, unknown>)) {
+    if (k.endsWith('-bin')) {
+      if (v instanceof ArrayBuffer) md.add(k, Buffer.from(v));
+      else if (ArrayBuffer.isView(v)) md.add(k, Buffer.from(v.buffer, v.byteOffset, v.byteLength));
+      else throw new Error(`invalid ${what} param: "${k}" value must be binary`);
+    } else if (typeof v === 'string') {
+      md.add(k, v);
+    } else {
+      throw new Error(`invalid ${what} param: "${k}" value must be a string`);
+    }
+  }
+  return md;
+}
+
+/** grpc-js Metadata to k6's headers/trailers object: key -> list of values. */
+export function fromMetadata(md: Metadata | null | undefined): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  if (!md) return out;
+  for (const [k, values] of Object.entries(md.toJSON())) {
+    out[k] = (values as Array<string | Buffer>).map((v) =>
+      typeof v === 'string' ? v : v.toString('latin1'),
+    );
+  }
+  return out;
+}
+
+/** Validates k6's call params (metadata, tags, timeout, discardResponseMessage); unknown keys are errors. */
+export function parseCallParams(input: unknown, fn: string, defaultTimeout_ms: number): CallParams {
+  const out: CallParams = {
+    metadata: new Metadata(),
+    tags: {},
+    timeout_ms: defaultTimeout_ms,
+    discardResponseMessage: false,
+  };
+  if (input === null || input === undefined) return out;
+  const wrap = (e: unknown): Error => new Error(`invalid GRPC's ${fn} parameters: ${(e as Error).message}`);
+  for (const [k, v] of Object.entries(input as Record<string, unknown>)) {
+    try {
+      switch (k) {
+        case 'metadata':
+          out.metadata = toMetadata(v, 'metadata');
+          break;
+        case 'tags':
+          for (const [tk, tv] of Object.entries((v ?? {}) as Record<string, unknown>))
+            out.tags[tk] = String(tv);
+          break;
+        case 'timeout':
+          out.timeout_ms = parseDuration_ms(v, 'timeout value');
+          break;
+        case 'discardResponseMessage':
+          out.discardResponseMessage = Boolean(v);
+          break;
+        default:
+          throw new Error(`unknown param: "${k}"`);
+      }
+    } catch (e) {
+      throw wrap(e);
+    }
+  }
+  return out;
+}
+
+/** k6's system tags of a gRPC call: url (address + method), service, method, name, plus the status. */
+export function callTags(vu: VuState, user: Tags, addr: string, m: MethodDef, status: number): Tags {
+  return {
+    ...vu.tags(),
+    ...user,
+    url: `${addr}${m.path}`,
+    service: m.service,
+    method: m.name,
+    name: user['name'] ?? m.path,
+    status: String(status),
+  };
+}
+
+/** grpc_req_duration plus wire-size estimates: message frames only (HTTP/2 headers are not counted). */
+export function callSamples(
+  vuTags: Tags,
+  tags: Tags,
+  duration_ms: number,
+  sent: number,
+  received: number,
+): Sample[] {
+  return [
+    { metric: 'grpc_req_duration', value: duration_ms, tags },
+    { metric: 'data_sent', value: sent, tags: vuTags },
+    { metric: 'data_received', value: received, tags: vuTags },
+  ];
+}
+
+/** Identity (de)serializers: messages are encoded before the call and decoded after it. */
+export const passBuffer = (b: Buffer): Buffer => b;

@@ -1,0 +1,130 @@
+/**
+ * k6's grpc.Stream: a bidirectional stream with on('data'|'error'|'end'), write() and end(), and k6's
+ * metrics (grpc_streams, grpc_streams_msgs_sent, grpc_streams_msgs_received, grpc_req_duration at close).
+ * k6 keeps an iteration alive while its streams are open; here the engine awaits waitForStreams(vu).
+ */
+import { performance } from 'node:perf_hooks';
+import type * as grpcjs from '@grpc/grpc-js';
+import { currentVu, type Tags, type VuState } from '../vu-context.ts';
+import { callTags, parseCallParams, passBuffer } from './grpc-call.ts';
+import { messageIn, messageOut } from './grpc-json.ts';
+import type { MethodDef } from './grpc-protos.ts';
+
+type Listener = (value: unknown) => void;
+
+/** How a Stream finds its VU's connection and the method (set by grpc.ts to avoid an import cycle). */
+export const openStream: {
+  resolve: (
+    client: unknown,
+    vu: VuState,
+    method: string,
+  ) => { conn: { addr: string; client: grpcjs.Client }; def: MethodDef };
+} = {
+  resolve: () => {
+    throw new Error('k6/net/grpc is not initialised');
+  },
+};
+
+const open = new WeakMap<VuState, Set<Promise<void>>>();
+
+/** Resolves when every stream the VU opened so far has ended (the engine awaits it after an iteration). */
+export async function waitForStreams(vu: VuState): Promise<void> {
+  const set = open.get(vu);
+  while (set && set.size > 0) await Promise.all([...set]);
+}
+
+const EVENTS = new Set(['data', 'error', 'end']);
+
+/** k6's grpc.Stream(client, method, params). */
+export class Stream {
+  readonly #vu: VuState;
+  readonly #def: MethodDef;
+  readonly #call: grpcjs.ClientDuplexStream<Buffer, Buffer>;
+  readonly #tags: Tags;
+  readonly #listeners = new Map<string, Listener[]>();
+  #writing = true;
+  #closed = false;
+
+  constructor(client: unknown, method: string, params?: unknown) {
+    const vu = currentVu();
+    if (vu.inInit) throw new Error('creating a gRPC stream in the init context is not supported');
+    const { conn, def } = openStream.resolve(client, vu, method);
+    const p = parseCallParams(params, 'stream', 0);
+    this.#vu = vu;
+    this.#def = def;
+    const options: grpcjs.CallOptions = p.timeout_ms > 0 ? { deadline: Date.now() + p.timeout_ms } : {};
+    this.#call = conn.client.makeBidiStreamRequest(def.path, passBuffer, passBuffer, p.metadata, options);
+    const base = callTags(vu, p.tags, conn.addr, def, 0);
+    delete base['status'];
+    this.#tags = base;
+    const t0 = performance.now();
+    vu.emit([{ metric: 'grpc_streams', value: 1, tags: base }]);
+
+    let done!: () => void;
+    const finished = new Promise<void>((r) => (done = r));
+    const set = open.get(vu) ?? new Set<Promise<void>>();
+    open.set(vu, set);
+    set.add(finished);
+
+    this.#call.on('data', (buf: Buffer) => {
+      vu.emit([{ metric: 'grpc_streams_msgs_received', value: 1, tags: base }]);
+      const msg = messageOut(def.responseType, def.responseType.decode(buf));
+      for (const fn of this.#listeners.get('data') ?? []) fn(msg);
+    });
+    // 'error' carries the same status as 'status'; handling 'status' alone avoids double events.
+    this.#call.on('error', () => undefined);
+    this.#call.on('status', (st: grpcjs.StatusObject) => {
+      this.#closed = true;
+      this.#writing = false;
+      vu.emit([
+        {
+          metric: 'grpc_req_duration',
+          value: performance.now() - t0,
+          tags: { ...base, status: String(st.code) },
+        },
+      ]);
+      try {
+        // k6 calls the error listeners first, then the end listeners.
+        if (st.code !== 0) {
+          const err = { code: st.code, details: [], message: st.details };
+          for (const fn of this.#listeners.get('error') ?? []) fn(err);
+        }
+        for (const fn of this.#listeners.get('end') ?? []) fn(undefined);
+      } finally {
+        set.delete(finished);
+        done();
+      }
+    });
+  }
+
+  /** Registers a listener for 'data', 'error' or 'end'. */
+  on(event: string, handler: Listener): void {
+    if (typeof handler !== 'function')
+      throw new Error(`handler for "${event}" event isn't a callable function`);
+    if (!EVENTS.has(event)) {
+      process.stderr.write(
+        `time="${new Date().toISOString()}" level=warning msg="can't register ${event} event handler: unknown event"\n`,
+      );
+      return;
+    }
+    const list = this.#listeners.get(event) ?? [];
+    list.push(handler);
+    this.#listeners.set(event, list);
+  }
+
+  /** Sends one message (k6's JSON mapping); ignored after end(), as in k6. */
+  write(message: unknown): void {
+    if (!this.#writing || this.#closed) return;
+    if (message === null || message === undefined) return;
+    const buf = this.#def.requestType.encode(messageIn(this.#def.requestType, message)).finish() as Buffer;
+    this.#call.write(buf);
+    this.#vu.emit([{ metric: 'grpc_streams_msgs_sent', value: 1, tags: this.#tags }]);
+  }
+
+  /** Half-closes the stream: no more writes; 'end' fires when the server finishes. */
+  end(): void {
+    if (!this.#writing) return;
+    this.#writing = false;
+    this.#call.end();
+  }
+}

@@ -1,0 +1,300 @@
+/**
+ * k6/net/grpc on Node (@grpc/grpc-js, protobufjs): Client.load in the init context, connect, asyncInvoke,
+ * close, Stream and the status constants, with k6's JSON mapping of messages and k6's metrics.
+ * invoke() is synchronous in k6 and throws here, naming asyncInvoke (VUs share one event loop).
+ * connect() returns a Promise<true> (await it, or not: the first asyncInvoke waits for it), because
+ * dialing cannot block this event loop either. One Client may serve several VUs: connections are per VU.
+ */
+import { performance } from 'node:perf_hooks';
+import * as grpcjs from '@grpc/grpc-js';
+import { currentVu, type VuState } from '../vu-context.ts';
+import { parseDuration_ms } from './duration.ts';
+import {
+  callSamples,
+  callTags,
+  DEFAULT_INVOKE_TIMEOUT_MS,
+  fromMetadata,
+  parseCallParams,
+  passBuffer,
+} from './grpc-call.ts';
+import { messageIn, messageOut } from './grpc-json.ts';
+import { loadProtos, type MethodDef, type MethodInfo, methodInfo } from './grpc-protos.ts';
+import { openStream, Stream, waitForStreams } from './grpc-stream.ts';
+
+export { setProtoBaseDir } from './grpc-protos.ts';
+export { Stream, waitForStreams };
+
+/** gRPC status codes, with k6's constant names. */
+export const StatusOK = 0;
+export const StatusCanceled = 1;
+export const StatusUnknown = 2;
+export const StatusInvalidArgument = 3;
+export const StatusDeadlineExceeded = 4;
+export const StatusNotFound = 5;
+export const StatusAlreadyExists = 6;
+export const StatusPermissionDenied = 7;
+export const StatusResourceExhausted = 8;
+export const StatusFailedPrecondition = 9;
+export const StatusAborted = 10;
+export const StatusOutOfRange = 11;
+export const StatusUnimplemented = 12;
+export const StatusInternal = 13;
+export const StatusUnavailable = 14;
+export const StatusDataLoss = 15;
+export const StatusUnauthenticated = 16;
+
+/** k6's gRPC Response. */
+export interface GrpcResponse {
+  status: number;
+  message: unknown;
+  headers: Record<string, string[]>;
+  trailers: Record<string, string[]>;
+  error: { code: number; message: string; details: unknown[] } | null;
+}
+
+/** One VU's connection made by Client.connect. */
+export interface Connection {
+  addr: string;
+  client: grpcjs.Client;
+  ready: Promise<true>;
+}
+
+/** HTTP/2 receive window per connection: the 64 KiB default stalls large responses on round trips. */
+const FLOW_CONTROL_WINDOW_BYTES = 16 * 1024 * 1024;
+
+/** k6's connect() defaults: 60 s to connect, TLS unless plaintext. */
+const CONNECT_TIMEOUT_MS = 60_000;
+
+function waitReady(client: grpcjs.Client, addr: string, timeout_ms: number): Promise<true> {
+  const channel = client.getChannel();
+  const deadline = Date.now() + timeout_ms;
+  return new Promise<true>((resolve, reject) => {
+    const check = (): void => {
+      const state = channel.getConnectivityState(true);
+      if (state === grpcjs.connectivityState.READY) {
+        resolve(true);
+        return;
+      }
+      // grpc-go with FailOnNonTempDialError (as k6 dials) fails at once when the dial is refused.
+      if (
+        state === grpcjs.connectivityState.TRANSIENT_FAILURE ||
+        state === grpcjs.connectivityState.SHUTDOWN
+      ) {
+        reject(
+          new Error(
+            `connection error: desc = "transport: error while dialing: dial tcp ${addr}: connect failed"`,
+          ),
+        );
+        return;
+      }
+      channel.watchConnectivityState(state, deadline, (err) => {
+        if (err) reject(new Error('context deadline exceeded'));
+        else check();
+      });
+    };
+    check();
+  });
+}
+
+function connectParams(input: unknown): {
+  plaintext: boolean;
+  timeout_ms: number;
+  options: grpcjs.ChannelOptions;
+} {
+  const out = { plaintext: false, timeout_ms: CONNECT_TIMEOUT_MS, options: {} as grpcjs.ChannelOptions };
+  const bad = (msg: string): Error => new Error(`invalid grpc.connect() parameters: ${msg}`);
+  for (const [k, v] of Object.entries((input ?? {}) as Record<string, unknown>)) {
+    switch (k) {
+      case 'plaintext':
+        if (typeof v !== 'boolean')
+          throw bad(`invalid plaintext value: '${String(v)}', it needs to be boolean`);
+        out.plaintext = v;
+        break;
+      case 'timeout':
+        out.timeout_ms = parseDuration_ms(v, 'timeout value');
+        break;
+      case 'reflect':
+        if (typeof v !== 'boolean')
+          throw bad(`invalid reflect value: '${String(v)}', it needs to be boolean`);
+        if (v)
+          throw new Error(
+            'k6 API grpc connect param reflect is not supported by the Node runtime; run with k6',
+          );
+        break;
+      case 'maxReceiveSize':
+      case 'maxSendSize': {
+        if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) {
+          throw bad(`invalid ${k} value: '${String(v)}', it needs to be a positive integer`);
+        }
+        const key =
+          k === 'maxReceiveSize' ? 'grpc.max_receive_message_length' : 'grpc.max_send_message_length';
+        if (v > 0) out.options[key] = v;
+        break;
+      }
+      case 'tls':
+      case 'reflectMetadata':
+        throw new Error(`k6 API grpc connect param ${k} is not supported by the Node runtime; run with k6`);
+      default:
+        throw bad(`unknown connect param: "${k}"`);
+    }
+  }
+  return out;
+}
+
+/** k6's grpc.Client. */
+export class Client {
+  readonly #methods = new Map<string, MethodDef>();
+  readonly #connections = new WeakMap<VuState, Connection>();
+
+  /** Parses proto files; only in the init context, as in k6. Returns k6's method infos. */
+  load(importPaths: string[] | string | null, ...protoFiles: string[]): MethodInfo[] {
+    if (!currentVu().inInit) throw new Error('load must be called in the init context');
+    const paths = importPaths === null || importPaths === undefined ? [] : [importPaths].flat();
+    const defs = loadProtos(paths, protoFiles);
+    for (const d of defs) this.#methods.set(d.path, d);
+    return defs.map(methodInfo);
+  }
+
+  /** Loading a protoset (binary FileDescriptorSet) is not supported by this runtime. */
+  loadProtoset(_path: string): never {
+    throw new Error('k6 API grpc Client.loadProtoset is not supported by the Node runtime; run with k6');
+  }
+
+  /** Connects this VU to `address`; resolves with true when the connection is ready. */
+  connect(address: string, params?: Record<string, unknown>): Promise<true> {
+    const vu = currentVu();
+    if (vu.inInit) throw new Error('connecting to a gRPC server in the init context is not supported');
+    const p = connectParams(params);
+    this.#connections.get(vu)?.client.close();
+    const credentials = p.plaintext ? grpcjs.credentials.createInsecure() : grpcjs.credentials.createSsl();
+    // A local subchannel pool gives every VU its own HTTP/2 connection, as k6 does.
+    const client = new grpcjs.Client(address, credentials, {
+      'grpc.use_local_subchannel_pool': 1,
+      'grpc.primary_user_agent': 'k6-triton-node-runtime',
+      // grpc-go (k6) grows its HTTP/2 receive window by BDP estimation; a fixed large window gets close.
+      'grpc-node.flow_control_window': FLOW_CONTROL_WINDOW_BYTES,
+      ...p.options,
+    });
+    const ready = waitReady(client, address, p.timeout_ms);
+    ready.catch(() => undefined);
+    const conn: Connection = { addr: address, client, ready };
+    if (!this.#connections.has(vu)) vu.onRetire(() => this.#closeFor(vu));
+    this.#connections.set(vu, conn);
+    return ready;
+  }
+
+  /** k6's synchronous invoke: not supported here, throws an error naming asyncInvoke. */
+  invoke(..._args: unknown[]): never {
+    throw new Error(
+      'k6/net/grpc Client.invoke() is synchronous, which the Node runtime does not support (all VUs share one event loop); use "await client.asyncInvoke(method, request, params)" instead, or run the script with k6',
+    );
+  }
+
+  /** k6's asyncInvoke(method, request, params): resolves with a Response whatever the gRPC status. */
+  async asyncInvoke(method: string, request: unknown, params?: unknown): Promise<GrpcResponse> {
+    const vu = currentVu();
+    if (vu.inInit) throw new Error('invoking RPC methods in the init context is not supported');
+    const conn = this.#connections.get(vu);
+    if (!conn) throw new Error('no gRPC connection, you must call connect first');
+    const def = this.method(method);
+    const p = parseCallParams(params, 'client.invoke()', DEFAULT_INVOKE_TIMEOUT_MS);
+    if (request === null || request === undefined) throw new Error('request cannot be nil');
+    const payload = def.requestType.encode(messageIn(def.requestType, request)).finish() as Buffer;
+    await conn.ready;
+    const vuTags = vu.tags();
+    const t0 = performance.now();
+    return new Promise<GrpcResponse>((resolve) => {
+      let headers: grpcjs.Metadata | null = null;
+      let reply: Buffer | null = null;
+      const options: grpcjs.CallOptions = p.timeout_ms > 0 ? { deadline: Date.now() + p.timeout_ms } : {};
+      const call = conn.client.makeUnaryRequest(
+        def.path,
+        passBuffer,
+        passBuffer,
+        payload,
+        p.metadata,
+        options,
+        (_err, value) => {
+          reply = value ?? null;
+        },
+      );
+      call.on('metadata', (md: grpcjs.Metadata) => (headers = md));
+      call.on('status', (st: grpcjs.StatusObject) => {
+        const duration_ms = performance.now() - t0;
+        const tags = callTags(vu, p.tags, conn.addr, def, st.code);
+        const received = reply ? reply.length + 5 : 0;
+        vu.emit(callSamples(vuTags, tags, duration_ms, payload.length + 5, received));
+        const ok = st.code === StatusOK;
+        let message: unknown = null;
+        if (ok && reply && !p.discardResponseMessage) {
+          message = messageOut(def.responseType, def.responseType.decode(reply));
+        }
+        resolve({
+          status: st.code,
+          message,
+          headers: fromMetadata(headers),
+          trailers: fromMetadata(st.metadata),
+          error: ok ? null : { code: st.code, message: st.details, details: [] },
+        });
+      });
+    });
+  }
+
+  /** Closes this VU's connection. */
+  close(): void {
+    this.#closeFor(currentVu());
+  }
+
+  /** The method definition for k6's method argument ("pkg.Service/Method", leading slash optional). */
+  method(name: string): MethodDef {
+    if (!name) throw new Error('method to invoke cannot be empty');
+    const path = name.startsWith('/') ? name : `/${name}`;
+    const def = this.#methods.get(path);
+    if (!def) throw new Error(`method "${path}" not found in file descriptors`);
+    return def;
+  }
+
+  /** This VU's connection (for Stream); throws k6's error when connect was not called. */
+  connectionFor(vu: VuState): Connection {
+    const conn = this.#connections.get(vu);
+    if (!conn) throw new Error('no gRPC connection, you must call connect first');
+    return conn;
+  }
+
+  #closeFor(vu: VuState): void {
+    const conn = this.#connections.get(vu);
+    if (!conn) return;
+    this.#connections.delete(vu);
+    conn.client.close();
+  }
+}
+
+// Stream needs Client's connection and method lookup; the link is set here to avoid an import cycle.
+openStream.resolve = (client, vu, method) => {
+  const c = client as Client;
+  return { conn: c.connectionFor(vu), def: c.method(method) };
+};
+
+const grpc = {
+  Client,
+  Stream,
+  StatusOK,
+  StatusCanceled,
+  StatusUnknown,
+  StatusInvalidArgument,
+  StatusDeadlineExceeded,
+  StatusNotFound,
+  StatusAlreadyExists,
+  StatusPermissionDenied,
+  StatusResourceExhausted,
+  StatusFailedPrecondition,
+  StatusAborted,
+  StatusOutOfRange,
+  StatusUnimplemented,
+  StatusInternal,
+  StatusUnavailable,
+  StatusDataLoss,
+  StatusUnauthenticated,
+};
+
+export default grpc;

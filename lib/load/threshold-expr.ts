@@ -74,8 +74,3 @@ export function thresholdPasses(expr: ThresholdExpr, measured: number): boolean 
       return measured === expr.value;
   }
 }
-
-/** The key of an aggregation in k6's summary `values` ('med' and 'p(50)' are distinct keys). */
-export function summaryValueKey(expr: ThresholdExpr): string {
-  return expr.aggregation;
-}

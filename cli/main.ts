@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { registerBench } from './bench.ts';
 import { registerPayloads } from './payloads.ts';
 import { registerRun } from './run.ts';
 import { registerServe } from './serve.ts';
@@ -10,6 +11,7 @@ export function program(): Command {
     .description('Load tests as code for Triton Inference Server and KServe v2 servers')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
+  registerBench(prog);
   registerPayloads(prog);
   registerRun(prog);
   registerServe(prog);

@@ -1,0 +1,149 @@
+/**
+ * One benchmark run, as perf_analyzer's top level reads: resolve the target, prepare payloads,
+ * bundle, run the scenario, then write the reports from whatever the run gathered.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { buildScenarios } from '../../build.ts';
+import { budgetOverridesFromEnv, parseBudget } from '../../lib/budget.ts';
+import type { RequestMetric } from '../../lib/load/names.ts';
+import { buildPlan } from '../../lib/load/scenarios.ts';
+import { loadPlanFromEnv } from '../../lib/load/shapes.ts';
+import { readSettings } from '../../lib/scenario/settings.ts';
+import { genericEntry } from '../../models/generic.ts';
+import { getModel } from '../../models/index.ts';
+import { liveModelEntry } from '../../models/live.ts';
+import type { ModelEntry } from '../../models/types.ts';
+import { ensurePayloads } from '../../payloads/index.ts';
+import { buildRunReport, levelsFromSummary } from '../../report/from-summary.ts';
+import { reportMarkdown } from '../../report/markdown.ts';
+import { writeRunReport } from '../../report/write.ts';
+import { type EmbeddedServer, startEmbedded } from './embedded.ts';
+import { type RuntimeChoice, runScenario } from './runner.ts';
+
+/** Scenario file per catalog model (bert-base and bert-large share one, picked by MODEL). */
+const SCENARIO_OF: Record<string, string> = {
+  'resnext101-32x4d': 'resnext',
+  dlrm: 'dlrm',
+  'bert-base': 'bert',
+  'bert-large': 'bert',
+  mnist: 'mnist',
+  resnet50: 'resnet50',
+  generic: 'generic',
+};
+
+/** What a bench run takes; env holds the scenario settings (TRITON_URL, PROTOCOL, CONCURRENCY, ...). */
+export interface BenchOptions {
+  model: string;
+  env: Record<string, string>;
+  runtime: RuntimeChoice;
+  k6Args: string[];
+  resultsDir: string;
+  /** Embedded server settings when no TRITON_URL is given. */
+  timeScale?: number;
+  modelRepository?: string;
+}
+
+/** Where the run's files are and how it ended. */
+export interface BenchOutcome {
+  exitCode: number;
+  dir: string;
+}
+
+async function fetchJson(url: string): Promise<unknown> {
+  let response: Response;
+  try {
+    response = await fetch(url);
+  } catch (err) {
+    throw new Error(
+      `server ${new URL(url).origin} is unreachable (${(err as Error).message}); start it or set TRITON_URL`,
+    );
+  }
+  if (!response.ok) throw new Error(`GET ${url} answered HTTP ${response.status}: ${await response.text()}`);
+  return response.json();
+}
+
+/** A generic model's entry, read from the server as perf_analyzer does. */
+async function liveEntry(url: string, name: string): Promise<ModelEntry> {
+  const base = `${url}/v2/models/${encodeURIComponent(name)}`;
+  const metadata = (await fetchJson(base)) as Parameters<typeof liveModelEntry>[0];
+  const config = (await fetchJson(`${base}/config`)) as Parameters<typeof liveModelEntry>[1];
+  return { ...liveModelEntry(metadata, config), id: 'generic', loadShape: 'generic' };
+}
+
+function runId(): string {
+  return new Date().toISOString().replace(/[:.]/g, '-').replace('Z', '');
+}
+
+/** Runs one model's benchmark end to end; the reports are written even when the run fails. */
+export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
+  const env: Record<string, string> = { ...options.env };
+  const catalogEntry = options.model === 'generic' ? genericEntry(env.MODEL_NAME) : getModel(options.model);
+  const scenario = SCENARIO_OF[catalogEntry.id]!;
+  if (scenario === 'bert') env.MODEL = catalogEntry.id;
+  const settings = readSettings(env, catalogEntry);
+  const load = loadPlanFromEnv(env, catalogEntry.loadShape);
+  const budgetPath = resolve(env.THRESHOLDS || join('thresholds', `${catalogEntry.id}.json`));
+  const budget = parseBudget(JSON.parse(readFileSync(budgetPath, 'utf8')), budgetPath);
+  const overrides = budgetOverridesFromEnv(env);
+  const startedAt = new Date().toISOString();
+
+  let server: EmbeddedServer | undefined;
+  if (!env.TRITON_URL) {
+    server = await startEmbedded({
+      ...(options.modelRepository ? { modelRepository: options.modelRepository } : {}),
+      ...(options.timeScale !== undefined ? { simulated: { timeScale: options.timeScale } } : {}),
+    });
+    env.TRITON_URL = server.url;
+    env.TRITON_GRPC_URL = server.grpcUrl;
+    console.log(`embedded server on ${server.url} (gRPC ${server.grpcUrl})`);
+  }
+  try {
+    const entry =
+      catalogEntry.id === 'generic' ? await liveEntry(env.TRITON_URL, settings.modelName) : catalogEntry;
+    if (!env.PAYLOAD) {
+      const set = await ensurePayloads({
+        model: entry,
+        batch: settings.batch,
+        precision: settings.precision,
+      });
+      env.PAYLOAD = set.manifestPath;
+    }
+    env.PAYLOAD = resolve(env.PAYLOAD);
+    env.THRESHOLDS = budgetPath;
+    const dir = resolve(
+      options.resultsDir,
+      catalogEntry.id === 'generic' ? entry.name : catalogEntry.id,
+      runId(),
+    );
+    await mkdir(dir, { recursive: true });
+    env.SUMMARY_JSON = join(dir, 'k6-summary.json');
+    const [script] = await buildScenarios([join('scenarios', `${scenario}.ts`)]);
+    const run = await runScenario({ runtime: options.runtime, script: script!, env, k6Args: options.k6Args });
+
+    const plan = buildPlan({ ...load, exec: 'infer' });
+    const metric: RequestMetric = settings.protocol === 'grpc' ? 'grpc_req_duration' : 'http_req_duration';
+    const summary = existsSync(env.SUMMARY_JSON)
+      ? JSON.parse(readFileSync(env.SUMMARY_JSON, 'utf8'))
+      : { metrics: {} };
+    const results = levelsFromSummary({ summary, batch: settings.batch, levels: plan.levels, metric });
+    const report = buildRunReport({
+      model: settings.modelName,
+      protocol: settings.protocol,
+      runtime: run.runtime,
+      batch: settings.batch,
+      started_at: startedAt,
+      results,
+    });
+    const written = await writeRunReport(dir, report, summary, {
+      budget: { p95_ms: overrides.p95_ms ?? budget.p95_ms, p99_ms: overrides.p99_ms ?? budget.p99_ms },
+    });
+    console.log(`\n${reportMarkdown(report)}`);
+    for (const error of written.errors) console.error(`k6-triton: could not write ${error}`);
+    console.log(`results: ${dir}`);
+    return { exitCode: run.exitCode, dir };
+  } finally {
+    await server?.stop();
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * Scenario settings read from the environment (k6's __ENV), each with a default and a
+ * one-line error naming the variable when invalid. Pure: no k6 imports, so vitest can test it.
+ */
+import type { ModelEntry } from '../../models/types.ts';
+
+/** How requests travel: binary tensor extension over HTTP, plain JSON over HTTP, or gRPC. */
+export type Protocol = 'http' | 'http-json' | 'grpc';
+
+export interface Settings {
+  /** HTTP base URL, without trailing slash. */
+  url: string;
+  /** gRPC address host:port. */
+  grpcUrl: string;
+  protocol: Protocol;
+  modelName: string;
+  /** Empty string: the server picks the version. */
+  modelVersion: string;
+  batch: number;
+  precision: string;
+  /** Payload manifest or perf_analyzer input-data file; empty: random tensors made in the script. */
+  payload: string;
+  /** Extra HTTP headers or gRPC metadata (HEADERS="k:v,k2:v2"). */
+  headers: Record<string, string>;
+  /** Budget file (JSON); empty: the scenario's default. */
+  thresholds: string;
+}
+
+/** Defaults: the embedded server's ports on this machine. */
+export const DEFAULT_SETTINGS = {
+  url: 'http://127.0.0.1:8000',
+  grpcUrl: '127.0.0.1:8001',
+  protocol: 'http' as Protocol,
+};
+
+const PROTOCOLS: readonly Protocol[] = ['http', 'http-json', 'grpc'];
+
+function positiveInt(env: Record<string, string | undefined>, key: string, fallback: number): number {
+  const raw = env[key];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`invalid ${key}="${raw}"; expected a positive integer`);
+  return n;
+}
+
+/** Parses HEADERS="Name:value,Other:value" (the seeds' -H flags) into a map. */
+export function parseHeaders(raw: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (!raw) return headers;
+  for (const part of raw.split(',')) {
+    const at = part.indexOf(':');
+    if (at <= 0) throw new Error(`invalid HEADERS entry "${part}"; expected Name:value[,Name:value]`);
+    headers[part.slice(0, at).trim()] = part.slice(at + 1).trim();
+  }
+  return headers;
+}
+
+function normaliseUrl(raw: string): string {
+  const url = raw.includes('://') ? raw : `http://${raw}`;
+  if (!/^https?:\/\/[^/\s]+/.test(url))
+    throw new Error(`invalid TRITON_URL "${raw}"; expected http://host:port`);
+  return url.replace(/\/+$/, '');
+}
+
+/** Reads every setting for a model from the environment. */
+export function readSettings(env: Record<string, string | undefined>, entry: ModelEntry): Settings {
+  const protocol = (env.PROTOCOL || DEFAULT_SETTINGS.protocol) as Protocol;
+  if (!PROTOCOLS.includes(protocol)) {
+    throw new Error(`invalid PROTOCOL="${env.PROTOCOL}"; expected one of: ${PROTOCOLS.join(', ')}`);
+  }
+  const batch = positiveInt(env, 'BATCH', entry.defaultBatch);
+  if (entry.maxBatchSize === 0 && batch !== 1) {
+    throw new Error(
+      `invalid BATCH=${batch} for ${entry.name}: the model has no batch dimension (max_batch_size 0)`,
+    );
+  }
+  if (entry.maxBatchSize > 0 && batch > entry.maxBatchSize) {
+    throw new Error(
+      `invalid BATCH=${batch} for ${entry.name}; expected at most max_batch_size ${entry.maxBatchSize}`,
+    );
+  }
+  return {
+    url: normaliseUrl(env.TRITON_URL || DEFAULT_SETTINGS.url),
+    grpcUrl: (env.TRITON_GRPC_URL || DEFAULT_SETTINGS.grpcUrl).replace(/^grpc:\/\//, ''),
+    protocol,
+    modelName: env.MODEL_NAME || entry.name,
+    modelVersion: env.MODEL_VERSION || '',
+    batch,
+    precision: (env.PRECISION || Object.keys(entry.precisions)[0] || 'FP32').toUpperCase(),
+    payload: env.PAYLOAD || '',
+    headers: parseHeaders(env.HEADERS),
+    thresholds: env.THRESHOLDS || '',
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * One face for the three ways a scenario talks to the server (binary HTTP, JSON HTTP, gRPC),
+ * so exec functions never branch on the protocol. Requests are prepared once per sample, in
+ * the init context; the hot path only sends them.
+ */
+import { KServeGrpc } from '../kserve/grpc.ts';
+import { KServeHttp } from '../kserve/http.ts';
+import type { ModelStats } from '../kserve/stats.ts';
+import type { InferInput, InferResult, ModelMetadata } from '../kserve/types.ts';
+import type { Settings } from './settings.ts';
+
+/** One sent request's outcome. */
+export interface InferOutcome {
+  ok: boolean;
+  error(): string | undefined;
+  outputs(): InferResult;
+}
+
+/** What exec functions need from a protocol. */
+export interface Transport {
+  /** Where requests go, for error messages. */
+  readonly target: string;
+  prepare(inputs: readonly InferInput[]): unknown;
+  /** Sends a prepared request; tags are added to its metrics. */
+  infer(prepared: unknown, tags?: Record<string, string>): Promise<InferOutcome>;
+  serverLive(): Promise<boolean>;
+  modelReady(): Promise<boolean>;
+  modelMetadata(): Promise<ModelMetadata>;
+  modelConfig(): Promise<Record<string, unknown>>;
+  statistics(): Promise<ModelStats[]>;
+}
+
+/** Builds the transport the settings ask for; call in the init context (gRPC loads its protos there). */
+export function createTransport(settings: Settings): Transport {
+  const model = settings.modelName;
+  const version = settings.modelVersion || undefined;
+  if (settings.protocol === 'grpc') {
+    const client = new KServeGrpc({ address: settings.grpcUrl, metadata: settings.headers });
+    return {
+      target: `grpc://${settings.grpcUrl}`,
+      prepare: (inputs) => client.prepareInfer(model, inputs, version ? { version } : {}),
+      infer: (prepared, tags) =>
+        client.infer(prepared as Parameters<KServeGrpc['infer']>[0], tags ? { tags } : {}),
+      serverLive: () => client.serverLive(),
+      modelReady: () => client.modelReady(model, version),
+      modelMetadata: () => client.modelMetadata(model, version),
+      modelConfig: () => client.modelConfig(model, version),
+      statistics: () => client.statistics(model, version),
+    };
+  }
+  const client = new KServeHttp({ url: settings.url, headers: settings.headers });
+  const json = settings.protocol === 'http-json';
+  return {
+    target: settings.url,
+    prepare: (inputs) => (json ? client.prepareJson(inputs) : client.prepareBinary(inputs)),
+    infer: (prepared, tags) =>
+      client.infer(model, prepared as Parameters<KServeHttp['infer']>[1], { version, tags }),
+    serverLive: () => client.serverLive(),
+    modelReady: () => client.modelReady(model, version),
+    modelMetadata: () => client.modelMetadata(model, version),
+    modelConfig: () => client.modelConfig(model, version),
+    statistics: () => client.statistics(model, version),
+  };
+}

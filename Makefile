@@ -41,3 +41,36 @@ payloads: $(NODE_MODULES)
 ## server: run the embedded Triton-compatible server (HTTP 8000, gRPC 8001, metrics 8002); SERVE_ARGS="--time-scale 0 ..."
 server: $(NODE_MODULES)
 	$(CLI) serve $(SERVE_ARGS)
+
+# Benchmarks: settings come from make variables or the environment, e.g.
+#   make bench-dlrm CONCURRENCY=1:8 PROTOCOL=grpc TRITON_URL=http://triton:8000 TRITON_GRPC_URL=triton:8001
+# Extra k6 flags: K6_ARGS="--out json=points.json"; extra bench flags: BENCH_ARGS="--count 4".
+BENCH = $(CLI) bench $(1) $(BENCH_ARGS) $(if $(K6_ARGS),-- $(K6_ARGS))
+BERT_MODEL ?= bert-base
+
+.PHONY: bench-resnext bench-dlrm bench-bert bench-mnist bench-resnet50 bench-generic bench-all ci-gate
+## bench-<model>: ramp load on one model, gate on its budget (exit 99 when missed), write results/<model>/<run>/
+bench-resnext: $(NODE_MODULES)
+	$(call BENCH,resnext101-32x4d)
+bench-dlrm: $(NODE_MODULES)
+	$(call BENCH,dlrm)
+bench-bert: $(NODE_MODULES)
+	$(call BENCH,$(BERT_MODEL))
+bench-mnist: $(NODE_MODULES)
+	$(call BENCH,mnist)
+bench-resnet50: $(NODE_MODULES)
+	$(call BENCH,resnet50)
+## bench-generic MODEL_NAME=<served model>: any model, tensors read from the server
+bench-generic: $(NODE_MODULES)
+	@test -n "$(MODEL_NAME)" || { echo "make bench-generic: set MODEL_NAME=<served model name>"; exit 2; }
+	$(call BENCH,generic)
+## bench-all: every catalog model, one after another; fails if any budget was missed
+bench-all: $(NODE_MODULES)
+	@status=0; for m in resnext101-32x4d dlrm bert-base mnist resnet50; do \
+	  $(CLI) bench $$m $(BENCH_ARGS) || status=$$?; done; exit $$status
+
+## ci-gate MODEL=<id>: the CI job: exits 99 on a missed budget and writes $(JUNIT)
+JUNIT ?= results/junit.xml
+ci-gate: $(NODE_MODULES)
+	@test -n "$(MODEL)" || { echo "make ci-gate: set MODEL=<id>, e.g. make ci-gate MODEL=dlrm"; exit 2; }
+	$(CLI) bench $(MODEL) --junit $(JUNIT) $(BENCH_ARGS)

@@ -76,6 +76,8 @@ export function registerBench(program: Command): void {
         .default(process.env.RUNTIME || 'auto'),
     )
     .option('--results-dir <dir>', 'where run folders go', 'results')
+    .option('--count <n>', 'requests in a generated payload set', Number)
+    .option('--junit <file>', 'also write the budget verdicts as JUnit XML here (CI)')
     .option('--time-scale <f>', 'embedded server: multiply simulated compute times', Number)
     .option('--model-repository <dir>', 'embedded server: Triton-layout model repository')
     .action(async (model: string, k6Args: string[], flags: Record<string, unknown>) => {
@@ -87,6 +89,8 @@ export function registerBench(program: Command): void {
         resultsDir: String(flags.resultsDir),
         ...(flags.timeScale !== undefined ? { timeScale: flags.timeScale as number } : {}),
         ...(flags.modelRepository ? { modelRepository: String(flags.modelRepository) } : {}),
+        ...(flags.count ? { count: flags.count as number } : {}),
+        ...(flags.junit ? { junit: String(flags.junit) } : {}),
       });
       process.exitCode = outcome.exitCode;
     });

@@ -3,7 +3,7 @@
  * bundle, run the scenario, then write the reports from whatever the run gathered.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { copyFile, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { buildScenarios } from '../../build.ts';
 import { budgetOverridesFromEnv, parseBudget } from '../../lib/budget.ts';
@@ -43,6 +43,10 @@ export interface BenchOptions {
   /** Embedded server settings when no TRITON_URL is given. */
   timeScale?: number;
   modelRepository?: string;
+  /** Requests in a generated payload set. @default 8 */
+  count?: number;
+  /** Also copy junit.xml here, for CI systems. */
+  junit?: string;
 }
 
 /** Where the run's files are and how it ended. */
@@ -140,6 +144,8 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
       budget: { p95_ms: overrides.p95_ms ?? budget.p95_ms, p99_ms: overrides.p99_ms ?? budget.p99_ms },
     });
     console.log(`\n${reportMarkdown(report)}`);
+    if (options.junit && written.files['junit.xml'])
+      await copyFile(written.files['junit.xml'], options.junit);
     for (const error of written.errors) console.error(`k6-triton: could not write ${error}`);
     console.log(`results: ${dir}`);
     return { exitCode: run.exitCode, dir };

@@ -59,6 +59,32 @@ export interface Connection {
   ready: Promise<true>;
 }
 
+/**
+ * A Response whose `message` is decoded on first read: converting a large tensor reply to k6's JSON
+ * (base64 strings) costs as much as the call itself, and many scripts only check the status.
+ */
+function responseObject(base: Omit<GrpcResponse, 'message'>, decode: () => unknown): GrpcResponse {
+  let message: unknown;
+  let decoded = false;
+  const res = base as GrpcResponse;
+  Object.defineProperty(res, 'message', {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      if (!decoded) {
+        message = decode();
+        decoded = true;
+      }
+      return message;
+    },
+    set: (v: unknown) => {
+      message = v;
+      decoded = true;
+    },
+  });
+  return res;
+}
+
 /** HTTP/2 receive window per connection: the 64 KiB default stalls large responses on round trips. */
 const FLOW_CONTROL_WINDOW_BYTES = 16 * 1024 * 1024;
 
@@ -225,17 +251,18 @@ export class Client {
         const received = reply ? reply.length + 5 : 0;
         vu.emit(callSamples(vuTags, tags, duration_ms, payload.length + 5, received));
         const ok = st.code === StatusOK;
-        let message: unknown = null;
-        if (ok && reply && !p.discardResponseMessage) {
-          message = messageOut(def.responseType, def.responseType.decode(reply));
-        }
-        resolve({
-          status: st.code,
-          message,
-          headers: fromMetadata(headers),
-          trailers: fromMetadata(st.metadata),
-          error: ok ? null : { code: st.code, message: st.details, details: [] },
-        });
+        const bytes = ok && !p.discardResponseMessage ? reply : null;
+        resolve(
+          responseObject(
+            {
+              status: st.code,
+              headers: fromMetadata(headers),
+              trailers: fromMetadata(st.metadata),
+              error: ok ? null : { code: st.code, message: st.details, details: [] },
+            },
+            bytes ? () => messageOut(def.responseType, def.responseType.decode(bytes)) : () => null,
+          ),
+        );
       });
     });
   }

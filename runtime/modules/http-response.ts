@@ -40,7 +40,8 @@ export interface ResponseInit {
   statusText: string;
   proto: string;
   headers: Record<string, string>;
-  body: string | ArrayBuffer | null;
+  /** The body, or a function that makes it on first read (decoding costs even when scripts never look). */
+  body: string | ArrayBuffer | null | (() => string | ArrayBuffer | null);
   timings: Timings;
   error: string;
   errorCode: number;
@@ -78,7 +79,7 @@ export class Response {
   status_text: string;
   proto: string;
   headers: Record<string, string>;
-  body: string | ArrayBuffer | null;
+  declare body: string | ArrayBuffer | null;
   timings: Timings;
   error: string;
   error_code: number;
@@ -98,7 +99,24 @@ export class Response {
     this.status_text = init.statusText;
     this.proto = init.proto;
     this.headers = init.headers;
-    this.body = init.body;
+    const body = init.body;
+    if (typeof body === 'function') {
+      // An own enumerable accessor: reads and JSON.stringify see a plain field, decoded once.
+      let value: string | ArrayBuffer | null | undefined;
+      Object.defineProperty(this, 'body', {
+        enumerable: true,
+        configurable: true,
+        get: () => {
+          if (value === undefined) value = body();
+          return value;
+        },
+        set: (v: string | ArrayBuffer | null) => {
+          value = v;
+        },
+      });
+    } else {
+      this.body = body;
+    }
     this.timings = init.timings;
     this.error = init.error;
     this.error_code = init.errorCode;

@@ -188,7 +188,7 @@ export async function asyncRequest(
       statusText: error ? '' : `${result.status} ${result.statusText}`,
       proto,
       headers: resHeaders,
-      body: body(result, p.responseType),
+      body: () => body(result, p.responseType),
       timings: result.timings,
       error: error ? error.message : '',
       errorCode: error ? error.code : 0,

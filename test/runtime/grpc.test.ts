@@ -133,6 +133,8 @@ describe('k6/net/grpc', () => {
     });
     expect(res.status).toBe(StatusOK);
     expect(res.error).toBeNull();
+    // The message is decoded on first read but is a plain enumerable field for scripts.
+    expect(JSON.parse(JSON.stringify(res)).message.textValue).toBe('hi');
     expect(res.message).toEqual({
       textValue: 'hi',
       rawData: raw.toString('base64'),

@@ -97,6 +97,9 @@ describe('k6/http asyncRequest', () => {
     expect(res.url).toBe(`${base}/small`);
     expect(res.request.method).toBe('GET');
     expect(res.remote_ip).toBe('127.0.0.1');
+    // The body is decoded lazily but behaves as a plain enumerable field.
+    expect(JSON.parse(JSON.stringify(res)).body).toBe(SMALL);
+    expect(Object.keys(res)).toContain('body');
   });
 
   it('gives the body as an exact ArrayBuffer for responseType binary and null for none', async () => {

@@ -32,6 +32,8 @@ interface Entry {
   state: ModelState;
   reason: string;
   versions: Map<string, LoadedModel>;
+  /** Versions served before the last unload (the index still lists them, UNAVAILABLE). */
+  lastVersions: string[];
   /** Serialises load/unload of one model. */
   busy: Promise<void>;
 }
@@ -73,8 +75,9 @@ export class Repository {
         this.#entries.set(source.name, {
           source,
           state: 'UNAVAILABLE',
-          reason: 'unloaded',
+          reason: '',
           versions: new Map(),
+          lastVersions: [],
           busy: Promise.resolve(),
         });
       }
@@ -115,7 +118,8 @@ export class Repository {
   /** The ready model version a request names ('' = the latest); throws Triton's not-found errors. */
   get(name: string, version = ''): LoadedModel {
     const entry = this.#entries.get(name);
-    if (!entry || (entry.versions.size === 0 && entry.reason === 'unloaded' && entry.state !== 'LOADING')) {
+    const neverOrUnloaded = entry && entry.versions.size === 0 && (entry.reason === '' || entry.reason === 'unloaded');
+    if (!entry || (neverOrUnloaded && entry.state !== 'LOADING')) {
       throw Errors.unknownModel(name, version || undefined);
     }
     if (version) {
@@ -154,7 +158,10 @@ export class Repository {
         for (const version of e.versions.keys())
           rows.push({ name, version, state: e.state, reason: e.reason });
       } else if (!readyOnly) {
-        rows.push(e.reason ? { name, state: e.state, reason: e.reason } : { name });
+        // Never loaded: the name alone, as Triton lists it; unloaded or failed: state and reason.
+        if (!e.reason) rows.push({ name });
+        else if (e.lastVersions.length === 0) rows.push({ name, state: e.state, reason: e.reason });
+        else for (const version of e.lastVersions) rows.push({ name, version, state: e.state, reason: e.reason });
       }
     }
     return readyOnly ? rows.filter((r) => r.state === 'READY') : rows;
@@ -208,6 +215,7 @@ export class Repository {
     entry.state = 'UNLOADING';
     await Promise.all(models.map((m) => m.unload()));
     for (const m of models) this.#opts.metrics.removeModel(m.name, m.version);
+    entry.lastVersions = [...entry.versions.keys()];
     entry.versions = new Map();
     entry.state = 'UNAVAILABLE';
     entry.reason = reason;

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { completeConfig, parseConfigJson, parsePbtxt } from '../../server/config/parse.ts';
+
+describe('config.pbtxt parsing (protobuf text format via @bufbuild/protobuf)', () => {
+  it('parses list and message syntax, enums, comments and maps into Triton JSON form', () => {
+    const config = parsePbtxt(`
+      # a comment
+      name: "bert"
+      platform: "tensorflow_savedmodel"
+      max_batch_size: 8
+      input [
+        { name: "input_ids" data_type: TYPE_INT32 dims: [ 128 ] },
+        { name: "mask", data_type: TYPE_INT32, dims: [ -1 ] }
+      ]
+      output { name: "logits" data_type: TYPE_FP32 dims: 128 }
+      instance_group [ { count: 2 kind: KIND_CPU } ]
+      dynamic_batching {
+        preferred_batch_size: [ 4, 8 ]
+        max_queue_delay_microseconds: 5000
+        default_queue_policy { max_queue_size: 16 default_timeout_microseconds: 100000 }
+      }
+      parameters { key: "latency_profile" value: { string_value: "bert-base" } }
+    `);
+    expect(config.name).toBe('bert');
+    expect(config.max_batch_size).toBe(8);
+    expect(config.input.map((t) => [t.name, t.data_type, t.dims])).toEqual([
+      ['input_ids', 'TYPE_INT32', [128]],
+      ['mask', 'TYPE_INT32', [-1]],
+    ]);
+    expect(config.output[0]!.dims).toEqual([128]);
+    expect(config.instance_group[0]).toMatchObject({ count: 2, kind: 'KIND_CPU' });
+    expect(config.dynamic_batching).toMatchObject({
+      preferred_batch_size: [4, 8],
+      max_queue_delay_microseconds: 5000,
+      default_queue_policy: { max_queue_size: 16, default_timeout_microseconds: 100000 },
+    });
+    expect(config.parameters).toEqual({ latency_profile: { string_value: 'bert-base' } });
+  });
+
+  it('rejects unknown fields and bad syntax naming the file', () => {
+    expect(() => parsePbtxt('name: "x"\nmax_batch: 3', 'repo/x/config.pbtxt')).toThrow(
+      /invalid repo\/x\/config.pbtxt: .*unknown field "max_batch"/,
+    );
+    expect(() => parsePbtxt('input [ { name: "a" ')).toThrow(/invalid config.pbtxt/);
+    expect(() => parsePbtxt('input [ { data_type: TYPE_NOPE } ]')).toThrow(/invalid config.pbtxt/);
+  });
+
+  it('parses the JSON form the load API carries and fills Triton defaults', () => {
+    const config = completeConfig(
+      parseConfigJson({
+        max_batch_size: 4,
+        platform: 'onnxruntime_onnx',
+        input: [{ name: 'i', data_type: 'TYPE_FP16', dims: [2] }],
+      }),
+      'm',
+    );
+    expect(config.name).toBe('m');
+    expect(config.backend).toBe('onnxruntime');
+    expect(config.instance_group).toEqual([{ name: 'm', kind: 'KIND_CPU', count: 1, gpus: [] }]);
+    expect(config.version_policy).toEqual({ latest: { num_versions: 1 } });
+    expect(config.dynamic_batching).toBeUndefined();
+  });
+});

@@ -102,11 +102,18 @@ export class VU implements VuState {
     const delay = until_ms - performance.now();
     if (delay <= 0) return Promise.resolve();
     return new Promise((resolve) => {
-      const t = setTimeout(() => {
-        this.#timers.delete(t);
-        resolve();
-      }, delay);
-      this.#timers.add(t);
+      // libuv's cached loop time can fire a timer up to ~1ms early: re-arm for the rest, so a
+      // sleep never ends before its time (k6's sleep() never does).
+      const arm = (ms: number) => {
+        const t = setTimeout(() => {
+          this.#timers.delete(t);
+          const left = until_ms - performance.now();
+          if (left > 0) arm(Math.ceil(left));
+          else resolve();
+        }, ms);
+        this.#timers.add(t);
+      };
+      arm(delay);
     });
   }
 

@@ -42,8 +42,17 @@ export async function resolveK6Modules(imports: Map<string, ModuleImports>): Pro
       throw new ScriptLoadError(`cannot load the runtime's ${spec} module: ${(err as Error).message}`);
     }
     const def = (ns['default'] ?? {}) as Namespace;
+    // Functions a module can only refuse (k6/http's synchronous calls) fail now, with their own message.
+    const refused = (ns['SYNC_HTTP_FUNCTIONS'] as string[] | undefined) ?? [];
     for (const name of used.names) {
       if (!(name in ns) && !(name in def)) throw new ScriptLoadError(unsupported(`${spec}.${name}`));
+      if (refused.includes(name)) {
+        try {
+          (ns[name] as () => unknown)();
+        } catch (err) {
+          throw new ScriptLoadError((err as Error).message);
+        }
+      }
     }
     // __esModule tells esbuild's interop that `default` is the default export.
     out.set(spec, Object.assign({ __esModule: true }, ns));

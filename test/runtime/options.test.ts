@@ -1,0 +1,84 @@
+/** Option consolidation as k6 does it: shortcuts, scenario defaults, CLI overrides and validation. */
+import { describe, expect, it } from 'vitest';
+import { consolidateOptions } from '../../runtime/options/index.ts';
+import { parseDuration } from '../../runtime/options/duration.ts';
+
+describe('options', () => {
+  it.each([
+    ['30s', 30_000],
+    ['1m30s', 90_000],
+    ['500ms', 500],
+    ['1.5h', 5_400_000],
+    ['10us', 0.01],
+    [250, 250],
+    ['2', 2000],
+  ] as const)('parses the duration %s', (v, ms) => {
+    expect(parseDuration(v, 'x')).toBeCloseTo(ms);
+  });
+
+  it('rejects a malformed duration, naming the option', () => {
+    expect(() => parseDuration('5 minutes', 'duration')).toThrow(
+      'invalid duration for duration: "5 minutes"',
+    );
+  });
+
+  it('turns shortcuts into the "default" scenario with k6 defaults', () => {
+    expect(consolidateOptions({}).scenarios[0]).toMatchObject({
+      name: 'default',
+      executor: 'shared-iterations',
+      vus: 1,
+      iterations: 1,
+      gracefulStop_ms: 30_000,
+      maxDuration_ms: 600_000,
+    });
+    expect(consolidateOptions({ vus: 5, duration: '10s' }).scenarios[0]).toMatchObject({
+      executor: 'constant-vus',
+      vus: 5,
+    });
+    expect(consolidateOptions({ stages: [{ duration: '1s', target: 3 }] }).scenarios[0]).toMatchObject({
+      executor: 'ramping-vus',
+      startVUs: 1,
+    });
+    expect(consolidateOptions({ vus: 2, iterations: 8, duration: '5s' }).scenarios[0]).toMatchObject({
+      executor: 'shared-iterations',
+      iterations: 8,
+      maxDuration_ms: 5000,
+    });
+  });
+
+  it('lets CLI shortcuts replace the script scenarios, as k6 does', () => {
+    const script = { scenarios: { a: { executor: 'constant-vus', vus: 1, duration: '1m' } } };
+    const o = consolidateOptions(script, { vus: 3, duration: '2s' });
+    expect(o.scenarios).toHaveLength(1);
+    expect(o.scenarios[0]).toMatchObject({
+      name: 'default',
+      executor: 'constant-vus',
+      vus: 3,
+      duration_ms: 2000,
+    });
+    expect(consolidateOptions({ vus: 4, duration: '1m' }, { iterations: 10 }).scenarios[0]).toMatchObject({
+      executor: 'shared-iterations',
+      vus: 4,
+      iterations: 10,
+    });
+  });
+
+  it('fills the defaults of arrival-rate executors', () => {
+    const o = consolidateOptions({
+      scenarios: { car: { executor: 'constant-arrival-rate', rate: 5, duration: '3s', preAllocatedVUs: 2 } },
+    });
+    expect(o.scenarios[0]).toMatchObject({ timeUnit_ms: 1000, maxVUs: 2, exec: 'default', startTime_ms: 0 });
+  });
+
+  it.each([
+    [{ scenarios: { a: { executor: 'nope' } } }, 'unknown executor'],
+    [{ scenarios: { a: { executor: 'constant-vus' } } }, 'a.duration: it is required'],
+    [{ scenarios: { a: { executor: 'constant-vus', duration: '1s', rate: 3 } } }, '"rate" does not apply'],
+    [{ scenarios: { a: { executor: 'ramping-arrival-rate', stages: [], preAllocatedVUs: 1 } } }, 'a.stages'],
+    [{ scenarios: { a: { executor: 'externally-controlled' } } }, 'not supported by the Node runtime'],
+    [{ summaryTrendStats: ['p(101)'] }, 'summaryTrendStats'],
+    [{ summaryTimeUnit: 'h' }, 'summaryTimeUnit'],
+  ])('rejects invalid configuration %#', (opts, msg) => {
+    expect(() => consolidateOptions(opts)).toThrow(msg);
+  });
+});

@@ -118,7 +118,8 @@ export class Repository {
   /** The ready model version a request names ('' = the latest); throws Triton's not-found errors. */
   get(name: string, version = ''): LoadedModel {
     const entry = this.#entries.get(name);
-    const neverOrUnloaded = entry && entry.versions.size === 0 && (entry.reason === '' || entry.reason === 'unloaded');
+    const neverOrUnloaded =
+      entry && entry.versions.size === 0 && (entry.reason === '' || entry.reason === 'unloaded');
     if (!entry || (neverOrUnloaded && entry.state !== 'LOADING')) {
       throw Errors.unknownModel(name, version || undefined);
     }
@@ -161,7 +162,10 @@ export class Repository {
         // Never loaded: the name alone, as Triton lists it; unloaded or failed: state and reason.
         if (!e.reason) rows.push({ name });
         else if (e.lastVersions.length === 0) rows.push({ name, state: e.state, reason: e.reason });
-        else for (const version of e.lastVersions) rows.push({ name, version, state: e.state, reason: e.reason });
+        else {
+          for (const version of e.lastVersions)
+            rows.push({ name, version, state: e.state, reason: e.reason });
+        }
       }
     }
     return readyOnly ? rows.filter((r) => r.state === 'READY') : rows;

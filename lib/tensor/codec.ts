@@ -115,8 +115,9 @@ export function decodeTensor(
   if (bytes.length % elementBytes !== 0) {
     throw new Error(`cannot decode ${datatype}: ${bytes.length} bytes is not a multiple of ${elementBytes}`);
   }
-  // slice() copies into a fresh, aligned buffer, so typed-array views below are always legal.
-  const copy = bytes.slice();
+  // A fresh, aligned copy, so typed-array views below are always legal. Not bytes.slice(): on a
+  // Node Buffer slice() is a view into its shared pool, not a copy.
+  const copy = new Uint8Array(bytes);
   if (!LITTLE_ENDIAN_HOST) swapBytes(copy, elementBytes);
   const buffer = copy.buffer;
   switch (datatype) {

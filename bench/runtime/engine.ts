@@ -1,0 +1,99 @@
+/**
+ * Engine overhead and end-to-end throughput of the Node runtime, through runTest():
+ *   node --import tsx bench/runtime/engine.ts [--seconds 5] [--http]
+ * - empty async default function at 1 and 256 VUs: iterations/s and RSS (the engine's own cost);
+ * - with --http: `await http.asyncRequest('GET', url)` per iteration at 8, 16 and 64 VUs against a
+ *   node:http server in a separate process that answers a 16-byte body at once (engine + k6/http).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { runTest } from '../../runtime/index.ts';
+
+const SERVER = `
+import http from 'node:http';
+const body = Buffer.alloc(16, 120);
+const s = http.createServer((req, res) => {
+  req.resume();
+  req.on('end', () => { res.writeHead(200, { 'content-length': body.length }); res.end(body); });
+});
+s.keepAliveTimeout = 60000;
+s.listen(0, '127.0.0.1', () => process.stdout.write(String(s.address().port) + '\\n'));
+`;
+
+/** Starts the answer-at-once server in its own process; resolves its port. */
+function startServer(): Promise<{ port: number; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', SERVER], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.stdout!.once('data', (d: Buffer) => resolve({ port: Number(String(d).trim()), child }));
+  });
+}
+
+interface Row {
+  case: string;
+  vus: number;
+  iterations_per_s: number;
+  rss_mb: number;
+}
+
+async function measure(
+  dir: string,
+  name: string,
+  body: string,
+  vus: number,
+  seconds: number,
+  env = {},
+): Promise<Row> {
+  const script = join(dir, `${name}-${vus}.js`);
+  writeFileSync(script, `${body}\nexport const options = { vus: ${vus}, duration: '${seconds}s' };\n`);
+  let peakRss = process.memoryUsage.rss();
+  const t = setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage.rss());
+  }, 100);
+  const r = await runTest({
+    script,
+    quiet: true,
+    env,
+    includeSystemEnv: false,
+    noSummary: true,
+    stdout: () => {},
+  });
+  clearInterval(t);
+  const it = r.summaryData?.metrics['iterations']?.values['count'] ?? 0;
+  return {
+    case: name,
+    vus,
+    iterations_per_s: Math.round(it / (r.summaryData!.state.testRunDurationMs / 1000)),
+    rss_mb: Math.round(peakRss / 2 ** 20),
+  };
+}
+
+const { values: args } = parseArgs({
+  options: { seconds: { type: 'string', default: '5' }, http: { type: 'boolean', default: false } },
+});
+const seconds = Number(args.seconds);
+const dir = mkdtempSync(join(tmpdir(), 'k6t-bench-'));
+const rows: Row[] = [];
+try {
+  const empty = 'export default async function () {}';
+  for (const vus of [1, 256]) rows.push(await measure(dir, 'empty async default', empty, vus, seconds));
+  if (args.http) {
+    const { port, child } = await startServer();
+    try {
+      const get = `import http from 'k6/http';\nexport default async function () { await http.asyncRequest('GET', 'http://127.0.0.1:' + __ENV.PORT + '/'); }`;
+      for (const vus of [8, 16, 64])
+        rows.push(await measure(dir, 'http GET 16 B', get, vus, seconds, { PORT: String(port) }));
+    } finally {
+      child.kill();
+    }
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+console.log('| case | VUs | iterations/s | peak RSS (MB) |\n|---|---:|---:|---:|');
+for (const r of rows) console.log(`| ${r.case} | ${r.vus} | ${r.iterations_per_s} | ${r.rss_mb} |`);

@@ -61,6 +61,11 @@ export function loadProtos(importPaths: readonly string[] | null, files: readonl
   }
   root.loadSync(files as string[], { keepCase: true, alternateCommentMode: false });
   root.resolveAll();
+  return methodsOf(root);
+}
+
+/** Every RPC method of every service in a resolved root. */
+export function methodsOf(root: protobuf.Root): MethodDef[] {
   const out: MethodDef[] = [];
   const visit = (ns: protobuf.NamespaceBase): void => {
     for (const child of ns.nestedArray) {

@@ -16,8 +16,10 @@ import {
   fromMetadata,
   parseCallParams,
   passBuffer,
+  toMetadata,
 } from './grpc-call.ts';
 import { messageIn, messageOut } from './grpc-json.ts';
+import { reflectMethods } from './grpc-reflect.ts';
 import { loadProtos, type MethodDef, type MethodInfo, methodInfo } from './grpc-protos.ts';
 import { openStream, Stream, waitForStreams } from './grpc-stream.ts';
 
@@ -122,12 +124,22 @@ function waitReady(client: grpcjs.Client, addr: string, timeout_ms: number): Pro
   });
 }
 
-function connectParams(input: unknown): {
+interface ConnectParams {
   plaintext: boolean;
   timeout_ms: number;
+  reflect: boolean;
+  reflectMetadata: grpcjs.Metadata;
   options: grpcjs.ChannelOptions;
-} {
-  const out = { plaintext: false, timeout_ms: CONNECT_TIMEOUT_MS, options: {} as grpcjs.ChannelOptions };
+}
+
+function connectParams(input: unknown): ConnectParams {
+  const out: ConnectParams = {
+    plaintext: false,
+    timeout_ms: CONNECT_TIMEOUT_MS,
+    reflect: false,
+    reflectMetadata: new grpcjs.Metadata(),
+    options: {},
+  };
   const bad = (msg: string): Error => new Error(`invalid grpc.connect() parameters: ${msg}`);
   for (const [k, v] of Object.entries((input ?? {}) as Record<string, unknown>)) {
     switch (k) {
@@ -142,10 +154,14 @@ function connectParams(input: unknown): {
       case 'reflect':
         if (typeof v !== 'boolean')
           throw bad(`invalid reflect value: '${String(v)}', it needs to be boolean`);
-        if (v)
-          throw new Error(
-            'k6 API grpc connect param reflect is not supported by the Node runtime; run with k6',
-          );
+        out.reflect = v;
+        break;
+      case 'reflectMetadata':
+        try {
+          out.reflectMetadata = toMetadata(v, 'reflectMetadata');
+        } catch (e) {
+          throw bad((e as Error).message);
+        }
         break;
       case 'maxReceiveSize':
       case 'maxSendSize': {
@@ -158,7 +174,6 @@ function connectParams(input: unknown): {
         break;
       }
       case 'tls':
-      case 'reflectMetadata':
         throw new Error(`k6 API grpc connect param ${k} is not supported by the Node runtime; run with k6`);
       default:
         throw bad(`unknown connect param: "${k}"`);
@@ -201,7 +216,14 @@ export class Client {
       'grpc-node.flow_control_window': FLOW_CONTROL_WINDOW_BYTES,
       ...p.options,
     });
-    const ready = waitReady(client, address, p.timeout_ms);
+    const connected = waitReady(client, address, p.timeout_ms);
+    const ready = p.reflect
+      ? connected.then(async () => {
+          const defs = await reflectMethods(client, p.reflectMetadata, p.timeout_ms);
+          for (const d of defs) this.#methods.set(d.path, d);
+          return true as const;
+        })
+      : connected;
     ready.catch(() => undefined);
     const conn: Connection = { addr: address, client, ready };
     if (!this.#connections.has(vu)) vu.onRetire(() => this.#closeFor(vu));

@@ -2,6 +2,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as grpcjs from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import protobuf from 'protobufjs';
+import descriptor from 'protobufjs/ext/descriptor/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import grpc, {
   Client,
@@ -62,6 +64,7 @@ beforeAll(async () => {
       call.on('end', () => call.end());
     },
   });
+  addReflection(server);
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync('127.0.0.1:0', grpcjs.ServerCredentials.createInsecure(), (err, p) =>
       err ? reject(err) : resolve(p),
@@ -74,6 +77,64 @@ beforeAll(async () => {
   ).http2Servers;
   for (const s of http2Servers.keys()) s.on('connection', () => connections++);
 });
+
+/** A minimal grpc.reflection.v1alpha service: lists Echo and serves every file descriptor of echo.proto. */
+function addReflection(srv: grpcjs.Server): void {
+  const root = new protobuf.Root();
+  root.resolvePath = (_o, t) => (t.startsWith('google/') ? t : path.join(FIXTURES, t));
+  root.loadSync('echo.proto', { keepCase: true });
+  const set = (root as unknown as { toDescriptor(e: string): { file: unknown[] } }).toDescriptor('proto3');
+  const files = set.file.map((f) => Buffer.from(descriptor.FileDescriptorProto.encode(f as never).finish()));
+  const r = protobuf.Root.fromJSON({
+    nested: {
+      Req: {
+        fields: {
+          file_by_filename: { type: 'string', id: 3 },
+          file_containing_symbol: { type: 'string', id: 4 },
+          list_services: { type: 'string', id: 7 },
+        },
+      },
+      Res: {
+        fields: {
+          file_descriptor_response: { type: 'Files', id: 4 },
+          list_services_response: { type: 'Services', id: 6 },
+        },
+      },
+      Files: { fields: { file_descriptor_proto: { rule: 'repeated', type: 'bytes', id: 1 } } },
+      Services: { fields: { service: { rule: 'repeated', type: 'Svc', id: 1 } } },
+      Svc: { fields: { name: { type: 'string', id: 1 } } },
+    },
+  });
+  const Req = r.lookupType('Req');
+  const Res = r.lookupType('Res');
+  const id = (b: Buffer): Buffer => b;
+  srv.addService(
+    {
+      Info: {
+        path: '/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo',
+        requestStream: true,
+        responseStream: true,
+        requestSerialize: id,
+        requestDeserialize: id,
+        responseSerialize: id,
+        responseDeserialize: id,
+      },
+    },
+    {
+      Info: (call: grpcjs.ServerDuplexStream<Buffer, Buffer>) => {
+        call.on('data', (buf: Buffer) => {
+          const req = Req.toObject(Req.decode(buf)) as Record<string, string>;
+          const res =
+            req['list_services'] !== undefined
+              ? { list_services_response: { service: [{ name: 'k6t.echo.Echo' }] } }
+              : { file_descriptor_response: { file_descriptor_proto: files } };
+          call.write(Buffer.from(Res.encode(Res.fromObject(res)).finish()));
+        });
+        call.on('end', () => call.end());
+      },
+    },
+  );
+}
 
 afterAll(() => {
   server.forceShutdown();
@@ -281,6 +342,17 @@ describe('k6/net/grpc', () => {
       /invalid plaintext value/,
     );
     expect(() => client.loadProtoset('x.protoset')).toThrow(/not supported by the Node runtime/);
+  });
+
+  it('connects with reflect: true and calls methods without load()', async () => {
+    const client = new Client();
+    const vu = fakeVu();
+    const res = await inVu(vu, async () => {
+      await client.connect(addr, { plaintext: true, reflect: true });
+      return client.asyncInvoke('k6t.echo.Echo/Echo', { text_value: 'r', big_number: 5, color: 'RED' });
+    });
+    expect(res.status).toBe(StatusOK);
+    expect(res.message).toMatchObject({ textValue: 'r', bigNumber: '5', color: 'RED', inner: null });
   });
 
   it('streams: data and end events, writes, and stream metrics', async () => {

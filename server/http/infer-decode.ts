@@ -75,6 +75,11 @@ export function decodeHttpInfer(
     }
     if (raw.data === undefined)
       throw Errors.badRequest(`input '${t.name}' has neither data nor binary_data_size`);
+    if (t.datatype === 'FP16' || t.datatype === 'BF16') {
+      throw Errors.badRequest(
+        `receiving ${t.datatype} data via JSON is not supported. Please use the binary data format for input ${t.name}`,
+      );
+    }
     const values = flatten(raw.data, t.name);
     try {
       return { ...t, data: encodeTensor(t.datatype, values) };

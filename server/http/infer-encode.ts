@@ -3,6 +3,7 @@
  * (Inference-Header-Content-Length) for outputs asked as binary. Binary outputs are written as they are.
  */
 import { decodeTensor } from '../../lib/tensor/codec.ts';
+import { Errors } from '../errors.ts';
 import type { InferResult } from '../infer/types.ts';
 import type { HttpOutputPrefs } from './infer-decode.ts';
 
@@ -25,6 +26,11 @@ export function encodeHttpInfer(result: InferResult, prefs: HttpOutputPrefs): En
         shape: o.shape,
         parameters: { binary_data_size: o.data.length },
       };
+    }
+    if (o.datatype === 'FP16' || o.datatype === 'BF16') {
+      throw Errors.badRequest(
+        `sending ${o.datatype} data via JSON is not supported. Please use the binary data format for output`,
+      );
     }
     const decoded = decodeTensor(o.datatype, o.data, o.shape, { int64: 'number' });
     const data = ArrayBuffer.isView(decoded) ? Array.from(decoded as ArrayLike<number>) : decoded;

@@ -2,7 +2,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../server/index.ts';
 import { binaryBody, http, int32Bytes, makeRepository, removeRepository, start } from './helpers.ts';
-import { NOBATCH, SIMPLE } from './repo-fixtures.ts';
+import { HALVES, NOBATCH, SIMPLE } from './repo-fixtures.ts';
 
 const seq = (n: number) => Array.from({ length: n }, (_, i) => i);
 const input = (name: string, shape: number[], datatype = 'INT32', data?: unknown[]) => ({
@@ -16,7 +16,7 @@ describe('HTTP infer errors', () => {
   let server: RunningServer;
   let repo: string;
   beforeAll(async () => {
-    repo = makeRepository({ simple: SIMPLE, nobatch: NOBATCH });
+    repo = makeRepository({ simple: SIMPLE, nobatch: NOBATCH, halves: HALVES });
     server = await start({ modelRepository: repo, maxBody_bytes: 4096 });
   });
   afterAll(async () => {
@@ -87,6 +87,35 @@ describe('HTTP infer errors', () => {
       expect(res.json().error).toContain(message);
     });
   }
+
+  it('refuses FP16 data in JSON as Triton does, in and out', async () => {
+    const res = await infer(
+      { inputs: [{ name: 'A', shape: [1, 2], datatype: 'FP16', data: [1, 2] }] },
+      'halves',
+    );
+    expect(res.status).toBe(400);
+    expect(res.json().error).toBe(
+      'receiving FP16 data via JSON is not supported. Please use the binary data format for input A',
+    );
+    const json = Buffer.from(
+      JSON.stringify({
+        inputs: [{ name: 'A', shape: [1, 2], datatype: 'FP16', parameters: { binary_data_size: 4 } }],
+      }),
+    );
+    const out = await http(
+      server,
+      'POST',
+      '/v2/models/halves/infer',
+      Buffer.concat([json, Buffer.alloc(4)]),
+      {
+        'Inference-Header-Content-Length': String(json.length),
+      },
+    );
+    expect(out.status).toBe(400);
+    expect(out.json().error).toBe(
+      'sending FP16 data via JSON is not supported. Please use the binary data format for output',
+    );
+  });
 
   it('prefixes the error with the request id when one is given', async () => {
     const res = await infer({ id: 'abc', inputs: [input('INPUT0', [1, 15]), input('INPUT1', [1, 16])] });

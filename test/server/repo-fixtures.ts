@@ -35,3 +35,13 @@ input [ { name: "TEXT" data_type: TYPE_STRING dims: [ 2 ] } ]
 output [ { name: "LABEL" data_type: TYPE_STRING dims: [ 1 ] } ]
 parameters { key: "compute_ms" value: { string_value: "0" } }
 `;
+
+/** FP16 in and out (JSON is refused both ways, as in Triton). */
+export const HALVES = `
+name: "halves"
+backend: "simulated"
+max_batch_size: 4
+input [ { name: "A" data_type: TYPE_FP16 dims: [ 2 ] } ]
+output [ { name: "B" data_type: TYPE_FP16 dims: [ 2 ] } ]
+parameters { key: "compute_ms" value: { string_value: "0" } }
+`;

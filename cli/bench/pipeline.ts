@@ -143,7 +143,8 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
     const written = await writeRunReport(dir, report, summary, {
       budget: { p95_ms: overrides.p95_ms ?? budget.p95_ms, p99_ms: overrides.p99_ms ?? budget.p99_ms },
     });
-    console.log(`\n${reportMarkdown(report)}`);
+    if (results.length > 0) console.log(`\n${reportMarkdown(report)}`);
+    else console.log('\nno level completed a request; see the errors above');
     if (options.junit && written.files['junit.xml'])
       await copyFile(written.files['junit.xml'], options.junit);
     for (const error of written.errors) console.error(`k6-triton: could not write ${error}`);

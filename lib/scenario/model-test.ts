@@ -157,7 +157,9 @@ async function checkTarget(
       `server ${transport.target} is unreachable (${message(err)}); start it or set TRITON_URL`,
     );
   }
-  if (!live) throw new Error(`server ${transport.target} is not live; start it or set TRITON_URL`);
+  // k6 reports a refused connection as status 0, not an exception: both mean nobody answers.
+  if (!live)
+    throw new Error(`server ${transport.target} is unreachable or not live; start it or set TRITON_URL`);
   if (!(await transport.modelReady())) {
     throw new Error(`model ${where} is not ready; load it or set MODEL_NAME to a served model`);
   }

@@ -17,6 +17,7 @@ export interface Settings {
   /** Empty string: the server picks the version. */
   modelVersion: string;
   batch: number;
+  /** PRECISION name (FP32, FP16, ...); empty: the model's own datatypes. */
   precision: string;
   /** Payload manifest or perf_analyzer input-data file; empty: random tensors made in the script. */
   payload: string;
@@ -86,7 +87,8 @@ export function readSettings(env: Record<string, string | undefined>, entry: Mod
     modelName: env.MODEL_NAME || entry.name,
     modelVersion: env.MODEL_VERSION || '',
     batch,
-    precision: (env.PRECISION || Object.keys(entry.precisions)[0] || 'FP32').toUpperCase(),
+    // Empty for models read from a server: their datatypes are whatever the server declares.
+    precision: (env.PRECISION || Object.keys(entry.precisions)[0] || '').toUpperCase(),
     payload: env.PAYLOAD || '',
     headers: parseHeaders(env.HEADERS),
     thresholds: env.THRESHOLDS || '',

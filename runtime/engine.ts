@@ -21,9 +21,10 @@ import {
 import { createOutputs } from './outputs/index.ts';
 import { banner, startProgress } from './progress.ts';
 import { EXIT, type ScenarioRuntime, TestAbortError, TestRun } from './run-state.ts';
-import { buildSummaryData, type SummaryData } from './summary/data.ts';
+import { SectionTracker } from './metrics/sections.ts';
+import { buildSections, buildSummaryData, type SummaryData } from './summary/data.ts';
 import { legacySummaryExport } from './summary/export.ts';
-import { renderTextSummary, type SummaryMode } from './summary/text.ts';
+import { renderTextSummary, type SummaryMode, type SummarySection } from './summary/text.ts';
 import { buildThresholds, evaluateThresholds, type ThresholdSet } from './thresholds.ts';
 import { VU } from './vu.ts';
 
@@ -112,6 +113,7 @@ export async function runTest(opts: RunTestOptions): Promise<RunTestResult> {
     return fail(EXIT.INVALID_CONFIG, (err as Error).message);
   }
   run.options = options;
+  if (opts.summaryMode === 'full') pipeline.sections = new SectionTracker();
   const moduleOptions = {
     discardResponseBodies: options.discardResponseBodies,
     noConnectionReuse: options.noConnectionReuse,
@@ -256,7 +258,10 @@ async function execute(
     isStdOutTTY: Boolean(process.stdout.isTTY),
     isStdErrTTY: Boolean(process.stderr.isTTY),
   });
-  await emitSummary(vu0, data, opts, io);
+  const sections = run.pipeline.sections
+    ? buildSections(run.pipeline.sections, options.summaryTrendStats, duration_ms)
+    : [];
+  await emitSummary(vu0, data, sections, opts, io);
   if (opts.summaryExport) {
     try {
       writeFileSync(opts.summaryExport, JSON.stringify(legacySummaryExport(data), null, 4));
@@ -278,6 +283,7 @@ function failedMetrics(keys: string[]): string {
 async function emitSummary(
   vu0: VU,
   data: SummaryData,
+  sections: SummarySection[],
   opts: RunTestOptions,
   io: { stdout: (s: string) => void; stderr: (s: string) => void },
 ): Promise<void> {
@@ -291,7 +297,7 @@ async function emitSummary(
       logLine('ERRO', `handleSummary() failed: ${(err as Error).message}; printing the default summary`);
     }
   }
-  if (!opts.noSummary) io.stdout(renderTextSummary(data, opts.summaryMode ?? 'compact'));
+  if (!opts.noSummary) io.stdout(renderTextSummary(data, opts.summaryMode ?? 'compact', sections));
 }
 
 async function runScenarios(

@@ -5,6 +5,7 @@
  */
 import type { Tags } from '../vu-context.ts';
 import type { Metric, MetricRegistry } from './registry.ts';
+import type { SectionTracker } from './sections.ts';
 
 /** A consumer of raw samples (--out json=, --out csv=). */
 export interface SampleOutput {
@@ -25,6 +26,8 @@ export function nowEpochMs(): number {
 export class SamplePipeline {
   #closed = false;
   readonly #unknown = new Set<string>();
+  /** Per-scenario/group aggregates, set only for the full summary mode. */
+  sections: SectionTracker | null = null;
 
   constructor(
     readonly registry: MetricRegistry,
@@ -35,6 +38,7 @@ export class SamplePipeline {
   add(metric: Metric, value: number, tags: Tags, time_ms?: number): void {
     if (this.#closed) return;
     metric.add(value, tags);
+    if (this.sections !== null) this.sections.add(metric, value, tags);
     const outs = this.outputs;
     if (outs.length === 0) return;
     const t = time_ms ?? nowEpochMs();

@@ -7,8 +7,10 @@ import type { Group } from '../groups.ts';
 import { TrendHistogram } from '../metrics/histogram.ts';
 import type { MetricRegistry, MetricType, Sink, ValueType } from '../metrics/registry.ts';
 import { CounterSink, GaugeSink, RateSink } from '../metrics/registry.ts';
+import type { Section, SectionTracker } from '../metrics/sections.ts';
 import { sinkValues } from '../metrics/values.ts';
 import type { ThresholdSet } from '../thresholds.ts';
+import type { SummarySection } from './text.ts';
 
 export interface SummaryMetric {
   type: MetricType;
@@ -116,4 +118,37 @@ export function buildSummaryData(inp: SummaryInputs): SummaryData {
     },
     metrics,
   };
+}
+
+/** Full-mode sections (per scenario, then its groups) from the section tracker. */
+export function buildSections(
+  tracker: SectionTracker,
+  trendStats: string[],
+  duration_ms: number,
+): SummarySection[] {
+  const metricsOf = (sec: Section): Record<string, SummaryMetric> => {
+    const out: Record<string, SummaryMetric> = {};
+    const entries = [...sec.sinks.entries()].sort((a, b) => a[0].name.localeCompare(b[0].name));
+    for (const [m, sink] of entries) {
+      if (!sinkObserved(sink)) continue;
+      out[m.name] = {
+        type: m.type,
+        contains: m.contains,
+        values: sinkValues(m.type, sink, trendStats, duration_ms),
+      };
+    }
+    return out;
+  };
+  const checksOf = (sec: Section) => [...sec.checks.entries()].map(([name, c]) => ({ name, ...c }));
+  return [...tracker.scenarios.entries()].map(([name, sc]) => ({
+    name,
+    metrics: metricsOf(sc.section),
+    checks: checksOf(sc.section),
+    groups: [...sc.groups.entries()].map(([path, g]) => ({
+      name: path.replace(/^::/, ''),
+      metrics: metricsOf(g),
+      checks: checksOf(g),
+      groups: [],
+    })),
+  }));
 }

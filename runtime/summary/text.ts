@@ -142,8 +142,22 @@ function allChecks(g: SummaryGroup): SummaryGroup['checks'] {
   return [...g.checks, ...g.groups.flatMap(allChecks)];
 }
 
-function checksSection(data: SummaryData, durationS: number, nameWidth: number): string[] {
-  const checks = allChecks(data.root_group);
+/** Checks as a section shows them: name, passes, fails. */
+export interface SectionCheck {
+  name: string;
+  passes: number;
+  fails: number;
+}
+
+/** A full-mode section: a scenario, or a group inside one. */
+export interface SummarySection {
+  name: string;
+  metrics: Record<string, SummaryMetric>;
+  checks: SectionCheck[];
+  groups: SummarySection[];
+}
+
+function checksBlock(checks: SectionCheck[], indent: string, durationS: number, nameWidth: number): string[] {
   if (checks.length === 0) return [];
   const passes = checks.reduce((a, c) => a + c.passes, 0);
   const fails = checks.reduce((a, c) => a + c.fails, 0);
@@ -155,31 +169,35 @@ function checksSection(data: SummaryData, durationS: number, nameWidth: number):
   ];
   const w = Math.max(...rows.map((r) => r[1].length)) + 1;
   const out = rows.map(
-    ([n, a, b]) => `    ${n}${'.'.repeat(Math.max(3, nameWidth - n.length))}: ${pad(a, w)}${b}`,
+    ([n, a, b]) => `${indent}${n}${'.'.repeat(Math.max(3, nameWidth - n.length))}: ${pad(a, w)}${b}`,
   );
   out.push('');
   for (const c of checks) {
-    if (c.fails === 0) out.push(`    ✓ ${c.name}`);
+    if (c.fails === 0) out.push(`${indent}✓ ${c.name}`);
     else {
-      out.push(`    ✗ ${c.name}`);
+      out.push(`${indent}✗ ${c.name}`);
       const pct = Math.floor((c.passes / (c.passes + c.fails)) * 100);
-      out.push(`      ↳  ${pct}% — ✓ ${c.passes} / ✗ ${c.fails}`);
+      out.push(`${indent}  ↳  ${pct}% — ✓ ${c.passes} / ✗ ${c.fails}`);
     }
   }
   out.push('');
   return out;
 }
 
-/** Renders the summary; `mode` picks compact (k6's default), full or legacy. */
-export function renderTextSummary(data: SummaryData, mode: SummaryMode = 'compact'): string {
-  const unit = data.options.summaryTimeUnit || null;
-  const durationS = data.state.testRunDurationMs / 1000;
-  if (mode === 'legacy') return renderLegacy(data, unit, durationS);
-  const parents = Object.keys(data.metrics)
+/** Checks, then metrics by category (CUSTOM, GRPC, HTTP, EXECUTION, NETWORK), at `indent`. */
+function metricsBlock(
+  metrics: Record<string, SummaryMetric>,
+  checks: SectionCheck[],
+  indent: string,
+  mode: SummaryMode,
+  durationS: number,
+  unit: string | null,
+): string[] {
+  const parents = Object.keys(metrics)
     .filter((k) => !k.includes('{'))
     .sort();
   const subsOf = (p: string) =>
-    Object.keys(data.metrics)
+    Object.keys(metrics)
       .filter((k) => k.startsWith(`${p}{`))
       .sort();
   const visible = parents.filter(
@@ -191,23 +209,50 @@ export function renderTextSummary(data: SummaryData, mode: SummaryMode = 'compac
   const allLines: Line[] = [];
   for (const [, names] of groups) {
     for (const n of names) {
-      allLines.push({ name: n, indent: 0, metric: data.metrics[n]! });
-      for (const s of subsOf(n)) allLines.push({ name: subName(s), indent: 2, metric: data.metrics[s]! });
+      allLines.push({ name: n, indent: 0, metric: metrics[n]! });
+      for (const s of subsOf(n)) allLines.push({ name: subName(s), indent: 2, metric: metrics[s]! });
     }
   }
-  const nameWidth = Math.max(35, ...allLines.map((l) => l.name.length + l.indent + 3));
-  const rendered = renderLines(allLines, '    ', nameWidth, durationS, unit);
-  const out: string[] = ['', ...thresholdsSection(data, unit), '  █ TOTAL RESULTS', ''];
-  out.push(...checksSection(data, durationS, nameWidth));
+  // Names are dotted to one column for the whole summary; deeper sections give up their indent.
+  const nameWidth = Math.max(35 - (indent.length - 4), ...allLines.map((l) => l.name.length + l.indent + 3));
+  const rendered = renderLines(allLines, indent, nameWidth, durationS, unit);
+  const out = checksBlock(checks, indent, durationS, nameWidth);
   let i = 0;
   for (const [title, names] of groups) {
     if (names.length === 0) continue;
-    out.push(`    ${title}`);
+    out.push(`${indent}${title}`);
     for (const n of names) {
       out.push(rendered[i++]!);
       for (const _ of subsOf(n)) out.push(rendered[i++]!);
     }
     out.push('');
+  }
+  return out;
+}
+
+/**
+ * Renders the summary; `mode` picks compact (k6's default), full or legacy. Full mode adds one
+ * section per scenario (and its groups) when `sections` are given.
+ */
+export function renderTextSummary(
+  data: SummaryData,
+  mode: SummaryMode = 'compact',
+  sections: SummarySection[] = [],
+): string {
+  const unit = data.options.summaryTimeUnit || null;
+  const durationS = data.state.testRunDurationMs / 1000;
+  if (mode === 'legacy') return renderLegacy(data, unit, durationS);
+  const out: string[] = ['', ...thresholdsSection(data, unit), '  █ TOTAL RESULTS', ''];
+  out.push(...metricsBlock(data.metrics, allChecks(data.root_group), '    ', mode, durationS, unit));
+  if (mode === 'full') {
+    for (const sc of sections) {
+      out.push('', `  █ SCENARIO: ${sc.name}`, '');
+      out.push(...metricsBlock(sc.metrics, sc.checks, '    ', mode, durationS, unit));
+      for (const g of sc.groups) {
+        out.push(`    ↳ GROUP: ${g.name}`, '');
+        out.push(...metricsBlock(g.metrics, g.checks, '      ', mode, durationS, unit));
+      }
+    }
   }
   return `${out.join('\n')}\n`;
 }

@@ -82,6 +82,17 @@ describe('summary', () => {
     expect(text).toMatch(/NETWORK\n {4}data_received\.+: 519 kB +76 kB\/s\n/);
   });
 
+  it('adds per-scenario and per-group sections in full mode', async () => {
+    const r = await runScript('lifecycle.js', { summaryMode: 'full' });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain('  █ SCENARIO: default\n');
+    expect(r.stdout).toContain('    ↳ GROUP: outer::inner\n');
+    expect(r.stdout).toMatch(/ {6}checks_succeeded\.+: 100\.00% 8 out of 8\n/);
+    const compact = await runScript('lifecycle.js');
+    expect(compact.stdout).not.toContain('SCENARIO:');
+    expect(compact.stdout).not.toContain('group_duration');
+  });
+
   it('writes the legacy export with thresholds true when failed, groups and checks as maps', () => {
     const failed: SummaryData = structuredClone(DATA);
     failed.metrics['http_req_duration']!.thresholds = { 'p(95)<100': { ok: false } };

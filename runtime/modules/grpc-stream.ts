@@ -5,6 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type * as grpcjs from '@grpc/grpc-js';
+import { logLine } from '../log.ts';
 import { currentVu, type Tags, type VuState } from '../vu-context.ts';
 import { callTags, parseCallParams, passBuffer } from './grpc-call.ts';
 import { messageIn, messageOut } from './grpc-json.ts';
@@ -102,9 +103,7 @@ export class Stream {
     if (typeof handler !== 'function')
       throw new Error(`handler for "${event}" event isn't a callable function`);
     if (!EVENTS.has(event)) {
-      process.stderr.write(
-        `time="${new Date().toISOString()}" level=warning msg="can't register ${event} event handler: unknown event"\n`,
-      );
+      logLine('WARN', `can't register ${event} event handler: unknown event`);
       return;
     }
     const list = this.#listeners.get(event) ?? [];

@@ -3,6 +3,7 @@
  * throw a clear error naming asyncRequest, because VUs share one event loop here and blocking it for a
  * request would stall every other VU (see README of runtime/). Connections are kept alive per VU, as k6.
  */
+import { logLine } from '../log.ts';
 import { currentVu, type Tags, type VuState } from '../vu-context.ts';
 import { k6ErrorFor, type K6HttpError } from './http-errors.ts';
 import { requestSamples } from './http-metrics.ts';
@@ -72,9 +73,7 @@ function requestInfo(method: string, url: string, headers: Record<string, string
 function warnFailed(method: string, url: string, err: K6HttpError): void {
   // k6 logs every failed request at warning level (its `throw` option is false by default).
   const msg = `${method[0]}${method.slice(1).toLowerCase()} ${JSON.stringify(url)}: ${err.message}`;
-  process.stderr.write(
-    `time="${new Date().toISOString()}" level=warning msg="Request Failed" error=${JSON.stringify(msg)}\n`,
-  );
+  logLine('WARN', 'Request Failed', { error: msg });
 }
 
 function failedResponse(url: string, err: K6HttpError, info: RequestInfo): Response {

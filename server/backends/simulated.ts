@@ -98,7 +98,13 @@ class SimulatedBackend implements Backend {
   async execute(inputs: TensorData[], outputNames: string[]): Promise<TensorData[]> {
     const batch = this.#batched ? (inputs[0]?.shape[0] ?? 1) : 1;
     const wait_ms = this.#computeMs(batch);
-    if (wait_ms > 0) await new Promise((resolve) => setTimeout(resolve, wait_ms));
+    if (wait_ms > 0) {
+      // Node's timers count whole milliseconds (setTimeout(1.4) waits about 1.1 ms): round down or up at random
+      // in proportion to the fraction, so the mean wait matches the profile without burning CPU.
+      const whole = Math.floor(wait_ms);
+      const timer_ms = whole + (this.#random() < wait_ms - whole ? 1 : 0);
+      if (timer_ms > 0) await new Promise((resolve) => setTimeout(resolve, timer_ms));
+    }
     if (this.#knobs.errorRate > 0 && this.#random() < this.#knobs.errorRate) {
       throw new Error('simulated backend failure (error_rate)');
     }

@@ -22,7 +22,7 @@ const JSON_TYPE = { 'Content-Type': 'application/json' };
 /** Creates (does not listen) the HTTP server of a core. */
 export function createHttpServer(core: InferenceCore, opts: HttpOptions = {}): http.Server {
   const maxBody = opts.maxBody_bytes ?? 64 * 1024 * 1024;
-  const server = http.createServer((req, res) => {
+  const server = http.createServer({ noDelay: true, keepAlive: true }, (req, res) => {
     handle(core, req, res, maxBody, opts.log).catch((err) => sendError(res, asServerError(err)));
   });
   server.keepAliveTimeout = 65_000;

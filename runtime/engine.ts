@@ -147,10 +147,17 @@ export async function runTest(opts: RunTestOptions): Promise<RunTestResult> {
     run.requestAbort(EXIT.EXTERNAL_ABORT, 'test run was stopped by a signal');
   };
   if (opts.handleSignals) process.on('SIGINT', onSigint);
+  // Script code can leave a promise rejected un-awaited or throw from a timer: k6 logs those and
+  // goes on; so does the runtime, instead of letting Node end the process.
+  const onStray = (err: unknown) => logScriptError(err, null);
+  process.on('unhandledRejection', onStray);
+  process.on('uncaughtException', onStray);
   try {
     return await execute(run, program, pool, vu0, options, thresholds, plannedVus, opts, { stdout, stderr });
   } finally {
     if (opts.handleSignals) process.off('SIGINT', onSigint);
+    process.off('unhandledRejection', onStray);
+    process.off('uncaughtException', onStray);
     await pool.retireAll();
     await vu0.retire();
     await pipeline.close().catch(() => {});

@@ -173,6 +173,11 @@ export function parseScenario(name: string, raw: unknown): ScenarioConfig {
     preAllocatedVUs,
     maxVUs: isArrival ? int(r['maxVUs'], p('maxVUs'), preAllocatedVUs) : 0,
   };
+  if (ex === 'shared-iterations' && cfg.vus > cfg.iterations) {
+    throw new Error(
+      `invalid scenario ${name}: the number of iterations (${cfg.iterations}) can't be less than the number of VUs (${cfg.vus})`,
+    );
+  }
   if (cfg.timeUnit_ms <= 0) throw new Error(`invalid scenario option ${p('timeUnit')}: must be > 0`);
   if (isArrival && cfg.maxVUs < cfg.preAllocatedVUs) {
     throw new Error(

@@ -76,6 +76,7 @@ describe('options', () => {
     [{ scenarios: { a: { executor: 'constant-vus', duration: '1s', rate: 3 } } }, '"rate" does not apply'],
     [{ scenarios: { a: { executor: 'ramping-arrival-rate', stages: [], preAllocatedVUs: 1 } } }, 'a.stages'],
     [{ scenarios: { a: { executor: 'externally-controlled' } } }, 'not supported by the Node runtime'],
+    [{ vus: 5, iterations: 2 }, "can't be less than the number of VUs"],
     [{ summaryTrendStats: ['p(101)'] }, 'summaryTrendStats'],
     [{ summaryTimeUnit: 'h' }, 'summaryTimeUnit'],
   ])('rejects invalid configuration %#', (opts, msg) => {

@@ -5,6 +5,7 @@
 import { fromConfigDatatype } from '../lib/tensor/datatypes.ts';
 import type { ModelConfigJson } from './config/types.ts';
 import { Errors } from './errors.ts';
+import { classify } from './infer/classification.ts';
 import type { InferRequest, InferResult } from './infer/types.ts';
 import type { ServerMetrics } from './metrics.ts';
 import { type IndexRow, parseOverride, type Repository } from './repository.ts';
@@ -106,7 +107,14 @@ export class InferenceCore {
     const model = this.repository.get(req.modelName, req.modelVersion);
     this.#inflight += 1;
     try {
-      return await model.infer(req);
+      const result = await model.infer(req);
+      if (!req.outputs?.some((o) => o.classCount)) return result;
+      const k = new Map(req.outputs.map((o) => [o.name, o.classCount ?? 0]));
+      const batched = model.config.max_batch_size > 0;
+      return {
+        ...result,
+        outputs: result.outputs.map((o) => (k.get(o.name) ? classify(o, k.get(o.name)!, batched) : o)),
+      };
     } finally {
       this.#inflight -= 1;
       if (this.#inflight === 0 && this.#idleWaiters.length > 0) {

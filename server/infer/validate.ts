@@ -54,7 +54,6 @@ export function validateRequest(plan: TensorPlan, req: InferRequest): ValidReque
     outputNames = [];
     for (const o of req.outputs) {
       if (!plan.outputSet.has(o.name)) throw Errors.unknownOutput(id, o.name, model);
-      if (o.classCount) throw Errors.unsupported('the classification extension (class_count)');
       outputNames.push(o.name);
     }
   }

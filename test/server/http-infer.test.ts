@@ -164,6 +164,24 @@ describe('HTTP infer', () => {
     expect(res2.json().outputs[0].data).toEqual(out.data);
   });
 
+  it('answers the classification extension: top-k "value:index" strings per batch item', async () => {
+    const plain = (
+      await http(server, 'POST', '/v2/models/simple/infer', JSON.stringify(jsonRequest()))
+    ).json();
+    const values: number[] = plain.outputs[0].data;
+    const order = values.map((_, i) => i).sort((a, b) => values[b]! - values[a]!);
+    const res = await http(
+      server,
+      'POST',
+      '/v2/models/simple/infer',
+      JSON.stringify(jsonRequest({ outputs: [{ name: 'OUTPUT0', parameters: { classification: 3 } }] })),
+    );
+    expect(res.status).toBe(200);
+    const out = res.json().outputs[0];
+    expect(out).toMatchObject({ name: 'OUTPUT0', datatype: 'BYTES', shape: [1, 3] });
+    expect(out.data).toEqual(order.slice(0, 3).map((i) => `${values[i]!.toFixed(6)}:${i}`));
+  });
+
   it('accepts a gzip-compressed body', async () => {
     const { gzipSync } = await import('node:zlib');
     const res = await http(

@@ -30,7 +30,10 @@ export function unsupported(name: string): string {
 }
 
 /** Loads the k6 modules a script imports; returns specifier → CommonJS-style exports for `require`. */
-export async function resolveK6Modules(imports: Map<string, ModuleImports>): Promise<Map<string, Namespace>> {
+export async function resolveK6Modules(
+  imports: Map<string, ModuleImports>,
+  scriptDir: string,
+): Promise<Map<string, Namespace>> {
   const out = new Map<string, Namespace>();
   for (const [spec, used] of imports) {
     const load = LOADERS[spec];
@@ -54,6 +57,9 @@ export async function resolveK6Modules(imports: Map<string, ModuleImports>): Pro
         }
       }
     }
+    // k6 resolves Client.load() proto paths relative to the script.
+    if (typeof ns['setProtoBaseDir'] === 'function')
+      (ns['setProtoBaseDir'] as (d: string) => void)(scriptDir);
     // __esModule tells esbuild's interop that `default` is the default export.
     out.set(spec, Object.assign({ __esModule: true }, ns));
   }

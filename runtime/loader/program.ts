@@ -104,7 +104,7 @@ export async function loadProgram(path: string): Promise<Program> {
   installGlobals();
   const abs = resolve(path);
   const bundled = await bundleScript(abs);
-  const modules = await resolveK6Modules(bundled.imports);
+  const modules = await resolveK6Modules(bundled.imports, dirname(abs));
   let wrapper: Wrapper;
   try {
     wrapper = runInThisContext(

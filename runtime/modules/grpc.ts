@@ -18,7 +18,7 @@ import {
   passBuffer,
   toMetadata,
 } from './grpc-call.ts';
-import { messageIn, messageOut } from './grpc-json.ts';
+import { EncodeBuffers, messageOut } from './grpc-json.ts';
 import { reflectMethods } from './grpc-reflect.ts';
 import { loadProtos, type MethodDef, type MethodInfo, methodInfo } from './grpc-protos.ts';
 import { openStream, Stream, waitForStreams } from './grpc-stream.ts';
@@ -59,6 +59,8 @@ export interface Connection {
   addr: string;
   client: grpcjs.Client;
   ready: Promise<true>;
+  /** Request buffers reused across this connection's calls. */
+  buffers: EncodeBuffers;
 }
 
 /**
@@ -225,7 +227,7 @@ export class Client {
         })
       : connected;
     ready.catch(() => undefined);
-    const conn: Connection = { addr: address, client, ready };
+    const conn: Connection = { addr: address, client, ready, buffers: new EncodeBuffers() };
     if (!this.#connections.has(vu)) vu.onRetire(() => this.#closeFor(vu));
     this.#connections.set(vu, conn);
     return ready;
@@ -247,8 +249,13 @@ export class Client {
     const def = this.method(method);
     const p = parseCallParams(params, 'client.invoke()', DEFAULT_INVOKE_TIMEOUT_MS);
     if (request === null || request === undefined) throw new Error('request cannot be nil');
-    const payload = def.requestType.encode(messageIn(def.requestType, request)).finish() as Buffer;
-    await conn.ready;
+    const payload = conn.buffers.encode(def.requestType, request);
+    try {
+      await conn.ready;
+    } catch (err) {
+      conn.buffers.release(payload);
+      throw err;
+    }
     const vuTags = vu.tags();
     const t0 = performance.now();
     return new Promise<GrpcResponse>((resolve) => {
@@ -269,6 +276,8 @@ export class Client {
       call.on('metadata', (md: grpcjs.Metadata) => (headers = md));
       call.on('status', (st: grpcjs.StatusObject) => {
         const duration_ms = performance.now() - t0;
+        // The call has ended: grpc-js no longer holds the request bytes.
+        conn.buffers.release(payload);
         const tags = callTags(vu, p.tags, conn.addr, def, st.code);
         const received = reply ? reply.length + 5 : 0;
         vu.emit(callSamples(vuTags, tags, duration_ms, payload.length + 5, received));

@@ -216,6 +216,25 @@ describe('k6/net/grpc', () => {
     });
   });
 
+  it('keeps large requests intact when their buffers are reused, sequentially and concurrently', async () => {
+    const client = loadedClient();
+    const vu = fakeVu();
+    const big = (fill: number): string => Buffer.alloc(200 * 1024, fill).toString('base64');
+    const replies = await inVu(vu, async () => {
+      await client.connect(addr, { plaintext: true });
+      const seq = [];
+      for (let i = 1; i <= 3; i++)
+        seq.push(await client.asyncInvoke('k6t.echo.Echo/Echo', { raw_data: big(i) }));
+      const conc = await Promise.all(
+        [4, 5, 6].map((i) => client.asyncInvoke('k6t.echo.Echo/Echo', { raw_data: big(i) })),
+      );
+      return [...seq, ...conc];
+    });
+    expect(
+      replies.map((r) => (r.message as { rawData: string }).rawData === big(replies.indexOf(r) + 1)),
+    ).toEqual([true, true, true, true, true, true]);
+  });
+
   it('emits unpopulated fields with defaults and null for unset messages, as k6 (EmitUnpopulated)', async () => {
     const client = loadedClient();
     const vu = fakeVu();

@@ -104,7 +104,13 @@ abstract class ArrivalRate extends Executor {
     if (!vu) {
       if (this.#allocated >= this.config.maxVUs) return false;
       this.#allocated++;
-      vu = this.takeVu();
+      try {
+        vu = this.takeVu();
+      } catch (err) {
+        // A VU whose init code throws mid-test ends the test, as k6 does (exit 107).
+        this.ctx.run.requestAbort(107, `initializing a VU failed: ${(err as Error).message}`);
+        return true;
+      }
     }
     const v = vu;
     this.#inflight++;

@@ -7,12 +7,18 @@ import type { Metric } from '../metrics/registry.ts';
 import type { Tags } from '../vu-context.ts';
 import { BufferedWriter } from './writer.ts';
 
-/** RFC 3339 time with microseconds, UTC ("2026-11-22T07:40:01.123456Z"). */
+let cachedSec = Number.NaN;
+let cachedPrefix = '';
+
+/** RFC 3339 time with microseconds, UTC ("2026-11-22T07:40:01.123456Z"); the date part is cached per second. */
 export function rfc3339(time_ms: number): string {
-  const whole = Math.floor(time_ms);
-  const iso = new Date(whole).toISOString(); // ...:01.123Z
-  const micros = String(Math.floor((time_ms - whole) * 1000)).padStart(3, '0');
-  return `${iso.slice(0, -1)}${micros}Z`;
+  const sec = Math.floor(time_ms / 1000);
+  if (sec !== cachedSec) {
+    cachedSec = sec;
+    cachedPrefix = new Date(sec * 1000).toISOString().slice(0, 19);
+  }
+  const micros = Math.floor((time_ms - sec * 1000) * 1000);
+  return `${cachedPrefix}.${String(micros).padStart(6, '0')}Z`;
 }
 
 /** Writes k6's JSON output lines. */

@@ -29,6 +29,8 @@ export class VU implements VuState {
   /** Monotonic time of the VU loop's last yield to the event loop. */
   lastYield_ms = 0;
   options: ModuleOptions;
+  /** Tags the script set through exec.vu.tags; they stay until changed, as in k6. */
+  readonly customTags: Tags = {};
   #tags: Tags | null = null;
   readonly #retireFns: (() => void | Promise<void>)[] = [];
   readonly #timers = new Set<NodeJS.Timeout>();
@@ -51,8 +53,16 @@ export class VU implements VuState {
       t['scenario'] = this.scenario.config.name;
     }
     t['group'] = this.group.path;
+    Object.assign(t, this.customTags);
     this.#tags = t;
     return t;
+  }
+
+  /** Sets (or, with undefined, removes) a VU-level tag, as `exec.vu.tags[name] = value` does. */
+  setCustomTag(name: string, value: unknown): void {
+    if (value === undefined || value === null) delete this.customTags[name];
+    else this.customTags[name] = String(value);
+    this.#tags = null;
   }
 
   /** Moves the VU to another group (k6's group()) or scenario; invalidates the tag cache. */

@@ -23,10 +23,42 @@ export const vu = {
   get iterationInScenario(): number {
     return Math.max(0, currentRuntimeVu().iterationInScenario);
   },
+  /** The VU's tags; setting a key adds a tag to every later sample of this VU, as in k6. */
   get tags(): Record<string, string> {
-    return { ...currentRuntimeVu().tags() };
+    return vuTags();
+  },
+  get metrics(): { tags: Record<string, string> } {
+    return { tags: vuTags() };
   },
 };
+
+const SYSTEM_TAGS = new Set(['scenario', 'group']);
+
+/** A live view of the current VU's tags: reads see them all, writes go to the VU's own tags. */
+function vuTags(): Record<string, string> {
+  const vu = currentRuntimeVu();
+  return new Proxy({} as Record<string, string>, {
+    get: (_, k) => (typeof k === 'string' ? vu.tags()[k] : undefined),
+    has: (_, k) => typeof k === 'string' && k in vu.tags(),
+    ownKeys: () => Object.keys(vu.tags()),
+    getOwnPropertyDescriptor: (_, k) =>
+      typeof k === 'string' && k in vu.tags()
+        ? { value: vu.tags()[k], enumerable: true, configurable: true, writable: true }
+        : undefined,
+    set: (_, k, v) => {
+      if (typeof k !== 'string') return false;
+      if (SYSTEM_TAGS.has(k)) throw new Error(`exec.vu.tags: the system tag "${k}" cannot be set`);
+      if (v !== null && typeof v === 'object')
+        throw new Error(`exec.vu.tags: tag "${k}" must be a string, number or boolean`);
+      vu.setCustomTag(k, v);
+      return true;
+    },
+    deleteProperty: (_, k) => {
+      if (typeof k === 'string') vu.setCustomTag(k, undefined);
+      return true;
+    },
+  });
+}
 
 export const scenario = {
   get name(): string {

@@ -99,4 +99,11 @@ describe('lifecycle', () => {
     expect(r.log).toContain('source=stacktrace');
     expect(values(r, 'iterations').count).toBe(3);
   });
+
+  it("adds tags set through exec.vu.tags to the VU's later samples", async () => {
+    const r = await runScript('vu-tags.js');
+    expect(r.exitCode).toBe(0);
+    expect(values(r, 'tagged{phase:warm}').count).toBe(4);
+    expect(values(r, 'tagged{phase:cold}').count).toBe(2);
+  });
 });

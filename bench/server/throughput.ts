@@ -7,7 +7,7 @@
  * The client runs in this process; on a small machine it competes with the server for CPU, as a k6 run would.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,11 @@ import { Pool } from 'undici';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SECONDS = Number(process.argv[2] ?? 5);
 const CONCURRENCIES = [1, 16, 64, 256];
+const GRPC_CHANNELS = 8;
+
+type GrpcInfer = grpc.Client & {
+  ModelInfer(req: object, cb: (err: Error | null, res: { raw_output_contents: Buffer[] }) => void): void;
+};
 
 const CONFIG = `
 name: "mnist-zero"
@@ -63,6 +68,16 @@ async function startServerProcess(repo: string): Promise<{ child: ChildProcess; 
     child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
   });
   return { child, ports };
+}
+
+/** CPU seconds a process has used (Linux /proc; undefined elsewhere). */
+function processCpu_s(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -142,14 +157,19 @@ async function main(): Promise<void> {
     includeDirs: [path.join(ROOT, 'proto')],
   });
   const pkg = grpc.loadPackageDefinition(def) as unknown as {
-    inference: { GRPCInferenceService: new (addr: string, creds: grpc.ChannelCredentials) => grpc.Client };
+    inference: {
+      GRPCInferenceService: new (addr: string, creds: grpc.ChannelCredentials, options: object) => GrpcInfer;
+    };
   };
-  const client = new pkg.inference.GRPCInferenceService(
-    `127.0.0.1:${ports.grpc}`,
-    grpc.credentials.createInsecure(),
-  ) as grpc.Client & {
-    ModelInfer(req: object, cb: (err: Error | null, res: { raw_output_contents: Buffer[] }) => void): void;
-  };
+  // Several HTTP/2 connections, as k6 opens one per VU; a local subchannel pool keeps grpc-js from sharing one.
+  const channels = Array.from(
+    { length: GRPC_CHANNELS },
+    () =>
+      new pkg.inference.GRPCInferenceService(`127.0.0.1:${ports.grpc}`, grpc.credentials.createInsecure(), {
+        'grpc.use_local_subchannel_pool': 1,
+      }),
+  );
+  let next = 0;
   const grpcRequest = {
     model_name: 'mnist-zero',
     inputs: [{ name: 'input.1', datatype: 'FP32', shape: [1, 1, 28, 28] }],
@@ -157,7 +177,7 @@ async function main(): Promise<void> {
   };
   const grpcOnce = () =>
     new Promise<void>((resolve, reject) =>
-      client.ModelInfer(grpcRequest, (err, res) =>
+      channels[next++ % channels.length]!.ModelInfer(grpcRequest, (err, res) =>
         err
           ? reject(err)
           : res.raw_output_contents[0]!.length === 40
@@ -188,20 +208,32 @@ async function main(): Promise<void> {
       `  gRPC round trip mean ${g1.mean_us.toFixed(0)} us, p50 ${g1.p50_us.toFixed(0)} us, p99 ${g1.p99_us.toFixed(0)} us`,
     );
     console.log('max infer/s, MNIST-size binary requests (3136-byte FP32 input, 40-byte output):');
-    console.log('  protocol  concurrency  infer/s   p50_us   p99_us  errors');
+    console.log('  protocol  concurrency  infer/s   p50_us   p99_us  errors  server_cpu  client_cpu');
     for (const [name, once] of [
       ['HTTP', httpOnce],
       ['gRPC', grpcOnce],
     ] as const) {
       for (const c of CONCURRENCIES) {
+        const server0 = processCpu_s(child.pid);
+        const client0 = process.cpuUsage();
+        const t0 = performance.now();
         const r = await closedLoop(c, once);
+        const wall_s = (performance.now() - t0) / 1000;
+        const server1 = processCpu_s(child.pid);
+        const client = process.cpuUsage(client0);
+        // Share of one core: Node serves on one thread, so near 100% means the server is the bottleneck.
+        const serverPct =
+          server0 === undefined || server1 === undefined
+            ? 'n/a'
+            : `${(((server1 - server0) / wall_s) * 100).toFixed(0)}%`;
+        const clientPct = `${(((client.user + client.system) / 1e6 / wall_s) * 100).toFixed(0)}%`;
         console.log(
-          `  ${name.padEnd(8)}  ${String(c).padStart(11)}  ${r.inferPerSec.toFixed(0).padStart(7)}  ${r.p50_us.toFixed(0).padStart(7)}  ${r.p99_us.toFixed(0).padStart(7)}  ${String(r.errors).padStart(6)}`,
+          `  ${name.padEnd(8)}  ${String(c).padStart(11)}  ${r.inferPerSec.toFixed(0).padStart(7)}  ${r.p50_us.toFixed(0).padStart(7)}  ${r.p99_us.toFixed(0).padStart(7)}  ${String(r.errors).padStart(6)}  ${serverPct.padStart(10)}  ${clientPct.padStart(10)}`,
         );
       }
     }
   } finally {
-    client.close();
+    for (const c of channels) c.close();
     await pool.close();
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));

@@ -32,11 +32,24 @@ export function setProtoBaseDir(dir: string): void {
   baseDir = dir;
 }
 
+/** Parsed protos by import paths and files: every VU's init loads the same ones, so parse once. */
+const parsed = new Map<string, MethodDef[]>();
+
 /** Parses proto files (with imports searched in importPaths) and returns their methods. */
 export function loadProtos(importPaths: readonly string[] | null, files: readonly string[]): MethodDef[] {
   const dirs = (importPaths && importPaths.length > 0 ? importPaths : [baseDir]).map((d) =>
     path.resolve(baseDir, d),
   );
+  const key = JSON.stringify([dirs, files]);
+  let defs = parsed.get(key);
+  if (!defs) {
+    defs = parseProtos(dirs, files);
+    parsed.set(key, defs);
+  }
+  return defs;
+}
+
+function parseProtos(dirs: string[], files: readonly string[]): MethodDef[] {
   const root = new protobuf.Root();
   root.resolvePath = (origin: string, target: string): string => {
     if (path.isAbsolute(target)) return target;

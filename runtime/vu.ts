@@ -11,6 +11,10 @@ import { currentVu, type ModuleOptions, type Sample, type Tags, type VuState } f
 export class VU implements VuState {
   inInit = true;
   exports: Record<string, unknown> = {};
+  /** The scenario's exec function in this VU's module instance. */
+  execFn: (data: unknown) => unknown = () => undefined;
+  /** Calls execFn with the VU's data; bound once so an iteration creates no closure. */
+  readonly callExec = (): unknown => this.execFn(this.data);
   /** This VU's copy of setup()'s data (k6 hands every VU its own deserialized copy). */
   data: unknown = undefined;
   dataReady = false;

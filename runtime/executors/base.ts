@@ -97,7 +97,8 @@ export abstract class Executor {
     this.busy.add(vu);
     if (this.activeMeansBusy) this.ctx.run.vusActive++;
     try {
-      return await runIteration(vu, this.ctx);
+      const r = runIteration(vu, this.ctx);
+      return r === true || r === false ? r : await r;
     } finally {
       if (this.busy.delete(vu) && this.activeMeansBusy) this.ctx.run.vusActive--;
     }
@@ -108,8 +109,13 @@ export abstract class Executor {
    * yields to the event loop regularly so synchronous scripts cannot starve the timers.
    */
   protected async loop(vu: VU, more: () => boolean): Promise<void> {
+    // The busy bookkeeping of iterate(), inlined: this loop is the hot path of looping executors.
+    const busy = this.busy;
     while (!this.stopping && more()) {
-      await this.iterate(vu);
+      busy.add(vu);
+      const r = runIteration(vu, this.ctx);
+      if (r !== true && r !== false) await r;
+      busy.delete(vu);
       const y = maybeYield(vu);
       if (y) await y;
     }

@@ -31,6 +31,7 @@ export function logScriptError(err: unknown, sc: ScenarioRuntime | null): void {
 /** Prepares a VU for iterations of a scenario: its own copy of setup data and the scenario's identity. */
 export function activateVu(vu: VU, ctx: IterationContext): void {
   vu.setScenario(ctx.scenario);
+  vu.execFn = vu.exports[ctx.scenario.config.exec] as (data: unknown) => unknown;
   if (!vu.dataReady) {
     vu.data = ctx.setupJson === undefined ? undefined : JSON.parse(ctx.setupJson);
     vu.dataReady = true;
@@ -47,48 +48,61 @@ export function maybeYield(vu: VU): Promise<void> | undefined {
   return yieldToLoop();
 }
 
-/** Runs one iteration; resolves true when it completed, false when it was interrupted. */
-export async function runIteration(vu: VU, ctx: IterationContext): Promise<boolean> {
-  const sc = ctx.scenario;
+/**
+ * Waits for one VU's asynchronous iteration (its promise, then its sleep debt) or its interruption.
+ * One per VU, with callbacks bound once: an iteration allocates its promise and nothing else.
+ */
+class IterationWaiter {
+  #resolve: ((completed: boolean) => void) | null = null;
+  #pending: PromiseLike<unknown> | null = null;
+  sc: ScenarioRuntime | null = null;
+
+  constructor(readonly vu: VU) {}
+
+  /** Resolves true when the iteration completed (sleep debt paid), false when it was interrupted. */
+  wait(pending: PromiseLike<unknown> | null, sc: ScenarioRuntime): Promise<boolean> {
+    this.#pending = pending;
+    this.sc = sc;
+    return new Promise<boolean>(this.#start);
+  }
+
+  readonly #start = (resolve: (completed: boolean) => void): void => {
+    this.#resolve = resolve;
+    this.vu.interrupt = this.#interrupt;
+    const p = this.#pending;
+    this.#pending = null;
+    if (p === null) this.#settle();
+    else p.then(this.#settle, this.#fail);
+  };
+
+  readonly #finish = (completed: boolean): void => {
+    const r = this.#resolve;
+    if (r === null) return;
+    this.#resolve = null;
+    this.vu.interrupt = null;
+    r(completed);
+  };
+
+  readonly #interrupt = (): void => this.#finish(false);
+  readonly #done = (): void => this.#finish(true);
+
+  readonly #settle = (): void => {
+    const vu = this.vu;
+    if (vu.sleepUntil_ms > performance.now()) vu.waitUntil(vu.sleepUntil_ms).then(this.#done);
+    else this.#finish(true);
+  };
+
+  readonly #fail = (err: unknown): void => {
+    this.vu.sleepUntil_ms = 0;
+    logScriptError(err, this.sc);
+    this.#finish(true);
+  };
+}
+
+const waiters = new WeakMap<VU, IterationWaiter>();
+
+function countIteration(vu: VU, ctx: IterationContext, start: number): boolean {
   const run = ctx.run;
-  vu.iterationInScenario++;
-  vu.iterationInInstance++;
-  vu.iterationInTest = sc.nextIteration++;
-  vu.sleepUntil_ms = 0;
-  if (vu.group !== run.rootGroup) vu.setGroup(run.rootGroup);
-  const fn = vu.exports[sc.config.exec] as (data: unknown) => unknown;
-  const start = performance.now();
-  let pending: PromiseLike<unknown> | null = null;
-  try {
-    const r = runInVu(vu, () => fn(vu.data));
-    if (r !== null && typeof r === 'object' && typeof (r as { then?: unknown }).then === 'function') {
-      pending = r as PromiseLike<unknown>;
-    }
-  } catch (err) {
-    vu.sleepUntil_ms = 0;
-    logScriptError(err, sc);
-  }
-  if (pending !== null || vu.sleepUntil_ms > start) {
-    const interrupted = await new Promise<boolean>((resolve) => {
-      vu.interrupt = () => resolve(true);
-      const settle = () => {
-        if (vu.sleepUntil_ms > performance.now()) vu.waitUntil(vu.sleepUntil_ms).then(() => resolve(false));
-        else resolve(false);
-      };
-      if (pending === null) settle();
-      else
-        pending.then(settle, (err: unknown) => {
-          vu.sleepUntil_ms = 0;
-          logScriptError(err, sc);
-          resolve(false);
-        });
-    });
-    vu.interrupt = null;
-    if (interrupted) {
-      run.iterationsInterrupted++;
-      return false;
-    }
-  }
   if (run.abortRequest) {
     run.iterationsInterrupted++;
     return false;
@@ -98,4 +112,48 @@ export async function runIteration(vu: VU, ctx: IterationContext): Promise<boole
   run.pipeline.add(ctx.iterations, 1, tags);
   run.iterationsCompleted++;
   return true;
+}
+
+async function finishAsync(
+  vu: VU,
+  ctx: IterationContext,
+  start: number,
+  pending: PromiseLike<unknown> | null,
+) {
+  let waiter = waiters.get(vu);
+  if (!waiter) {
+    waiter = new IterationWaiter(vu);
+    waiters.set(vu, waiter);
+  }
+  if (!(await waiter.wait(pending, ctx.scenario))) {
+    ctx.run.iterationsInterrupted++;
+    return false;
+  }
+  return countIteration(vu, ctx, start);
+}
+
+/**
+ * Runs one iteration: true when it completed, false when it was interrupted. A synchronous
+ * iteration without sleep returns its result at once; otherwise a promise of it.
+ */
+export function runIteration(vu: VU, ctx: IterationContext): boolean | Promise<boolean> {
+  const sc = ctx.scenario;
+  vu.iterationInScenario++;
+  vu.iterationInInstance++;
+  vu.iterationInTest = sc.nextIteration++;
+  vu.sleepUntil_ms = 0;
+  if (vu.group !== ctx.run.rootGroup) vu.setGroup(ctx.run.rootGroup);
+  const start = performance.now();
+  let pending: PromiseLike<unknown> | null = null;
+  try {
+    const r = runInVu(vu, vu.callExec);
+    if (r !== null && typeof r === 'object' && typeof (r as { then?: unknown }).then === 'function') {
+      pending = r as PromiseLike<unknown>;
+    }
+  } catch (err) {
+    vu.sleepUntil_ms = 0;
+    logScriptError(err, sc);
+  }
+  if (pending !== null || vu.sleepUntil_ms > start) return finishAsync(vu, ctx, start, pending);
+  return countIteration(vu, ctx, start);
 }

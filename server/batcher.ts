@@ -141,7 +141,8 @@ export class Batcher<T extends Schedulable> {
 
   #rejectExpired(now: number): void {
     const dyn = this.#opts.dynamic;
-    if (!dyn) return;
+    // Scan the queue only when some request can time out (keeps deep queues O(1) per schedule otherwise).
+    if (!dyn || (dyn.defaultTimeout_us <= 0 && !dyn.allowTimeoutOverride)) return;
     let kept = this.#head;
     let rejected = false;
     for (let i = this.#head; i < this.#queue.length; i++) {

@@ -8,10 +8,14 @@ import type { RequestTimes } from './stats.ts';
 
 type Labels = 'model' | 'version';
 
+/** Triton's failure reasons: REJECTED (queue full, queue timeout), BACKEND (execution failed), OTHER. */
+export type FailureReason = 'REJECTED' | 'BACKEND' | 'OTHER';
+const REASONS: FailureReason[] = ['REJECTED', 'BACKEND', 'OTHER'];
+
 /** The bound counters of one model version. */
 export interface ModelMetrics {
   success(batchSize: number, t: RequestTimes): void;
-  failure(duration_ns: number): void;
+  failure(duration_ns: number, reason: FailureReason): void;
   execution(): void;
 }
 
@@ -123,7 +127,7 @@ export class ServerMetrics {
   forModel(model: string, version: string): ModelMetrics {
     const l = { model, version };
     const success = this.#success.labels(l);
-    const failure = this.#failure.labels({ ...l, reason: 'REJECTED' });
+    const failures = new Map(REASONS.map((reason) => [reason, this.#failure.labels({ ...l, reason })]));
     const count = this.#count.labels(l);
     const exec = this.#exec.labels(l);
     const requestUs = this.#requestUs.labels(l);
@@ -131,7 +135,19 @@ export class ServerMetrics {
     const inputUs = this.#inputUs.labels(l);
     const inferUs = this.#inferUs.labels(l);
     const outputUs = this.#outputUs.labels(l);
-    for (const c of [success, failure, count, exec, requestUs, queueUs, inputUs, inferUs, outputUs]) c.inc(0);
+    for (const c of [
+      success,
+      ...failures.values(),
+      count,
+      exec,
+      requestUs,
+      queueUs,
+      inputUs,
+      inferUs,
+      outputUs,
+    ]) {
+      c.inc(0);
+    }
     return {
       success(batchSize, t) {
         success.inc();
@@ -142,8 +158,8 @@ export class ServerMetrics {
         inferUs.inc(Math.round((t.compute_output_start_ns - t.compute_input_end_ns) / 1000));
         outputUs.inc(Math.round((t.compute_end_ns - t.compute_output_start_ns) / 1000));
       },
-      failure(duration_ns) {
-        failure.inc();
+      failure(duration_ns, reason) {
+        failures.get(reason)!.inc();
         requestUs.inc(Math.round(duration_ns / 1000));
       },
       execution() {
@@ -167,7 +183,7 @@ export class ServerMetrics {
     ]) {
       c.remove(l);
     }
-    this.#failure.remove({ ...l, reason: 'REJECTED' });
+    for (const reason of REASONS) this.#failure.remove({ ...l, reason });
   }
 }
 

@@ -8,7 +8,7 @@ import type { ModelConfigJson } from './config/types.ts';
 import { asServerError, Errors, type ServerError } from './errors.ts';
 import type { InferRequest, InferResult } from './infer/types.ts';
 import { planFor, type TensorPlan, validateRequest } from './infer/validate.ts';
-import type { ModelMetrics } from './metrics.ts';
+import type { FailureReason, ModelMetrics } from './metrics.ts';
 import { ModelStats, nowNs, type RequestTimes } from './stats.ts';
 
 interface Pending {
@@ -20,7 +20,7 @@ interface Pending {
   inputs: TensorData[];
   outputNames: string[];
   resolve(result: InferResult): void;
-  reject(err: ServerError): void;
+  reject(err: ServerError, reason?: FailureReason): void;
 }
 
 /** What a model needs to load. */
@@ -104,10 +104,10 @@ export class LoadedModel {
   infer(req: InferRequest): Promise<InferResult> {
     const request_start_ns = nowNs();
     return new Promise<InferResult>((resolve, reject) => {
-      const fail = (err: ServerError) => {
+      const fail = (err: ServerError, reason?: FailureReason) => {
         const duration_ns = nowNs() - request_start_ns;
         this.stats.recordFailure(duration_ns);
-        this.#metrics.failure(duration_ns);
+        this.#metrics.failure(duration_ns, reason ?? (err.code === 'UNAVAILABLE' ? 'REJECTED' : 'OTHER'));
         reject(err);
       };
       try {
@@ -154,7 +154,7 @@ export class LoadedModel {
       outputs = await this.#instances[instance]!.execute(inputs, outputNames);
     } catch (err) {
       const e = asServerError(err);
-      for (const p of batch) p.reject(e);
+      for (const p of batch) p.reject(e, 'BACKEND');
       return;
     }
     const compute_output_start_ns = nowNs();

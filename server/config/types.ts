@@ -42,7 +42,7 @@ export interface InstanceGroupJson {
   [key: string]: unknown;
 }
 
-/** Settings of the simulated backend (parameters in config.pbtxt, see server/backends/simulated.ts). */
+/** A model config as Triton's JSON form spells it (GET v2/models/M/config); backends read input, output, max_batch_size. */
 export interface ModelConfigJson {
   name: string;
   platform: string;

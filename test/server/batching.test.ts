@@ -141,6 +141,8 @@ describe('scheduling', () => {
     const st = await stats(s, 'm');
     expect(st.inference_stats.success.count).toBe(3);
     expect(st.inference_stats.fail.count).toBe(1);
+    const metrics = await (await fetch(`http://127.0.0.1:${s.metricsPort}/metrics`)).text();
+    expect(metrics).toMatch(/^nv_inference_request_failure\{model="m",version="1",reason="REJECTED"\} 1$/m);
   });
 
   it('rejects requests queued longer than default_timeout_microseconds', async () => {

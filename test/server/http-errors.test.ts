@@ -2,7 +2,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../server/index.ts';
 import { binaryBody, http, int32Bytes, makeRepository, removeRepository, start } from './helpers.ts';
-import { HALVES, NOBATCH, SIMPLE } from './repo-fixtures.ts';
+import { FAILING, HALVES, NOBATCH, SIMPLE } from './repo-fixtures.ts';
 
 const seq = (n: number) => Array.from({ length: n }, (_, i) => i);
 const input = (name: string, shape: number[], datatype = 'INT32', data?: unknown[]) => ({
@@ -16,7 +16,7 @@ describe('HTTP infer errors', () => {
   let server: RunningServer;
   let repo: string;
   beforeAll(async () => {
-    repo = makeRepository({ simple: SIMPLE, nobatch: NOBATCH, halves: HALVES });
+    repo = makeRepository({ simple: SIMPLE, nobatch: NOBATCH, halves: HALVES, failing: FAILING });
     server = await start({ modelRepository: repo, maxBody_bytes: 4096 });
   });
   afterAll(async () => {
@@ -114,6 +114,16 @@ describe('HTTP infer errors', () => {
     expect(out.status).toBe(400);
     expect(out.json().error).toBe(
       'sending FP16 data via JSON is not supported. Please use the binary data format for output',
+    );
+  });
+
+  it('answers 500 when the backend fails and counts it as a BACKEND failure', async () => {
+    const res = await infer({ inputs: [{ name: 'A', shape: [1], datatype: 'INT32', data: [1] }] }, 'failing');
+    expect(res.status).toBe(500);
+    expect(res.json().error).toBe('simulated backend failure (error_rate)');
+    const metrics = await (await fetch(`http://127.0.0.1:${server.metricsPort}/metrics`)).text();
+    expect(metrics).toMatch(
+      /^nv_inference_request_failure\{model="failing",version="1",reason="BACKEND"\} 1$/m,
     );
   });
 

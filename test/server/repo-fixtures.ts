@@ -45,3 +45,14 @@ input [ { name: "A" data_type: TYPE_FP16 dims: [ 2 ] } ]
 output [ { name: "B" data_type: TYPE_FP16 dims: [ 2 ] } ]
 parameters { key: "compute_ms" value: { string_value: "0" } }
 `;
+
+/** A simulated model whose every execution fails (error_rate 1). */
+export const FAILING = `
+name: "failing"
+backend: "simulated"
+max_batch_size: 0
+input [ { name: "A" data_type: TYPE_INT32 dims: [ 1 ] } ]
+output [ { name: "B" data_type: TYPE_INT32 dims: [ 1 ] } ]
+parameters { key: "compute_ms" value: { string_value: "0" } }
+parameters { key: "error_rate" value: { string_value: "1" } }
+`;

@@ -83,5 +83,8 @@ export function registerRun(program: Command): void {
         handleSignals: true,
       });
       process.exitCode = result.exitCode;
+      // A timer or socket the script left open must not keep the process alive after the test,
+      // as k6 exits once the test is over; an unref'd timer only fires if something lingers.
+      setTimeout(() => process.exit(result.exitCode), 2000).unref();
     });
 }

@@ -52,7 +52,7 @@ export interface RunTestOptions {
   /** Writers for stdout/stderr (defaults: the process streams). */
   stdout?: (s: string) => void;
   stderr?: (s: string) => void;
-  /** Handle SIGINT like k6 (stop, teardown, summary, exit 105); the CLI sets it. */
+  /** Handle SIGINT/SIGTERM like k6 (stop, teardown, summary, exit 105); the CLI sets it. */
   handleSignals?: boolean;
 }
 
@@ -146,7 +146,10 @@ export async function runTest(opts: RunTestOptions): Promise<RunTestResult> {
     logLine('WARN', 'Stopping k6-triton in response to signal...');
     run.requestAbort(EXIT.EXTERNAL_ABORT, 'test run was stopped by a signal');
   };
-  if (opts.handleSignals) process.on('SIGINT', onSigint);
+  if (opts.handleSignals) {
+    process.on('SIGINT', onSigint);
+    process.on('SIGTERM', onSigint);
+  }
   // Script code can leave a promise rejected un-awaited or throw from a timer: k6 logs those and
   // goes on; so does the runtime, instead of letting Node end the process.
   const onStray = (err: unknown) => logScriptError(err, null);
@@ -155,7 +158,10 @@ export async function runTest(opts: RunTestOptions): Promise<RunTestResult> {
   try {
     return await execute(run, program, pool, vu0, options, thresholds, plannedVus, opts, { stdout, stderr });
   } finally {
-    if (opts.handleSignals) process.off('SIGINT', onSigint);
+    if (opts.handleSignals) {
+      process.off('SIGINT', onSigint);
+      process.off('SIGTERM', onSigint);
+    }
     process.off('unhandledRejection', onStray);
     process.off('uncaughtException', onStray);
     await pool.retireAll();

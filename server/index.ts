@@ -17,6 +17,9 @@ import { type IndexRow, Repository } from './repository.ts';
 export { modelTable } from './table.ts';
 export type { IndexRow } from './repository.ts';
 
+/** How long stop() waits for connections and streams left open by clients after in-flight requests finished. */
+const CLOSE_GRACE_MS = 2000;
+
 /** startServer settings; every field has a default. */
 export interface ServerOptions {
   /** Triton-layout model repository; absent: the built-in catalog repository. */
@@ -92,7 +95,18 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       grpcServer = createGrpcServer(core, { maxMessage_bytes: options.maxBody_bytes });
       grpcPort = await bindGrpc(grpcServer, host, options.grpcPort ?? 8001);
       const g = grpcServer;
-      closers.push(() => new Promise<void>((resolve) => g.tryShutdown(() => resolve())));
+      closers.push(
+        () =>
+          new Promise<void>((resolve) => {
+            // Open streams (ModelStreamInfer) would hold a graceful shutdown forever: force it after a grace period.
+            const force = setTimeout(() => g.forceShutdown(), CLOSE_GRACE_MS);
+            force.unref();
+            g.tryShutdown(() => {
+              clearTimeout(force);
+              resolve();
+            });
+          }),
+      );
     }
     let metricsPort = -1;
     if ((options.metricsPort ?? 8002) >= 0) {
@@ -172,10 +186,15 @@ function bindGrpc(server: grpc.Server, host: string, port: number): Promise<numb
   });
 }
 
-/** Closes a server after its open requests finish; idle keep-alive sockets are closed at once. */
+/** Closes a server after its open requests finish; idle keep-alive sockets are closed at once, the rest after a grace period. */
 function closeHttp(server: http.Server): Promise<void> {
   return new Promise((resolve) => {
-    server.close(() => resolve());
+    const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+    force.unref();
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
     server.closeIdleConnections();
   });
 }

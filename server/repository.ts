@@ -69,7 +69,7 @@ export class Repository {
 
   /** Reads the repository's model list (configs are read at load time). */
   async scan(): Promise<void> {
-    const sources = this.#opts.dir ? await scanDir(this.#opts.dir) : defaultSources();
+    const sources = this.#opts.dir ? await scanDir(this.#opts.dir) : defaultSources(await onnxRuntimeLoads());
     for (const source of sources) {
       if (!this.#entries.has(source.name)) {
         this.#entries.set(source.name, {
@@ -298,8 +298,8 @@ function selectVersions(found: number[], config: ModelConfigJson): number[] {
 }
 
 /** The catalog's models; mnist runs on onnxruntime when its trained model and onnxruntime-node are present. */
-function defaultSources(): ModelSource[] {
-  const onnx = existsSync(path.join(MNIST_MODEL_DIR, 'model.onnx')) && hasOnnxRuntime();
+function defaultSources(onnxRuntime: boolean): ModelSource[] {
+  const onnx = onnxRuntime && existsSync(path.join(MNIST_MODEL_DIR, 'model.onnx'));
   return catalogEntries().map((entry) => {
     const backend = entry.id === 'mnist' && onnx ? 'onnxruntime' : 'simulated';
     const dir = entry.id === 'mnist' && onnx ? MNIST_MODEL_DIR : '';
@@ -311,9 +311,12 @@ function defaultSources(): ModelSource[] {
   });
 }
 
-function hasOnnxRuntime(): boolean {
+/** True when onnxruntime-node is installed and its native binding loads (an install without binaries does not). */
+async function onnxRuntimeLoads(): Promise<boolean> {
   try {
     createRequire(import.meta.url).resolve('onnxruntime-node');
+    const name = 'onnxruntime-node';
+    await import(name);
     return true;
   } catch {
     return false;

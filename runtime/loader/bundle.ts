@@ -33,6 +33,7 @@ export function scanImports(esm: string): Map<string, ModuleImports> {
     }
     return e;
   };
+  const code = esm.replace(/^\s*\/\/.*$/gm, '');
   for (const m of esm.matchAll(BARE_IMPORT_RE)) entry(m[1]!);
   for (const m of esm.matchAll(IMPORT_RE)) {
     const clause = m[1]!;
@@ -53,10 +54,11 @@ export function scanImports(esm: string): Map<string, ModuleImports> {
     if (star) locals.push(star[1]!);
     const def = /^([\w$]+)/.exec(outside);
     if (def && !star) locals.push(def[1]!);
-    // Members read off a default or namespace import (`http.get`) must exist too.
+    // Members read off a default or namespace import (`http.get`) must exist too. Line comments
+    // (esbuild's `// lib/kserve/grpc.ts` markers) are skipped, and so are path-like neighbours.
     for (const local of locals) {
-      const re = new RegExp(`(?<![\\w$.])${local.replace(/\$/g, '\\$')}\\.([A-Za-z_$][\\w$]*)`, 'g');
-      for (const mm of esm.matchAll(re)) e.names.add(mm[1]!);
+      const re = new RegExp(`(?<![\\w$./-])${local.replace(/\$/g, '\\$')}\\.([A-Za-z_$][\\w$]*)`, 'g');
+      for (const mm of code.matchAll(re)) e.names.add(mm[1]!);
     }
   }
   return out;

@@ -1,0 +1,26 @@
+/** The loader's static view of a bundle's k6 imports (the load-time "not supported" check relies on it). */
+import { describe, expect, it } from 'vitest';
+import { scanImports } from '../../runtime/loader/bundle.ts';
+
+describe('scanImports', () => {
+  it('collects named imports and members read off default and namespace imports', () => {
+    const esm = [
+      'import http from "k6/http";',
+      'import { check, sleep as nap } from "k6";',
+      'import * as metrics from "k6/metrics";',
+      'import exec, { test } from "k6/execution";',
+      'import "k6/encoding";',
+      '// lib/kserve/http.ts',
+      'const r = await http.asyncRequest("GET", u); http.expectedStatuses(200);',
+      'new metrics.Trend("x"); exec.vu.idInTest; re.exec(s); const url = "a/http.ts";',
+    ].join('\n');
+    const got = Object.fromEntries([...scanImports(esm)].map(([k, v]) => [k, [...v.names].sort()]));
+    expect(got).toEqual({
+      'k6/encoding': [],
+      'k6/http': ['asyncRequest', 'expectedStatuses'],
+      k6: ['check', 'sleep'],
+      'k6/metrics': ['Trend'],
+      'k6/execution': ['test', 'vu'],
+    });
+  });
+});

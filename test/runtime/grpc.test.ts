@@ -1,9 +1,3 @@
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import * as grpcjs from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
-import protobuf from 'protobufjs';
-import descriptor from 'protobufjs/ext/descriptor/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import grpc, {
   Client,
@@ -13,132 +7,20 @@ import grpc, {
   waitForStreams,
 } from '../../runtime/modules/grpc.ts';
 import { runInVu } from '../../runtime/vu-context.ts';
+import { type EchoServer, FIXTURES, startEchoServer } from './echo-grpc-server.ts';
 import { type FakeVu, fakeVu, samplesOf } from './fake-vu.ts';
 
-const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
-
-// The server decodes with @grpc/proto-loader, independently of the module under test.
-interface EchoMsg {
-  fail_with_code?: number;
-  delay_ms?: number;
-  [k: string]: unknown;
-}
-
-let server: grpcjs.Server;
+let echo: EchoServer;
 let addr: string;
-let connections = 0;
+let connections = (): number => echo.connections();
 
 beforeAll(async () => {
-  const def = protoLoader.loadSync('echo.proto', {
-    includeDirs: [FIXTURES],
-    keepCase: true,
-    longs: String,
-    enums: String,
-    defaults: false,
-    oneofs: true,
-  });
-  const pkg = grpcjs.loadPackageDefinition(def) as unknown as {
-    k6t: { echo: { Echo: { service: grpcjs.ServiceDefinition } } };
-  };
-  server = new grpcjs.Server();
-  server.addService(pkg.k6t.echo.Echo.service, {
-    Echo: (call: grpcjs.ServerUnaryCall<EchoMsg, EchoMsg>, cb: grpcjs.sendUnaryData<EchoMsg>) => {
-      const req = call.request;
-      const md = new grpcjs.Metadata();
-      md.set('x-echo', String(call.metadata.get('x-test')[0] ?? 'none'));
-      call.sendMetadata(md);
-      const trailers = new grpcjs.Metadata();
-      trailers.set('x-trailer', 'yes');
-      setTimeout(() => {
-        if (req.fail_with_code)
-          cb({ code: req.fail_with_code, details: 'failed on purpose', metadata: trailers });
-        else cb(null, req, trailers);
-      }, req.delay_ms ?? 0);
-    },
-    Chat: (call: grpcjs.ServerDuplexStream<EchoMsg, EchoMsg>) => {
-      call.on('data', (m: EchoMsg) => {
-        if (m.fail_with_code)
-          call.emit('error', { code: m.fail_with_code, details: 'stream failed on purpose' });
-        else call.write(m);
-      });
-      call.on('end', () => call.end());
-    },
-  });
-  addReflection(server);
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpcjs.ServerCredentials.createInsecure(), (err, p) =>
-      err ? reject(err) : resolve(p),
-    ),
-  );
-  addr = `127.0.0.1:${port}`;
-  // grpc-js has no public connection event; count HTTP/2 sessions through the channelz-free http2 hook.
-  const http2Servers = (
-    server as unknown as { http2Servers: Map<{ on: (e: string, f: () => void) => void }, unknown> }
-  ).http2Servers;
-  for (const s of http2Servers.keys()) s.on('connection', () => connections++);
+  echo = await startEchoServer();
+  addr = echo.addr;
+  connections = () => echo.connections();
 });
 
-/** A minimal grpc.reflection.v1alpha service: lists Echo and serves every file descriptor of echo.proto. */
-function addReflection(srv: grpcjs.Server): void {
-  const root = new protobuf.Root();
-  root.resolvePath = (_o, t) => (t.startsWith('google/') ? t : path.join(FIXTURES, t));
-  root.loadSync('echo.proto', { keepCase: true });
-  const set = (root as unknown as { toDescriptor(e: string): { file: unknown[] } }).toDescriptor('proto3');
-  const files = set.file.map((f) => Buffer.from(descriptor.FileDescriptorProto.encode(f as never).finish()));
-  const r = protobuf.Root.fromJSON({
-    nested: {
-      Req: {
-        fields: {
-          file_by_filename: { type: 'string', id: 3 },
-          file_containing_symbol: { type: 'string', id: 4 },
-          list_services: { type: 'string', id: 7 },
-        },
-      },
-      Res: {
-        fields: {
-          file_descriptor_response: { type: 'Files', id: 4 },
-          list_services_response: { type: 'Services', id: 6 },
-        },
-      },
-      Files: { fields: { file_descriptor_proto: { rule: 'repeated', type: 'bytes', id: 1 } } },
-      Services: { fields: { service: { rule: 'repeated', type: 'Svc', id: 1 } } },
-      Svc: { fields: { name: { type: 'string', id: 1 } } },
-    },
-  });
-  const Req = r.lookupType('Req');
-  const Res = r.lookupType('Res');
-  const id = (b: Buffer): Buffer => b;
-  srv.addService(
-    {
-      Info: {
-        path: '/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo',
-        requestStream: true,
-        responseStream: true,
-        requestSerialize: id,
-        requestDeserialize: id,
-        responseSerialize: id,
-        responseDeserialize: id,
-      },
-    },
-    {
-      Info: (call: grpcjs.ServerDuplexStream<Buffer, Buffer>) => {
-        call.on('data', (buf: Buffer) => {
-          const req = Req.toObject(Req.decode(buf)) as Record<string, string>;
-          const res =
-            req['list_services'] !== undefined
-              ? { list_services_response: { service: [{ name: 'k6t.echo.Echo' }] } }
-              : { file_descriptor_response: { file_descriptor_proto: files } };
-          call.write(Buffer.from(Res.encode(Res.fromObject(res)).finish()));
-        });
-        call.on('end', () => call.end());
-      },
-    },
-  );
-}
-
-afterAll(() => {
-  server.forceShutdown();
-});
+afterAll(() => echo.stop());
 
 /** A client loaded in a fake init context, as a script's top level would do. */
 function loadedClient(): Client {
@@ -337,7 +219,7 @@ describe('k6/net/grpc', () => {
 
   it('keeps one HTTP/2 connection per VU across calls', async () => {
     const client = loadedClient();
-    const before = connections;
+    const before = connections();
     const vus = [fakeVu(), fakeVu()];
     await Promise.all(
       vus.map((vu) =>
@@ -348,7 +230,7 @@ describe('k6/net/grpc', () => {
         }),
       ),
     );
-    expect(connections - before).toBe(2);
+    expect(connections() - before).toBe(2);
   });
 
   it('fails connect to a closed port and makes invoke/connect errors clear', async () => {

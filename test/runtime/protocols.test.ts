@@ -1,0 +1,68 @@
+/** k6/http and k6/net/grpc through the whole runtime (loader, engine, metrics, thresholds, summary). */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EchoServer, startEchoServer } from './echo-grpc-server.ts';
+import { checks, runScript, values } from './run-script.ts';
+
+let web: Server;
+let base: string;
+let echo: EchoServer;
+
+beforeAll(async () => {
+  web = createServer((req, res) => {
+    if (req.url === '/small') {
+      res.setHeader('content-type', 'text/plain');
+      res.end('0123456789abcdef');
+    } else {
+      res.statusCode = 404;
+      res.end();
+    }
+  });
+  await new Promise<void>((r) => web.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(web.address() as AddressInfo).port}`;
+  echo = await startEchoServer();
+});
+
+afterAll(async () => {
+  echo.stop();
+  web.closeAllConnections();
+  await new Promise<void>((r) => web.close(() => r()));
+});
+
+describe('protocol modules through the runtime', () => {
+  it('runs an HTTP script: requests, checks, sub-metric thresholds and k6 metric names', async () => {
+    const r = await runScript('http-protocol.js', { env: { BASE: base } });
+    expect(r.exitCode).toBe(0);
+    expect(values(r, 'http_reqs')['count']).toBe(20);
+    expect(values(r, 'http_req_failed')['rate']).toBe(0.5);
+    expect(values(r, 'http_reqs{status:404}')['count']).toBe(10);
+    expect(values(r, 'http_req_duration{name:small}')['max']).toBeGreaterThan(0);
+    for (const m of ['http_req_blocked', 'http_req_connecting', 'http_req_sending', 'http_req_waiting']) {
+      expect(values(r, m)['min']).toBeGreaterThanOrEqual(0);
+    }
+    expect(values(r, 'data_received')['count']).toBeGreaterThan(0);
+    expect(checks(r)).toEqual({
+      'status is 200': { passes: 10, fails: 0 },
+      'body is the 16 bytes': { passes: 10, fails: 0 },
+      'header canonical': { passes: 10, fails: 0 },
+      'status is 404': { passes: 10, fails: 0 },
+    });
+  });
+
+  it('runs a gRPC script: load relative to the script, asyncInvoke, k6 JSON and grpc_req_duration', async () => {
+    const r = await runScript('grpc-protocol.js', { env: { ADDR: echo.addr } });
+    expect(r.exitCode).toBe(0);
+    expect(values(r, 'grpc_req_duration{status:0}')['max']).toBeGreaterThan(0);
+    expect(checks(r)).toEqual({
+      'status is OK': { passes: 6, fails: 0 },
+      'message in k6 JSON': { passes: 6, fails: 0 },
+    });
+  });
+
+  it('refuses a script importing the synchronous http.get at load time, naming asyncRequest', async () => {
+    const r = await runScript('http-sync.js');
+    expect(r.exitCode).not.toBe(0);
+    expect(r.log).toMatch(/asyncRequest/);
+  });
+});

@@ -22,26 +22,69 @@ export function fmix32(x: number): number {
   return h >>> 0;
 }
 
-/** FNV-1a over 32-bit little-endian words of `parts`, in order. */
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/** Continues an FNV-1a hash over `bytes` as little-endian 32-bit words (a last partial word zero-padded). */
+function hashWords(h: number, bytes: Uint8Array): number {
+  const words = bytes.length >>> 2;
+  if ((bytes.byteOffset & 3) === 0) {
+    const u32 = new Uint32Array(bytes.buffer, bytes.byteOffset, words);
+    for (let i = 0; i < words; i++) h = Math.imul(h ^ u32[i]!, FNV_PRIME);
+  } else {
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+    for (let i = 0; i < words; i++) h = Math.imul(h ^ view.getUint32(i * 4, true), FNV_PRIME);
+  }
+  const rest = bytes.length & 3;
+  if (rest > 0) {
+    let w = 0;
+    for (let k = 0; k < rest; k++) w |= bytes[words * 4 + k]! << (8 * k);
+    h = Math.imul(h ^ w, FNV_PRIME);
+  }
+  return h;
+}
+
+/** FNV-1a over 32-bit little-endian words of `parts`, in order (one batch item). */
 export function hashItem(parts: readonly Uint8Array[]): number {
-  let h = 0x811c9dc5;
-  for (const bytes of parts) {
-    const words = bytes.length >>> 2;
-    if ((bytes.byteOffset & 3) === 0) {
-      const u32 = new Uint32Array(bytes.buffer, bytes.byteOffset, words);
-      for (let i = 0; i < words; i++) h = Math.imul(h ^ u32[i]!, 0x01000193);
-    } else {
-      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
-      for (let i = 0; i < words; i++) h = Math.imul(h ^ view.getUint32(i * 4, true), 0x01000193);
+  let h = FNV_OFFSET;
+  for (const bytes of parts) h = hashWords(h, bytes);
+  return h >>> 0;
+}
+
+/**
+ * hashItem of every batch item at once: item i of each fixed-size input is its i-th 1/batch of the bytes; BYTES
+ * inputs (`whole`) hash entirely for every item. Same results as hashItem per item, without per-item views.
+ */
+export function hashBatch(
+  inputs: readonly { data: Uint8Array; whole: boolean }[],
+  batch: number,
+): Uint32Array {
+  // Int32 arithmetic throughout (Math.imul's domain) keeps the hot loop free of number conversions.
+  const hashes = new Int32Array(batch).fill(FNV_OFFSET | 0);
+  for (const input of inputs) {
+    let bytes = input.data;
+    if (input.whole || batch === 1) {
+      for (let i = 0; i < batch; i++) hashes[i] = hashWords(hashes[i]!, bytes);
+      continue;
     }
-    const rest = bytes.length & 3;
-    if (rest > 0) {
-      let w = 0;
-      for (let k = 0; k < rest; k++) w |= bytes[words * 4 + k]! << (8 * k);
-      h = Math.imul(h ^ w, 0x01000193);
+    const per = bytes.length / batch;
+    if (per % 4 !== 0) {
+      for (let i = 0; i < batch; i++)
+        hashes[i] = hashWords(hashes[i]!, bytes.subarray(i * per, (i + 1) * per));
+      continue;
+    }
+    // Word-aligned items: one typed view over the whole tensor (copied once if the tensor itself is misaligned).
+    if ((bytes.byteOffset & 3) !== 0) bytes = bytes.slice();
+    const words = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >>> 2);
+    const wordsPerItem = per >>> 2;
+    let k = 0;
+    for (let i = 0; i < batch; i++) {
+      let h = hashes[i]!;
+      for (const end = k + wordsPerItem; k < end; k++) h = Math.imul(h ^ words[k]!, FNV_PRIME);
+      hashes[i] = h;
     }
   }
-  return h >>> 0;
+  return new Uint32Array(hashes.buffer);
 }
 
 /** The raw 32-bit value of element `index` of an item whose hash is `hash`. */
@@ -67,7 +110,7 @@ export function typedElement(datatype: Datatype, value: number): number | string
 }
 
 /** Fills `count` items × `perItem` elements of an output; item i uses hashes[i]. */
-export function fillOutput(datatype: Datatype, hashes: readonly number[], perItem: number): Uint8Array {
+export function fillOutput(datatype: Datatype, hashes: ArrayLike<number>, perItem: number): Uint8Array {
   const total = hashes.length * perItem;
   if (datatype === 'BYTES') {
     const values: string[] = new Array(total);

@@ -14,7 +14,7 @@
 import { fromConfigDatatype } from '../../lib/tensor/datatypes.ts';
 import type { Datatype } from '../../models/types.ts';
 import { computeMs, getProfile, type LatencyProfile, PROFILES } from './profiles.ts';
-import { fillOutput, hashItem } from './simulated-outputs.ts';
+import { fillOutput, hashBatch } from './simulated-outputs.ts';
 import type { Backend, BackendContext, BackendFactory, TensorData } from './types.ts';
 
 /** Server-wide defaults for every simulated model (each model's parameters override them). */
@@ -108,7 +108,10 @@ class SimulatedBackend implements Backend {
     if (this.#knobs.errorRate > 0 && this.#random() < this.#knobs.errorRate) {
       throw new Error('simulated backend failure (error_rate)');
     }
-    const hashes = this.#hashes(inputs, batch);
+    const hashes = hashBatch(
+      inputs.map((t) => ({ data: t.data, whole: t.datatype === 'BYTES' })),
+      batch,
+    );
     return outputNames.map((name) => {
       const spec = this.#outputs.get(name);
       if (!spec) throw new Error(`unexpected inference output '${name}'`);
@@ -130,20 +133,6 @@ class SimulatedBackend implements Backend {
     let ms = k.fixed_ms ?? computeMs(k.profile!, batch);
     if (k.jitter > 0) ms *= 1 + k.jitter * (2 * this.#random() - 1);
     return Math.max(0, ms * k.timeScale + k.extraDelay_ms);
-  }
-
-  #hashes(inputs: TensorData[], batch: number): number[] {
-    const hashes: number[] = new Array(batch);
-    for (let i = 0; i < batch; i++) {
-      hashes[i] = hashItem(
-        inputs.map((t) => {
-          if (t.datatype === 'BYTES' || batch === 1) return t.data;
-          const per = t.data.length / batch;
-          return t.data.subarray(i * per, (i + 1) * per);
-        }),
-      );
-    }
-    return hashes;
   }
 
   /** mulberry32: a small seeded generator, so jitter and error draws repeat run to run. */

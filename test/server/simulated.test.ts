@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { computeMs, PROFILES } from '../../server/backends/profiles.ts';
 import { simulatedFactory } from '../../server/backends/simulated.ts';
+import { hashBatch, hashItem } from '../../server/backends/simulated-outputs.ts';
 import { completeConfig, parsePbtxt } from '../../server/config/parse.ts';
 import { CATALOG } from '../../models/catalog.ts';
 
@@ -66,5 +67,36 @@ describe('simulated backend', () => {
   it('rejects a parameter that is not a number', async () => {
     const bad = { ...ctx, config: { ...config, parameters: { jitter: { string_value: 'lots' } } } };
     await expect(simulatedFactory()(bad)).rejects.toThrow(/invalid parameter jitter="lots" for model 'm'/);
+  });
+});
+
+describe('batch hashing', () => {
+  it('equals per-item hashing for aligned, misaligned and odd-sized items', () => {
+    const make = (n: number, offset: number) =>
+      new Uint8Array(n + offset).map((_, i) => (i * 37) & 255).subarray(offset);
+    for (const [perItem, offset] of [
+      [52, 0],
+      [52, 1],
+      [5, 0],
+      [5, 3],
+    ] as const) {
+      const batch = 7;
+      const a = make(perItem * batch, offset);
+      const b = make(8 * batch, 0);
+      const hashes = hashBatch(
+        [
+          { data: a, whole: false },
+          { data: b, whole: false },
+        ],
+        batch,
+      );
+      for (let i = 0; i < batch; i++) {
+        const expected = hashItem([
+          a.subarray(i * perItem, (i + 1) * perItem),
+          b.subarray(i * 8, (i + 1) * 8),
+        ]);
+        expect(hashes[i], `item ${i} of ${perItem}-byte items at offset ${offset}`).toBe(expected);
+      }
+    }
   });
 });

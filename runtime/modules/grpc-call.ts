@@ -115,3 +115,13 @@ export function callSamples(
 
 /** Identity (de)serializers: messages are encoded before the call and decoded after it. */
 export const passBuffer = (b: Buffer): Buffer => b;
+
+/**
+ * The status message as grpc-go (k6) words it where grpc-js words it differently: a deadline is
+ * "context deadline exceeded", a cancelled call "context canceled".
+ */
+export function statusMessage(code: number, details: string): string {
+  if (code === 4 && /^Deadline exceeded/.test(details)) return 'context deadline exceeded';
+  if (code === 1 && /^Cancelled on client/.test(details)) return 'context canceled';
+  return details;
+}

@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import type * as grpcjs from '@grpc/grpc-js';
 import { logLine } from '../log.ts';
 import { currentVu, type Tags, type VuState } from '../vu-context.ts';
-import { callTags, parseCallParams, passBuffer } from './grpc-call.ts';
+import { callTags, parseCallParams, passBuffer, statusMessage } from './grpc-call.ts';
 import { messageIn, messageOut } from './grpc-json.ts';
 import type { MethodDef } from './grpc-protos.ts';
 
@@ -87,7 +87,7 @@ export class Stream {
       try {
         // k6 calls the error listeners first, then the end listeners.
         if (st.code !== 0) {
-          const err = { code: st.code, details: [], message: st.details };
+          const err = { code: st.code, details: [], message: statusMessage(st.code, st.details) };
           for (const fn of this.#listeners.get('error') ?? []) fn(err);
         }
         for (const fn of this.#listeners.get('end') ?? []) fn(undefined);

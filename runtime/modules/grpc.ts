@@ -16,6 +16,7 @@ import {
   fromMetadata,
   parseCallParams,
   passBuffer,
+  statusMessage,
   toMetadata,
 } from './grpc-call.ts';
 import { EncodeBuffers, messageOut } from './grpc-json.ts';
@@ -289,7 +290,7 @@ export class Client {
               status: st.code,
               headers: fromMetadata(headers),
               trailers: fromMetadata(st.metadata),
-              error: ok ? null : { code: st.code, message: st.details, details: [] },
+              error: ok ? null : { code: st.code, message: statusMessage(st.code, st.details), details: [] },
             },
             bytes ? () => messageOut(def.responseType, def.responseType.decode(bytes)) : () => null,
           ),

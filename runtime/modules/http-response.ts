@@ -39,7 +39,8 @@ export interface ResponseInit {
   status: number;
   statusText: string;
   proto: string;
-  headers: Record<string, string>;
+  /** The headers, or a function that makes them on first read. */
+  headers: Record<string, string> | (() => Record<string, string>);
   /** The body, or a function that makes it on first read (decoding costs even when scripts never look). */
   body: string | ArrayBuffer | null | (() => string | ArrayBuffer | null);
   timings: Timings;
@@ -72,13 +73,41 @@ function selectPath(value: unknown, selector: string): unknown {
   return cur;
 }
 
+/**
+ * Sets obj[key] to `value`, or, when `value` is a function, to an own enumerable accessor that calls it
+ * on first read: reads and JSON.stringify see a plain field, and unread fields cost nothing.
+ */
+function defineLazy<T>(obj: object, key: string, value: T | (() => T)): void {
+  if (typeof value !== 'function') {
+    Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
+    return;
+  }
+  let made = false;
+  let v: T;
+  Object.defineProperty(obj, key, {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      if (!made) {
+        v = (value as () => T)();
+        made = true;
+      }
+      return v;
+    },
+    set: (nv: T) => {
+      v = nv;
+      made = true;
+    },
+  });
+}
+
 /** k6's Response object. */
 export class Response {
   url: string;
   status: number;
   status_text: string;
   proto: string;
-  headers: Record<string, string>;
+  declare headers: Record<string, string>;
   declare body: string | ArrayBuffer | null;
   timings: Timings;
   error: string;
@@ -98,25 +127,8 @@ export class Response {
     this.status = init.status;
     this.status_text = init.statusText;
     this.proto = init.proto;
-    this.headers = init.headers;
-    const body = init.body;
-    if (typeof body === 'function') {
-      // An own enumerable accessor: reads and JSON.stringify see a plain field, decoded once.
-      let value: string | ArrayBuffer | null | undefined;
-      Object.defineProperty(this, 'body', {
-        enumerable: true,
-        configurable: true,
-        get: () => {
-          if (value === undefined) value = body();
-          return value;
-        },
-        set: (v: string | ArrayBuffer | null) => {
-          value = v;
-        },
-      });
-    } else {
-      this.body = body;
-    }
+    defineLazy(this, 'headers', init.headers);
+    defineLazy(this, 'body', init.body);
     this.timings = init.timings;
     this.error = init.error;
     this.error_code = init.errorCode;

@@ -167,9 +167,10 @@ export async function asyncRequest(
         expected,
       }),
     );
-    const resHeaders = error ? {} : headersFromRaw(result.rawHeaders);
-    const location = resHeaders['Location'];
-    if (!error && REDIRECT_STATUSES.has(result.status) && location !== undefined && hop < p.redirects) {
+    const isRedirect = !error && REDIRECT_STATUSES.has(result.status);
+    const redirectHeaders = isRedirect ? headersFromRaw(result.rawHeaders) : null;
+    const location = redirectHeaders?.['Location'];
+    if (isRedirect && location !== undefined && hop < p.redirects) {
       const next = new URL(location, target.url);
       // Go's client: 303 (and 301/302 after POST) continue as GET without a body.
       if (result.status === 303 || ((result.status === 301 || result.status === 302) && method_ === 'POST')) {
@@ -186,7 +187,7 @@ export async function asyncRequest(
       status: result.status,
       statusText: error ? '' : `${result.status} ${result.statusText}`,
       proto,
-      headers: resHeaders,
+      headers: redirectHeaders ?? (error ? {} : () => headersFromRaw(result.rawHeaders)),
       body: () => body(result, p.responseType),
       timings: result.timings,
       error: error ? error.message : '',

@@ -190,6 +190,7 @@ describe('k6/net/grpc', () => {
       return client.asyncInvoke('k6t.echo.Echo/Echo', { delay_ms: 2000 }, { timeout: '100ms' });
     });
     expect(res.status).toBe(grpc.StatusDeadlineExceeded);
+    expect(res.error).toEqual({ code: 4, message: 'context deadline exceeded', details: [] });
     expect(samplesOf(vu, 'grpc_req_duration')[0]!.tags['status']).toBe('4');
   });
 

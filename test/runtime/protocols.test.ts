@@ -60,6 +60,15 @@ describe('protocol modules through the runtime', () => {
     });
   });
 
+  it('runs a gRPC stream script: messages both ways and the stream metrics', async () => {
+    const r = await runScript('grpc-stream.js', { env: { ADDR: echo.addr } });
+    expect(r.exitCode).toBe(0);
+    expect(checks(r)).toEqual({ 'echoed both': { passes: 2, fails: 0 } });
+    expect(values(r, 'grpc_streams')['count']).toBe(2);
+    expect(values(r, 'grpc_streams_msgs_sent')['count']).toBe(4);
+    expect(values(r, 'grpc_streams_msgs_received')['count']).toBe(4);
+  });
+
   it('refuses a script importing the synchronous http.get at load time, naming asyncRequest', async () => {
     const r = await runScript('http-sync.js');
     expect(r.exitCode).not.toBe(0);

@@ -179,8 +179,12 @@ export class Repository {
   async #load(entry: Entry, override?: ModelConfigJson): Promise<void> {
     const name = entry.source.name;
     const previous = [...entry.versions.values()];
-    entry.state = 'LOADING';
-    entry.reason = '';
+    // A reload keeps serving the loaded versions until the new ones are ready, as Triton does.
+    if (previous.length === 0) {
+      entry.state = 'LOADING';
+      entry.reason = '';
+    }
+    const loaded = new Map<string, LoadedModel>();
     try {
       const raw = override ?? (await entry.source.readConfig());
       if (raw.name && raw.name !== name) {
@@ -190,7 +194,6 @@ export class Repository {
       const factory = await this.#opts.registry.factoryFor(config);
       const versions = await entry.source.versions(config);
       if (versions.length === 0) throw new Error(`no version folder found for model '${name}'`);
-      const loaded = new Map<string, LoadedModel>();
       for (const v of versions) {
         const metrics = this.#opts.metrics.forModel(name, v.version);
         loaded.set(
@@ -198,19 +201,22 @@ export class Repository {
           await LoadedModel.load({ name, version: v.version, versionDir: v.dir, config, factory, metrics }),
         );
       }
-      entry.versions = loaded;
-      entry.state = 'READY';
-      entry.reason = '';
-      this.#opts.log?.(`loaded model '${name}' version ${[...loaded.keys()].join(', ')}`);
     } catch (err) {
-      entry.state = 'UNAVAILABLE';
-      entry.reason = err instanceof Error ? err.message : String(err);
-      this.#opts.log?.(`failed to load '${name}': ${entry.reason}`);
-      throw new ServerError('INVALID_ARG', `load failed for model '${name}': ${entry.reason}`);
-    } finally {
-      // A reload replaces the old versions; they finish what they hold, then close.
-      await Promise.all(previous.map((m) => m.unload()));
+      await Promise.all([...loaded.values()].map((m) => m.unload()));
+      const reason = err instanceof Error ? err.message : String(err);
+      if (previous.length === 0) {
+        entry.state = 'UNAVAILABLE';
+        entry.reason = reason;
+      }
+      this.#opts.log?.(`failed to load '${name}': ${reason}`);
+      throw new ServerError('INVALID_ARG', `load failed for model '${name}': ${reason}`);
     }
+    entry.versions = loaded;
+    entry.state = 'READY';
+    entry.reason = '';
+    this.#opts.log?.(`successfully loaded '${name}' version ${[...loaded.keys()].join(', ')}`);
+    // The replaced versions finish what they hold, then close.
+    await Promise.all(previous.map((m) => m.unload()));
   }
 
   async #unload(entry: Entry, reason: string): Promise<void> {

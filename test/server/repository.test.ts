@@ -82,6 +82,24 @@ describe('model repository and explicit model control over HTTP', () => {
     expect((await http(server, 'GET', '/v2/models/simple/ready')).status).toBe(200);
   });
 
+  it('keeps serving the loaded model when a reload fails to load', async () => {
+    repo = makeRepository({ simple: SIMPLE });
+    server = await start({ modelRepository: repo, modelControlMode: 'explicit', loadModels: ['*'] });
+    const config = JSON.stringify({ name: 'simple', backend: 'no-such-backend', max_batch_size: 1 });
+    const res = await http(
+      server,
+      'POST',
+      '/v2/repository/models/simple/load',
+      JSON.stringify({ parameters: { config } }),
+    );
+    expect(res.status).toBe(400);
+    expect(res.json().error).toMatch(
+      /load failed for model 'simple': unable to find backend 'no-such-backend'/,
+    );
+    expect((await http(server, 'GET', '/v2/models/simple/ready')).status).toBe(200);
+    expect((await http(server, 'GET', '/v2/models/simple/config')).json().max_batch_size).toBe(8);
+  });
+
   it('reports a model whose config.pbtxt does not parse as UNAVAILABLE with the parser reason', async () => {
     repo = makeRepository({ simple: SIMPLE, broken: 'name: "broken"\nmax_batch_size: [ oops' });
     server = await start({ modelRepository: repo });

@@ -1,6 +1,16 @@
+import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../server/index.ts';
-import { type Json, gateBackend, http, makeRepository, removeRepository, start, waitFor } from './helpers.ts';
+import {
+  type Json,
+  gateBackend,
+  grpcClient,
+  http,
+  makeRepository,
+  removeRepository,
+  start,
+  waitFor,
+} from './helpers.ts';
 
 /** A model on the gate backend: input X FP32 [4] → output Y FP32 [2]. */
 function gateModel(name: string, extra: string, maxBatch = 8): string {
@@ -143,6 +153,33 @@ describe('scheduling', () => {
     expect(st.inference_stats.fail.count).toBe(1);
     const metrics = await (await fetch(`http://127.0.0.1:${s.metricsPort}/metrics`)).text();
     expect(metrics).toMatch(/^nv_inference_request_failure\{model="m",version="1",reason="REJECTED"\} 1$/m);
+  });
+
+  it('rejects a full queue over gRPC with status UNAVAILABLE', async () => {
+    const s = await serve({
+      m: gateModel('m', 'dynamic_batching { default_queue_policy { max_queue_size: 1 } }', 1),
+    });
+    const client = grpcClient(s);
+    const req = {
+      model_name: 'm',
+      inputs: [{ name: 'X', datatype: 'FP32', shape: [1, 4] }],
+      raw_input_contents: [Buffer.alloc(16)],
+    };
+    try {
+      const first = client.call('ModelInfer', req);
+      await waitFor(() => gate.state.started === 1, 'the first execution');
+      const queued = client.call('ModelInfer', req);
+      await waitFor(() => pending(s) === 1, 'a full queue');
+      await expect(client.call('ModelInfer', req)).rejects.toMatchObject({
+        code: grpc.status.UNAVAILABLE,
+        details: 'Exceeds maximum queue size',
+      });
+      gate.release();
+      expect((await first).outputs[0].shape).toEqual([1, 2]);
+      expect((await queued).outputs[0].shape).toEqual([1, 2]);
+    } finally {
+      client.close();
+    }
   });
 
   it('rejects requests queued longer than default_timeout_microseconds', async () => {

@@ -81,6 +81,7 @@ export async function runTest(opts: RunTestOptions): Promise<RunTestResult> {
   const pipeline = new SamplePipeline(registry);
   const sysEnv = opts.includeSystemEnv === false ? {} : (process.env as Record<string, string>);
   const run = new TestRun(registry, pipeline, { ...sysEnv, ...(opts.env ?? {}) }, program.path);
+  run.iterationHooks = program.iterationHooks();
   const vu0 = new VU(0, run);
   try {
     program.instantiate(vu0);

@@ -8,6 +8,7 @@ import type { SamplePipeline } from './metrics/pipeline.ts';
 import type { MetricRegistry } from './metrics/registry.ts';
 import type { TestOptions } from './options/index.ts';
 import type { ScenarioConfig } from './options/scenarios.ts';
+import type { VuState } from './vu-context.ts';
 
 /** k6's exit codes. */
 export const EXIT = {
@@ -58,6 +59,11 @@ export class TestRun {
   iterationsInterrupted = 0;
   vusActive = 0;
   vusInitialized = 0;
+  /**
+   * What must finish before an iteration ends, besides its promise and sleeps: modules' open work
+   * (k6/net/grpc's streams, which keep an iteration alive in k6).
+   */
+  iterationHooks: ((vu: VuState) => Promise<void>)[] = [];
   /** Set on the first abort request: the exit code and reason. */
   abortRequest: { code: number; reason: string } | null = null;
   #onAbort: (() => void)[] = [];

@@ -88,8 +88,19 @@ class IterationWaiter {
 
   readonly #settle = (): void => {
     const vu = this.vu;
-    if (vu.sleepUntil_ms > performance.now()) vu.waitUntil(vu.sleepUntil_ms).then(this.#done);
-    else this.#finish(true);
+    if (vu.sleepUntil_ms > performance.now()) {
+      vu.waitUntil(vu.sleepUntil_ms).then(this.#afterSleep);
+      return;
+    }
+    this.#afterSleep();
+  };
+
+  /** Last, what modules keep open (grpc streams): k6 ends an iteration only when they are done. */
+  readonly #afterSleep = (): void => {
+    const hooks = this.vu.run.iterationHooks;
+    if (hooks.length === 0) this.#finish(true);
+    else if (hooks.length === 1) hooks[0]!(this.vu).then(this.#done, this.#fail);
+    else Promise.all(hooks.map((h) => h(this.vu))).then(this.#done, this.#fail);
   };
 
   readonly #fail = (err: unknown): void => {
@@ -154,6 +165,8 @@ export function runIteration(vu: VU, ctx: IterationContext): boolean | Promise<b
     vu.sleepUntil_ms = 0;
     logScriptError(err, sc);
   }
-  if (pending !== null || vu.sleepUntil_ms > start) return finishAsync(vu, ctx, start, pending);
+  if (pending !== null || vu.sleepUntil_ms > start || ctx.run.iterationHooks.length > 0) {
+    return finishAsync(vu, ctx, start, pending);
+  }
   return countIteration(vu, ctx, start);
 }

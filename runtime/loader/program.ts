@@ -9,7 +9,7 @@ import { dirname, resolve } from 'node:path';
 import { runInThisContext } from 'node:vm';
 import { k6Console } from '../log.ts';
 import { VU } from '../vu.ts';
-import { maybeCurrentVu, runInVu } from '../vu-context.ts';
+import { maybeCurrentVu, runInVu, type VuState } from '../vu-context.ts';
 import { bundleScript, ScriptLoadError } from './bundle.ts';
 import { resolveK6Modules } from './k6-modules.ts';
 
@@ -77,6 +77,16 @@ export class Program {
     readonly wrapper: Wrapper,
     readonly modules: Map<string, Record<string, unknown>>,
   ) {}
+
+  /** Waits modules ask the engine to honour at the end of every iteration (grpc streams). */
+  iterationHooks(): ((vu: VuState) => Promise<void>)[] {
+    const hooks: ((vu: VuState) => Promise<void>)[] = [];
+    for (const ns of this.modules.values()) {
+      if (typeof ns['waitForStreams'] === 'function')
+        hooks.push(ns['waitForStreams'] as (vu: VuState) => Promise<void>);
+    }
+    return hooks;
+  }
 
   /** Evaluates the init context for `vu` and returns the module's exports. */
   instantiate(vu: VU): Record<string, unknown> {

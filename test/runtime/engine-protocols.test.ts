@@ -31,6 +31,16 @@ beforeAll(async () => {
   grpcServer.addService(pkg.k6t.echo.Echo.service, {
     Echo: (call: grpcJs.ServerUnaryCall<unknown, unknown>, cb: grpcJs.sendUnaryData<unknown>) =>
       cb(null, call.request),
+    Chat: (call: grpcJs.ServerDuplexStream<{ delay_ms?: number }, unknown>) => {
+      // Echo each message after its delay, in order; end when the client has ended and all are sent.
+      let chain = Promise.resolve();
+      call.on('data', (m: { delay_ms?: number }) => {
+        chain = chain
+          .then(() => new Promise((r) => setTimeout(r, m.delay_ms ?? 0)))
+          .then(() => void call.write(m));
+      });
+      call.on('end', () => chain.then(() => call.end()));
+    },
   });
   const port = await new Promise<number>((resolve, reject) =>
     grpcServer.bindAsync('127.0.0.1:0', grpcJs.ServerCredentials.createInsecure(), (err, p) =>
@@ -94,5 +104,13 @@ describe('engine with k6/http', () => {
     expect(points).toHaveLength(4);
     expect(points[0].data.tags).toMatchObject({ scenario: 'default', group: '', status: '0' });
     expect(r.stdout).toContain('    GRPC\n    grpc_req_duration');
+  });
+
+  it('keeps an iteration alive until its gRPC stream ends, as k6 does', async () => {
+    const r = await runScript('grpc-stream.js', { env: { GRPC_ADDR: grpcAddr } });
+    expect(r.exitCode).toBe(0);
+    expect(values(r, 'streams_ended').count).toBe(3);
+    expect(checks(r)).toEqual({ 'both messages echoed': { passes: 3, fails: 0 } });
+    expect(values(r, 'iteration_duration')['min']).toBeGreaterThanOrEqual(50);
   });
 });

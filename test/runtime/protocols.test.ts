@@ -61,7 +61,7 @@ describe('protocol modules through the runtime', () => {
   });
 
   it('runs a gRPC stream script: messages both ways and the stream metrics', async () => {
-    const r = await runScript('grpc-stream.js', { env: { ADDR: echo.addr } });
+    const r = await runScript('grpc-stream-await.js', { env: { ADDR: echo.addr } });
     expect(r.exitCode).toBe(0);
     expect(checks(r)).toEqual({ 'echoed both': { passes: 2, fails: 0 } });
     expect(values(r, 'grpc_streams')['count']).toBe(2);

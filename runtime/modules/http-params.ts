@@ -73,7 +73,7 @@ export interface RequestParams {
   responseCallback: ExpectedStatuses | null | undefined;
 }
 
-const UNSUPPORTED_PARAMS = ['auth', 'compression', 'jar', 'cookies'];
+const UNSUPPORTED_PARAMS = ['compression', 'jar', 'cookies'];
 
 /** Validates params and applies k6's defaults; `discard` is the test's discardResponseBodies option. */
 export function normalizeParams(params: Params | null | undefined, discard: boolean): RequestParams {
@@ -83,6 +83,12 @@ export function normalizeParams(params: Params | null | undefined, discard: bool
     if (v !== undefined && v !== null && !(typeof v === 'object' && Object.keys(v).length === 0)) {
       throw new Error(`k6 API http params.${name} is not supported by the Node runtime; run with k6`);
     }
+  }
+  // Basic auth comes from the URL's credentials, with or without auth: 'basic' (as in k6).
+  if (p['auth'] !== undefined && p['auth'] !== null && p['auth'] !== 'basic') {
+    throw new Error(
+      `k6 API http params.auth ${JSON.stringify(p['auth'])} is not supported by the Node runtime; run with k6`,
+    );
   }
   const headers: Record<string, string> = {};
   let hasUserAgent = false;

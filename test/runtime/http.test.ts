@@ -304,11 +304,16 @@ describe('k6/http asyncRequest', () => {
     await expect(
       inVu(vu, () => asyncRequest('GET', `${base}/small`, null, { responseType: 'blob' })),
     ).rejects.toThrow(/responseType/);
+    await expect(
+      inVu(vu, () => asyncRequest('GET', `${base}/small`, null, { auth: 'digest' })),
+    ).rejects.toThrow(/params.auth "digest" is not supported by the Node runtime/);
   });
 
   it('sends basic auth from the URL credentials', async () => {
     const vu = fakeVu();
-    const res = await inVu(vu, () => asyncRequest('POST', `${base.replace('//', '//u:p@')}/echo`));
+    const res = await inVu(vu, () =>
+      asyncRequest('POST', `${base.replace('//', '//u:p@')}/echo`, null, { auth: 'basic' }),
+    );
     expect((res.json() as { auth: string }).auth).toBe(`Basic ${Buffer.from('u:p').toString('base64')}`);
     expect(samplesOf(vu, 'http_reqs')[0]!.tags['url']).toBe(`${base}/echo`);
   });

@@ -74,7 +74,8 @@ export function hashBatch(
       continue;
     }
     // Word-aligned items: one typed view over the whole tensor (copied once if the tensor itself is misaligned).
-    if ((bytes.byteOffset & 3) !== 0) bytes = bytes.slice();
+    // (new Uint8Array copies; Buffer#slice would not: request tensors are often Buffer views into the body.)
+    if ((bytes.byteOffset & 3) !== 0) bytes = new Uint8Array(bytes);
     const words = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >>> 2);
     const wordsPerItem = per >>> 2;
     let k = 0;

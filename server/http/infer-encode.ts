@@ -32,7 +32,9 @@ export function encodeHttpInfer(result: InferResult, prefs: HttpOutputPrefs): En
         `sending ${o.datatype} data via JSON is not supported. Please use the binary data format for output`,
       );
     }
-    const decoded = decodeTensor(o.datatype, o.data, o.shape, { int64: 'number' });
+    // decodeTensor copies with slice(), which on a Buffer is a view: hand it a plain Uint8Array.
+    const bytes = Buffer.isBuffer(o.data) ? new Uint8Array(o.data) : o.data;
+    const decoded = decodeTensor(o.datatype, bytes, o.shape, { int64: 'number' });
     const data = ArrayBuffer.isView(decoded) ? Array.from(decoded as ArrayLike<number>) : decoded;
     return { name: o.name, datatype: o.datatype, shape: o.shape, data };
   });

@@ -14,7 +14,9 @@ export function classify(output: TensorData, k: number, batched: boolean): Tenso
       `class result not available for output '${output.name}' due to unsupported type 'BYTES'`,
     );
   }
-  const values = decodeTensor(output.datatype, output.data, output.shape, {
+  // decodeTensor copies with slice(), which on a Buffer is a view: hand it a plain Uint8Array.
+  const bytes = Buffer.isBuffer(output.data) ? new Uint8Array(output.data) : output.data;
+  const values = decodeTensor(output.datatype, bytes, output.shape, {
     int64: 'number',
   }) as ArrayLike<number>;
   const items = batched ? (output.shape[0] ?? 1) : 1;

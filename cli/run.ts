@@ -1,6 +1,6 @@
 /**
  * `k6-triton run`: runs a k6 script on the Node runtime with k6's flags and semantics
- * (k6's exit codes; CLI flags override the script's options, as in k6).
+ * (k6's exit codes; CLI flags and K6_* environment variables override the script's options, as in k6).
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { runTest } from '../runtime/index.ts';
@@ -32,6 +32,7 @@ interface RunFlags {
   summaryTrendStats?: string;
   summaryTimeUnit?: string;
   summary: boolean;
+  thresholds: boolean;
   quiet?: boolean;
   color: boolean;
   includeSystemEnvVars: boolean;
@@ -43,21 +44,46 @@ export function registerRun(program: Command): void {
     .command('run')
     .description('Run a k6 script (bundle, .js or .ts) on the k6-compatible Node runtime')
     .argument('<script>', 'k6 script: dist/<name>.js bundle, .js or .ts file')
-    .option('-u, --vus <n>', 'number of virtual users', positiveInt)
-    .option('-d, --duration <duration>', 'test duration, e.g. 30s, 1m30s')
-    .option('-i, --iterations <n>', 'total iterations (shared among VUs)', positiveInt)
+    .addOption(new Option('-u, --vus <n>', 'number of virtual users').argParser(positiveInt).env('K6_VUS'))
+    .addOption(new Option('-d, --duration <duration>', 'test duration, e.g. 30s, 1m30s').env('K6_DURATION'))
+    .addOption(
+      new Option('-i, --iterations <n>', 'total iterations (shared among VUs)')
+        .argParser(positiveInt)
+        .env('K6_ITERATIONS'),
+    )
     .option('-e, --env <KEY=VALUE>', 'environment variable for __ENV (repeatable)', keyValue, {})
     .option('--tag <NAME=VALUE>', 'tag added to every metric sample (repeatable)', keyValue, {})
-    .option('-o, --out <output>', 'sample output: json=FILE or csv=FILE (repeatable)', collect, [])
-    .option('--summary-export <file>', "write the end-of-test summary as JSON (k6's legacy export format)")
+    .addOption(
+      new Option('-o, --out <output>', 'sample output: json=FILE or csv=FILE (repeatable)')
+        .argParser(collect)
+        .default([])
+        .env('K6_OUT'),
+    )
+    .addOption(
+      new Option(
+        '--summary-export <file>',
+        "write the end-of-test summary as JSON (k6's legacy export format)",
+      ).env('K6_SUMMARY_EXPORT'),
+    )
     .addOption(
       new Option('--summary-mode <mode>', 'end-of-test summary layout')
         .choices(['compact', 'full', 'legacy'])
-        .default('compact'),
+        .default('compact')
+        .env('K6_SUMMARY_MODE'),
     )
-    .option('--summary-trend-stats <stats>', 'trend statistics, e.g. avg,min,med,max,p(90),p(95),p(99)')
-    .option('--summary-time-unit <unit>', 'fixed time unit for summary values: s, ms or us')
+    .addOption(
+      new Option(
+        '--summary-trend-stats <stats>',
+        'trend statistics, e.g. avg,min,med,max,p(90),p(95),p(99)',
+      ).env('K6_SUMMARY_TREND_STATS'),
+    )
+    .addOption(
+      new Option('--summary-time-unit <unit>', 'fixed time unit for summary values: s, ms or us').env(
+        'K6_SUMMARY_TIME_UNIT',
+      ),
+    )
     .option('--no-summary', 'do not print the end-of-test summary')
+    .option('--no-thresholds', 'do not evaluate thresholds')
     .option('-q, --quiet', 'no banner and no progress line')
     .option('--no-color', 'no colors in the output')
     .option('--no-include-system-env-vars', 'keep the system environment out of __ENV')
@@ -78,6 +104,7 @@ export function registerRun(program: Command): void {
         summaryExport: flags.summaryExport,
         summaryMode: flags.summaryMode,
         noSummary: !flags.summary,
+        noThresholds: !flags.thresholds,
         quiet: flags.quiet,
         noColor: !flags.color,
         handleSignals: true,

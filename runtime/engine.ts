@@ -44,6 +44,8 @@ export interface RunTestOptions {
   summaryExport?: string;
   /** --summary-mode. */
   summaryMode?: SummaryMode;
+  /** --no-thresholds: thresholds are neither parsed nor evaluated. */
+  noThresholds?: boolean;
   /** --no-summary. */
   noSummary?: boolean;
   /** -q: no banner, no progress line. */
@@ -104,7 +106,7 @@ export async function runTest(opts: RunTestOptions): Promise<RunTestResult> {
         );
       }
     }
-    thresholds = buildThresholds(options.thresholds, registry);
+    thresholds = opts.noThresholds ? [] : buildThresholds(options.thresholds, registry);
     pipeline.outputs.push(
       ...createOutputs(opts.out ?? [], (name) =>
         thresholds.filter((t) => t.key === name).flatMap((t) => t.thresholds.map((x) => x.source)),

@@ -32,7 +32,8 @@ export interface ThresholdSet {
   thresholds: Threshold[];
 }
 
-const EXPR_RE = /^\s*(avg|min|max|med|count|rate|value|p\(\s*\d+(?:\.\d+)?\s*\))\s*(===|==|!=|<=|>=|<|>)\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$/;
+const EXPR_RE =
+  /^\s*(avg|min|max|med|count|rate|value|p\(\s*\d+(?:\.\d+)?\s*\))\s*(===|==|!=|<=|>=|<|>)\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$/;
 
 const ALLOWED: Record<MetricType, (agg: string) => boolean> = {
   counter: (a) => a === 'count' || a === 'rate',
@@ -106,13 +107,16 @@ function parseItem(item: RawThreshold, key: string, type: MetricType): Threshold
     }
     return t;
   }
-  throw new Error(`invalid threshold defined on ${key}: expected a string or {threshold: string}, got ${JSON.stringify(item)}`);
+  throw new Error(
+    `invalid threshold defined on ${key}: expected a string or {threshold: string}, got ${JSON.stringify(item)}`,
+  );
 }
 
 /** The aggregated value a threshold compares; rates per second use the elapsed test time. */
 export function aggregate(sink: Sink, aggregation: string, elapsed_ms: number): number {
   if (sink instanceof TrendHistogram) return trendStat(sink, aggregation);
-  if (sink instanceof CounterSink) return aggregation === 'count' ? sink.sum : elapsed_ms > 0 ? sink.sum / (elapsed_ms / 1000) : 0;
+  if (sink instanceof CounterSink)
+    return aggregation === 'count' ? sink.sum : elapsed_ms > 0 ? sink.sum / (elapsed_ms / 1000) : 0;
   if (sink instanceof GaugeSink) return sink.value;
   if (sink instanceof RateSink) return sink.total ? sink.passes / sink.total : 0;
   return 0;

@@ -11,9 +11,13 @@ const bin = fileURLToPath(new URL('../../bin/k6-triton.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'k6t-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [bin, 'run', ...args], { timeout: 60_000 }, (err, stdout, stderr) => {
+    const opts = { timeout: 60_000, env: { ...process.env, ...env } };
+    execFile(process.execPath, [bin, 'run', ...args], opts, (err, stdout, stderr) => {
       resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });
@@ -54,5 +58,19 @@ describe('k6-triton run', () => {
     const r = await run(['-q', '-o', 'influxdb=http://x', scriptPath('cli-flags.js')]);
     expect(r.code).toBe(104);
     expect(r.stderr).toContain('k6 API output "influxdb" is not supported by the Node runtime; run with k6');
+  });
+
+  it('reads K6_ITERATIONS like -i and skips thresholds with --no-thresholds', async () => {
+    const exp = join(dir, 'env-export.json');
+    const r = await run(
+      ['-q', '--no-thresholds', '--summary-export', exp, scriptPath('thresholds-fail.js')],
+      {
+        K6_ITERATIONS: '3',
+      },
+    );
+    expect(r.code).toBe(0);
+    const data = JSON.parse(readFileSync(exp, 'utf8'));
+    expect(data.metrics.iterations.count).toBe(3);
+    expect(data.metrics.waiting_time.thresholds).toBeUndefined();
   });
 });

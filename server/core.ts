@@ -63,9 +63,9 @@ export class InferenceCore {
     return true;
   }
 
-  /** Readiness: false once stopping. */
+  /** Readiness (Triton's --strict-readiness default): false once stopping or while a model is not available. */
   ready(): boolean {
-    return !this.#stopping;
+    return !this.#stopping && this.repository.allAvailable();
   }
 
   /** Server metadata (GET v2). */

@@ -143,6 +143,15 @@ export class Repository {
     }
   }
 
+  /** Triton's strict readiness: no model is loading or has failed its last load (never loaded or unloaded is fine). */
+  allAvailable(): boolean {
+    for (const e of this.#entries.values()) {
+      if (e.state === 'LOADING') return false;
+      if (e.state === 'UNAVAILABLE' && e.reason !== '' && e.reason !== 'unloaded') return false;
+    }
+    return true;
+  }
+
   /** Every loaded model version, for statistics and metrics. */
   loaded(): LoadedModel[] {
     const out: LoadedModel[] = [];

@@ -75,7 +75,7 @@ export function createGrpcServer(core: InferenceCore, opts: { maxMessage_bytes?:
     ServerLive: unary(() => ({ live: core.live() })),
     ServerReady: unary(() => ({ ready: core.ready() })),
     ModelReady: unary((r: NameVersion) => ({
-      ready: core.ready() && core.repository.isReady(r.name, r.version ?? ''),
+      ready: core.live() && core.repository.isReady(r.name, r.version ?? ''),
     })),
     ServerMetadata: unary(() => core.serverMetadata()),
     ModelMetadata: unary((r: NameVersion) => core.modelMetadata(r.name, r.version ?? '')),

@@ -73,7 +73,7 @@ async function dispatch(
     case 'server-metadata':
       return sendJson(res, core.serverMetadata());
     case 'model-ready':
-      return sendStatus(res, core.ready() && core.repository.isReady(route.model, route.version) ? 200 : 400);
+      return sendStatus(res, core.live() && core.repository.isReady(route.model, route.version) ? 200 : 400);
     case 'model-metadata':
       return sendJson(res, core.modelMetadata(route.model, route.version));
     case 'model-config':

@@ -108,6 +108,9 @@ describe('model repository and explicit model control over HTTP', () => {
     expect(broken.state).toBe('UNAVAILABLE');
     expect(broken.reason).toMatch(/invalid .*broken.*config\.pbtxt/);
     expect((await http(server, 'GET', '/v2/models/simple/ready')).status).toBe(200);
+    // Strict readiness, Triton's default: the server is not ready while a model failed to load.
+    expect((await http(server, 'GET', '/v2/health/ready')).status).toBe(400);
+    expect((await http(server, 'GET', '/v2/health/live')).status).toBe(200);
   });
 
   it('serves the newest version folder by default and every version with version_policy all', async () => {

@@ -10,6 +10,8 @@ import { runInVu, type Sample, type VuState } from '../../runtime/vu-context.ts'
 import { PROTO_DIR } from './bench-proto.ts';
 import { processCpu_ms, startServer } from './servers.ts';
 
+const VU_TAGS = { scenario: 'default', group: '' };
+
 function benchVu(
   id: number,
   counter: { samples: number },
@@ -20,7 +22,8 @@ function benchVu(
     idInTest: id,
     inInit,
     options: { discardResponseBodies: false, noConnectionReuse: false },
-    tags: () => ({ scenario: 'default', group: '' }),
+    // One object while the tags hold, as the engine's VUs do.
+    tags: () => VU_TAGS,
     emit(samples: Sample[]) {
       counter.samples += samples.length;
     },

@@ -8,6 +8,8 @@ import { asyncRequest } from '../../runtime/modules/http.ts';
 import { runInVu, type Sample, type VuState } from '../../runtime/vu-context.ts';
 import { processCpu_ms, startServer } from './servers.ts';
 
+const VU_TAGS = { scenario: 'default', group: '' };
+
 interface Case {
   name: string;
   method: string;
@@ -33,7 +35,8 @@ function countingVu(id: number, counter: { samples: number }): VuState & { retir
     idInTest: id,
     inInit: false,
     options: { discardResponseBodies: false, noConnectionReuse: false },
-    tags: () => ({ scenario: 'default', group: '' }),
+    // One object while the tags hold, as the engine's VUs do.
+    tags: () => VU_TAGS,
     emit(samples: Sample[]) {
       counter.samples += samples.length;
     },

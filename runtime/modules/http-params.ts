@@ -75,9 +75,20 @@ export interface RequestParams {
 
 const UNSUPPORTED_PARAMS = ['compression', 'jar', 'cookies'];
 
+/** The defaults, for requests without params (callers copy headers before changing them). */
+const DEFAULTS: Record<'keep' | 'discard', RequestParams | null> = { keep: null, discard: null };
+
 /** Validates params and applies k6's defaults; `discard` is the test's discardResponseBodies option. */
 export function normalizeParams(params: Params | null | undefined, discard: boolean): RequestParams {
-  const p = params ?? {};
+  if (params === null || params === undefined) {
+    const key = discard ? 'discard' : 'keep';
+    DEFAULTS[key] ??= parseParams({}, discard);
+    return DEFAULTS[key];
+  }
+  return parseParams(params, discard);
+}
+
+function parseParams(p: Params, discard: boolean): RequestParams {
   for (const name of UNSUPPORTED_PARAMS) {
     const v = p[name];
     if (v !== undefined && v !== null && !(typeof v === 'object' && Object.keys(v).length === 0)) {
@@ -159,8 +170,30 @@ export function wireBody(body: Body, headers: Record<string, string>): string | 
   return String(body);
 }
 
+/** A parsed URL argument: the URL (never mutated), its `url` tag and its `name` tag. */
+export interface ParsedUrl {
+  url: URL;
+  tagUrl: string;
+  name: string;
+}
+
+/** Recently parsed URL strings: load tests request the same few URLs over and over. */
+const parsedUrls = new Map<string, ParsedUrl>();
+const PARSED_URLS = 256;
+
 /** Parses the URL argument (string or http.url result) into the URL, its `url` tag and `name` tag. */
-export function parseUrl(arg: unknown): { url: URL; tagUrl: string; name: string } {
+export function parseUrl(arg: unknown): ParsedUrl {
+  if (typeof arg !== 'string') return parseUrlUncached(arg);
+  let hit = parsedUrls.get(arg);
+  if (!hit) {
+    hit = parseUrlUncached(arg);
+    if (parsedUrls.size >= PARSED_URLS) parsedUrls.clear();
+    parsedUrls.set(arg, hit);
+  }
+  return hit;
+}
+
+function parseUrlUncached(arg: unknown): ParsedUrl {
   const text = arg instanceof TaggedUrl ? arg.url : String(arg);
   const url = new URL(text);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {

@@ -46,7 +46,8 @@ export interface ResponseInit {
   timings: Timings;
   error: string;
   errorCode: number;
-  request: RequestInfo;
+  /** The request as k6 reports it, or a function that makes it on first read. */
+  request: RequestInfo | (() => RequestInfo);
   remoteIp: string;
   remotePort: number;
 }
@@ -112,7 +113,7 @@ export class Response {
   timings: Timings;
   error: string;
   error_code: number;
-  request: RequestInfo;
+  declare request: RequestInfo;
   remote_ip: string;
   remote_port: number;
   cookies: Record<string, unknown> = {};
@@ -132,7 +133,7 @@ export class Response {
     this.timings = init.timings;
     this.error = init.error;
     this.error_code = init.errorCode;
-    this.request = init.request;
+    defineLazy(this, 'request', init.request);
     this.remote_ip = init.remoteIp;
     this.remote_port = init.remotePort;
   }

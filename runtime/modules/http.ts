@@ -182,6 +182,8 @@ export async function asyncRequest(
       continue;
     }
     if (error) warnFailed(method_, target.tagUrl, error);
+    const finalUrl = target.tagUrl;
+    const finalBody = wire;
     return new Response({
       url: target.tagUrl,
       status: result.status,
@@ -192,7 +194,7 @@ export async function asyncRequest(
       timings: result.timings,
       error: error ? error.message : '',
       errorCode: error ? error.code : 0,
-      request: requestInfo(method_, target.tagUrl, headers, wire),
+      request: () => requestInfo(method_, finalUrl, headers, finalBody),
       remoteIp: result.remoteIp,
       remotePort: result.remotePort,
     });

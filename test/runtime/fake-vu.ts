@@ -11,6 +11,8 @@ export interface FakeVu extends VuState {
 /** Creates a fake VU with test tags; options override the module options. */
 export function fakeVu(opts: Partial<ModuleOptions> & { idInTest?: number; tags?: Tags } = {}): FakeVu {
   const retireFns: Array<() => void | Promise<void>> = [];
+  // One object while the tags hold, as the engine's VUs do.
+  const tags = { scenario: 'default', group: '', ...opts.tags };
   const vu: FakeVu = {
     idInTest: opts.idInTest ?? 1,
     inInit: false,
@@ -19,7 +21,7 @@ export function fakeVu(opts: Partial<ModuleOptions> & { idInTest?: number; tags?
       discardResponseBodies: opts.discardResponseBodies ?? false,
       noConnectionReuse: opts.noConnectionReuse ?? false,
     },
-    tags: () => ({ scenario: 'default', group: '', ...opts.tags }),
+    tags: () => tags,
     emit(samples) {
       vu.samples.push(...samples);
     },

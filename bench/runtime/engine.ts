@@ -3,7 +3,9 @@
  *   node --import tsx bench/runtime/engine.ts [--seconds 5] [--http]
  * - empty async default function at 1 and 256 VUs: iterations/s and RSS (the engine's own cost);
  * - with --http: `await http.asyncRequest('GET', url)` per iteration at 8, 16 and 64 VUs against a
- *   node:http server in a separate process that answers a 16-byte body at once (engine + k6/http).
+ *   node:http server in a separate process that answers a 16-byte body at once (engine + k6/http),
+ *   and 256 VUs each POSTing a 600 KB body read with open(path, 'b') in the init context (one buffer
+ *   for all VUs: RSS shows it is held once).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -88,6 +90,10 @@ try {
       const get = `import http from 'k6/http';\nexport default async function () { await http.asyncRequest('GET', 'http://127.0.0.1:' + __ENV.PORT + '/'); }`;
       for (const vus of [8, 16, 64])
         rows.push(await measure(dir, 'http GET 16 B', get, vus, seconds, { PORT: String(port) }));
+      const blob = join(dir, 'payload.bin');
+      writeFileSync(blob, Buffer.alloc(600 * 1024, 7));
+      const post = `import http from 'k6/http';\nconst body = open(${JSON.stringify(blob)}, 'b');\nexport default async function () { await http.asyncRequest('POST', 'http://127.0.0.1:' + __ENV.PORT + '/', body); }`;
+      rows.push(await measure(dir, 'http POST 600 KB (open b)', post, 256, seconds, { PORT: String(port) }));
     } finally {
       child.kill();
     }

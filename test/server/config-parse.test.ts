@@ -37,6 +37,35 @@ describe('config.pbtxt parsing (protobuf text format via @bufbuild/protobuf)', (
     expect(config.parameters).toEqual({ latency_profile: { string_value: 'bert-base' } });
   });
 
+  it('parses configs as Triton users write them (seed 003, the docs): colons before braces, accelerators, policies', () => {
+    const config = parsePbtxt(`
+      name: "onnx-mnist-cpu"
+      platform: "onnxruntime_onnx"
+      max_batch_size : 0
+      input [ { name: "input.1", data_type: TYPE_FP32, dims: [ 1, 1, 28, 28 ] } ]
+      output [ { name: "output", data_type: TYPE_FP32, dims: [ 1, 10 ] } ]
+      instance_group [
+          {
+              count: 5
+              kind: KIND_CPU
+          }
+      ]
+      dynamic_batching: { max_queue_delay_microseconds: 150 }
+      version_policy: { specific { versions: [ 1, 3 ] } }
+      optimization { execution_accelerators {
+        gpu_execution_accelerator : [ {
+          name : "tensorrt"
+          parameters { key: "precision_mode" value: "FP16" }
+        } ]
+      } }
+      model_warmup [ { name: "w" batch_size: 1 inputs { key: "input.1" value: { data_type: TYPE_FP32 dims: [ 1, 1, 28, 28 ] zero_data: true } } } ]
+    `);
+    expect(config.instance_group[0]).toMatchObject({ count: 5, kind: 'KIND_CPU' });
+    expect(config.dynamic_batching?.max_queue_delay_microseconds).toBe(150);
+    expect(config.version_policy).toEqual({ specific: { versions: [1, 3] } });
+    expect(config.input[0]!.dims).toEqual([1, 1, 28, 28]);
+  });
+
   it('rejects unknown fields and bad syntax naming the file', () => {
     expect(() => parsePbtxt('name: "x"\nmax_batch: 3', 'repo/x/config.pbtxt')).toThrow(
       /invalid repo\/x\/config.pbtxt: .*unknown field "max_batch"/,

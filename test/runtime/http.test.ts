@@ -1,4 +1,9 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from '../../runtime/modules/http.ts';
@@ -316,5 +321,52 @@ describe('k6/http asyncRequest', () => {
     );
     expect((res.json() as { auth: string }).auth).toBe(`Basic ${Buffer.from('u:p').toString('base64')}`);
     expect(samplesOf(vu, 'http_reqs')[0]!.tags['url']).toBe(`${base}/echo`);
+  });
+
+  it('reports an untrusted (self-signed) certificate with error_code 1310', async () => {
+    // A throwaway self-signed certificate made with the openssl CLI.
+    const dir = mkdtempSync(path.join(tmpdir(), 'k6t-tls-'));
+    try {
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-days',
+          '1',
+          '-subj',
+          '/CN=127.0.0.1',
+          '-keyout',
+          path.join(dir, 'key.pem'),
+          '-out',
+          path.join(dir, 'cert.pem'),
+        ],
+        { stdio: 'ignore' },
+      );
+      const tlsServer = createHttpsServer(
+        { key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) },
+        (_req, res) => res.end('secret'),
+      );
+      await new Promise<void>((r) => tlsServer.listen(0, '127.0.0.1', r));
+      const port = (tlsServer.address() as AddressInfo).port;
+      const vu = fakeVu();
+      try {
+        const res = await inVu(vu, () =>
+          asyncRequest('GET', `https://127.0.0.1:${port}/`, null, { timeout: 5000 }),
+        );
+        expect(res.status).toBe(0);
+        expect(res.error_code).toBe(1310);
+        expect(res.error).toBe('x509: unknown authority');
+        expect(samplesOf(vu, 'http_reqs')[0]!.tags['error_code']).toBe('1310');
+      } finally {
+        tlsServer.closeAllConnections();
+        await new Promise<void>((r) => tlsServer.close(() => r()));
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -3,6 +3,7 @@
  * errors logged as k6 logs them, iterations/iteration_duration emitted with the VU's tags.
  * The hot path of every executor: no allocation beyond the promise an async iteration needs.
  */
+import { mapStack } from '../loader/source-map.ts';
 import { logLine } from '../log.ts';
 import type { Metric } from '../metrics/registry.ts';
 import { type ScenarioRuntime, TestAbortError, type TestRun } from '../run-state.ts';
@@ -22,7 +23,7 @@ export interface IterationContext {
 /** Logs an exception thrown by script code the way k6 does (the iteration ends, the test goes on). */
 export function logScriptError(err: unknown, sc: ScenarioRuntime | null): void {
   if (err instanceof TestAbortError) return;
-  const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  const text = err instanceof Error ? mapStack(err.stack ?? err.message) : String(err);
   const fields: Record<string, string> = sc ? { executor: sc.config.executor, scenario: sc.config.name } : {};
   fields['source'] = 'stacktrace';
   logLine('ERRO', text, fields);

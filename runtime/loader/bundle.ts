@@ -5,7 +5,7 @@
  * is ours: that is where `k6/*` specifiers resolve to the runtime's modules.
  */
 import { dirname } from 'node:path';
-import { build, transform } from 'esbuild';
+import { build } from 'esbuild';
 
 /** What a script imports from one k6 module: named imports and properties read off its default/namespace. */
 export interface ModuleImports {
@@ -17,6 +17,8 @@ export interface BundledScript {
   path: string;
   code: string;
   imports: Map<string, ModuleImports>;
+  /** The source map of `code` (JSON), when esbuild produced one. */
+  map?: string;
 }
 
 const IMPORT_RE = /^import\s+(.+?)\s+from\s*["']([^"']+)["'];?\s*$/gm;
@@ -99,8 +101,26 @@ export async function bundleScript(path: string): Promise<BundledScript> {
     }
   }
   try {
-    const cjs = await transform(esm, { format: 'cjs', target: 'es2022', loader: 'js', logLevel: 'silent' });
-    return { path, code: cjs.code, imports };
+    // The same bundle again as CommonJS, straight from the sources, so its source map leads back
+    // to them (and through a dist/ bundle's own .map to the TypeScript it was built from).
+    const result = await build({
+      entryPoints: [path],
+      bundle: true,
+      write: false,
+      format: 'cjs',
+      platform: 'neutral',
+      target: 'es2022',
+      external: ['k6', 'k6/*'],
+      mainFields: ['module', 'main'],
+      logLevel: 'silent',
+      absWorkingDir: dirname(path),
+      sourcemap: 'external',
+      outfile: path,
+      allowOverwrite: true,
+    });
+    const code = result.outputFiles.find((f) => !f.path.endsWith('.map'))!.text;
+    const map = result.outputFiles.find((f) => f.path.endsWith('.map'))?.text;
+    return { path, code, imports, map };
   } catch (err) {
     const first = (err as { errors?: { text: string }[] }).errors?.[0];
     throw new ScriptLoadError(`cannot load ${path}: ${first ? first.text : (err as Error).message}`);

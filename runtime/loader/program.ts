@@ -12,6 +12,7 @@ import { VU } from '../vu.ts';
 import { maybeCurrentVu, runInVu, type VuState } from '../vu-context.ts';
 import { bundleScript, ScriptLoadError } from './bundle.ts';
 import { resolveK6Modules } from './k6-modules.ts';
+import { registerSourceMap } from './source-map.ts';
 
 type Wrapper = (
   exports: object,
@@ -124,5 +125,6 @@ export async function loadProgram(path: string): Promise<Program> {
   } catch (err) {
     throw new ScriptLoadError(`cannot compile ${abs}: ${(err as Error).message}`);
   }
+  if (bundled.map) registerSourceMap(abs, bundled.map);
   return new Program(abs, wrapper, modules);
 }

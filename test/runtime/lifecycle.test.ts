@@ -97,6 +97,9 @@ describe('lifecycle', () => {
     expect(r.exitCode).toBe(0);
     expect(r.log).toMatch(/^ERRO\[\d{4}\] Error: iteration failed/m);
     expect(r.log).toContain('source=stacktrace');
+    // Positions point into the script as written (source-mapped), not into the runtime.
+    expect(r.log).toMatch(/scripts\/iteration-error\.js:4:\d+/);
+    expect(r.log).not.toContain('runtime/executors');
     expect(values(r, 'iterations').count).toBe(3);
   });
 

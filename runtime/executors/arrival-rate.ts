@@ -52,7 +52,6 @@ export function iterationTime(segs: readonly Segment[], k: number): number | nul
 
 /** Shared scheduling of both arrival-rate executors. */
 abstract class ArrivalRate extends Executor {
-  protected override readonly activeMeansBusy = true;
   readonly #idle: VU[] = [];
   #allocated = 0;
   #inflight = 0;

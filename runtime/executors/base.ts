@@ -24,8 +24,6 @@ export abstract class Executor {
   protected readonly stopped = new Promise<void>((r) => {
     this.#resolveStopping = r;
   });
-  /** Arrival-rate executors count busy VUs as active; the others count every VU they hold. */
-  protected readonly activeMeansBusy: boolean = false;
 
   constructor(
     protected readonly ctx: IterationContext,
@@ -80,27 +78,27 @@ export abstract class Executor {
     const vu = this.pool.acquire();
     activateVu(vu, this.ctx);
     this.held.add(vu);
-    if (!this.activeMeansBusy) this.ctx.run.vusActive++;
+    // Every VU a scenario holds is active (k6 activates arrival-rate VUs when they are allocated).
+    this.ctx.run.vusActive++;
     return vu;
   }
 
   /** Gives a VU back to the pool. */
   protected releaseVu(vu: VU): void {
     if (!this.held.delete(vu)) return;
-    if (this.busy.delete(vu) && this.activeMeansBusy) this.ctx.run.vusActive--;
-    if (!this.activeMeansBusy) this.ctx.run.vusActive--;
+    this.busy.delete(vu);
+    this.ctx.run.vusActive--;
     this.pool.release(vu);
   }
 
   /** One iteration on `vu`, tracked as busy so a hard stop can interrupt it. */
   protected async iterate(vu: VU): Promise<boolean> {
     this.busy.add(vu);
-    if (this.activeMeansBusy) this.ctx.run.vusActive++;
     try {
       const r = runIteration(vu, this.ctx);
       return r === true || r === false ? r : await r;
     } finally {
-      if (this.busy.delete(vu) && this.activeMeansBusy) this.ctx.run.vusActive--;
+      this.busy.delete(vu);
     }
   }
 

@@ -159,7 +159,7 @@ export async function runTest(opts: RunTestOptions): Promise<RunTestResult> {
   process.on('unhandledRejection', onStray);
   process.on('uncaughtException', onStray);
   try {
-    return await execute(run, program, pool, vu0, options, thresholds, plannedVus, opts, { stdout, stderr });
+    return await execute({ run, pool, vu0, options, thresholds, plannedVus, opts, io: { stdout, stderr } });
   } finally {
     if (opts.handleSignals) {
       process.off('SIGINT', onSigint);
@@ -173,17 +173,20 @@ export async function runTest(opts: RunTestOptions): Promise<RunTestResult> {
   }
 }
 
-async function execute(
-  run: TestRun,
-  _program: Program,
-  pool: VuPool,
-  vu0: VU,
-  options: TestOptions,
-  thresholds: ThresholdSet[],
-  plannedVus: number,
-  opts: RunTestOptions,
-  io: { stdout: (s: string) => void; stderr: (s: string) => void },
-): Promise<RunTestResult> {
+/** What the run's execution phase needs, once the script is loaded and the options are valid. */
+interface Execution {
+  run: TestRun;
+  pool: VuPool;
+  vu0: VU;
+  options: TestOptions;
+  thresholds: ThresholdSet[];
+  plannedVus: number;
+  opts: RunTestOptions;
+  io: { stdout: (s: string) => void; stderr: (s: string) => void };
+}
+
+async function execute(x: Execution): Promise<RunTestResult> {
+  const { run, pool, vu0, options, thresholds, plannedVus, opts, io } = x;
   const { registry, pipeline } = run;
   let exitCode: number = EXIT.OK;
   try {

@@ -3,7 +3,7 @@
  * file (real WordPiece tokenization and doc_stride windows), or random token ids.
  */
 import { BUILTIN_QA, type QaPair } from './bert-examples.ts';
-import type { Random } from './random.ts';
+import type { Random } from '../lib/random/random.ts';
 import { type BertFeature, featurize, readSquad, type SquadSettings } from './squad.ts';
 import { loadVocab, type Vocab } from './wordpiece.ts';
 

@@ -5,7 +5,7 @@
  * option (raw ids from a 31-bit space reduced modulo the cardinality).
  */
 import { readFileSync } from 'node:fs';
-import { createZipf, type Random } from './random.ts';
+import { createZipf, type Random } from '../lib/random/random.ts';
 
 /** Generation settings for one DLRM set. */
 export interface DlrmSettings {

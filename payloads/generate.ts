@@ -9,8 +9,8 @@ import { bertFeatures, randomFeature } from './bert.ts';
 import { dlrmGenerator, readDatasetConfig, validateCategorical } from './dlrm.ts';
 import { imageBatch, listImages } from './image.ts';
 import { mnistBatch, MNIST_PIXELS } from './mnist.ts';
-import { createRandom } from './random.ts';
-import { elements, randomValues } from './random-tensor.ts';
+import { createRandom } from '../lib/random/random.ts';
+import { elements, randomValues } from '../lib/random/tensor.ts';
 import type { Distribution, GeneratedSample, TensorValues } from './types.ts';
 import { loadVocab } from './wordpiece.ts';
 

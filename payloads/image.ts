@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
-import type { Random } from './random.ts';
+import type { Random } from '../lib/random/random.ts';
 import type { Distribution } from './types.ts';
 
 /** An RGBA image in memory. */

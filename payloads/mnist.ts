@@ -5,7 +5,7 @@
  * (x - 0.1307) / 0.3081 instead, which MNIST_MEAN and MNIST_STD would then hold).
  */
 import { createRequire } from 'node:module';
-import type { Random } from './random.ts';
+import type { Random } from '../lib/random/random.ts';
 
 /** Normalisation of the served MNIST model: identity, as server/models/mnist/train.ts trains on [0, 1] pixels. */
 export const MNIST_MEAN = 0;

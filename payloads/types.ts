@@ -19,5 +19,4 @@ export interface GeneratedSample {
   labels?: number[];
 }
 
-/** Distribution of random floats. */
-export type Distribution = 'uniform' | 'normal';
+export type { Distribution } from '../lib/random/tensor.ts';

@@ -3,8 +3,8 @@
  * integers, rows in ascending Inferences/Second as perf_analyzer's ReportWriter sorts them.
  */
 import Papa from 'papaparse';
-import { formatG, usInt } from './format.ts';
-import type { LevelResult } from './types.ts';
+import { formatG, usInt } from '../lib/summary/format.ts';
+import type { LevelResult } from '../lib/summary/types.ts';
 
 /** The header after the first column (`Concurrency` or `Request Rate`). */
 export const CSV_COLUMNS = [

@@ -4,8 +4,8 @@
  * Built with junit-report-builder (xmlbuilder escapes the text).
  */
 import junit from 'junit-report-builder';
-import type { RunReport } from './types.ts';
-import { splitMetricKey, verdictMessage } from './verdicts.ts';
+import type { RunReport } from '../lib/summary/types.ts';
+import { splitMetricKey, verdictMessage } from '../lib/summary/verdicts.ts';
 
 /** Renders the run's verdicts as JUnit XML text; a run with no budgets yields an empty suite. */
 export function junitXml(report: RunReport): string {

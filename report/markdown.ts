@@ -2,9 +2,9 @@
  * report.md: the seeds' table (level, throughput, avg/p90/p95/p99 latency in ms), the latency breakdown
  * that seed 002 draws (client, network, server queue and compute) and the budget verdicts. Pure.
  */
-import { formatG, msFixed } from './format.ts';
-import { formatMeasured, splitMetricKey } from './verdicts.ts';
-import type { LevelResult, RunReport } from './types.ts';
+import { formatG, msFixed } from '../lib/summary/format.ts';
+import { formatMeasured, splitMetricKey } from '../lib/summary/verdicts.ts';
+import type { LevelResult, RunReport } from '../lib/summary/types.ts';
 
 function table(header: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;

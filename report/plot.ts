@@ -4,7 +4,7 @@
  */
 import { compile, type TopLevelSpec } from 'vega-lite';
 import { parse, View } from 'vega';
-import type { LevelResult } from './types.ts';
+import type { LevelResult } from '../lib/summary/types.ts';
 
 /** Budget lines to draw on the latency plot, ms. */
 export interface PlotBudget {

@@ -9,7 +9,7 @@ import { perfAnalyzerCsv } from './csv.ts';
 import { junitXml } from './junit.ts';
 import { reportMarkdown } from './markdown.ts';
 import { type PlotBudget, renderPlots } from './plot.ts';
-import type { RunReport } from './types.ts';
+import type { RunReport } from '../lib/summary/types.ts';
 
 /** Options of writeRunReport. */
 export interface WriteOptions {

@@ -16,7 +16,7 @@ import { getModel } from '../../models/index.ts';
 import { liveModelEntry } from '../../models/live.ts';
 import type { ModelEntry } from '../../models/types.ts';
 import { ensurePayloads } from '../../payloads/index.ts';
-import { buildRunReport, levelsFromSummary } from '../../report/from-summary.ts';
+import { buildRunReport, levelsFromSummary } from '../../lib/summary/from-summary.ts';
 import { reportMarkdown } from '../../report/markdown.ts';
 import { writeRunReport } from '../../report/write.ts';
 import { type EmbeddedServer, startEmbedded } from './embedded.ts';

@@ -5,8 +5,8 @@
  */
 import { inputsFor } from '../../models/index.ts';
 import type { ModelEntry, TensorSpec } from '../../models/types.ts';
-import { createRandom } from '../../payloads/random.ts';
-import { randomValues } from '../../payloads/random-tensor.ts';
+import { createRandom } from '../random/random.ts';
+import { randomValues } from '../random/tensor.ts';
 import { loadPayloads } from '../payload/index.ts';
 import type { PayloadSample } from '../payload/manifest.ts';
 import { encodeTensor } from '../tensor/codec.ts';

@@ -5,9 +5,9 @@
  */
 import type { RequestMetric } from '../load/names.ts';
 import type { LoadPlan } from '../load/scenarios.ts';
-import { missedBudgetLines } from '../../report/verdicts.ts';
-import { type K6SummaryData, levelsFromSummary } from '../../report/from-summary.ts';
-import { perfAnalyzerSummary } from '../../report/stdout.ts';
+import { missedBudgetLines } from '../summary/verdicts.ts';
+import { type K6SummaryData, levelsFromSummary } from '../summary/from-summary.ts';
+import { perfAnalyzerSummary } from '../summary/stdout.ts';
 
 /** What the summary needs besides k6's data. */
 export interface LevelSummaryOptions {

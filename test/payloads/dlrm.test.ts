@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { getModel } from '../../models/index.ts';
 import { dlrmGenerator, readDatasetConfig, validateCategorical } from '../../payloads/dlrm.ts';
 import { generateSet } from '../../payloads/generate.ts';
-import { createRandom } from '../../payloads/random.ts';
+import { createRandom } from '../../lib/random/random.ts';
 
 const CARDS = [1460, 583, 10131227, 3, 24];
 

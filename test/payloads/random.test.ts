@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRandom, createZipf } from '../../payloads/random.ts';
+import { createRandom, createZipf } from '../../lib/random/random.ts';
 
 const draw = (seed: number, n: number) => {
   const rng = createRandom(seed);

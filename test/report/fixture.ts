@@ -1,6 +1,6 @@
 /** A hand-written k6 handleSummary `data` object for a 2-level HTTP run (c4 never ran), and its report. */
-import type { K6SummaryData } from '../../report/from-summary.ts';
-import type { LevelResult, RunReport } from '../../report/types.ts';
+import type { K6SummaryData } from '../../lib/summary/from-summary.ts';
+import type { LevelResult, RunReport } from '../../lib/summary/types.ts';
 
 const trend = (avg: number, p95: number, p99: number, count: number) => ({
   type: 'trend',

@@ -4,7 +4,7 @@ import {
   levelsFromSummary,
   ms_to_us,
   windowsFromSummary,
-} from '../../report/from-summary.ts';
+} from '../../lib/summary/from-summary.ts';
 import { summary } from './fixture.ts';
 
 const levels = [

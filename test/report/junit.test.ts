@@ -1,7 +1,7 @@
 import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { junitXml } from '../../report/junit.ts';
-import { missedBudgetLines, verdictMessage } from '../../report/verdicts.ts';
+import { missedBudgetLines, verdictMessage } from '../../lib/summary/verdicts.ts';
 import { level, report } from './fixture.ts';
 
 describe('junitXml', () => {

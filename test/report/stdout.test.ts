@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatG } from '../../report/format.ts';
-import { perfAnalyzerSummary } from '../../report/stdout.ts';
+import { formatG } from '../../lib/summary/format.ts';
+import { perfAnalyzerSummary } from '../../lib/summary/stdout.ts';
 import { level } from './fixture.ts';
 
 describe('perfAnalyzerSummary', () => {

@@ -12,12 +12,12 @@ import {
   statsName,
   subMetricKey,
   subWindowKey,
-} from '../lib/load/names.ts';
-import type { LoadMode } from '../lib/load/shapes.ts';
-import { serverAverages_us, type ServerStatsDelta } from '../lib/load/server-stats.ts';
-import { judgeStability, type WindowRecord } from '../lib/load/stability.ts';
-import { isProbeExpr } from '../lib/budget.ts';
-import { parseThresholdExpr } from '../lib/load/threshold-expr.ts';
+} from '../load/names.ts';
+import type { LoadMode } from '../load/shapes.ts';
+import { serverAverages_us, type ServerStatsDelta } from '../load/server-stats.ts';
+import { judgeStability, type WindowRecord } from '../load/stability.ts';
+import { isProbeExpr } from '../budget.ts';
+import { parseThresholdExpr } from '../load/threshold-expr.ts';
 import type { BudgetVerdict, LevelResult, RunReport, ServerBreakdown } from './types.ts';
 
 /** One metric as k6 hands it over (handleSummary: `values` + `thresholds: {expr: {ok}}`). */

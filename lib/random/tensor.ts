@@ -4,9 +4,11 @@
  * uniform within a small non-negative range that every integer type holds (so index-like inputs
  * stay plausible), BOOL 0/1, BYTES as short random ASCII strings.
  */
-import type { Datatype } from '../models/types.ts';
+import type { Datatype } from '../../models/types.ts';
 import type { Random } from './random.ts';
-import type { Distribution } from './types.ts';
+
+/** Distribution of random floats. */
+export type Distribution = 'uniform' | 'normal';
 
 /** Upper bounds (exclusive) of random integers per datatype. */
 const INT_RANGE: Partial<Record<Datatype, number>> = {

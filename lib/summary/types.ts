@@ -3,7 +3,7 @@
  * from-summary.ts builds them from k6 summary data; csv/markdown/stdout/plot/junit only read them.
  * Latencies are microseconds here, as in perf_analyzer's CSV.
  */
-import type { LoadMode } from '../lib/load/shapes.ts';
+import type { LoadMode } from '../load/shapes.ts';
 
 /** Client latency of a level, microseconds. */
 export interface LatencyStats_us {

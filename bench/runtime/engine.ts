@@ -43,14 +43,16 @@ interface Row {
   rss_mb: number;
 }
 
-async function measure(
-  dir: string,
-  name: string,
-  body: string,
-  vus: number,
-  seconds: number,
-  env = {},
-): Promise<Row> {
+/** One measured case: a script body run for `seconds` with `vus` VUs. */
+interface Case {
+  name: string;
+  body: string;
+  vus: number;
+  env?: Record<string, string>;
+}
+
+async function measure(dir: string, c: Case, seconds: number): Promise<Row> {
+  const { name, body, vus, env = {} } = c;
   const script = join(dir, `${name}-${vus}.js`);
   writeFileSync(script, `${body}\nexport const options = { vus: ${vus}, duration: '${seconds}s' };\n`);
   let peakRss = process.memoryUsage.rss();
@@ -83,17 +85,26 @@ const dir = mkdtempSync(join(tmpdir(), 'k6t-bench-'));
 const rows: Row[] = [];
 try {
   const empty = 'export default async function () {}';
-  for (const vus of [1, 256]) rows.push(await measure(dir, 'empty async default', empty, vus, seconds));
+  for (const vus of [1, 256])
+    rows.push(await measure(dir, { name: 'empty async default', body: empty, vus }, seconds));
   if (args.http) {
     const { port, child } = await startServer();
     try {
       const get = `import http from 'k6/http';\nexport default async function () { await http.asyncRequest('GET', 'http://127.0.0.1:' + __ENV.PORT + '/'); }`;
       for (const vus of [8, 16, 64])
-        rows.push(await measure(dir, 'http GET 16 B', get, vus, seconds, { PORT: String(port) }));
+        rows.push(
+          await measure(dir, { name: 'http GET 16 B', body: get, vus, env: { PORT: String(port) } }, seconds),
+        );
       const blob = join(dir, 'payload.bin');
       writeFileSync(blob, Buffer.alloc(600 * 1024, 7));
       const post = `import http from 'k6/http';\nconst body = open(${JSON.stringify(blob)}, 'b');\nexport default async function () { await http.asyncRequest('POST', 'http://127.0.0.1:' + __ENV.PORT + '/', body); }`;
-      rows.push(await measure(dir, 'http POST 600 KB (open b)', post, 256, seconds, { PORT: String(port) }));
+      rows.push(
+        await measure(
+          dir,
+          { name: 'http POST 600 KB (open b)', body: post, vus: 256, env: { PORT: String(port) } },
+          seconds,
+        ),
+      );
     } finally {
       child.kill();
     }

@@ -81,15 +81,16 @@ function pad(s: string, w: number): string {
   return s.length >= w ? s : s + ' '.repeat(w - s.length);
 }
 
+/** How values print: the layout, the test duration (rates per second) and a fixed time unit, if any. */
+interface Fmt {
+  mode: SummaryMode;
+  durationS: number;
+  unit: string | null;
+}
+
 /** Renders metric lines with k6's dotted names and per-section aligned columns. */
-function renderLines(
-  lines: Line[],
-  indent: string,
-  nameWidth: number,
-  durationS: number,
-  unit: string | null,
-): string[] {
-  const rendered = lines.map((l) => cols(l.metric, durationS, unit));
+function renderLines(lines: Line[], indent: string, nameWidth: number, fmt: Fmt): string[] {
+  const rendered = lines.map((l) => cols(l.metric, fmt.durationS, fmt.unit));
   const trendW: number[] = [];
   const plainW: number[] = [];
   lines.forEach((l, i) => {
@@ -189,10 +190,9 @@ function metricsBlock(
   metrics: Record<string, SummaryMetric>,
   checks: SectionCheck[],
   indent: string,
-  mode: SummaryMode,
-  durationS: number,
-  unit: string | null,
+  fmt: Fmt,
 ): string[] {
+  const { mode, durationS } = fmt;
   const parents = Object.keys(metrics)
     .filter((k) => !k.includes('{'))
     .sort();
@@ -215,7 +215,7 @@ function metricsBlock(
   }
   // Names are dotted to one column for the whole summary; deeper sections give up their indent.
   const nameWidth = Math.max(35 - (indent.length - 4), ...allLines.map((l) => l.name.length + l.indent + 3));
-  const rendered = renderLines(allLines, indent, nameWidth, durationS, unit);
+  const rendered = renderLines(allLines, indent, nameWidth, fmt);
   const out = checksBlock(checks, indent, durationS, nameWidth);
   let i = 0;
   for (const [title, names] of groups) {
@@ -243,14 +243,15 @@ export function renderTextSummary(
   const durationS = data.state.testRunDurationMs / 1000;
   if (mode === 'legacy') return renderLegacy(data, unit, durationS);
   const out: string[] = ['', ...thresholdsSection(data, unit), '  █ TOTAL RESULTS', ''];
-  out.push(...metricsBlock(data.metrics, allChecks(data.root_group), '    ', mode, durationS, unit));
+  const fmt: Fmt = { mode, durationS, unit };
+  out.push(...metricsBlock(data.metrics, allChecks(data.root_group), '    ', fmt));
   if (mode === 'full') {
     for (const sc of sections) {
       out.push('', `  █ SCENARIO: ${sc.name}`, '');
-      out.push(...metricsBlock(sc.metrics, sc.checks, '    ', mode, durationS, unit));
+      out.push(...metricsBlock(sc.metrics, sc.checks, '    ', fmt));
       for (const g of sc.groups) {
         out.push(`    ↳ GROUP: ${g.name}`, '');
-        out.push(...metricsBlock(g.metrics, g.checks, '      ', mode, durationS, unit));
+        out.push(...metricsBlock(g.metrics, g.checks, '      ', fmt));
       }
     }
   }

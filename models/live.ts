@@ -4,6 +4,7 @@
  * A pure function of the two JSON documents; accepts Triton's snake_case JSON and the camelCase,
  * int64-as-string form k6's gRPC client returns. Runs inside k6: no Node imports.
  */
+import { fromConfigDatatype } from '../lib/tensor/datatypes.ts';
 import type { Datatype, DynamicBatching, ModelEntry, TensorSpec } from './types.ts';
 
 /** A tensor in model metadata: shape includes the batch dimension (-1) when the model batches. */
@@ -47,31 +48,13 @@ export interface LiveConfigTensor {
   dims?: Array<number | string>;
 }
 
-const DATATYPES: readonly Datatype[] = [
-  'BOOL',
-  'UINT8',
-  'UINT16',
-  'UINT32',
-  'UINT64',
-  'INT8',
-  'INT16',
-  'INT32',
-  'INT64',
-  'FP16',
-  'BF16',
-  'FP32',
-  'FP64',
-  'BYTES',
-];
-
 /** Maps "FP32" or Triton's config "TYPE_FP32" / "TYPE_STRING" to a KServe datatype; throws naming the tensor. */
 function toDatatype(raw: string | undefined, tensor: string): Datatype {
-  const name = (raw ?? '').replace(/^TYPE_/, '');
-  const dt = name === 'STRING' ? 'BYTES' : name;
-  if (!(DATATYPES as readonly string[]).includes(dt)) {
+  try {
+    return fromConfigDatatype(raw ?? '');
+  } catch {
     throw new Error(`tensor ${tensor} has datatype "${raw}", which is not a Triton datatype`);
   }
-  return dt as Datatype;
 }
 
 function num(v: number | string | undefined, fallback: number): number {

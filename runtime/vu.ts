@@ -44,7 +44,8 @@ export class VU implements VuState {
     readonly run: TestRun,
   ) {
     this.group = run.rootGroup;
-    this.env = run.env;
+    // Each VU gets its own __ENV, as in k6: a script changing it changes only its VU's copy.
+    this.env = { ...run.env };
     this.options = { discardResponseBodies: false, noConnectionReuse: false };
   }
 
@@ -79,7 +80,7 @@ export class VU implements VuState {
   setScenario(sc: ScenarioRuntime | null): void {
     this.scenario = sc;
     this.iterationInScenario = -1;
-    this.env = sc ? sc.env : this.run.env;
+    this.env = { ...(sc ? sc.env : this.run.env) };
     this.#tags = null;
   }
 

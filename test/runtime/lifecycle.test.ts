@@ -109,4 +109,12 @@ describe('lifecycle', () => {
     expect(values(r, 'tagged{phase:warm}').count).toBe(4);
     expect(values(r, 'tagged{phase:cold}').count).toBe(2);
   });
+
+  it('builds a SharedArray once for all VUs, as a frozen JSON copy', async () => {
+    const r = await runScript('shared-array.js');
+    expect(r.exitCode).toBe(0);
+    const c = checks(r);
+    for (const name of Object.keys(c)) expect(c[name], name).toEqual({ passes: 3, fails: 0 });
+    expect(Object.keys(c)).toHaveLength(4);
+  });
 });

@@ -57,16 +57,31 @@ export function k6Open(path: string, mode?: string): string | ArrayBuffer {
   return entry.text;
 }
 
-let installed = false;
+const getVu = () => vuOrNull()?.idInTest ?? 0;
+const getIter = () => Math.max(0, vuOrNull()?.iterationInScenario ?? 0);
+const getEnv = () => vuOrNull()?.env ?? {};
 
-/** Defines __VU, __ITER, __ENV and open on globalThis (once per process). */
+/** A global the runtime owns; assigning it (other code sharing the process) replaces it with a plain value. */
+function owned(name: string, get: () => unknown): PropertyDescriptor {
+  return {
+    configurable: true,
+    get,
+    set(value: unknown) {
+      Object.defineProperty(globalThis, name, { configurable: true, writable: true, value });
+    },
+  };
+}
+
+/** Defines __VU, __ITER, __ENV and open on globalThis; again if something replaced them since. */
 export function installGlobals(): void {
-  if (installed) return;
-  installed = true;
+  const has = (name: string, get: () => unknown) =>
+    Object.getOwnPropertyDescriptor(globalThis, name)?.get === get;
+  if (has('__VU', getVu) && has('__ITER', getIter) && has('__ENV', getEnv) && globalThis.open === k6Open)
+    return;
   Object.defineProperties(globalThis, {
-    __VU: { configurable: true, get: () => vuOrNull()?.idInTest ?? 0 },
-    __ITER: { configurable: true, get: () => Math.max(0, vuOrNull()?.iterationInScenario ?? 0) },
-    __ENV: { configurable: true, get: () => vuOrNull()?.env ?? {} },
+    __VU: owned('__VU', getVu),
+    __ITER: owned('__ITER', getIter),
+    __ENV: owned('__ENV', getEnv),
     open: { configurable: true, writable: true, value: k6Open },
   });
 }

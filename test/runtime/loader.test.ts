@@ -24,3 +24,16 @@ describe('scanImports', () => {
     });
   });
 });
+
+describe('installGlobals', () => {
+  it('lets other code assign the k6 globals, and installs them again for the next run', async () => {
+    const { installGlobals } = await import('../../runtime/loader/program.ts');
+    installGlobals();
+    const g = globalThis as unknown as { __ENV: unknown; __VU: unknown };
+    expect(g.__VU).toBe(0);
+    g.__ENV = { FROM_TEST: '1' };
+    expect(g.__ENV).toEqual({ FROM_TEST: '1' });
+    installGlobals();
+    expect(g.__ENV).toEqual({});
+  });
+});

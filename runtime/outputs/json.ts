@@ -55,7 +55,8 @@ export class JsonOutput implements SampleOutput {
     // VUs reuse one tags object per scenario/group, so its JSON is computed once.
     let tj = this.#tagJson.get(tags);
     if (tj === undefined) {
-      tj = JSON.stringify(tags);
+      // k6 writes untagged samples (vus, vus_max) with "tags":null.
+      tj = Object.keys(tags).length === 0 ? 'null' : JSON.stringify(tags);
       this.#tagJson.set(tags, tj);
     }
     this.#w.write(

@@ -4,6 +4,7 @@
  * `k6`/`k6/*` import left external, then converts the ES module to CommonJS so that `require`
  * is ours: that is where `k6/*` specifiers resolve to the runtime's modules.
  */
+import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { build } from 'esbuild';
 
@@ -71,6 +72,8 @@ export class ScriptLoadError extends Error {}
 
 /** Bundles the script at `path` and returns CommonJS code plus its k6 imports. */
 export async function bundleScript(path: string): Promise<BundledScript> {
+  if (!existsSync(path))
+    throw new ScriptLoadError(`script not found: ${path} (give the path of a k6 script, e.g. dist/mnist.js)`);
   let esm: string;
   try {
     const result = await build({

@@ -74,10 +74,24 @@ export class Submetric {
   }
 }
 
+/** Sub-metrics whose first filter tag is `key`, by that tag's value. */
+interface SubIndexEntry {
+  key: string;
+  byValue: Map<string, Submetric[]>;
+}
+
+/** Up to this many sub-metrics a sample checks them one by one; beyond, through the index. */
+const LINEAR_SUBMETRICS = 4;
+
 /** One metric: its k6 type, value type, sink and sub-metrics. */
 export class Metric {
   readonly sink: Sink;
-  readonly submetrics: Submetric[] = [];
+  readonly #subs: Submetric[] = [];
+  /**
+   * Sub-metrics indexed by their first tag, so a sample of a metric with many threshold keys
+   * (one per load level and window) costs a map lookup per tag name, not a test per sub-metric.
+   */
+  #index: SubIndexEntry[] = [];
   /** True once a sample was recorded: k6 leaves unobserved metrics out of summaries. */
   observed = false;
   constructor(
@@ -88,14 +102,48 @@ export class Metric {
     this.sink = newSink(type, contains);
   }
 
+  /** The metric's sub-metrics, in creation order. */
+  get submetrics(): readonly Submetric[] {
+    return this.#subs;
+  }
+
+  /** Attaches a sub-metric (the registry creates them). */
+  addSubmetric(sub: Submetric): void {
+    this.#subs.push(sub);
+    const [key, value] = sub.filter[0]!;
+    let entry = this.#index.find((e) => e.key === key);
+    if (!entry) {
+      entry = { key, byValue: new Map() };
+      this.#index.push(entry);
+    }
+    const list = entry.byValue.get(value);
+    if (list) list.push(sub);
+    else entry.byValue.set(value, [sub]);
+  }
+
   /** Adds one sample value to the metric and every sub-metric its tags match. */
   add(value: number, tags: Tags): void {
     this.observed = true;
     this.sink.add(value);
-    const subs = this.submetrics;
-    for (let i = 0; i < subs.length; i++) {
-      const s = subs[i]!;
-      if (s.matches(tags)) s.sink.add(value);
+    const subs = this.#subs;
+    if (subs.length <= LINEAR_SUBMETRICS) {
+      for (let i = 0; i < subs.length; i++) {
+        const s = subs[i]!;
+        if (s.matches(tags)) s.sink.add(value);
+      }
+      return;
+    }
+    const index = this.#index;
+    for (let i = 0; i < index.length; i++) {
+      const e = index[i]!;
+      const v = tags[e.key];
+      if (v === undefined) continue;
+      const candidates = e.byValue.get(v);
+      if (candidates === undefined) continue;
+      for (let j = 0; j < candidates.length; j++) {
+        const s = candidates[j]!;
+        if (s.filter.length === 1 || s.matches(tags)) s.sink.add(value);
+      }
     }
   }
 }
@@ -208,7 +256,7 @@ export class MetricRegistry {
     const parent = this.#byName.get(name);
     if (!parent) throw new Error(`no metric name "${name}" found`);
     const sub = new Submetric(canonical, parent, filter);
-    parent.submetrics.push(sub);
+    parent.addSubmetric(sub);
     this.#subs.set(canonical, sub);
     return sub;
   }

@@ -60,3 +60,29 @@ describe('threshold expressions', () => {
     );
   });
 });
+
+describe('sub-metrics', () => {
+  it('route samples to every matching sub-metric, through the index when there are many', () => {
+    const reg = new MetricRegistry();
+    const keys = [
+      'http_req_duration{scenario:c1}',
+      'http_req_duration{scenario:c2}',
+      'http_req_duration{scenario:c1,window:0}',
+      'http_req_duration{scenario:c1,window:1}',
+      'http_req_duration{window:1}',
+      'http_req_duration{method:GET,scenario:c2}',
+    ];
+    const subs = keys.map((k) => reg.submetric(k));
+    const m = reg.get('http_req_duration')!;
+    m.add(1, { scenario: 'c1', window: '0', expected_response: 'true' });
+    m.add(2, { scenario: 'c1', window: '1' });
+    m.add(4, { scenario: 'c2', window: '1', method: 'GET' });
+    m.add(8, { scenario: 'c3' });
+    const counts = subs.map((s) => (s.sink as unknown as { count: number }).count);
+    expect(counts).toEqual([2, 1, 1, 1, 2, 1]);
+    const expected = reg.submetric('http_req_duration{expected_response:true}').sink as unknown as {
+      count: number;
+    };
+    expect(expected.count).toBe(1);
+  });
+});

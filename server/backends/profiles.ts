@@ -27,7 +27,8 @@ export const PROFILES: Readonly<Record<string, LatencyProfile>> = {
       [65536, 31.3],
       [131072, 68.7],
     ],
-    source: 'dlrm_triton.csv ONNX FP16 V100-32G avg latency per batch size; >4096 from the 8 x 4096 concurrent figure',
+    source:
+      'dlrm_triton.csv ONNX FP16 V100-32G avg latency per batch size; >4096 from the 8 x 4096 concurrent figure',
   },
   // resnext101-32x4d_trt_v100.csv, fp32: with batch-1 requests and dynamic batching up to 64, concurrency c
   // forms batches of about c, so avg latency at concurrency c is taken as the compute time of a batch of c.

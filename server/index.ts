@@ -10,6 +10,7 @@ import type { SimulatedOptions } from './backends/simulated.ts';
 import type { BackendFactory } from './backends/types.ts';
 import { InferenceCore } from './core.ts';
 import { createGrpcServer } from './grpc/server.ts';
+import { tuneGrpcTransport } from './grpc/transport.ts';
 import { createHttpServer } from './http/server.ts';
 import { ServerMetrics } from './metrics.ts';
 import { type IndexRow, Repository } from './repository.ts';
@@ -94,6 +95,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     if ((options.grpcPort ?? 8001) >= 0) {
       grpcServer = createGrpcServer(core, { maxMessage_bytes: options.maxBody_bytes });
       grpcPort = await bindGrpc(grpcServer, host, options.grpcPort ?? 8001);
+      tuneGrpcTransport(grpcServer);
       const g = grpcServer;
       closers.push(
         () =>

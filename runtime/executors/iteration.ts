@@ -84,7 +84,13 @@ class IterationWaiter {
     r(completed);
   };
 
-  readonly #interrupt = (): void => this.#finish(false);
+  readonly #interrupt = (): void => {
+    // The interrupted iteration keeps running in the background (JS cannot be cancelled) and will
+    // still call this waiter's callbacks when it ends: retire the waiter, so that late completion
+    // cannot end the VU's next iteration early. The VU's next iteration gets a fresh waiter.
+    if (waiters.get(this.vu) === this) waiters.delete(this.vu);
+    this.#finish(false);
+  };
   readonly #done = (): void => this.#finish(true);
 
   readonly #settle = (): void => {

@@ -46,6 +46,7 @@ export class Batcher<T extends Schedulable> {
   #queue: T[] = [];
   #head = 0;
   #timer: NodeJS.Timeout | undefined;
+  #immediate: NodeJS.Immediate | undefined;
   #timerAt_ns = 0;
   #executing = 0;
   #drainWaiters: (() => void)[] = [];
@@ -173,14 +174,34 @@ export class Batcher<T extends Schedulable> {
   }
 
   #armTimer(at_ns: number): void {
-    if (this.#timer && this.#timerAt_ns <= at_ns) return;
-    if (this.#timer) clearTimeout(this.#timer);
+    if ((this.#timer || this.#immediate) && this.#timerAt_ns <= at_ns) return;
+    this.#clearTimer();
     this.#timerAt_ns = at_ns;
-    const wait_ms = Math.max(0, (at_ns - nowNs()) / 1e6);
-    this.#timer = setTimeout(() => {
+    const fire = () => {
       this.#timer = undefined;
+      this.#immediate = undefined;
       this.#schedule();
-    }, wait_ms);
+    };
+    const wait_ms = (at_ns - nowNs()) / 1e6;
+    if (wait_ms >= 1) {
+      // Node truncates to whole milliseconds: this fires early, and #schedule re-arms for the rest.
+      this.#timer = setTimeout(fire, wait_ms);
+      return;
+    }
+    // Node timers cannot wait less than 1 ms, but Triton's queue delays are often 100-500 us:
+    // check the clock between event-loop turns (requests arriving meanwhile are still read).
+    const tick = () => {
+      if (nowNs() >= at_ns) fire();
+      else this.#immediate = setImmediate(tick);
+    };
+    this.#immediate = setImmediate(tick);
+  }
+
+  #clearTimer(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    if (this.#immediate) clearImmediate(this.#immediate);
+    this.#timer = undefined;
+    this.#immediate = undefined;
   }
 
   #compact(): void {

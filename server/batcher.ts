@@ -183,13 +183,14 @@ export class Batcher<T extends Schedulable> {
       this.#schedule();
     };
     const wait_ms = (at_ns - nowNs()) / 1e6;
-    if (wait_ms >= 1) {
-      // Node truncates to whole milliseconds: this fires early, and #schedule re-arms for the rest.
-      this.#timer = setTimeout(fire, wait_ms);
+    if (wait_ms >= 2) {
+      // libuv's clock counts whole milliseconds, so a timer can fire up to 1 ms late: aim 1 ms
+      // early; #schedule then re-arms for what is left, which the polling below waits exactly.
+      this.#timer = setTimeout(fire, wait_ms - 1);
       return;
     }
-    // Node timers cannot wait less than 1 ms, but Triton's queue delays are often 100-500 us:
-    // check the clock between event-loop turns (requests arriving meanwhile are still read).
+    // Node timers cannot wait precisely below a couple of milliseconds, but Triton's queue delays are
+    // often 100-1000 us: check the clock between event-loop turns (requests arriving meanwhile are read).
     const tick = () => {
       if (nowNs() >= at_ns) fire();
       else this.#immediate = setImmediate(tick);

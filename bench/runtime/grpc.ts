@@ -6,35 +6,9 @@
  */
 import { parseArgs } from 'node:util';
 import { Client } from '../../runtime/modules/grpc.ts';
-import { runInVu, type Sample, type VuState } from '../../runtime/vu-context.ts';
+import { runInVu } from '../../runtime/vu-context.ts';
 import { PROTO_DIR } from './bench-proto.ts';
-import { processCpu_ms, startServer } from './servers.ts';
-
-const VU_TAGS = { scenario: 'default', group: '' };
-
-function benchVu(
-  id: number,
-  counter: { samples: number },
-  inInit: boolean,
-): VuState & { retire(): Promise<void> } {
-  const retire: Array<() => void | Promise<void>> = [];
-  return {
-    idInTest: id,
-    inInit,
-    options: { discardResponseBodies: false, noConnectionReuse: false },
-    // One object while the tags hold, as the engine's VUs do.
-    tags: () => VU_TAGS,
-    emit(samples: Sample[]) {
-      counter.samples += samples.length;
-    },
-    onRetire(fn) {
-      retire.push(fn);
-    },
-    async retire() {
-      for (const fn of retire) await fn();
-    },
-  };
-}
+import { benchVu, measureLoops, startServer } from './servers.ts';
 
 const { values } = parseArgs({
   options: {
@@ -66,38 +40,15 @@ const request = (): unknown => ({
   raw_input_contents: [values.fresh ? (' ' + tensorB64).slice(1) : tensorB64],
 });
 
-let requests = 0;
-let errors = 0;
-let measuring = false;
-let stop = false;
-let rssMax_bytes = 0;
-const rssTimer = setInterval(() => (rssMax_bytes = Math.max(rssMax_bytes, process.memoryUsage.rss())), 200);
 const vus = Array.from({ length: loops }, (_, i) => benchVu(i + 1, counter, false));
-const work = vus.map((vu) =>
-  runInVu(vu, async () => {
-    await client.connect(addr, { plaintext: true, maxReceiveSize: 64 * 1024 * 1024 });
-    while (!stop) {
-      const res = await client.asyncInvoke('inference.GRPCInferenceService/ModelInfer', request());
-      if (measuring) {
-        requests++;
-        if (res.status !== 0) errors++;
-      }
-    }
-  }),
-);
-await new Promise((r) => setTimeout(r, 1000));
-measuring = true;
-const t0 = performance.now();
-const cpu0 = process.cpuUsage();
-const serverCpu0 = processCpu_ms(server.child.pid);
-await new Promise((r) => setTimeout(r, seconds * 1000));
-measuring = false;
-const elapsed_s = (performance.now() - t0) / 1000;
-const cpu = process.cpuUsage(cpu0);
-const serverCpu = (processCpu_ms(server.child.pid) - serverCpu0) / (elapsed_s * 1000);
-stop = true;
-await Promise.all(work);
-clearInterval(rssTimer);
+const { requests, errors, elapsed_s, clientCpu, serverCpu, rssMax_bytes } = await measureLoops({
+  vus,
+  seconds,
+  serverPid: server.child.pid,
+  start: () => client.connect(addr, { plaintext: true, maxReceiveSize: 64 * 1024 * 1024 }),
+  request: async () =>
+    (await client.asyncInvoke('inference.GRPCInferenceService/ModelInfer', request())).status === 0,
+});
 for (const vu of vus) await vu.retire();
 server.stop();
 const rate = requests / elapsed_s;
@@ -106,6 +57,6 @@ console.log(
     ` loops=${String(loops).padStart(3)}  ${rate.toFixed(0).padStart(6)} req/s  ` +
     `${((rate * tensor.length) / 2 ** 20).toFixed(0).padStart(5)} MiB/s  errors=${errors}  ` +
     `max RSS ${(rssMax_bytes / 2 ** 20).toFixed(0)} MiB  ` +
-    `CPU client ${(((cpu.user + cpu.system) / 1e3 / (elapsed_s * 1000)) * 100).toFixed(0)}% server ${(serverCpu * 100).toFixed(0)}%`,
+    `CPU client ${(clientCpu * 100).toFixed(0)}% server ${(serverCpu * 100).toFixed(0)}%`,
 );
 process.exit(0);

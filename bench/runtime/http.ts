@@ -5,10 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { asyncRequest } from '../../runtime/modules/http.ts';
-import { runInVu, type Sample, type VuState } from '../../runtime/vu-context.ts';
-import { processCpu_ms, startServer } from './servers.ts';
-
-const VU_TAGS = { scenario: 'default', group: '' };
+import { benchVu, measureLoops, startServer } from './servers.ts';
 
 interface Case {
   name: string;
@@ -28,65 +25,18 @@ const CASES: Record<string, Case> = {
   get600k: { name: 'GET, 600 KB response', method: 'GET', request_bytes: 0, response_bytes: 600 * 1024 },
 };
 
-/** A VU that only counts its samples (the engine is not part of this measurement). */
-function countingVu(id: number, counter: { samples: number }): VuState & { retire(): Promise<void> } {
-  const retire: Array<() => void | Promise<void>> = [];
-  return {
-    idInTest: id,
-    inInit: false,
-    options: { discardResponseBodies: false, noConnectionReuse: false },
-    // One object while the tags hold, as the engine's VUs do.
-    tags: () => VU_TAGS,
-    emit(samples: Sample[]) {
-      counter.samples += samples.length;
-    },
-    onRetire(fn) {
-      retire.push(fn);
-    },
-    async retire() {
-      for (const fn of retire) await fn();
-    },
-  };
-}
-
 async function runCase(c: Case, loops: number, seconds: number): Promise<void> {
   const server = await startServer('http', c.response_bytes);
   const url = `http://127.0.0.1:${server.port}/`;
   const body = c.request_bytes > 0 ? new Uint8Array(c.request_bytes).fill(7) : null;
   const counter = { samples: 0 };
-  let requests = 0;
-  let errors = 0;
-  let rssMax_bytes = 0;
-  const rssTimer = setInterval(() => (rssMax_bytes = Math.max(rssMax_bytes, process.memoryUsage.rss())), 200);
-  // Warm up the connections and JIT for one second, then measure.
-  let measuring = false;
-  let stop = false;
-  const vus = Array.from({ length: loops }, (_, i) => countingVu(i + 1, counter));
-  const work = vus.map((vu) =>
-    runInVu(vu, async () => {
-      while (!stop) {
-        const res = await asyncRequest(c.method, url, body);
-        if (measuring) {
-          requests++;
-          if (res.status !== 200) errors++;
-        }
-      }
-    }),
-  );
-  await new Promise((r) => setTimeout(r, 1000));
-  measuring = true;
-  const t0 = performance.now();
-  const cpu0 = process.cpuUsage();
-  const serverCpu0 = processCpu_ms(server.child.pid);
-  await new Promise((r) => setTimeout(r, seconds * 1000));
-  measuring = false;
-  const elapsed_s = (performance.now() - t0) / 1000;
-  const cpu = process.cpuUsage(cpu0);
-  const clientCpu = (cpu.user + cpu.system) / 1e3 / (elapsed_s * 1000);
-  const serverCpu = (processCpu_ms(server.child.pid) - serverCpu0) / (elapsed_s * 1000);
-  stop = true;
-  await Promise.all(work);
-  clearInterval(rssTimer);
+  const vus = Array.from({ length: loops }, (_, i) => benchVu(i + 1, counter));
+  const { requests, errors, elapsed_s, clientCpu, serverCpu, rssMax_bytes } = await measureLoops({
+    vus,
+    seconds,
+    serverPid: server.child.pid,
+    request: async () => (await asyncRequest(c.method, url, body)).status === 200,
+  });
   for (const vu of vus) await vu.retire();
   server.stop();
   const rate = requests / elapsed_s;

@@ -10,6 +10,7 @@ import { createServer } from 'node:http';
 import type { Http2Server, ServerHttp2Session } from 'node:http2';
 import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { runInVu, type Sample, type VuState } from '../../runtime/vu-context.ts';
 
 /** HTTP/2 receive window of the gRPC benchmark server. */
 const WINDOW_BYTES = 16 * 1024 * 1024;
@@ -106,4 +107,88 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.stderr.write('usage: servers.ts http|grpc <response_bytes>\n');
     process.exit(2);
   }
+}
+
+/** What measureLoops saw in its window; CPU shares are of one core. */
+export interface LoopMeasurement {
+  requests: number;
+  errors: number;
+  elapsed_s: number;
+  clientCpu: number;
+  serverCpu: number;
+  rssMax_bytes: number;
+}
+
+/**
+ * Runs one request loop per VU (each inside runInVu, after its optional `start`), warms
+ * connections and the JIT for a second, then counts completed requests for `seconds`.
+ */
+export async function measureLoops(options: {
+  vus: VuState[];
+  seconds: number;
+  serverPid: number | undefined;
+  start?: () => Promise<unknown>;
+  /** One request; resolves true when it succeeded. */
+  request: () => Promise<boolean>;
+}): Promise<LoopMeasurement> {
+  let requests = 0;
+  let errors = 0;
+  let measuring = false;
+  let stop = false;
+  let rssMax_bytes = 0;
+  const rssTimer = setInterval(() => (rssMax_bytes = Math.max(rssMax_bytes, process.memoryUsage.rss())), 200);
+  const work = options.vus.map((vu) =>
+    runInVu(vu, async () => {
+      await options.start?.();
+      while (!stop) {
+        const ok = await options.request();
+        if (measuring) {
+          requests++;
+          if (!ok) errors++;
+        }
+      }
+    }),
+  );
+  await new Promise((r) => setTimeout(r, 1000));
+  measuring = true;
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  const serverCpu0 = processCpu_ms(options.serverPid);
+  await new Promise((r) => setTimeout(r, options.seconds * 1000));
+  measuring = false;
+  const elapsed_s = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const serverCpu = (processCpu_ms(options.serverPid) - serverCpu0) / (elapsed_s * 1000);
+  stop = true;
+  await Promise.all(work);
+  clearInterval(rssTimer);
+  const clientCpu = (cpu.user + cpu.system) / 1e3 / (elapsed_s * 1000);
+  return { requests, errors, elapsed_s, clientCpu, serverCpu, rssMax_bytes };
+}
+
+const VU_TAGS = { scenario: 'default', group: '' };
+
+/** A VU for driving protocol modules without the engine: samples are only counted. */
+export function benchVu(
+  id: number,
+  counter: { samples: number },
+  inInit = false,
+): VuState & { retire(): Promise<void> } {
+  const retire: Array<() => void | Promise<void>> = [];
+  return {
+    idInTest: id,
+    inInit,
+    options: { discardResponseBodies: false, noConnectionReuse: false },
+    // One object while the tags hold, as the engine's VUs do.
+    tags: () => VU_TAGS,
+    emit(samples: Sample[]) {
+      counter.samples += samples.length;
+    },
+    onRetire(fn) {
+      retire.push(fn);
+    },
+    async retire() {
+      for (const fn of retire) await fn();
+    },
+  };
 }

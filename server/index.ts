@@ -41,6 +41,8 @@ export interface ServerOptions {
   simulated?: SimulatedOptions;
   /** Largest HTTP body / gRPC message. @default 67108864 */
   maxBody_bytes?: number;
+  /** Built-in repository only: PRECISION per catalog id, e.g. { 'resnext101-32x4d': 'FP16' }. */
+  precisions?: Record<string, string>;
   /** Extra backends by name (tests, embedders). */
   backends?: Record<string, BackendFactory>;
   /** Verbose log lines (per request); default: none. */
@@ -70,7 +72,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   for (const [name, factory] of Object.entries(options.backends ?? {})) registry.register(name, factory);
   let core: InferenceCore | undefined;
   const metrics = new ServerMetrics(() => core?.pendingCounts() ?? []);
-  const repository = new Repository({ dir: options.modelRepository, registry, metrics, log: options.log });
+  const repository = new Repository({
+    dir: options.modelRepository,
+    registry,
+    metrics,
+    log: options.log,
+    precisions: options.precisions,
+  });
   core = new InferenceCore({ repository, metrics, modelControlMode: mode });
   await repository.scan();
   const toLoad =

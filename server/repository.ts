@@ -53,6 +53,8 @@ export interface RepositoryOptions {
   registry: BackendRegistry;
   metrics: ServerMetrics;
   log?: (line: string) => void;
+  /** Built-in repository only: PRECISION per catalog id (e.g. { 'resnext101-32x4d': 'FP16' }); default the catalog's. */
+  precisions?: Record<string, string>;
 }
 
 /** The mnist model trained by server/models/mnist (an ONNX file beside its training script). */
@@ -69,7 +71,9 @@ export class Repository {
 
   /** Reads the repository's model list (configs are read at load time). */
   async scan(): Promise<void> {
-    const sources = this.#opts.dir ? await scanDir(this.#opts.dir) : defaultSources(await onnxRuntimeLoads());
+    const sources = this.#opts.dir
+      ? await scanDir(this.#opts.dir)
+      : defaultSources(await onnxRuntimeLoads(), this.#opts.precisions ?? {});
     for (const source of sources) {
       if (!this.#entries.has(source.name)) {
         this.#entries.set(source.name, {
@@ -313,14 +317,14 @@ function selectVersions(found: number[], config: ModelConfigJson): number[] {
 }
 
 /** The catalog's models; mnist runs on onnxruntime when its trained model and onnxruntime-node are present. */
-function defaultSources(onnxRuntime: boolean): ModelSource[] {
+function defaultSources(onnxRuntime: boolean, precisions: Record<string, string>): ModelSource[] {
   const onnx = onnxRuntime && existsSync(path.join(MNIST_MODEL_DIR, 'model.onnx'));
   return catalogEntries().map((entry) => {
     const backend = entry.id === 'mnist' && onnx ? 'onnxruntime' : 'simulated';
     const dir = entry.id === 'mnist' && onnx ? MNIST_MODEL_DIR : '';
     return {
       name: entry.name,
-      readConfig: async () => configFromCatalog(entry, backend),
+      readConfig: async () => configFromCatalog(entry, backend, precisions[entry.id]),
       versions: async () => [{ version: '1', dir }],
     };
   });

@@ -96,6 +96,10 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
   let server: EmbeddedServer | undefined;
   if (!env.TRITON_URL) {
     server = await startEmbedded({
+      // Serve the model at the precision the payloads are made in, as a deployer exports it.
+      ...(env.PRECISION && catalogEntry.id !== 'generic'
+        ? { precisions: { [catalogEntry.id]: settings.precision } }
+        : {}),
       ...(options.modelRepository ? { modelRepository: options.modelRepository } : {}),
       ...(options.timeScale !== undefined ? { simulated: { timeScale: options.timeScale } } : {}),
     });

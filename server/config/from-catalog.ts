@@ -1,12 +1,14 @@
 /** The built-in default repository: one Triton config per catalog entry (models/catalog.ts). */
 import { CATALOG } from '../../models/catalog.ts';
+import { inputsFor } from '../../models/index.ts';
 import type { ModelEntry, TensorSpec } from '../../models/types.ts';
 import { toConfigDatatype } from '../../lib/tensor/datatypes.ts';
+import { PROFILES } from '../backends/profiles.ts';
 import { completeConfig, parseConfigJson } from './parse.ts';
 import type { ModelConfigJson } from './types.ts';
 
-/** The config the default repository serves for a catalog entry, on the given backend. */
-export function configFromCatalog(entry: ModelEntry, backend: string): ModelConfigJson {
+/** The config the default repository serves for a catalog entry, on the given backend, at a PRECISION. */
+export function configFromCatalog(entry: ModelEntry, backend: string, precision?: string): ModelConfigJson {
   const tensor = (t: TensorSpec) => ({ name: t.name, data_type: toConfigDatatype(t.datatype), dims: t.dims });
   const db = entry.deployment.dynamicBatching;
   const json: Record<string, unknown> = {
@@ -15,10 +17,10 @@ export function configFromCatalog(entry: ModelEntry, backend: string): ModelConf
     platform: backend === 'onnxruntime' ? 'onnxruntime_onnx' : entry.platform,
     backend,
     max_batch_size: entry.maxBatchSize,
-    input: entry.inputs.map(tensor),
+    input: inputsFor(entry, precision).map(tensor),
     output: entry.outputs.map(tensor),
     instance_group: [{ count: entry.deployment.instanceCount, kind: 'KIND_CPU' }],
-    parameters: { latency_profile: { string_value: entry.id } },
+    parameters: { latency_profile: { string_value: latencyProfile(entry, precision) } },
   };
   if (db) {
     json.dynamic_batching = {
@@ -36,4 +38,10 @@ export function configFromCatalog(entry: ModelEntry, backend: string): ModelConf
 /** Every catalog entry, for the default repository. */
 export function catalogEntries(): ModelEntry[] {
   return Object.values(CATALOG);
+}
+
+/** Models with a published FP16 figure (ResNeXt) get that profile when served at FP16. */
+function latencyProfile(entry: ModelEntry, precision: string | undefined): string {
+  const fp16 = `${entry.id}-fp16`;
+  return precision?.toUpperCase() === 'FP16' && PROFILES[fp16] ? fp16 : entry.id;
 }

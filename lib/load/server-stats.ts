@@ -3,6 +3,7 @@
  * ModelStatistics as JSON) into per-window totals, as perf_analyzer does around each measurement.
  * Pure; runs inside k6 and on Node. Times come in ns and leave in us (the report's unit).
  */
+import { type ModelStats, normalizeStatistics } from '../kserve/stats.ts';
 import type { ServerCounterField } from './names.ts';
 
 /** Per-window server totals; field names match SERVER_COUNTERS. */
@@ -10,35 +11,17 @@ export type ServerStatsDelta = Record<ServerCounterField, number>;
 
 /**
  * What a statistics reading may be: the HTTP body (`{model_stats: [...]}`, snake_case), k6's gRPC
- * ModelStatisticsResponse (camelCase, uint64 as strings), or lib/kserve's normalised ModelStats[]
- * (`inference.computeInput`, `inferenceCount`). All three are read structurally.
+ * ModelStatisticsResponse (camelCase, uint64 as strings), or lib/kserve's normalised ModelStats[].
  */
 export type StatsReading = unknown;
 
-type Loose = Record<string, unknown> | undefined;
-
-/** A field by its proto (snake_case) name or its lowerCamelCase JSON name. */
-function pick(object: Loose, protoName: string): unknown {
-  if (!object || typeof object !== 'object') return undefined;
-  if (protoName in object) return object[protoName];
-  return object[protoName.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase())];
+/** lib/kserve's normaliser reads both protocols; arrays are already normalised. */
+function modelStats(reading: StatsReading): ModelStats[] {
+  return Array.isArray(reading) ? (reading as ModelStats[]) : normalizeStatistics(reading);
 }
 
-function num(value: unknown): number {
-  const n = typeof value === 'string' ? Number(value) : typeof value === 'number' ? value : 0;
-  return Number.isFinite(n) ? n : 0;
-}
-
-function entries(reading: StatsReading): Loose[] {
-  if (Array.isArray(reading)) return reading as Loose[];
-  const list = pick(reading as Loose, 'model_stats');
-  return Array.isArray(list) ? (list as Loose[]) : [];
-}
-
-type Totals = Record<ServerCounterField, number>;
-
-function totals(reading: StatsReading, model: string, version: string | undefined): Totals {
-  const sum: Totals = {
+function totals(reading: StatsReading, model: string, version: string | undefined): ServerStatsDelta {
+  const sum: ServerStatsDelta = {
     request_count: 0,
     inference_count: 0,
     execution_count: 0,
@@ -49,23 +32,20 @@ function totals(reading: StatsReading, model: string, version: string | undefine
     compute_infer_us: 0,
     compute_output_us: 0,
   };
-  for (const entry of entries(reading)) {
-    const name = pick(entry, 'name');
-    const entryVersion = pick(entry, 'version');
-    if (name !== undefined && name !== '' && name !== model) continue;
-    if (version && entryVersion !== undefined && entryVersion !== '' && entryVersion !== version) continue;
-    const stats = (pick(entry, 'inference_stats') ?? pick(entry, 'inference')) as Loose;
-    const part = (stage: string) => pick(stats, stage) as Loose;
-    sum.request_count += num(pick(part('success'), 'count'));
-    sum.inference_count += num(pick(entry, 'inference_count'));
-    sum.execution_count += num(pick(entry, 'execution_count'));
-    sum.queue_count += num(pick(part('queue'), 'count'));
-    sum.queue_us += num(pick(part('queue'), 'ns')) / 1000;
+  for (const entry of modelStats(reading)) {
+    if (entry.name !== '' && entry.name !== model) continue;
+    if (version && entry.version !== '' && entry.version !== version) continue;
+    const stage = entry.inference;
+    sum.request_count += stage.success.count;
+    sum.inference_count += entry.inferenceCount;
+    sum.execution_count += entry.executionCount;
+    sum.queue_count += stage.queue.count;
+    sum.queue_us += stage.queue.ns / 1000;
     // perf_analyzer requires the three compute counts to agree and divides by compute_input's.
-    sum.compute_count += num(pick(part('compute_input'), 'count'));
-    sum.compute_input_us += num(pick(part('compute_input'), 'ns')) / 1000;
-    sum.compute_infer_us += num(pick(part('compute_infer'), 'ns')) / 1000;
-    sum.compute_output_us += num(pick(part('compute_output'), 'ns')) / 1000;
+    sum.compute_count += stage.computeInput.count;
+    sum.compute_input_us += stage.computeInput.ns / 1000;
+    sum.compute_infer_us += stage.computeInfer.ns / 1000;
+    sum.compute_output_us += stage.computeOutput.ns / 1000;
   }
   return sum;
 }

@@ -89,7 +89,7 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
   const settings = readSettings(env, catalogEntry);
   const load = loadPlanFromEnv(env, catalogEntry.loadShape);
   const budgetPath = resolve(env.THRESHOLDS || join('thresholds', `${catalogEntry.id}.json`));
-  const budget = parseBudget(JSON.parse(readFileSync(budgetPath, 'utf8')), budgetPath);
+  const budget = parseBudget(readFileSync(budgetPath, 'utf8'), budgetPath);
   const overrides = budgetOverridesFromEnv(env);
   const startedAt = new Date().toISOString();
 

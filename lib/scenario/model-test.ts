@@ -60,7 +60,7 @@ export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: str
     maxVUs: Math.max(...load.levels) * 4,
   });
   const metric: RequestMetric = settings.protocol === 'grpc' ? 'grpc_req_duration' : 'http_req_duration';
-  const budget = parseBudget(parseJson(budgetJson, budgetPath), budgetPath);
+  const budget = parseBudget(budgetJson, budgetPath);
   const options: Options = {
     scenarios: plan.scenarios,
     thresholds: budgetThresholds(
@@ -82,19 +82,17 @@ export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: str
   const samples: Sample[] = generic && !settings.payload ? [] : loadSamples(settings, entry);
   const counters = createServerCounters();
   const inferErrors = createInferErrors();
-  let prepared: unknown[] | undefined;
   let labels: (number | undefined)[] = [];
   let next = 0;
   let warned = false;
 
-  function prepare(data: SetupData): unknown[] {
-    const source =
-      data.inputs && samples.length === 0
-        ? randomSamples(data.inputs, { batch: settings.batch, maxBatchSize: data.expect.maxBatchSize })
-        : samples;
+  function prepare(source: Sample[]): unknown[] {
     labels = source.map((s) => s.label);
     return source.map((s) => transport.prepare(s.inputs));
   }
+  // Request bodies are built once per VU in the init context, never per request; random requests
+  // for a generic model wait for the tensors setup() reads from the server.
+  let prepared: unknown[] | undefined = samples.length > 0 ? prepare(samples) : undefined;
 
   return {
     options,
@@ -102,7 +100,12 @@ export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: str
     settings,
     setup: () => checkTarget(transport, settings, entry, generic),
     async infer(data: SetupData): Promise<void> {
-      if (!prepared) prepared = prepare(data);
+      if (!prepared) {
+        const inputs = data.inputs ?? [];
+        prepared = prepare(
+          randomSamples(inputs, { batch: settings.batch, maxBatchSize: data.expect.maxBatchSize }),
+        );
+      }
       const i = (next++ + exec.vu.idInTest) % prepared.length;
       // Measurement requests carry their sub-window, for perf_analyzer's stability verdict.
       const scenario = exec.scenario;
@@ -131,14 +134,6 @@ export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: str
     },
     handleSummary: (data) => levelSummary(data, { plan, batch: settings.batch, metric, env }),
   };
-}
-
-function parseJson(text: string, path: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new Error(`budget file ${path} is not JSON (${err instanceof Error ? err.message : String(err)})`);
-  }
 }
 
 /** setup(): the server answers, the model is ready and takes the inputs we send; else one readable line. */

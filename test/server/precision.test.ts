@@ -13,9 +13,7 @@ describe('built-in repository at a precision', () => {
   });
   afterAll(() => server.stop());
 
-  async function config(
-    model: string,
-  ): Promise<{
+  async function config(model: string): Promise<{
     input: { name: string; data_type: string }[];
     parameters: Record<string, { string_value: string }>;
   }> {

@@ -46,12 +46,18 @@ export function throughputSpec(results: readonly LevelResult[], options: PlotOpt
       {
         mark: { type: 'point', filled: true, size: 60 },
         encoding: {
-          shape: { field: 'stable', type: 'nominal', title: 'Stability' },
+          shape: { field: 'stable', type: 'nominal', title: 'Stability', legend: { labelLimit: 200 } },
         },
       },
     ],
     encoding: {
-      x: { field: 'level', type: 'quantitative', title: levelAxisTitle(results) },
+      // Levels are whole VU counts (or rates): no ticks between them.
+      x: {
+        field: 'level',
+        type: 'quantitative',
+        title: levelAxisTitle(results),
+        axis: { tickMinStep: 1, format: 'd' },
+      },
       y: { field: 'throughput', type: 'quantitative', title: 'Throughput (infer/s)' },
     },
   };

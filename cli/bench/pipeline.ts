@@ -114,7 +114,9 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
       const set = await ensurePayloads({
         model: entry,
         batch: settings.batch,
-        precision: settings.precision,
+        // Empty for a generic model: its datatypes are the server's.
+        ...(settings.precision ? { precision: settings.precision } : {}),
+        ...(options.count ? { count: options.count } : {}),
       });
       env.PAYLOAD = set.manifestPath;
     }

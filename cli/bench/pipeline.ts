@@ -13,9 +13,8 @@ import { loadPlanFromEnv } from '../../lib/load/shapes.ts';
 import { readSettings } from '../../lib/scenario/settings.ts';
 import { genericEntry } from '../../models/generic.ts';
 import { getModel } from '../../models/index.ts';
-import { liveModelEntry } from '../../models/live.ts';
-import type { ModelEntry } from '../../models/types.ts';
 import { ensurePayloads } from '../../payloads/index.ts';
+import { fetchLiveEntry } from '../../payloads/live-fetch.ts';
 import { buildRunReport, levelsFromSummary } from '../../lib/summary/from-summary.ts';
 import { reportMarkdown } from '../../report/markdown.ts';
 import { writeRunReport } from '../../report/write.ts';
@@ -55,27 +54,6 @@ export interface BenchOutcome {
   dir: string;
 }
 
-async function fetchJson(url: string): Promise<unknown> {
-  let response: Response;
-  try {
-    response = await fetch(url);
-  } catch (err) {
-    throw new Error(
-      `server ${new URL(url).origin} is unreachable (${(err as Error).message}); start it or set TRITON_URL`,
-    );
-  }
-  if (!response.ok) throw new Error(`GET ${url} answered HTTP ${response.status}: ${await response.text()}`);
-  return response.json();
-}
-
-/** A generic model's entry, read from the server as perf_analyzer does. */
-async function liveEntry(url: string, name: string): Promise<ModelEntry> {
-  const base = `${url}/v2/models/${encodeURIComponent(name)}`;
-  const metadata = (await fetchJson(base)) as Parameters<typeof liveModelEntry>[0];
-  const config = (await fetchJson(`${base}/config`)) as Parameters<typeof liveModelEntry>[1];
-  return { ...liveModelEntry(metadata, config), id: 'generic', loadShape: 'generic' };
-}
-
 function runId(): string {
   return new Date().toISOString().replace(/[:.]/g, '-').replace('Z', '');
 }
@@ -109,7 +87,13 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
   }
   try {
     const entry =
-      catalogEntry.id === 'generic' ? await liveEntry(env.TRITON_URL, settings.modelName) : catalogEntry;
+      catalogEntry.id === 'generic'
+        ? // A generic model's entry is read from the server, as perf_analyzer does.
+          {
+            ...(await fetchLiveEntry(env.TRITON_URL, settings.modelName, settings.modelVersion || undefined)),
+            id: 'generic',
+          }
+        : catalogEntry;
     if (!env.PAYLOAD) {
       const set = await ensurePayloads({
         model: entry,

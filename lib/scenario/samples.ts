@@ -10,6 +10,7 @@ import { randomValues } from '../random/tensor.ts';
 import { loadPayloads } from '../payload/index.ts';
 import type { PayloadSample } from '../payload/manifest.ts';
 import { encodeTensor } from '../tensor/codec.ts';
+import { batchedShape } from '../tensor/datatypes.ts';
 import type { InferInput } from '../kserve/types.ts';
 import type { Settings } from './settings.ts';
 
@@ -26,7 +27,7 @@ export function requestShape(spec: TensorSpec, batch: number, maxBatchSize: numb
       `input "${spec.name}" has a variable dim ${JSON.stringify(spec.dims)}; give concrete dims with --shape ${spec.name}:d1,d2 or a PAYLOAD file`,
     );
   }
-  return maxBatchSize > 0 ? [batch, ...spec.dims] : [...spec.dims];
+  return batchedShape(spec.dims, batch, maxBatchSize);
 }
 
 function fromPayload(sample: PayloadSample): Sample {

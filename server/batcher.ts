@@ -81,6 +81,16 @@ export class Batcher<T extends Schedulable> {
     return new Promise((resolve) => this.#drainWaiters.push(resolve));
   }
 
+  /** Removes a request still waiting in the queue (its client went away); false when it already executes. */
+  cancel(request: T): boolean {
+    const index = this.#queue.indexOf(request, this.#head);
+    if (index < 0) return false;
+    this.#queue.splice(index, 1);
+    // The head may have changed: a batch waiting on the cancelled request's delay can form differently.
+    this.#schedule();
+    return true;
+  }
+
   /** Rejects every queued request (used when a model unloads with requests still queued). */
   rejectAll(err: ServerError): void {
     const queued = this.#queue.slice(this.#head);

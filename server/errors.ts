@@ -12,7 +12,9 @@ export type ErrorCode =
   | 'INTERNAL'
   | 'UNSUPPORTED'
   | 'ALREADY_EXISTS'
-  | 'TOO_LARGE';
+  | 'TOO_LARGE'
+  | 'CANCELLED'
+  | 'TIMEOUT';
 
 /** HTTP status and gRPC status per code, as Triton's frontends map them. */
 export const STATUS_BY_CODE: Readonly<Record<ErrorCode, { http: number; grpc: GrpcStatus }>> = {
@@ -23,6 +25,10 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, { http: number; grpc: Gr
   UNSUPPORTED: { http: 400, grpc: GrpcStatus.UNIMPLEMENTED },
   ALREADY_EXISTS: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS },
   TOO_LARGE: { http: 413, grpc: GrpcStatus.RESOURCE_EXHAUSTED },
+  // Triton has no HTTP status for a cancelled request; 499 is the de facto "client closed request".
+  CANCELLED: { http: 499, grpc: GrpcStatus.CANCELLED },
+  // The HTTP frontend's header/body deadline (Node answers 408 on its own; the gRPC side has none).
+  TIMEOUT: { http: 408, grpc: GrpcStatus.DEADLINE_EXCEEDED },
 };
 
 /** An error the server answers with; `code` decides the HTTP and gRPC status. */
@@ -133,7 +139,36 @@ export const Errors = {
   timeout: () => new ServerError('UNAVAILABLE', 'Request timeout expired'),
   badRequest: (message: string) => new ServerError('INVALID_ARG', message),
   bodyTooLarge: (limit_bytes: number) =>
-    new ServerError('TOO_LARGE', `request body is larger than the server's limit of ${limit_bytes} bytes`),
+    new ServerError(
+      'TOO_LARGE',
+      `request body is larger than the server's limit of ${limit_bytes} bytes; raise --http-max-input-size`,
+    ),
+  inflatedTooLarge: (encoding: string, limit_bytes: number) =>
+    new ServerError(
+      'TOO_LARGE',
+      `${encoding} request body inflates past the server's limit of ${limit_bytes} bytes; send it smaller or raise --http-max-input-size`,
+    ),
+  tooDeep: (input: string, max: number) =>
+    new ServerError(
+      'INVALID_ARG',
+      `'data' of input '${input}' is nested deeper than ${max} levels; send it flat or nested as its shape`,
+    ),
+  badClassification: (output: string, got: unknown) =>
+    new ServerError(
+      'INVALID_ARG',
+      `classification of output '${output}' must be an integer >= 0 (0 = off), got ${JSON.stringify(got)}`,
+    ),
+  cancelled: () => new ServerError('CANCELLED', 'Request was cancelled by the client before it executed'),
+  requestTimeout: (limit_ms: number) =>
+    new ServerError(
+      'TIMEOUT',
+      `request headers or body not received within ${limit_ms} ms; send faster or raise --http-request-timeout-ms`,
+    ),
+  tooManyConnections: (limit: number) =>
+    new ServerError(
+      'UNAVAILABLE',
+      `too many open connections (limit ${limit}); close idle ones or raise --http-max-connections`,
+    ),
   notFound: (path: string) => new ServerError('NOT_FOUND', `Not Found: no endpoint for ${path}`),
   unsupported: (what: string) => new ServerError('UNSUPPORTED', `${what} is not supported`),
   modelControlDisabled: () =>

@@ -3,23 +3,25 @@
  * HTTP, gRPC and metrics ports. stop() refuses new requests, lets in-flight ones finish, then closes.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
 import { BackendRegistry } from './backends/registry.ts';
 import type { SimulatedOptions } from './backends/simulated.ts';
 import type { BackendFactory } from './backends/types.ts';
 import { InferenceCore } from './core.ts';
 import { createGrpcServer } from './grpc/server.ts';
 import { tuneGrpcTransport } from './grpc/transport.ts';
+import type { FaultOptions } from './faults/spec.ts';
+import type { HttpLimits } from './http/limits.ts';
 import { createHttpServer } from './http/server.ts';
+import { bindGrpc, closeGrpc, closeHttp, listen } from './listen.ts';
 import { ServerMetrics } from './metrics.ts';
 import { type IndexRow, Repository } from './repository.ts';
 
 export { modelTable } from './table.ts';
 export type { IndexRow } from './repository.ts';
 
-/** How long stop() waits for connections and streams left open by clients after in-flight requests finished. */
-const CLOSE_GRACE_MS = 2000;
+/** How long a restart keeps the ports closed when no downtime is given. */
+const RESTART_DOWN_MS = 1000;
 
 /** startServer settings; every field has a default. */
 export interface ServerOptions {
@@ -45,6 +47,14 @@ export interface ServerOptions {
   precisions?: Record<string, string>;
   /** Extra backends by name (tests, embedders). */
   backends?: Record<string, BackendFactory>;
+  /** HTTP header/body deadlines and the connection cap (the cap applies to gRPC too). */
+  limits?: HttpLimits;
+  /** Faults injected into inference requests (each model's fault_* parameters override them). */
+  faults?: FaultOptions;
+  /** Restart the HTTP and gRPC frontends once, this long after start. */
+  restartAfter_ms?: number;
+  /** How long a restart keeps the ports closed. @default 1000 */
+  restartDown_ms?: number;
   /** Verbose log lines (per request); default: none. */
   log?: (line: string) => void;
 }
@@ -60,6 +70,15 @@ export interface RunningServer {
   core: InferenceCore;
   /** Model table rows as loaded at start. */
   models: IndexRow[];
+  /**
+   * Closes the HTTP and gRPC ports at once (open connections and in-flight requests are cut, as in a crash),
+   * waits `down_ms`, then listens again on the same ports; models, statistics and metrics stay.
+   */
+  restart(down_ms?: number): Promise<void>;
+  /** Restarts done so far. */
+  readonly restarts: number;
+  /** Injected faults so far, per model, by kind ("status 503", "reset", "spike"). */
+  faultCounts(): Record<string, Record<string, number>>;
   /** Stops accepting requests, waits for in-flight ones, unloads models, closes the ports. */
   stop(): Promise<void>;
 }
@@ -78,6 +97,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     metrics,
     log: options.log,
     precisions: options.precisions,
+    faults: options.faults,
   });
   core = new InferenceCore({ repository, metrics, modelControlMode: mode });
   await repository.scan();
@@ -93,63 +113,55 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // A model that fails to load stays UNAVAILABLE with its reason (shown in the table), as in Triton.
   await Promise.all(toLoad.map((name) => repository.load(name).catch(() => {})));
 
-  const httpServer = createHttpServer(core, { maxBody_bytes: options.maxBody_bytes, log: options.log });
+  const c = core;
+  const frontends = new Frontends(c, host, options);
   const closers: (() => Promise<void>)[] = [];
   try {
-    const httpPort = await listen(httpServer, host, options.httpPort ?? 8000, 'HTTP');
-    closers.push(() => closeHttp(httpServer));
-    let grpcPort = -1;
-    let grpcServer: grpc.Server | undefined;
-    if ((options.grpcPort ?? 8001) >= 0) {
-      grpcServer = createGrpcServer(core, { maxMessage_bytes: options.maxBody_bytes });
-      grpcPort = await bindGrpc(grpcServer, host, options.grpcPort ?? 8001);
-      tuneGrpcTransport(grpcServer);
-      const g = grpcServer;
-      closers.push(
-        () =>
-          new Promise<void>((resolve) => {
-            // Open streams (ModelStreamInfer) would hold a graceful shutdown forever: force it after a grace period.
-            const force = setTimeout(() => g.forceShutdown(), CLOSE_GRACE_MS);
-            force.unref();
-            g.tryShutdown(() => {
-              clearTimeout(force);
-              resolve();
-            });
-          }),
-      );
-    }
+    await frontends.open(options.httpPort ?? 8000, options.grpcPort ?? 8001);
+    closers.push(() => frontends.close());
     let metricsPort = -1;
     if ((options.metricsPort ?? 8002) >= 0) {
-      const metricsServer = http.createServer((req, res) => {
-        if (req.method === 'GET' && (req.url ?? '').split('?')[0] === '/metrics') {
-          metrics.registry.metrics().then(
-            (text) => {
-              res.writeHead(200, { 'Content-Type': metrics.registry.contentType });
-              res.end(text);
-            },
-            (err: Error) => {
-              res.writeHead(500);
-              res.end(err.message);
-            },
-          );
-          return;
-        }
-        res.writeHead(404);
-        res.end();
-      });
+      const metricsServer = createMetricsServer(metrics);
       metricsPort = await listen(metricsServer, host, options.metricsPort ?? 8002, 'metrics');
       closers.push(() => closeHttp(metricsServer));
     }
     let stopping: Promise<void> | undefined;
-    const c = core;
+    let restarts = 0;
+    const restart = async (down_ms = options.restartDown_ms ?? RESTART_DOWN_MS) => {
+      if (stopping) return;
+      await frontends.close(0);
+      await new Promise((resolve) => setTimeout(resolve, down_ms));
+      if (stopping) return;
+      await frontends.open(frontends.httpPort, frontends.grpcPort);
+      restarts += 1;
+      options.log?.(`restarted the HTTP and gRPC frontends after ${down_ms} ms down`);
+    };
+    const restartTimer =
+      options.restartAfter_ms !== undefined
+        ? setTimeout(
+            () => restart().catch((err) => options.log?.(`restart failed: ${err.message}`)),
+            options.restartAfter_ms,
+          )
+        : undefined;
+    restartTimer?.unref();
     return {
       host,
-      httpPort,
-      grpcPort,
+      httpPort: frontends.httpPort,
+      grpcPort: frontends.grpcPort,
       metricsPort,
       core: c,
       models: repository.index(),
+      restart,
+      get restarts() {
+        return restarts;
+      },
+      faultCounts() {
+        const out: Record<string, Record<string, number>> = {};
+        for (const m of repository.loaded()) if (m.faults) out[m.name] = Object.fromEntries(m.faults.counts);
+        return out;
+      },
       stop() {
+        clearTimeout(restartTimer);
         stopping ??= (async () => {
           await c.drain();
           await Promise.all(closers.map((close) => close()));
@@ -165,46 +177,67 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   }
 }
 
-function listen(server: http.Server, host: string, port: number, what: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const onError = (err: NodeJS.ErrnoException) => {
-      reject(
-        new Error(
-          `cannot listen for ${what} on ${host}:${port}: ${err.code ?? err.message}; pick another port (0 = any free port)`,
-        ),
+/** The HTTP and gRPC frontends of a core, which a restart closes and opens again on the same ports. */
+class Frontends {
+  httpPort = -1;
+  grpcPort = -1;
+  #http: http.Server | undefined;
+  #grpc: grpc.Server | undefined;
+  readonly #core: InferenceCore;
+  readonly #host: string;
+  readonly #options: ServerOptions;
+
+  constructor(core: InferenceCore, host: string, options: ServerOptions) {
+    this.#core = core;
+    this.#host = host;
+    this.#options = options;
+  }
+
+  /** Listens on HTTP and (port >= 0) gRPC; port 0 picks a free port, kept for later restarts. */
+  async open(httpPort: number, grpcPort: number): Promise<void> {
+    const o = this.#options;
+    this.#http = createHttpServer(this.#core, {
+      maxBody_bytes: o.maxBody_bytes,
+      limits: o.limits,
+      log: o.log,
+    });
+    this.httpPort = await listen(this.#http, this.#host, httpPort, 'HTTP');
+    if (grpcPort >= 0) {
+      // A shut-down grpc-js server cannot bind again: each opening gets a new one.
+      this.#grpc = createGrpcServer(this.#core, { maxMessage_bytes: o.maxBody_bytes });
+      this.grpcPort = await bindGrpc(this.#grpc, this.#host, grpcPort);
+      tuneGrpcTransport(this.#grpc, o.limits?.maxConnections);
+    }
+  }
+
+  /** Closes both ports; `grace_ms` 0 cuts every connection at once. */
+  async close(grace_ms?: number): Promise<void> {
+    const closing: Promise<void>[] = [];
+    if (this.#http) closing.push(closeHttp(this.#http, grace_ms));
+    if (this.#grpc) closing.push(closeGrpc(this.#grpc, grace_ms));
+    this.#http = undefined;
+    this.#grpc = undefined;
+    await Promise.all(closing);
+  }
+}
+
+/** The Prometheus endpoint: GET /metrics. */
+function createMetricsServer(metrics: ServerMetrics): http.Server {
+  return http.createServer((req, res) => {
+    if (req.method === 'GET' && (req.url ?? '').split('?')[0] === '/metrics') {
+      metrics.registry.metrics().then(
+        (text) => {
+          res.writeHead(200, { 'Content-Type': metrics.registry.contentType });
+          res.end(text);
+        },
+        (err: Error) => {
+          res.writeHead(500);
+          res.end(err.message);
+        },
       );
-    };
-    server.once('error', onError);
-    server.listen(port, host, () => {
-      server.off('error', onError);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
-}
-
-function bindGrpc(server: grpc.Server, host: string, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => {
-      if (err)
-        reject(
-          new Error(
-            `cannot listen for gRPC on ${host}:${port}: ${err.message}; pick another port (0 = any free port)`,
-          ),
-        );
-      else resolve(bound);
-    });
-  });
-}
-
-/** Closes a server after its open requests finish; idle keep-alive sockets are closed at once, the rest after a grace period. */
-function closeHttp(server: http.Server): Promise<void> {
-  return new Promise((resolve) => {
-    const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
-    force.unref();
-    server.close(() => {
-      clearTimeout(force);
-      resolve();
-    });
-    server.closeIdleConnections();
+      return;
+    }
+    res.writeHead(404);
+    res.end();
   });
 }

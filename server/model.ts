@@ -6,6 +6,8 @@ import { Batcher } from './batcher.ts';
 import type { Backend, BackendFactory, TensorData } from './backends/types.ts';
 import type { ModelConfigJson } from './config/types.ts';
 import { asServerError, Errors, type ServerError } from './errors.ts';
+import { applyFaults, FaultInjector } from './faults/injector.ts';
+import { type FaultOptions, modelFaults } from './faults/spec.ts';
 import type { InferRequest, InferResult } from './infer/types.ts';
 import { planFor, type TensorPlan, validateRequest } from './infer/validate.ts';
 import type { FailureReason, ModelMetrics } from './metrics.ts';
@@ -31,6 +33,8 @@ export interface ModelLoadOptions {
   config: ModelConfigJson;
   factory: BackendFactory;
   metrics: ModelMetrics;
+  /** Server-wide injected faults (the config's fault_* parameters override them). */
+  faults?: FaultOptions;
 }
 
 /** A ready model version. */
@@ -43,8 +47,10 @@ export class LoadedModel {
   readonly #instances: Backend[];
   readonly #batcher: Batcher<Pending>;
   readonly #metrics: ModelMetrics;
+  /** Injected faults of this model; undefined when none is configured. */
+  readonly faults: FaultInjector | undefined;
 
-  private constructor(opts: ModelLoadOptions, instances: Backend[]) {
+  private constructor(opts: ModelLoadOptions, instances: Backend[], faults: FaultInjector | undefined) {
     this.name = opts.name;
     this.version = opts.version;
     this.config = opts.config;
@@ -52,6 +58,7 @@ export class LoadedModel {
     this.#metrics = opts.metrics;
     this.#plan = planFor(opts.config);
     this.#instances = instances;
+    this.faults = faults;
     const db = opts.config.dynamic_batching;
     const policy = db?.default_queue_policy;
     this.#batcher = new Batcher<Pending>(
@@ -74,6 +81,8 @@ export class LoadedModel {
 
   /** Creates every instance of the instance groups; closes the ones made if one fails. */
   static async load(opts: ModelLoadOptions): Promise<LoadedModel> {
+    // Bad fault parameters fail the load with their message, as a bad config does.
+    const injector = new FaultInjector(modelFaults(opts.config.parameters, opts.faults ?? {}, opts.name));
     const count = opts.config.instance_group.reduce((n, g) => n + (g.count ?? 1), 0);
     const instances: Backend[] = [];
     try {
@@ -92,7 +101,7 @@ export class LoadedModel {
       await Promise.allSettled(instances.map((b) => b.close()));
       throw err;
     }
-    return new LoadedModel(opts, instances);
+    return new LoadedModel(opts, instances, injector.idle ? undefined : injector);
   }
 
   /** Requests waiting in the queue. */
@@ -100,20 +109,32 @@ export class LoadedModel {
     return this.#batcher.pending;
   }
 
-  /** Validates, queues and runs a request. */
-  infer(req: InferRequest): Promise<InferResult> {
+  /** Applies injected faults, validates, queues and runs a request; a request whose signal aborts leaves the queue. */
+  async infer(req: InferRequest): Promise<InferResult> {
     const request_start_ns = nowNs();
+    if (this.faults) {
+      try {
+        await applyFaults(this.faults.draw());
+      } catch (err) {
+        this.#recordFailure(asServerError(err), request_start_ns);
+        throw err;
+      }
+    }
     return new Promise<InferResult>((resolve, reject) => {
       const fail = (err: ServerError, reason?: FailureReason) => {
-        const duration_ns = nowNs() - request_start_ns;
-        this.stats.recordFailure(duration_ns);
-        this.#metrics.failure(duration_ns, reason ?? (err.code === 'UNAVAILABLE' ? 'REJECTED' : 'OTHER'));
+        req.signal?.removeEventListener('abort', onAbort);
+        this.#recordFailure(err, request_start_ns, reason);
         reject(err);
       };
+      let pending: Pending | undefined;
+      const onAbort = () => {
+        if (pending && this.#batcher.cancel(pending)) fail(Errors.cancelled());
+      };
       try {
+        if (req.signal?.aborted) throw Errors.cancelled();
         const valid = validateRequest(this.#plan, req);
         const timeout = Number(req.parameters.timeout ?? 0);
-        this.#batcher.enqueue({
+        pending = {
           batchSize: valid.batchSize,
           queue_start_ns: 0,
           timeout_us: Number.isFinite(timeout) ? timeout : 0,
@@ -121,13 +142,24 @@ export class LoadedModel {
           req,
           inputs: valid.inputs,
           outputNames: valid.outputNames,
-          resolve,
+          resolve: (result) => {
+            req.signal?.removeEventListener('abort', onAbort);
+            resolve(result);
+          },
           reject: fail,
-        });
+        };
+        req.signal?.addEventListener('abort', onAbort, { once: true });
+        this.#batcher.enqueue(pending);
       } catch (err) {
         fail(asServerError(err));
       }
     });
+  }
+
+  #recordFailure(err: ServerError, request_start_ns: number, reason?: FailureReason): void {
+    const duration_ns = nowNs() - request_start_ns;
+    this.stats.recordFailure(duration_ns);
+    this.#metrics.failure(duration_ns, reason ?? (err.code === 'UNAVAILABLE' ? 'REJECTED' : 'OTHER'));
   }
 
   /** Waits for queued and executing requests, then closes the instances. */

@@ -13,6 +13,7 @@ import { completeConfig, parseConfigJson, parsePbtxt } from './config/parse.ts';
 import type { ModelConfigJson } from './config/types.ts';
 import { Errors, ServerError } from './errors.ts';
 import type { ServerMetrics } from './metrics.ts';
+import type { FaultOptions } from './faults/spec.ts';
 import { LoadedModel } from './model.ts';
 
 /** Triton's model states as the repository index reports them. */
@@ -55,6 +56,8 @@ export interface RepositoryOptions {
   log?: (line: string) => void;
   /** Built-in repository only: PRECISION per catalog id (e.g. { 'resnext101-32x4d': 'FP16' }); default the catalog's. */
   precisions?: Record<string, string>;
+  /** Server-wide injected faults; each model's fault_* parameters override them. */
+  faults?: FaultOptions;
 }
 
 /** The mnist model trained by server/models/mnist (an ONNX file beside its training script). */
@@ -211,7 +214,15 @@ export class Repository {
         const metrics = this.#opts.metrics.forModel(name, v.version);
         loaded.set(
           v.version,
-          await LoadedModel.load({ name, version: v.version, versionDir: v.dir, config, factory, metrics }),
+          await LoadedModel.load({
+            name,
+            version: v.version,
+            versionDir: v.dir,
+            config,
+            factory,
+            metrics,
+            faults: this.#opts.faults,
+          }),
         );
       }
     } catch (err) {

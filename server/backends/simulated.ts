@@ -13,6 +13,7 @@
  */
 import { fromConfigDatatype } from '../../lib/tensor/datatypes.ts';
 import type { Datatype } from '../../models/types.ts';
+import { seededRandom } from '../random.ts';
 import { computeMs, getProfile, type LatencyProfile, PROFILES } from './profiles.ts';
 import { fillOutput, hashBatch } from './simulated-outputs.ts';
 import type { Backend, BackendContext, BackendFactory, TensorData } from './types.ts';
@@ -81,12 +82,12 @@ class SimulatedBackend implements Backend {
   readonly #knobs: Knobs;
   readonly #outputs: Map<string, OutputSpec>;
   readonly #batched: boolean;
-  #rng: number;
+  readonly #random: () => number;
 
   constructor(ctx: BackendContext, k: Knobs, seed: number) {
     this.#knobs = k;
     this.#batched = ctx.config.max_batch_size > 0;
-    this.#rng = seed >>> 0 || 1;
+    this.#random = seededRandom(seed);
     this.#outputs = new Map(
       ctx.config.output.map((o) => [
         o.name,
@@ -133,15 +134,6 @@ class SimulatedBackend implements Backend {
     let ms = k.fixed_ms ?? computeMs(k.profile!, batch);
     if (k.jitter > 0) ms *= 1 + k.jitter * (2 * this.#random() - 1);
     return Math.max(0, ms * k.timeScale + k.extraDelay_ms);
-  }
-
-  /** mulberry32: a small seeded generator, so jitter and error draws repeat run to run. */
-  #random(): number {
-    this.#rng = (this.#rng + 0x6d2b79f5) | 0;
-    let t = this.#rng;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   }
 }
 

@@ -7,6 +7,7 @@ import * as protoLoader from '@grpc/proto-loader';
 import { PROTO_DIR } from '../config/schema.ts';
 import type { InferenceCore } from '../core.ts';
 import { asServerError, Errors } from '../errors.ts';
+import { ResetFault } from '../faults/injector.ts';
 import {
   fromInferRequestMsg,
   type InferRequestMsg,
@@ -63,6 +64,25 @@ function unary<Req>(fn: (req: Req) => unknown): Unary {
   };
 }
 
+/** ModelInfer: a call cancelled by its client drops its request if still queued. */
+function modelInfer(core: InferenceCore): Unary {
+  return (call, callback) => {
+    const abort = new AbortController();
+    call.once('cancelled', () => abort.abort());
+    Promise.resolve()
+      .then(() =>
+        core.infer({ ...fromInferRequestMsg(call.request as InferRequestMsg), signal: abort.signal }),
+      )
+      .then(
+        (result) => callback(null, toInferResponseMsg(result)),
+        (err) => {
+          const e = asServerError(err);
+          callback({ code: e.grpcCode, details: e.message, metadata: new grpc.Metadata() });
+        },
+      );
+  };
+}
+
 /** Creates (does not bind) a gRPC server for a core. */
 export function createGrpcServer(core: InferenceCore, opts: { maxMessage_bytes?: number } = {}): grpc.Server {
   const max = opts.maxMessage_bytes ?? 64 * 1024 * 1024;
@@ -81,9 +101,7 @@ export function createGrpcServer(core: InferenceCore, opts: { maxMessage_bytes?:
     ModelMetadata: unary((r: NameVersion) => core.modelMetadata(r.name, r.version ?? '')),
     ModelConfig: unary((r: NameVersion) => ({ config: core.modelConfig(r.name, r.version ?? '') })),
     ModelStatistics: unary((r: Partial<NameVersion>) => core.statistics(r.name ?? '', r.version ?? '')),
-    ModelInfer: unary(async (r: InferRequestMsg) =>
-      toInferResponseMsg(await core.infer(fromInferRequestMsg(r))),
-    ),
+    ModelInfer: modelInfer(core),
     ModelStreamInfer: (call: Stream) => streamInfer(core, call),
     RepositoryIndex: unary((r: RepoRequest) => ({
       models: core.repositoryIndex(r.ready === true).map((m) => ({
@@ -117,16 +135,25 @@ export function createGrpcServer(core: InferenceCore, opts: { maxMessage_bytes?:
 function streamInfer(core: InferenceCore, call: Stream): void {
   let open = 0;
   let ended = false;
+  // One signal for the stream: when the client cancels it, its queued requests are dropped.
+  const abort = new AbortController();
   const maybeEnd = () => {
-    if (ended && open === 0) call.end();
+    if (ended && open === 0 && !abort.signal.aborted) call.end();
   };
   call.on('data', (msg: InferRequestMsg) => {
     open += 1;
     Promise.resolve()
-      .then(() => core.infer(fromInferRequestMsg(msg)))
+      .then(() => core.infer({ ...fromInferRequestMsg(msg), signal: abort.signal }))
       .then(
         (result) => call.write({ error_message: '', infer_response: toInferResponseMsg(result) }),
-        (err) =>
+        (err) => {
+          if (err instanceof ResetFault) {
+            // An injected reset fails the whole stream, as a dropped connection would.
+            abort.abort();
+            call.emit('error', { code: grpc.status.UNAVAILABLE, details: err.message });
+            return;
+          }
+          if (abort.signal.aborted) return;
           call.write({
             error_message: asServerError(err).message,
             infer_response: {
@@ -134,7 +161,8 @@ function streamInfer(core: InferenceCore, call: Stream): void {
               model_version: msg.model_version ?? '',
               id: msg.id ?? '',
             },
-          }),
+          });
+        },
       )
       .finally(() => {
         open -= 1;
@@ -145,7 +173,9 @@ function streamInfer(core: InferenceCore, call: Stream): void {
     ended = true;
     maybeEnd();
   });
+  call.on('cancelled', () => abort.abort());
   call.on('error', () => {
     ended = true;
+    abort.abort();
   });
 }

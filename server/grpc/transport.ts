@@ -11,11 +11,19 @@ import type * as grpc from '@grpc/grpc-js';
 /** HTTP/2 receive window per stream and connection. */
 export const RECEIVE_WINDOW_BYTES = 16 * 1024 * 1024;
 
-/** Opens a large receive window and turns Nagle off on every connection of a bound gRPC server. */
-export function tuneGrpcTransport(server: grpc.Server): void {
+const tuned = new WeakSet<Http2Server>();
+
+/**
+ * Opens a large receive window and turns Nagle off on every connection of a bound gRPC server, and caps its
+ * open connections (past the cap, Node closes them at accept). Safe to call again after a rebind.
+ */
+export function tuneGrpcTransport(server: grpc.Server, maxConnections?: number): void {
   const http2Servers = (server as unknown as { http2Servers?: Map<Http2Server, unknown> }).http2Servers;
   if (!(http2Servers instanceof Map)) return;
   for (const h2 of http2Servers.keys()) {
+    if (tuned.has(h2)) continue;
+    tuned.add(h2);
+    if (maxConnections !== undefined) h2.maxConnections = maxConnections;
     h2.on('connection', (socket: Socket) => socket.setNoDelay(true));
     h2.on('session', (session: ServerHttp2Session) => {
       session.settings({ initialWindowSize: RECEIVE_WINDOW_BYTES });

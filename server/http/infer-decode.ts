@@ -9,6 +9,7 @@ import type { ModelConfigJson } from '../config/types.ts';
 import { fromConfigDatatype } from '../../lib/tensor/datatypes.ts';
 import { Errors } from '../errors.ts';
 import type { InferRequest, RequestedOutput, TensorData } from '../infer/types.ts';
+import type { Datatype } from '../../models/types.ts';
 
 /** What the encoder needs to know about the client's output wishes. */
 export interface HttpOutputPrefs {
@@ -80,7 +81,7 @@ export function decodeHttpInfer(
         `receiving ${t.datatype} data via JSON is not supported. Please use the binary data format for input ${t.name}`,
       );
     }
-    const values = flatten(raw.data, t.name);
+    const values = flatten(raw.data, t.name, t.datatype);
     try {
       return { ...t, data: encodeTensor(t.datatype, values) };
     } catch (err) {
@@ -103,7 +104,9 @@ export function decodeHttpInfer(
         throw Errors.badRequest('every requested output needs a string "name"');
       const p = isObject(o.parameters) ? o.parameters : {};
       if (typeof p.binary_data === 'boolean') prefs.binaryByName.set(o.name, p.binary_data);
-      const classCount = typeof p.classification === 'number' ? p.classification : undefined;
+      if (p.classification !== undefined && typeof p.classification !== 'number')
+        throw Errors.badClassification(o.name, p.classification);
+      const classCount = p.classification as number | undefined;
       return { name: o.name, binary: p.binary_data === true, classCount };
     });
   }
@@ -152,18 +155,52 @@ function rawRequest(
   };
 }
 
-function flatten(data: unknown, name: string): TensorValue[] {
-  if (!Array.isArray(data)) return [data as TensorValue];
-  if (!data.some(Array.isArray)) return data as TensorValue[];
+/** Deepest `data` nesting accepted (Triton tensors have at most a few dozen dimensions). */
+export const MAX_DATA_DEPTH = 64;
+
+/** The JSON type each datatype's elements must have, as Triton's JSON reader requires (no "NaN" strings). */
+function jsonTypeOf(datatype: Datatype): 'number' | 'boolean' | 'string' {
+  if (datatype === 'BYTES') return 'string';
+  if (datatype === 'BOOL') return 'boolean';
+  return 'number';
+}
+
+/** Flattens `data` (flat or nested as the shape) without recursion, checking depth and each element's type. */
+function flatten(data: unknown, name: string, datatype: Datatype): TensorValue[] {
+  const want = jsonTypeOf(datatype);
   const out: TensorValue[] = [];
-  const walk = (v: unknown) => {
-    if (Array.isArray(v)) for (const x of v) walk(x);
-    else if (v !== null && typeof v === 'object')
-      throw Errors.badRequest(`'data' of input '${name}' holds an object`);
-    else out.push(v as TensorValue);
+  const check = (v: unknown) => {
+    if (typeof v !== want) {
+      throw Errors.badRequest(
+        `unable to parse 'data' of input '${name}': element ${out.length} is ${preview(v)}, expected a JSON ${want} for ${datatype}`,
+      );
+    }
+    out.push(v as TensorValue);
   };
-  walk(data);
+  if (!Array.isArray(data)) {
+    check(data);
+    return out;
+  }
+  // An explicit stack of array iterators: deep nesting costs heap, not call stack.
+  const stack: Iterator<unknown>[] = [data[Symbol.iterator]()];
+  while (stack.length > 0) {
+    const next = stack[stack.length - 1]!.next();
+    if (next.done) {
+      stack.pop();
+      continue;
+    }
+    if (Array.isArray(next.value)) {
+      if (stack.length >= MAX_DATA_DEPTH) throw Errors.tooDeep(name, MAX_DATA_DEPTH);
+      stack.push(next.value[Symbol.iterator]());
+    } else check(next.value);
+  }
   return out;
+}
+
+/** A value as it appears in an error message, cut short. */
+function preview(v: unknown): string {
+  const text = JSON.stringify(v) ?? String(v);
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

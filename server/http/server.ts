@@ -3,43 +3,69 @@
  * answers errors as {"error": "..."} with Triton's status codes.
  */
 import http from 'node:http';
-import zlib from 'node:zlib';
+import type { Socket } from 'node:net';
 import type { InferenceCore } from '../core.ts';
 import { asServerError, Errors, type ServerError } from '../errors.ts';
+import { ResetFault } from '../faults/injector.ts';
+import { decompress, readBody } from './body.ts';
 import { decodeHttpInfer } from './infer-decode.ts';
 import { encodeHttpInfer } from './infer-encode.ts';
+import { applyConnectionCap, DEFAULT_HTTP_LIMITS, type HttpLimits, serverTimeouts } from './limits.ts';
 import { METHOD_BY_ROUTE, matchRoute, type Route } from './routes.ts';
 
 /** HTTP transport settings. */
 export interface HttpOptions {
   /** Largest request body accepted; larger ones answer 413. @default 67108864 (Triton's --http-max-input-size) */
   maxBody_bytes?: number;
+  /** Deadlines and the connection cap. */
+  limits?: HttpLimits;
   log?: (line: string) => void;
 }
+
+/** Routes an over-cap connection may still use, so probes see the server alive while it refuses work. */
+const ALWAYS_ANSWERED = new Set<Route['kind']>(['server-live', 'server-ready', 'model-ready']);
 
 const JSON_TYPE = { 'Content-Type': 'application/json' };
 
 /** Creates (does not listen) the HTTP server of a core. */
 export function createHttpServer(core: InferenceCore, opts: HttpOptions = {}): http.Server {
   const maxBody = opts.maxBody_bytes ?? 64 * 1024 * 1024;
-  const server = http.createServer({ noDelay: true, keepAlive: true }, (req, res) => {
-    handle(core, req, res, maxBody, opts.log).catch((err) => sendError(res, asServerError(err)));
-  });
+  const limits = { ...DEFAULT_HTTP_LIMITS, ...opts.limits };
+  let refused: (socket: Socket) => boolean = () => false;
+  const server = http.createServer(
+    { noDelay: true, keepAlive: true, ...serverTimeouts(limits) },
+    (req, res) => {
+      const context = { core, maxBody, refused: refused(req.socket), maxConnections: limits.maxConnections };
+      handle(context, req, res, opts.log).catch((err) => sendError(res, asServerError(err)));
+    },
+  );
   server.keepAliveTimeout = 65_000;
+  refused = applyConnectionCap(server, limits);
   return server;
 }
 
+interface Context {
+  core: InferenceCore;
+  maxBody: number;
+  /** The connection arrived past the cap. */
+  refused: boolean;
+  maxConnections: number;
+}
+
 async function handle(
-  core: InferenceCore,
+  ctx: Context,
   req: http.IncomingMessage,
   res: http.ServerResponse,
-  maxBody: number,
   log?: (line: string) => void,
 ): Promise<void> {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const route = matchRoute(q >= 0 ? url.slice(0, q) : url);
   log?.(`HTTP request: ${req.method} ${url}`);
+  if (ctx.refused && !ALWAYS_ANSWERED.has(route.kind)) {
+    req.resume();
+    return sendError(res, Errors.tooManyConnections(ctx.maxConnections), true);
+  }
   if (route.kind === 'unknown') {
     req.resume();
     return sendError(res, Errors.notFound(url));
@@ -50,21 +76,24 @@ async function handle(
     res.end(JSON.stringify({ error: 'Method Not Allowed' }));
     return;
   }
-  const body = req.method === 'POST' ? await readBody(req, maxBody) : undefined;
+  const body = req.method === 'POST' ? await readBody(req, ctx.maxBody) : undefined;
   try {
-    await dispatch(core, route, req, res, body);
+    await dispatch(ctx, route, req, res, body);
   } catch (err) {
-    sendError(res, asServerError(err));
+    // An injected reset: drop the connection without an answer, as a crashed peer would.
+    if (err instanceof ResetFault) req.socket.destroy();
+    else sendError(res, asServerError(err), ctx.refused);
   }
 }
 
 async function dispatch(
-  core: InferenceCore,
+  ctx: Context,
   route: Route,
   req: http.IncomingMessage,
   res: http.ServerResponse,
   body: Buffer | undefined,
 ): Promise<void> {
+  const core = ctx.core;
   switch (route.kind) {
     case 'server-live':
       return sendStatus(res, core.live() ? 200 : 400);
@@ -100,20 +129,21 @@ async function dispatch(
       await core.unloadModel(route.model);
       return sendStatus(res, 200);
     case 'model-infer':
-      return infer(core, route, req, res, body!);
+      return infer(ctx, route, req, res, body!);
     default:
       return sendError(res, Errors.notFound(req.url ?? ''));
   }
 }
 
 async function infer(
-  core: InferenceCore,
+  ctx: Context,
   route: { model: string; version: string },
   req: http.IncomingMessage,
   res: http.ServerResponse,
   raw: Buffer,
 ): Promise<void> {
-  const body = decompress(raw, req.headers['content-encoding']);
+  const core = ctx.core;
+  const body = await decompress(raw, req.headers['content-encoding'], ctx.maxBody);
   const headerValue = req.headers['inference-header-content-length'];
   let headerLength: number | undefined;
   if (headerValue !== undefined) {
@@ -130,7 +160,14 @@ async function infer(
     { name: route.model, version: route.version },
     () => core.modelConfig(route.model, route.version),
   );
-  const result = await core.infer(request);
+  // A client that hangs up while its request is queued: drop the request rather than run it for nobody.
+  const abort = new AbortController();
+  const onClose = () => {
+    if (!res.writableFinished) abort.abort();
+  };
+  res.once('close', onClose);
+  request.signal = abort.signal;
+  const result = await core.infer(request).finally(() => res.off('close', onClose));
   const encoded = encodeHttpInfer(result, prefs);
   let total = 0;
   for (const c of encoded.chunks) total += c.length;
@@ -149,41 +186,6 @@ async function infer(
   for (const c of encoded.chunks) res.write(c);
   res.end();
   res.uncork();
-}
-
-function decompress(body: Buffer, encoding: string | undefined): Buffer {
-  if (!encoding || encoding === 'identity') return body;
-  try {
-    if (encoding === 'gzip') return zlib.gunzipSync(body);
-    if (encoding === 'deflate') return zlib.inflateSync(body);
-  } catch (err) {
-    throw Errors.badRequest(`failed to decompress the ${encoding} request body: ${(err as Error).message}`);
-  }
-  throw Errors.unsupported(`Content-Encoding "${encoding}"`);
-}
-
-function readBody(req: http.IncomingMessage, limit_bytes: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > limit_bytes) {
-    req.resume();
-    return Promise.reject(Errors.bodyTooLarge(limit_bytes));
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit_bytes) {
-        req.removeAllListeners('data');
-        req.resume();
-        reject(Errors.bodyTooLarge(limit_bytes));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
-    req.on('error', reject);
-  });
 }
 
 function parseJsonBody(body: Buffer | undefined): Record<string, unknown> {
@@ -208,7 +210,8 @@ function sendStatus(res: http.ServerResponse, status: number): void {
   res.end();
 }
 
-function sendError(res: http.ServerResponse, err: ServerError): void {
+function sendError(res: http.ServerResponse, err: ServerError, close = false): void {
+  if (res.destroyed || res.socket?.destroyed) return;
   if (res.headersSent) {
     res.destroy();
     return;
@@ -216,7 +219,7 @@ function sendError(res: http.ServerResponse, err: ServerError): void {
   const body = JSON.stringify({ error: err.message });
   const headers: http.OutgoingHttpHeaders = { ...JSON_TYPE, 'Content-Length': Buffer.byteLength(body) };
   // After a rejected oversized body the rest of it is not read: close rather than parse it as a next request.
-  if (err.code === 'TOO_LARGE') headers.Connection = 'close';
+  if (close || err.code === 'TOO_LARGE') headers.Connection = 'close';
   res.writeHead(err.httpStatus, headers);
   res.end(body);
 }

@@ -22,6 +22,8 @@ export interface InferRequest {
   outputs?: RequestedOutput[];
   /** Request-level parameters (e.g. "timeout" in microseconds, "binary_data_output"). */
   parameters: Record<string, unknown>;
+  /** Aborted when the client goes away (gRPC call cancelled, HTTP socket closed): a queued request is dropped. */
+  signal?: AbortSignal;
 }
 
 /** A successful inference. Output data are views into the backend's batch output, not copies. */

@@ -54,6 +54,9 @@ export function validateRequest(plan: TensorPlan, req: InferRequest): ValidReque
     outputNames = [];
     for (const o of req.outputs) {
       if (!plan.outputSet.has(o.name)) throw Errors.unknownOutput(id, o.name, model);
+      // Triton's class count is unsigned: a negative or fractional one is the client's mistake, not ours.
+      if (o.classCount !== undefined && !(Number.isInteger(o.classCount) && o.classCount >= 0))
+        throw Errors.badClassification(o.name, o.classCount);
       outputNames.push(o.name);
     }
   }

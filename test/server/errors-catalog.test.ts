@@ -12,6 +12,8 @@ describe('error catalog', () => {
       UNSUPPORTED: { http: 400, grpc: status.UNIMPLEMENTED },
       ALREADY_EXISTS: { http: 409, grpc: status.ALREADY_EXISTS },
       TOO_LARGE: { http: 413, grpc: status.RESOURCE_EXHAUSTED },
+      CANCELLED: { http: 499, grpc: status.CANCELLED },
+      TIMEOUT: { http: 408, grpc: status.DEADLINE_EXCEEDED },
     });
   });
 

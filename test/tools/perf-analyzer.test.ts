@@ -1,0 +1,175 @@
+/**
+ * perf_analyzer agreement: on one embedded server, the real perf_analyzer (`-f` CSV) and the suite's
+ * `bench` (its perf_analyzer.csv) measure the same model at the same concurrency levels. The two files must
+ * have the same header, units, rounding and row order rule, and the server-side columns (read by both from
+ * the statistics extension) must agree. Runs only where perf_analyzer exists (CI has ../shared/tools).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, startServer } from '../../server/index.ts';
+import { REPO_ROOT, referenceTool } from './reference-tools.ts';
+
+const run = promisify(execFile);
+const perfAnalyzer = referenceTool('perf_analyzer', 'PERF_ANALYZER');
+const suiteName = `perf_analyzer and the suite agree${perfAnalyzer.path ? '' : ` (${perfAnalyzer.skipReason})`}`;
+
+/** ResNeXt101 at time scale 1: ~16 ms of simulated compute per request, small payload CPU cost. */
+const MODEL = 'resnext101-32x4d';
+const LEVELS = [1, 2];
+const SERVER_COLUMNS = [
+  'Server Queue',
+  'Server Compute Input',
+  'Server Compute Infer',
+  'Server Compute Output',
+];
+
+/** A CSV as header plus rows of raw cells (no quoting in either writer's output). */
+interface Csv {
+  header: string[];
+  rows: string[][];
+}
+
+function parseCsv(text: string): Csv {
+  const lines = text.split('\n').filter((line) => line !== '');
+  const [header = [], ...rows] = lines.map((line) => line.split(','));
+  return { header, rows };
+}
+
+/** Cell of a row by column name. */
+function cell(csv: Csv, row: string[], column: string): string {
+  const i = csv.header.indexOf(column);
+  if (i < 0) throw new Error(`no column ${column}`);
+  return row[i] as string;
+}
+
+/** The row of a concurrency level. */
+function levelRow(csv: Csv, level: number): string[] {
+  const row = csv.rows.find((r) => r[0] === String(level));
+  if (!row) throw new Error(`no row for concurrency ${level}`);
+  return row;
+}
+
+/** perf_analyzer prints throughput with C++ ostream's default: %g, at most 6 significant digits. */
+const PRINTF_G = /^(?:\d+(?:\.\d+)?|\d(?:\.\d+)?e[+-]\d\d)$/;
+function significantDigits(text: string): number {
+  return text.split('e')[0]!.replace('.', '').replace(/^0+/, '').length;
+}
+
+if (!perfAnalyzer.path) console.warn(`perf_analyzer agreement: ${perfAnalyzer.skipReason}`);
+
+describe.skipIf(!perfAnalyzer.path)(suiteName, () => {
+  let server: RunningServer;
+  let dir: string;
+  let reference: Csv;
+  let suite: Csv;
+
+  beforeAll(async () => {
+    server = await startServer({
+      httpPort: 0,
+      grpcPort: -1,
+      metricsPort: -1,
+      simulated: { timeScale: 1 },
+    });
+    const url = `127.0.0.1:${server.httpPort}`;
+    dir = mkdtempSync(path.join(tmpdir(), 'k6t-pa-agree-'));
+    const paCsv = path.join(dir, 'perf_analyzer.csv');
+    // 2 s windows, a loose stability rule and a trial cap: every level converges within a bounded time
+    // (perf_analyzer exits 0 with a missing row when one does not; the row count is checked below).
+    const range = `${LEVELS[0]}:${LEVELS.at(-1)}`;
+    const paArgs = ['-m', MODEL, '-u', url, '-i', 'http', '--concurrency-range', range];
+    paArgs.push('-p', '2000', '--max-trials', '8', '-s', '50', '-f', paCsv);
+    await run(perfAnalyzer.path as string, paArgs, { timeout: 100_000 }).catch((err: { stderr?: string }) => {
+      throw new Error(`perf_analyzer failed: ${err.stderr ?? err}`);
+    });
+    reference = parseCsv(readFileSync(paCsv, 'utf8'));
+
+    // The suite's bench on the same server and levels (exit 99 is a missed latency budget: the CSV is written).
+    const results = path.join(dir, 'suite');
+    const benchArgs = ['bin/k6-triton.js', 'bench', MODEL, '--url', `http://${url}`, '--runtime', 'node'];
+    benchArgs.push('--concurrency', LEVELS.join(','), '--step-duration', '3s', '--warmup', '1s');
+    benchArgs.push('--count', '2', '--results-dir', results);
+    await run(process.execPath, benchArgs, { cwd: REPO_ROOT, timeout: 100_000 }).catch(
+      (err: { code?: number; stdout?: string; stderr?: string }) => {
+        if (err.code !== 99) throw new Error(`bench failed (${err.code}): ${err.stderr}\n${err.stdout}`);
+      },
+    );
+    const runDir = path.join(results, MODEL, readdirSync(path.join(results, MODEL))[0] as string);
+    suite = parseCsv(readFileSync(path.join(runDir, 'perf_analyzer.csv'), 'utf8'));
+  }, 220_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('writes the same header', () => {
+    expect(suite.header).toEqual(reference.header);
+    expect(reference.header[0]).toBe('Concurrency');
+  });
+
+  it('has one row per level in both files', () => {
+    expect(reference.rows.length, 'perf_analyzer rows (a level that never stabilised is missing)').toBe(
+      LEVELS.length,
+    );
+    expect(suite.rows.length).toBe(LEVELS.length);
+    const levels = (csv: Csv) => csv.rows.map((r) => Number(r[0])).sort((a, b) => a - b);
+    expect(levels(suite)).toEqual(LEVELS);
+    expect(levels(reference)).toEqual(LEVELS);
+  });
+
+  it('orders rows as perf_analyzer does: ascending Inferences/Second', () => {
+    for (const csv of [reference, suite]) {
+      const throughput = csv.rows.map((r) => Number(cell(csv, r, 'Inferences/Second')));
+      expect(throughput).toEqual([...throughput].sort((a, b) => a - b));
+    }
+  });
+
+  it('rounds alike: integer levels, %g throughput, truncated integer microseconds', () => {
+    for (const csv of [reference, suite]) {
+      for (const row of csv.rows) {
+        expect(row.length).toBe(csv.header.length);
+        expect(row[0]).toMatch(/^\d+$/);
+        const throughput = cell(csv, row, 'Inferences/Second');
+        expect(throughput).toMatch(PRINTF_G);
+        expect(significantDigits(throughput)).toBeLessThanOrEqual(6);
+        for (const value of row.slice(2)) expect(value).toMatch(/^\d+$/);
+      }
+    }
+  });
+
+  it('uses the same units: latency percentiles in microseconds of the same order', () => {
+    for (const level of LEVELS) {
+      const ours = Number(cell(suite, levelRow(suite, level), 'p50 latency'));
+      const theirs = Number(cell(reference, levelRow(reference, level), 'p50 latency'));
+      // A unit slip (ms vs us) would be a factor of 1000; load noise on shared cores is far below 2x.
+      expect(ours / theirs, `c${level} p50 ${ours} vs ${theirs}`).toBeGreaterThan(0.5);
+      expect(ours / theirs, `c${level} p50 ${ours} vs ${theirs}`).toBeLessThan(2);
+    }
+  });
+
+  it('agrees on the server-side columns within 10%', () => {
+    const report: string[] = [];
+    for (const level of LEVELS) {
+      const ours = levelRow(suite, level);
+      const theirs = levelRow(reference, level);
+      const total = SERVER_COLUMNS.reduce((sum, c) => sum + Number(cell(reference, theirs, c)), 0);
+      for (const column of SERVER_COLUMNS) {
+        const a = Number(cell(suite, ours, column));
+        const b = Number(cell(reference, theirs, column));
+        // 10% of the column, or 2% of the level's server time for columns of a few microseconds.
+        const tolerance = Math.max(0.1 * b, 0.02 * total);
+        report.push(`c${level} ${column}: suite ${a} us, perf_analyzer ${b} us`);
+        expect(Math.abs(a - b), report.at(-1)).toBeLessThanOrEqual(tolerance);
+      }
+      const sum = SERVER_COLUMNS.reduce((s, c) => s + Number(cell(suite, ours, c)), 0);
+      expect(Math.abs(sum - total), `c${level} server total ${sum} vs ${total}`).toBeLessThanOrEqual(
+        0.1 * total,
+      );
+    }
+    console.log(`perf_analyzer agreement (${MODEL}):\n  ${report.join('\n  ')}`);
+  });
+});

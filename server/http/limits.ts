@@ -32,8 +32,13 @@ const DEADLINE_CHECK_MS = 1000;
 
 /** Server options node:http reads at creation. */
 export function serverTimeouts(limits: Required<HttpLimits>): http.ServerOptions {
+  // Node refuses a header deadline longer than the request deadline.
+  const headers_ms =
+    limits.requestTimeout_ms > 0
+      ? Math.min(limits.headersTimeout_ms, limits.requestTimeout_ms)
+      : limits.headersTimeout_ms;
   return {
-    headersTimeout: limits.headersTimeout_ms,
+    headersTimeout: headers_ms,
     requestTimeout: limits.requestTimeout_ms,
     connectionsCheckingInterval: Math.min(DEADLINE_CHECK_MS, limits.requestTimeout_ms || DEADLINE_CHECK_MS),
   };

@@ -3,6 +3,8 @@
  * service lines, then serves until SIGINT/SIGTERM, when in-flight requests finish before it exits.
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { parseDuration_s } from '../lib/load/parse.ts';
+import { parseProbability, parseSpike, parseStatusFaults } from '../server/faults/spec.ts';
 import { modelTable, startServer } from '../server/index.ts';
 
 function port(value: string): number {
@@ -25,6 +27,20 @@ function fraction(value: string): number {
   return n;
 }
 
+/** Wraps a parser that throws Error into one commander reports as the option's error. */
+function checked<T>(parse: (text: string) => T): (text: string) => T {
+  return (text) => {
+    try {
+      return parse(text);
+    } catch (err) {
+      throw new InvalidArgumentError((err as Error).message);
+    }
+  };
+}
+
+const duration_ms = (name: string) =>
+  checked((text) => parseDuration_s(name, text, { allowZero: true }) * 1000);
+
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
@@ -43,6 +59,15 @@ interface ServeOptions {
   errorRate: number;
   extraDelayMs: number;
   httpMaxInputSize: number;
+  httpHeaderTimeoutMs: number;
+  httpRequestTimeoutMs: number;
+  httpMaxConnections: number;
+  faultStatus?: Record<number, number>;
+  faultSpike?: { p: number; duration_ms: number };
+  faultReset?: number;
+  faultSeed: number;
+  restartAfter?: number;
+  restartDown?: number;
 }
 
 /** Adds the `serve` subcommand to the program. */
@@ -80,6 +105,50 @@ export function registerServe(program: Command): void {
       nonNegative,
       64 * 1024 * 1024,
     )
+    .option(
+      '--http-header-timeout-ms <ms>',
+      'deadline for request headers (408 past it)',
+      nonNegative,
+      10_000,
+    )
+    .option(
+      '--http-request-timeout-ms <ms>',
+      'deadline for a whole request, headers and body (408 past it; 0 = none)',
+      nonNegative,
+      30_000,
+    )
+    .option(
+      '--http-max-connections <n>',
+      'open HTTP (and gRPC) connections served; past it, requests other than health get 503',
+      nonNegative,
+      1024,
+    )
+    .option(
+      '--fault-status <spec>',
+      'inject errors per status with a probability each, e.g. 503:0.01,500:0.02',
+      checked((t) => parseStatusFaults('--fault-status', t)),
+    )
+    .option(
+      '--fault-spike <p:duration>',
+      'inject latency spikes: probability and duration, e.g. 0.05:200ms',
+      checked((t) => parseSpike('--fault-spike', t)),
+    )
+    .option(
+      '--fault-reset <p>',
+      "probability that a request's connection is reset (gRPC: UNAVAILABLE)",
+      checked((t) => parseProbability('--fault-reset', t)),
+    )
+    .option('--fault-seed <n>', 'seed of the fault draws', nonNegative, 1)
+    .option(
+      '--restart-after <duration>',
+      'close and reopen the HTTP and gRPC ports once, this long after start (e.g. 30s)',
+      duration_ms('--restart-after'),
+    )
+    .option(
+      '--restart-down <duration>',
+      'how long the ports stay closed on a restart (default 1s)',
+      duration_ms('--restart-down'),
+    )
     .action(async (opts: ServeOptions) => {
       const log = opts.logVerbose > 0 ? (line: string) => console.log(line) : undefined;
       const server = await startServer({
@@ -97,6 +166,20 @@ export function registerServe(program: Command): void {
           errorRate: opts.errorRate,
           extraDelay_ms: opts.extraDelayMs,
         },
+        limits: {
+          headersTimeout_ms: opts.httpHeaderTimeoutMs,
+          requestTimeout_ms: opts.httpRequestTimeoutMs,
+          maxConnections: opts.httpMaxConnections,
+        },
+        faults: {
+          status: opts.faultStatus,
+          spike: opts.faultSpike,
+          reset: opts.faultReset,
+          seed: opts.faultSeed,
+        },
+        restartAfter_ms: opts.restartAfter,
+        restartDown_ms: opts.restartDown,
+        onRestart: (line) => console.log(line),
         log,
       });
       console.log(modelTable(server.models));

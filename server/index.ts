@@ -55,6 +55,8 @@ export interface ServerOptions {
   restartAfter_ms?: number;
   /** How long a restart keeps the ports closed. @default 1000 */
   restartDown_ms?: number;
+  /** Told when a restart closes and reopens the ports (one line each). */
+  onRestart?: (line: string) => void;
   /** Verbose log lines (per request); default: none. */
   log?: (line: string) => void;
 }
@@ -129,12 +131,15 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     let restarts = 0;
     const restart = async (down_ms = options.restartDown_ms ?? RESTART_DOWN_MS) => {
       if (stopping) return;
+      options.onRestart?.(`Restart: closing the HTTP and gRPC ports for ${down_ms} ms`);
       await frontends.close(0);
       await new Promise((resolve) => setTimeout(resolve, down_ms));
       if (stopping) return;
       await frontends.open(frontends.httpPort, frontends.grpcPort);
       restarts += 1;
-      options.log?.(`restarted the HTTP and gRPC frontends after ${down_ms} ms down`);
+      options.onRestart?.(
+        `Restart: listening again on HTTP ${frontends.httpPort} and gRPC ${frontends.grpcPort}`,
+      );
     };
     const restartTimer =
       options.restartAfter_ms !== undefined

@@ -57,7 +57,10 @@ export function parseStatusFaults(what: string, text: string): Record<number, nu
     out[status] = parseProbability(`${what} probability for ${status}`, pText);
     sum += out[status];
   }
-  if (sum > 1) throw new Error(`invalid ${what} "${text}"; the probabilities add up to ${sum}, more than 1`);
+  if (sum > 1)
+    throw new Error(
+      `invalid ${what} "${text}"; the probabilities add up to ${Number(sum.toFixed(6))}, more than 1`,
+    );
   return out;
 }
 

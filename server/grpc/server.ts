@@ -140,10 +140,17 @@ function streamInfer(core: InferenceCore, call: Stream): void {
   const maybeEnd = () => {
     if (ended && open === 0 && !abort.signal.aborted) call.end();
   };
+  // Triton writes a non-decoupled model's stream answers in request order (stream_infer_handler.cc,
+  // WriteResponseIfReady): requests run at once, and each answer waits until the one before it is written.
+  let inOrder: Promise<unknown> = Promise.resolve();
   call.on('data', (msg: InferRequestMsg) => {
     open += 1;
-    Promise.resolve()
-      .then(() => core.infer({ ...fromInferRequestMsg(msg), signal: abort.signal }))
+    const outcome = Promise.resolve().then(() =>
+      core.infer({ ...fromInferRequestMsg(msg), signal: abort.signal }),
+    );
+    outcome.catch(() => {}); // handled in its turn below
+    const turn = inOrder
+      .then(() => outcome)
       .then(
         (result) => call.write({ error_message: '', infer_response: toInferResponseMsg(result) }),
         (err) => {
@@ -168,6 +175,7 @@ function streamInfer(core: InferenceCore, call: Stream): void {
         open -= 1;
         maybeEnd();
       });
+    inOrder = turn.catch(() => {});
   });
   call.on('end', () => {
     ended = true;

@@ -3,8 +3,12 @@
  * source maps beside each bundle. Usage: node --import tsx build.ts [scenario ...]
  */
 import { readdirSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
+
+/** This file sits at the package root: scenarios/ and dist/ are found from here, not the working directory. */
+const ROOT = dirname(fileURLToPath(import.meta.url));
 
 export const BUILD_OPTIONS: BuildOptions = {
   bundle: true,
@@ -14,12 +18,12 @@ export const BUILD_OPTIONS: BuildOptions = {
   // k6 resolves these itself, as does the Node runtime's module loader.
   external: ['k6', 'k6/*'],
   sourcemap: true,
-  outdir: 'dist',
+  outdir: join(ROOT, 'dist'),
   logLevel: 'warning',
 };
 
 /** Scenario entry points: every .ts file directly under scenarios/. */
-export function scenarioEntries(dir = 'scenarios'): string[] {
+export function scenarioEntries(dir = join(ROOT, 'scenarios')): string[] {
   return readdirSync(dir)
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
     .map((f) => join(dir, f));
@@ -29,7 +33,7 @@ export function scenarioEntries(dir = 'scenarios'): string[] {
 export async function buildScenarios(entries = scenarioEntries()): Promise<string[]> {
   if (entries.length === 0) return [];
   await build({ ...BUILD_OPTIONS, entryPoints: entries });
-  return entries.map((e) => join('dist', basename(e).replace(/\.ts$/, '.js')));
+  return entries.map((e) => join(ROOT, 'dist', basename(e).replace(/\.ts$/, '.js')));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

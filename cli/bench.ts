@@ -27,6 +27,7 @@ const FLAG_ENV: Record<string, string> = {
   p95Ms: 'P95_MS',
   p99Ms: 'P99_MS',
   thresholds: 'THRESHOLDS',
+  validateEvery: 'VALIDATE_EVERY',
 };
 
 /** The scenario environment: the process's values for our variables, then the flags. */
@@ -69,6 +70,10 @@ export function registerBench(program: Command): void {
     .option('--stability <pct>', 'stability tolerance, percent (STABILITY)')
     .option('--p95-ms <ms>', 'override the p95 budget (P95_MS)')
     .option('--p99-ms <ms>', 'override the p99 budget (P99_MS)')
+    .option(
+      '--validate-every <n>',
+      'check outputs of 1 in n measured responses (VALIDATE_EVERY; default 100; 1 = all, 0 = none); warm-up responses are all checked',
+    )
     .option('--thresholds <file>', 'budget file (THRESHOLDS); default thresholds/<model>.json')
     .addOption(
       new Option('--runtime <r>', 'k6 binary or the Node runtime (RUNTIME)')

@@ -183,6 +183,8 @@ export function budgetThresholds(
     thresholds[subMetricKey(metric, level)] = budgeted ? budgetExprs(budget, overrides) : ['max>=0'];
     thresholds[subMetricKey(errorMetric, level)] = [budgeted ? errorExpr : 'rate>=0'];
     thresholds[subMetricKey('iterations', level)] = ['count>=0'];
+    // Iteration time minus request time is the load generator's own cost per request.
+    thresholds[subMetricKey('iteration_duration', level)] = ['max>=0'];
     thresholds[subMetricKey('checks', level)] = ['rate>=0'];
     thresholds[subMetricKey('dropped_iterations', level)] = ['count>=0'];
     if (metric === 'http_req_duration') {

@@ -15,6 +15,7 @@ const resnext101: ModelEntry = {
   defaultBatch: 1,
   payload: { kind: 'image', channels: 3, height: 224, width: 224, ...IMAGENET },
   loadShape: 'resnext',
+  scenario: 'resnext',
   deployment: { instanceCount: 1, dynamicBatching: { maxQueueDelayMicroseconds: 100 } },
   source: { seed: '000', note: 'TensorRT, 1x V100 16GB, dynamic batching up to 64, batch-1 requests' },
 };
@@ -38,6 +39,7 @@ const dlrm: ModelEntry = {
   defaultBatch: 4096,
   payload: { kind: 'dlrm', numerical: 13, cardinalities: [...CRITEO_CARDINALITIES] },
   loadShape: 'dlrm',
+  scenario: 'dlrm',
   deployment: {
     instanceCount: 1,
     dynamicBatching: { preferredBatchSize: [65536], maxQueueDelayMicroseconds: 2000 },
@@ -66,6 +68,7 @@ function bert(id: string, seqLength: number, platform: string, note: string): Mo
     defaultBatch: 1,
     payload: { kind: 'bert', seqLength, docStride: 128, maxQueryLength: 64 },
     loadShape: 'bert',
+    scenario: 'bert',
     deployment: {
       instanceCount: 1,
       dynamicBatching: { preferredBatchSize: [4, 8], maxQueueDelayMicroseconds: 5000 },
@@ -85,6 +88,7 @@ const mnist: ModelEntry = {
   defaultBatch: 1,
   payload: { kind: 'mnist' },
   loadShape: 'mnist',
+  scenario: 'mnist',
   deployment: { instanceCount: 5, dynamicBatching: { maxQueueDelayMicroseconds: 150 } },
   source: { seed: '003', note: 'ONNX Runtime CPU on i9-12900F, instance count 5, max_queue_delay 150 us' },
 };
@@ -100,6 +104,7 @@ const resnet50: ModelEntry = {
   defaultBatch: 16,
   payload: { kind: 'image', channels: 3, height: 224, width: 224, ...IMAGENET },
   loadShape: 'resnet50',
+  scenario: 'resnet50',
   // Seed 004's two client threads each saw ~34 ms: the server ran their requests side by side.
   deployment: { instanceCount: 2 },
   source: { seed: '004', note: 'python backend on AWS Inferentia inf1.6xlarge, 16 NeuronCores, batch 16' },

@@ -23,6 +23,7 @@ export function genericEntry(modelName: string | undefined): ModelEntry {
     defaultBatch: 1,
     payload: { kind: 'random' },
     loadShape: 'generic',
+    scenario: 'generic',
     deployment: { instanceCount: 1 },
     source: { seed: '', note: 'read from the server' },
   };

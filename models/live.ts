@@ -129,6 +129,7 @@ export function liveModelEntry(metadata: ModelMetadataJson, configDoc: LiveConfi
     defaultBatch: 1,
     payload: { kind: 'random' },
     loadShape: 'generic',
+    scenario: 'generic',
     deployment: dynamicBatching ? { instanceCount, dynamicBatching } : { instanceCount },
     source: { seed: 'live', note: `built from the server's metadata and config of ${name}` },
   };

@@ -72,6 +72,8 @@ export interface ModelEntry {
   payload: PayloadRecipe;
   /** Name of the default load shape in lib/load/shapes.ts. */
   loadShape: string;
+  /** The k6 entry that runs this model: scenarios/<scenario>.ts (bundled to dist/<scenario>.js). */
+  scenario: string;
   /** Server-side settings of the default deployment (the embedded server's default repository). */
   deployment: { instanceCount: number; dynamicBatching?: DynamicBatching };
   source: SourceNote;

@@ -3,6 +3,7 @@
  * that seed 002 draws (client, network, server queue and compute) and the budget verdicts. Pure.
  */
 import { formatG, msFixed } from '../lib/summary/format.ts';
+import { generatorWarnings } from '../lib/summary/generator.ts';
 import { formatMeasured, splitMetricKey } from '../lib/summary/verdicts.ts';
 import type { LevelResult, RunReport } from '../lib/summary/types.ts';
 
@@ -77,6 +78,47 @@ export function breakdownTable(results: readonly LevelResult[]): string {
   return table(header, rows);
 }
 
+/** The load generator's cost per level: what the iteration spent beyond the request. */
+export function generatorTable(results: readonly LevelResult[]): string {
+  const header = [
+    'Level',
+    'Iteration (ms)',
+    'Request (ms)',
+    'Generator (ms)',
+    'Generator share',
+    'CPU (% of a core)',
+    'Verdict',
+  ];
+  const rows = results.map((result) => {
+    const cost = result.generator;
+    if (!cost)
+      return [result.name, 'n/a', msFixed(result.latency_us.avg, 3), 'n/a', 'n/a', 'n/a', 'not measured'];
+    return [
+      result.name,
+      msFixed(cost.iteration_avg_us, 3),
+      msFixed(result.latency_us.avg, 3),
+      msFixed(cost.overhead_us, 3),
+      `${cost.overhead_pct.toFixed(1)}%`,
+      cost.cpu_pct === undefined ? 'n/a' : cost.cpu_pct.toFixed(0),
+      cost.bound ? '**load generator bound: the server may hold more**' : 'kept up',
+    ];
+  });
+  return table(header, rows);
+}
+
+/** What the run checked in the responses (every warm-up response, a sample of measured ones). */
+export function validationNote(report: RunReport): string {
+  const every = report.validate_every;
+  if (every === undefined) return '';
+  const measured =
+    every === 0
+      ? 'no measured response'
+      : every === 1
+        ? 'every measured response'
+        : `1 in ${every} measured responses`;
+  return `Validation: every warm-up response and ${measured} checked (status, output names, shapes and datatypes; labels where the model is real).`;
+}
+
 /** One row per budget verdict, failures first so they are seen. */
 export function verdictTable(results: readonly LevelResult[]): string {
   const all = results.flatMap((result) => result.budgets);
@@ -103,6 +145,13 @@ export function reportMarkdown(report: RunReport): string {
     '## Latency breakdown (ms, averages per request)',
     '',
     report.results.length === 0 ? '_No data._' : breakdownTable(report.results),
+    '',
+    '## Load generator',
+    '',
+    report.results.length === 0 ? '_No data._' : generatorTable(report.results),
+    ...generatorWarnings(report.results).map((line) => `\n> ${line}`),
+    '',
+    validationNote(report),
     '',
     '## Budgets',
     '',

@@ -7,4 +7,4 @@ import { genericEntry } from '../models/generic.ts';
 
 const MODEL = genericEntry(__ENV.MODEL_NAME);
 const BUDGET = __ENV.THRESHOLDS || '../thresholds/generic.json';
-export const { options, setup, infer, stats, handleSummary } = modelTest(MODEL, open(BUDGET), BUDGET);
+export const { options, setup, warmup, infer, stats, handleSummary } = modelTest(MODEL, open(BUDGET), BUDGET);

@@ -7,4 +7,4 @@ import { getModel } from '../models/index.ts';
 
 const MODEL = getModel('mnist');
 const BUDGET = __ENV.THRESHOLDS || `../thresholds/${MODEL.id}.json`;
-export const { options, setup, infer, stats, handleSummary } = modelTest(MODEL, open(BUDGET), BUDGET);
+export const { options, setup, warmup, infer, stats, handleSummary } = modelTest(MODEL, open(BUDGET), BUDGET);

@@ -5,32 +5,22 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { buildScenarios } from '../../build.ts';
-import { budgetOverridesFromEnv, parseBudget } from '../../lib/budget.ts';
-import type { RequestMetric } from '../../lib/load/names.ts';
-import { buildPlan } from '../../lib/load/scenarios.ts';
-import { loadPlanFromEnv } from '../../lib/load/shapes.ts';
-import { readSettings } from '../../lib/scenario/settings.ts';
+import { resolveRunPlan } from '../../lib/scenario/run-plan.ts';
+import { buildRunReport } from '../../lib/summary/from-summary.ts';
+import type { LevelResult } from '../../lib/summary/types.ts';
 import { genericEntry } from '../../models/generic.ts';
 import { getModel } from '../../models/index.ts';
 import { ensurePayloads } from '../../payloads/index.ts';
 import { fetchLiveEntry } from '../../payloads/live-fetch.ts';
-import { buildRunReport, levelsFromSummary } from '../../lib/summary/from-summary.ts';
 import { reportMarkdown } from '../../report/markdown.ts';
 import { writeRunReport } from '../../report/write.ts';
 import { type EmbeddedServer, startEmbedded } from './embedded.ts';
 import { type RuntimeChoice, runScenario } from './runner.ts';
 
-/** Scenario file per catalog model (bert-base and bert-large share one, picked by MODEL). */
-const SCENARIO_OF: Record<string, string> = {
-  'resnext101-32x4d': 'resnext',
-  dlrm: 'dlrm',
-  'bert-base': 'bert',
-  'bert-large': 'bert',
-  mnist: 'mnist',
-  resnet50: 'resnet50',
-  generic: 'generic',
-};
+/** The package's root: scenarios and budget files are found from here, whatever the working directory. */
+const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** What a bench run takes; env holds the scenario settings (TRITON_URL, PROTOCOL, CONCURRENCY, ...). */
 export interface BenchOptions {
@@ -58,17 +48,27 @@ function runId(): string {
   return new Date().toISOString().replace(/[:.]/g, '-').replace('Z', '');
 }
 
+/** Reads a JSON file the run wrote, or undefined when the run ended before writing it. */
+function readJson<T>(path: string): T | undefined {
+  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : undefined;
+}
+
 /** Runs one model's benchmark end to end; the reports are written even when the run fails. */
 export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
   const env: Record<string, string> = { ...options.env };
   const catalogEntry = options.model === 'generic' ? genericEntry(env.MODEL_NAME) : getModel(options.model);
-  const scenario = SCENARIO_OF[catalogEntry.id]!;
-  if (scenario === 'bert') env.MODEL = catalogEntry.id;
-  const settings = readSettings(env, catalogEntry);
-  const load = loadPlanFromEnv(env, catalogEntry.loadShape);
-  const budgetPath = resolve(env.THRESHOLDS || join('thresholds', `${catalogEntry.id}.json`));
-  const budget = parseBudget(readFileSync(budgetPath, 'utf8'), budgetPath);
-  const overrides = budgetOverridesFromEnv(env);
+  // bert-base and bert-large share one scenario, which picks its entry by MODEL.
+  if (catalogEntry.scenario === 'bert') env.MODEL = catalogEntry.id;
+  const budgetPath = env.THRESHOLDS
+    ? resolve(env.THRESHOLDS)
+    : join(PACKAGE_ROOT, 'thresholds', `${catalogEntry.id}.json`);
+  // The same plan the scenario resolves inside k6: bad settings fail here, before anything starts.
+  const { settings, overrides, budget, validateEvery } = resolveRunPlan(
+    catalogEntry,
+    env,
+    readFileSync(budgetPath, 'utf8'),
+    budgetPath,
+  );
   const startedAt = new Date().toISOString();
 
   let server: EmbeddedServer | undefined;
@@ -113,15 +113,13 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
     );
     await mkdir(dir, { recursive: true });
     env.SUMMARY_JSON = join(dir, 'k6-summary.json');
-    const [script] = await buildScenarios([join('scenarios', `${scenario}.ts`)]);
+    env.LEVELS_JSON = join(dir, 'levels.json');
+    const [script] = await buildScenarios([join(PACKAGE_ROOT, 'scenarios', `${catalogEntry.scenario}.ts`)]);
     const run = await runScenario({ runtime: options.runtime, script: script!, env, k6Args: options.k6Args });
 
-    const plan = buildPlan({ ...load, exec: 'infer' });
-    const metric: RequestMetric = settings.protocol === 'grpc' ? 'grpc_req_duration' : 'http_req_duration';
-    const summary = existsSync(env.SUMMARY_JSON)
-      ? JSON.parse(readFileSync(env.SUMMARY_JSON, 'utf8'))
-      : { metrics: {} };
-    const results = levelsFromSummary({ summary, batch: settings.batch, levels: plan.levels, metric });
+    // The level results were computed once, by the scenario's handleSummary; here they are only written.
+    const summary = readJson<Record<string, unknown>>(env.SUMMARY_JSON) ?? { metrics: {} };
+    const results = readJson<LevelResult[]>(env.LEVELS_JSON) ?? [];
     const report = buildRunReport({
       model: settings.modelName,
       protocol: settings.protocol,
@@ -129,6 +127,7 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
       batch: settings.batch,
       started_at: startedAt,
       results,
+      validate_every: validateEvery,
     });
     const written = await writeRunReport(dir, report, summary, {
       budget: { p95_ms: overrides.p95_ms ?? budget.p95_ms, p99_ms: overrides.p99_ms ?? budget.p99_ms },

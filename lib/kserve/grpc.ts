@@ -1,7 +1,8 @@
 /**
  * A KServe v2 gRPC client on k6/net/grpc. Construct it in the init context (it loads
  * the protos there, as k6 requires); it connects lazily on the first call, in VU code.
- * Calls use asyncInvoke; request messages are built once per payload (prepareInfer).
+ * Calls use asyncInvoke, and infer has a blocking form for real k6 (invoke); request messages are
+ * built once per payload (prepareInfer).
  */
 import encoding from 'k6/encoding';
 import grpc from 'k6/net/grpc';
@@ -52,6 +53,14 @@ export interface GrpcInferCall {
   ok: boolean;
   error(): string | undefined;
   outputs(options?: DecodeOptions): InferResult;
+}
+
+/** A ModelInfer request bound once for the measured loop (see KServeHttp's BoundHttpInfer). */
+export interface BoundGrpcInfer {
+  /** Sends with tag set `tagSet`; undefined on status OK, else what went wrong. Blocking (real k6 only). */
+  sendSync(tagSet: number): string | undefined;
+  /** The same through asyncInvoke. */
+  send(tagSet: number): Promise<string | undefined>;
 }
 
 /** One ModelStreamInferResponse delivered to a stream handler. */
@@ -154,6 +163,30 @@ export class KServeGrpc {
     this.connect();
     const response = await this.client.asyncInvoke(grpcMethod('ModelInfer'), request, this.#params(params));
     return inferCall(response);
+  }
+
+  /** The blocking form of infer(), for real k6 (the Node runtime refuses blocking calls). */
+  inferSync(request: GrpcInferRequest, params: GrpcInferParams = {}): GrpcInferCall {
+    this.connect();
+    return inferCall(this.client.invoke(grpcMethod('ModelInfer'), request, this.#params(params)));
+  }
+
+  /** Binds a prepared request for the measured loop: one params object per tag set, responses discarded. */
+  bind(request: GrpcInferRequest, tagSets: readonly Record<string, string>[]): BoundGrpcInfer {
+    const method = grpcMethod('ModelInfer');
+    const params = tagSets.map((tags) => this.#params({ tags, discardResponse: true }));
+    const failure = (response: grpc.Response) =>
+      response.status === grpc.StatusOK ? undefined : grpcErrorText(response);
+    return {
+      sendSync: (tagSet) => {
+        this.connect();
+        return failure(this.client.invoke(method, request, params[tagSet]));
+      },
+      send: async (tagSet) => {
+        this.connect();
+        return failure(await this.client.asyncInvoke(method, request, params[tagSet]));
+      },
+    };
   }
 
   /** Opens a ModelStreamInfer stream; write prepared requests to it. */

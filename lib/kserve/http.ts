@@ -1,7 +1,8 @@
 /**
- * A small KServe v2 REST client on k6/http. Every call goes through
- * http.asyncRequest (the Node runtime has no synchronous requests). Infer bodies
- * are prepared once per payload; responses are parsed only when outputs() is called.
+ * A small KServe v2 REST client on k6/http. Metadata calls go through http.asyncRequest (the Node
+ * runtime has no synchronous requests); infer has a blocking form too, for real k6, where it
+ * costs less than a promise per request. Infer bodies are prepared once per payload; responses are
+ * parsed only when outputs() is called.
  */
 import http, { type RefinedResponse, type ResponseType } from 'k6/http';
 import type { DecodeOptions } from '../tensor/codec.ts';
@@ -47,6 +48,17 @@ export interface HttpInferCall {
   error(): string | undefined;
   /** Parses the outputs (once; later calls return the same result). Throws on a failed call. */
   outputs(options?: DecodeOptions): InferResult;
+}
+
+/**
+ * An infer request bound once for the measured loop: URL, body and one params object per tag set
+ * are built ahead, so a send is the k6 call and a status comparison, nothing else.
+ */
+export interface BoundHttpInfer {
+  /** Sends with tag set `tagSet`; undefined on HTTP 200, else what went wrong. Blocking (real k6 only). */
+  sendSync(tagSet: number): string | undefined;
+  /** The same through http.asyncRequest. */
+  send(tagSet: number): Promise<string | undefined>;
 }
 
 /** Default request timeout. */
@@ -127,19 +139,42 @@ export class KServeHttp {
     request: PreparedHttpRequest,
     params: HttpInferParams = {},
   ): Promise<HttpInferCall> {
-    const responseType = params.responseType ?? 'binary';
-    const response = await http.asyncRequest(
-      'POST',
-      this.url + KSERVE_PATHS.infer(model, params.version),
-      request.body,
-      {
-        headers: request.headers,
-        timeout: params.timeout ?? this.#timeout,
-        tags: params.tags ? { ...this.#tags, ...params.tags } : this.#tags,
-        responseType,
-      },
-    );
-    return inferCall(response);
+    const url = this.url + KSERVE_PATHS.infer(model, params.version);
+    return inferCall(await http.asyncRequest('POST', url, request.body, this.#inferParams(request, params)));
+  }
+
+  /** The blocking form of infer(), for real k6 (the Node runtime refuses blocking calls). */
+  inferSync(model: string, request: PreparedHttpRequest, params: HttpInferParams = {}): HttpInferCall {
+    const url = this.url + KSERVE_PATHS.infer(model, params.version);
+    return inferCall(http.request('POST', url, request.body, this.#inferParams(request, params)));
+  }
+
+  /**
+   * Binds a prepared request for the measured loop: one params object per tag set, response bodies
+   * discarded (the status is all a measured request records).
+   */
+  bind(
+    model: string,
+    request: PreparedHttpRequest,
+    tagSets: readonly Record<string, string>[],
+    version?: string,
+  ): BoundHttpInfer {
+    const url = this.url + KSERVE_PATHS.infer(model, version);
+    const { body } = request;
+    const params = tagSets.map((tags) => this.#inferParams(request, { tags, responseType: 'none' }));
+    return {
+      sendSync: (tagSet) => failure(http.request('POST', url, body, params[tagSet])),
+      send: async (tagSet) => failure(await http.asyncRequest('POST', url, body, params[tagSet])),
+    };
+  }
+
+  #inferParams(request: PreparedHttpRequest, params: HttpInferParams) {
+    return {
+      headers: request.headers,
+      timeout: params.timeout ?? this.#timeout,
+      tags: params.tags ? { ...this.#tags, ...params.tags } : this.#tags,
+      responseType: params.responseType ?? ('binary' as const),
+    };
   }
 
   async #get<RT extends ResponseType>(path: string, responseType: RT): Promise<RefinedResponse<RT>> {
@@ -166,6 +201,12 @@ export class KServeHttp {
       throw new Error(`GET ${this.url}${path} returned a body that is not JSON`);
     }
   }
+}
+
+/** undefined for HTTP 200; else the status, or k6's transport error for a request that got no answer. */
+function failure(response: { status: number; error: string }): string | undefined {
+  if (response.status === 200) return undefined;
+  return response.status === 0 ? response.error || 'request failed' : `HTTP ${response.status}`;
 }
 
 function inferCall(response: RefinedResponse<'binary' | 'none'>): HttpInferCall {

@@ -17,8 +17,10 @@ export interface BuildScenariosOptions {
   warmup_s: number;
   /** Measurement window per level, seconds. */
   window_s: number;
-  /** Exported function the warm-up and measurement scenarios run. */
+  /** Exported function the measurement scenarios run. */
   exec: string;
+  /** Exported function the warm-up scenarios run (e.g. one that validates every response). @default exec */
+  warmupExec?: string;
   /** Exported function of the `<level>_stats` probe (1 VU, 1 iteration, sleeps WINDOW_S); omitted = no probe. */
   statsExec?: string;
   /** Open loop: VUs allocated before the level starts. @default ceil(rate / 10), at least 1 */
@@ -118,7 +120,8 @@ export function buildPlan(options: BuildScenariosOptions): LoadPlan {
     const tags = { level: String(level), mode: options.mode };
     if (options.warmup_s > 0) {
       // gracefulStop 0: warm-up iterations still running when the window opens would exceed the level.
-      scenarios[warmupName(name)] = loadScenario(options, level, t, options.warmup_s, 0, {
+      const warmup = { ...options, exec: options.warmupExec ?? options.exec };
+      scenarios[warmupName(name)] = loadScenario(warmup, level, t, options.warmup_s, 0, {
         ...tags,
         phase: 'warmup',
       });

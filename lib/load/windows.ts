@@ -23,3 +23,37 @@ export function windowTags(
 ): Record<string, string> {
   return { [WINDOW_TAG]: String(subWindowIndex(elapsed_ms, window_s, count)) };
 }
+
+/**
+ * The sub-window of the current measurement scenario, for the measured loop: reads the scenario's
+ * start (e.g. exec.scenario.startTime, which builds an object per call in k6) once per window, not
+ * once per request. A VU's next scenario always starts after its last window ended, so a moment
+ * past the cached window's end is when to read the start again.
+ */
+export class WindowClock {
+  readonly #window_ms: number;
+  readonly #count: number;
+  readonly #scenarioStart: () => number;
+  #start_ms = 0;
+  #end_ms = 0;
+
+  constructor(window_s: number, scenarioStart: () => number, count = DEFAULT_SUB_WINDOWS) {
+    this.#window_ms = window_s * 1000;
+    this.#count = count;
+    this.#scenarioStart = scenarioStart;
+  }
+
+  /** The sub-window index (0..count-1) of the moment `now_ms` (epoch milliseconds). */
+  index(now_ms = Date.now()): number {
+    if (now_ms >= this.#end_ms) {
+      this.#start_ms = this.#scenarioStart();
+      this.#end_ms = this.#start_ms + this.#window_ms;
+    }
+    return subWindowIndex(now_ms - this.#start_ms, this.#window_ms / 1000, this.#count);
+  }
+}
+
+/** The tag sets of every sub-window, in index order: built once, handed to bound requests. */
+export function subWindowTagSets(count = DEFAULT_SUB_WINDOWS): Record<string, string>[] {
+  return Array.from({ length: count }, (_, i) => ({ [WINDOW_TAG]: String(i) }));
+}

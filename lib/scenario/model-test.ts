@@ -1,30 +1,30 @@
 /**
- * Everything a model scenario exports, built from a catalog entry and its budget file:
- * k6 options (one scenario per load level, budgets as thresholds), setup() that fails with one
- * readable line when the server or model is not ready, the `infer` and `stats` exec functions,
- * and handleSummary(). Scenario files stay a few lines long.
+ * Everything a model scenario exports, built from a catalog entry and its budget file: k6 options
+ * (one scenario per load level, budgets as thresholds, all from the run plan), setup() that fails with
+ * one readable line when the server or model is not ready, the exec functions, and handleSummary().
+ *
+ * The measured loop (`infer`) is kept as lean as a five-line k6 script, because whatever it does per
+ * request is load-generator time the server never sees: it sends a request bound once with its
+ * sub-window tags and records only a failure. Responses are validated (outputs, labels) on every
+ * warm-up request (`warmup`) and on one in VALIDATE_EVERY measured ones. Under real k6 the exec
+ * functions block (cheaper there than a promise per request); under the Node runtime they are async.
+ * Scenario files stay a few lines long.
  */
 import exec from 'k6/execution';
 import type { Options } from 'k6/options';
 import { inputsFor } from '../../models/index.ts';
 import type { ModelEntry, TensorSpec } from '../../models/types.ts';
-import { budgetOverridesFromEnv, budgetThresholds, parseBudget } from '../budget.ts';
 import { createInferErrors, createServerCounters, recordServerStats } from '../load/metrics.ts';
-import {
-  DEFAULT_SUB_WINDOWS,
-  type RequestMetric,
-  SUMMARY_TREND_STATS,
-  WARMUP_SUFFIX,
-} from '../load/names.ts';
-import { buildPlan, type LoadPlan } from '../load/scenarios.ts';
+import type { LoadPlan } from '../load/scenarios.ts';
 import { serverStatsDelta } from '../load/server-stats.ts';
-import { loadPlanFromEnv } from '../load/shapes.ts';
-import { windowTags } from '../load/windows.ts';
+import { subWindowTagSets, WindowClock } from '../load/windows.ts';
+import { blockingCallsAllowed } from './blocking.ts';
 import { checkOutcome, type Expectations } from './checks.ts';
+import { resolveRunPlan, type RunPlan } from './run-plan.ts';
 import { levelSummary } from './summary.ts';
 import { loadSamples, randomSamples, type Sample } from './samples.ts';
-import { readSettings, type Settings } from './settings.ts';
-import { createTransport, type Transport } from './transport.ts';
+import type { Settings } from './settings.ts';
+import { type BoundRequest, createTransport, type InferOutcome, type Transport } from './transport.ts';
 
 /** What setup() hands every VU (JSON round trip, as k6 does). */
 export interface SetupData {
@@ -33,13 +33,20 @@ export interface SetupData {
   inputs?: TensorSpec[];
 }
 
+/** An exec function: blocking under real k6, async under the Node runtime. */
+export type ExecFunction = (data: SetupData) => void | Promise<void>;
+
 /** The exports of a model scenario. */
 export interface ModelTest {
   options: Options;
   plan: LoadPlan;
+  run: RunPlan;
   settings: Settings;
   setup(): Promise<SetupData>;
-  infer(data: SetupData): Promise<void>;
+  /** Warm-up iterations: every response validated. */
+  warmup: ExecFunction;
+  /** Measured iterations: send and record; one in VALIDATE_EVERY validated. */
+  infer: ExecFunction;
   stats(): Promise<void>;
   handleSummary(data: Record<string, unknown>): Record<string, string>;
 }
@@ -47,81 +54,97 @@ export interface ModelTest {
 /** Builds a model scenario; call at the top level (init context) with the text of its budget file. */
 export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: string): ModelTest {
   const env = __ENV as Record<string, string | undefined>;
-  const settings = readSettings(env, entry);
-  const load = loadPlanFromEnv(env, entry.loadShape);
-  const plan = buildPlan({
-    mode: load.mode,
-    levels: load.levels,
-    warmup_s: load.warmup_s,
-    window_s: load.window_s,
-    exec: 'infer',
-    statsExec: 'stats',
-    // Open loop: enough VUs that slow responses do not drop iterations before the server saturates.
-    maxVUs: Math.max(...load.levels) * 4,
-  });
-  const metric: RequestMetric = settings.protocol === 'grpc' ? 'grpc_req_duration' : 'http_req_duration';
-  const budget = parseBudget(budgetJson, budgetPath);
-  const options: Options = {
-    scenarios: plan.scenarios,
-    thresholds: budgetThresholds(
-      budget,
-      plan.levels.map((l) => l.name),
-      budgetOverridesFromEnv(env),
-      metric,
-      { subWindows: DEFAULT_SUB_WINDOWS },
-    ),
-    summaryTrendStats: SUMMARY_TREND_STATS,
-    setupTimeout: '60s',
-    tags: { model: settings.modelName, protocol: settings.protocol },
-  };
-
+  const run = resolveRunPlan(entry, env, budgetJson, budgetPath);
+  const { settings, validateEvery } = run;
   const transport = createTransport(settings);
   // Generic models: inputs and outputs come from the server in setup(); without PAYLOAD the
   // requests are random tensors made from them, as perf_analyzer does.
   const generic = entry.payload.kind === 'random';
   const samples: Sample[] = generic && !settings.payload ? [] : loadSamples(settings, entry);
   const counters = createServerCounters();
-  const inferErrors = createInferErrors();
+  // gRPC has no built-in failed-request metric in k6; HTTP has http_req_failed.
+  const inferErrors = settings.protocol === 'grpc' ? createInferErrors() : undefined;
+  const tagSets = subWindowTagSets();
+  const clock = new WindowClock(run.load.window_s, () => exec.scenario.startTime);
+
+  // Per VU (k6 evaluates this module once per VU): the requests, built once, and where the VU is in them.
   let labels: (number | undefined)[] = [];
-  let next = 0;
+  let prepared: unknown[] = [];
+  let bound: BoundRequest[] = [];
+  let next = -1;
+  let measured = 0;
   let warned = false;
 
-  function prepare(source: Sample[]): unknown[] {
+  function prepare(source: Sample[]): void {
     labels = source.map((s) => s.label);
-    return source.map((s) => transport.prepare(s.inputs));
+    prepared = source.map((s) => transport.prepare(s.inputs));
+    bound = prepared.map((p) => transport.bind(p, tagSets));
   }
-  // Request bodies are built once per VU in the init context, never per request; random requests
-  // for a generic model wait for the tensors setup() reads from the server.
-  let prepared: unknown[] | undefined = samples.length > 0 ? prepare(samples) : undefined;
+  // Request bodies are built in the init context, never per request; random requests for a generic
+  // model wait for the tensors setup() reads from the server.
+  if (samples.length > 0) prepare(samples);
+
+  /** The next sample's index; VUs start at different samples so they do not send the same one in step. */
+  function pick(data: SetupData): number {
+    if (next < 0) {
+      if (prepared.length === 0) {
+        prepare(
+          randomSamples(data.inputs ?? [], { batch: settings.batch, maxBatchSize: data.expect.maxBatchSize }),
+        );
+      }
+      next = exec.vu.idInTest;
+    }
+    return next++ % prepared.length;
+  }
+
+  function failed(error: string | undefined): void {
+    inferErrors?.add(error !== undefined);
+    if (error !== undefined && !warned) {
+      warned = true;
+      console.warn(`${settings.modelName} on ${transport.target}: ${error}`);
+    }
+  }
+
+  function validated(outcome: InferOutcome, data: SetupData, i: number): void {
+    const ok = checkOutcome(outcome, data.expect, labels[i]);
+    failed(ok ? undefined : (outcome.error() ?? 'outputs do not match the model'));
+  }
+
+  /** Whether this measured request is one of the sampled, validated ones. */
+  const sampled = () => validateEvery > 0 && measured++ % validateEvery === 0;
+
+  const blocking: Pick<ModelTest, 'warmup' | 'infer'> = {
+    warmup(data) {
+      const i = pick(data);
+      validated(transport.inferSync(prepared[i]), data, i);
+    },
+    infer(data) {
+      const i = pick(data);
+      const window = clock.index();
+      if (sampled()) validated(transport.inferSync(prepared[i], tagSets[window]), data, i);
+      else failed(bound[i]!.sendSync(window));
+    },
+  };
+  const async: Pick<ModelTest, 'warmup' | 'infer'> = {
+    async warmup(data) {
+      const i = pick(data);
+      validated(await transport.infer(prepared[i]), data, i);
+    },
+    async infer(data) {
+      const i = pick(data);
+      const window = clock.index();
+      if (sampled()) validated(await transport.infer(prepared[i], tagSets[window]), data, i);
+      else failed(await bound[i]!.send(window));
+    },
+  };
 
   return {
-    options,
-    plan,
+    options: run.options,
+    plan: run.plan,
+    run,
     settings,
     setup: () => checkTarget(transport, settings, entry, generic),
-    async infer(data: SetupData): Promise<void> {
-      if (!prepared) {
-        const inputs = data.inputs ?? [];
-        prepared = prepare(
-          randomSamples(inputs, { batch: settings.batch, maxBatchSize: data.expect.maxBatchSize }),
-        );
-      }
-      const i = (next++ + exec.vu.idInTest) % prepared.length;
-      // Measurement requests carry their sub-window, for perf_analyzer's stability verdict.
-      const scenario = exec.scenario;
-      const tags = scenario.name.endsWith(WARMUP_SUFFIX)
-        ? undefined
-        : windowTags(Date.now() - scenario.startTime, load.window_s);
-      const outcome = await transport.infer(prepared[i], tags);
-      const ok = checkOutcome(outcome, data.expect, labels[i]);
-      inferErrors.add(!outcome.ok);
-      if (!ok && !warned) {
-        warned = true;
-        console.warn(
-          `${settings.modelName} on ${transport.target}: ${outcome.error() ?? 'outputs do not match the model'}`,
-        );
-      }
-    },
+    ...(blockingCallsAllowed() ? blocking : async),
     async stats(): Promise<void> {
       const window_s = Number(__ENV.WINDOW_S);
       const before = await transport.statistics();
@@ -132,7 +155,7 @@ export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: str
         serverStatsDelta(before, after, { model: settings.modelName, version: settings.modelVersion }),
       );
     },
-    handleSummary: (data) => levelSummary(data, { plan, batch: settings.batch, metric, env }),
+    handleSummary: (data) => levelSummary(data, run, env),
   };
 }
 

@@ -1,39 +1,38 @@
 /**
  * handleSummary for model scenarios, the same under k6 and the Node runtime: perf_analyzer's
- * closing lines and each missed budget (metric, level, budget, measured) on stdout, and k6's
- * summary data as JSON where SUMMARY_JSON points (the bench command reads it to write reports).
+ * closing lines and each missed budget (metric, level, budget, measured) on stdout, and the data the
+ * bench command writes its reports from.
  */
-import type { RequestMetric } from '../load/names.ts';
-import type { LoadPlan } from '../load/scenarios.ts';
 import { missedBudgetLines } from '../summary/verdicts.ts';
 import { type K6SummaryData, levelsFromSummary } from '../summary/from-summary.ts';
+import { generatorWarnings } from '../summary/generator.ts';
 import { perfAnalyzerSummary } from '../summary/stdout.ts';
+import type { RunPlan } from './run-plan.ts';
 
-/** What the summary needs besides k6's data. */
-export interface LevelSummaryOptions {
-  plan: LoadPlan;
-  batch: number;
-  metric: RequestMetric;
-  env: Record<string, string | undefined>;
-}
-
-/** The handleSummary result map: stdout text, plus the raw data file when SUMMARY_JSON is set. */
+/**
+ * The handleSummary result map: stdout text; k6's summary data as JSON where SUMMARY_JSON points; and
+ * the level results, computed here once, where LEVELS_JSON points (the bench reads them to write reports).
+ */
 export function levelSummary(
   data: Record<string, unknown>,
-  options: LevelSummaryOptions,
+  run: RunPlan,
+  env: Record<string, string | undefined>,
 ): Record<string, string> {
   const results = levelsFromSummary({
     summary: data as K6SummaryData,
-    batch: options.batch,
-    levels: options.plan.levels,
-    metric: options.metric,
+    batch: run.settings.batch,
+    levels: run.plan.levels,
+    metric: run.metric,
+    errorMetric: run.errorMetric,
+    stability_pct: run.load.stability_pct,
   });
   const lines = [perfAnalyzerSummary(results).trimEnd()];
+  lines.push(...generatorWarnings(results));
   const missed = missedBudgetLines(results);
   lines.push(...missed);
   if (results.length > 0 && missed.length === 0) lines.push('all budgets met');
   const out: Record<string, string> = { stdout: `${lines.filter(Boolean).join('\n')}\n` };
-  const path = options.env.SUMMARY_JSON;
-  if (path) out[path] = JSON.stringify(data);
+  if (env.SUMMARY_JSON) out[env.SUMMARY_JSON] = JSON.stringify(data);
+  if (env.LEVELS_JSON) out[env.LEVELS_JSON] = JSON.stringify(results);
   return out;
 }

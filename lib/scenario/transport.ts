@@ -4,7 +4,8 @@
  * the init context; the hot path only sends them.
  */
 import { KServeGrpc } from '../kserve/grpc.ts';
-import { KServeHttp } from '../kserve/http.ts';
+import type { GrpcInferRequest } from '../kserve/grpc-messages.ts';
+import { KServeHttp, type PreparedHttpRequest } from '../kserve/http.ts';
 import type { ModelStats } from '../kserve/stats.ts';
 import type { InferInput, InferResult, ModelMetadata } from '../kserve/types.ts';
 import type { Settings } from './settings.ts';
@@ -16,6 +17,12 @@ export interface InferOutcome {
   outputs(): InferResult;
 }
 
+/** A prepared request bound for the measured loop; send*(i) use tag set i and return the failure, if any. */
+export interface BoundRequest {
+  sendSync(tagSet: number): string | undefined;
+  send(tagSet: number): Promise<string | undefined>;
+}
+
 /** What exec functions need from a protocol. */
 export interface Transport {
   /** Where requests go, for error messages. */
@@ -23,6 +30,10 @@ export interface Transport {
   prepare(inputs: readonly InferInput[]): unknown;
   /** Sends a prepared request; tags are added to its metrics. */
   infer(prepared: unknown, tags?: Record<string, string>): Promise<InferOutcome>;
+  /** infer() as a blocking call, for real k6. */
+  inferSync(prepared: unknown, tags?: Record<string, string>): InferOutcome;
+  /** Binds a prepared request to its tag sets (the measured loop's sub-windows). */
+  bind(prepared: unknown, tagSets: readonly Record<string, string>[]): BoundRequest;
   serverLive(): Promise<boolean>;
   modelReady(): Promise<boolean>;
   modelMetadata(): Promise<ModelMetadata>;
@@ -39,8 +50,9 @@ export function createTransport(settings: Settings): Transport {
     return {
       target: `grpc://${settings.grpcUrl}`,
       prepare: (inputs) => client.prepareInfer(model, inputs, version ? { version } : {}),
-      infer: (prepared, tags) =>
-        client.infer(prepared as Parameters<KServeGrpc['infer']>[0], tags ? { tags } : {}),
+      infer: (prepared, tags) => client.infer(prepared as GrpcInferRequest, tags ? { tags } : {}),
+      inferSync: (prepared, tags) => client.inferSync(prepared as GrpcInferRequest, tags ? { tags } : {}),
+      bind: (prepared, tagSets) => client.bind(prepared as GrpcInferRequest, tagSets),
       serverLive: () => client.serverLive(),
       modelReady: () => client.modelReady(model, version),
       modelMetadata: () => client.modelMetadata(model, version),
@@ -53,8 +65,10 @@ export function createTransport(settings: Settings): Transport {
   return {
     target: settings.url,
     prepare: (inputs) => (json ? client.prepareJson(inputs) : client.prepareBinary(inputs)),
-    infer: (prepared, tags) =>
-      client.infer(model, prepared as Parameters<KServeHttp['infer']>[1], { version, tags }),
+    infer: (prepared, tags) => client.infer(model, prepared as PreparedHttpRequest, { version, tags }),
+    inferSync: (prepared, tags) =>
+      client.inferSync(model, prepared as PreparedHttpRequest, { version, tags }),
+    bind: (prepared, tagSets) => client.bind(model, prepared as PreparedHttpRequest, tagSets, version),
     serverLive: () => client.serverLive(),
     modelReady: () => client.modelReady(model, version),
     modelMetadata: () => client.modelMetadata(model, version),

@@ -18,7 +18,33 @@ import { serverAverages_us, type ServerStatsDelta } from '../load/server-stats.t
 import { judgeStability, type WindowRecord } from '../load/stability.ts';
 import { isProbeExpr } from '../budget.ts';
 import { parseThresholdExpr } from '../load/threshold-expr.ts';
-import type { BudgetVerdict, LevelResult, RunReport, ServerBreakdown } from './types.ts';
+import type { BudgetVerdict, GeneratorCost, LevelResult, RunReport, ServerBreakdown } from './types.ts';
+
+/** Above this share of an iteration spent outside the request, a level is load-generator bound. */
+export const GENERATOR_OVERHEAD_LIMIT_PCT = 10;
+/** At or above this CPU share (percent of one core), the generator is saturated. */
+export const GENERATOR_CPU_LIMIT_PCT = 90;
+
+/** The generator's cost per request from the average iteration and request times (ms, as k6 reports). */
+export function generatorCost(
+  iteration_avg_ms: number,
+  request_avg_ms: number,
+  cpu_pct?: number,
+): GeneratorCost {
+  const iteration_avg_us = ms_to_us(iteration_avg_ms);
+  const overhead_us = Math.max(0, iteration_avg_us - ms_to_us(request_avg_ms));
+  const overhead_pct = iteration_avg_us > 0 ? (overhead_us / iteration_avg_us) * 100 : 0;
+  const bound =
+    overhead_pct > GENERATOR_OVERHEAD_LIMIT_PCT ||
+    (cpu_pct !== undefined && cpu_pct >= GENERATOR_CPU_LIMIT_PCT);
+  return {
+    iteration_avg_us,
+    overhead_us,
+    overhead_pct,
+    ...(cpu_pct !== undefined ? { cpu_pct } : {}),
+    bound,
+  };
+}
 
 /** One metric as k6 hands it over (handleSummary: `values` + `thresholds: {expr: {ok}}`). */
 export interface K6SummaryMetric {
@@ -195,6 +221,7 @@ export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
       : 0;
     const errorValues = get(errorMetric);
     const errors = errorValues?.['passes'] ?? Math.round((errorValues?.['rate'] ?? 0) * requests);
+    const iteration = get('iteration_duration');
     const windows = input.windows?.[ref.name] ?? windowsFromSummary(summary, metric, ref, batch);
     const stability =
       windows.length > 0 ? judgeStability(windows, { stability_pct: input.stability_pct }) : undefined;
@@ -215,6 +242,9 @@ export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
       dropped_iterations: get('dropped_iterations')?.['count'] ?? 0,
       ...(stability ? { stable: stability.stable, stability_spread_pct: stability.spread_pct } : {}),
       budgets: verdicts(summary, ref.name),
+      ...(iteration?.['avg'] !== undefined && duration['avg'] !== undefined
+        ? { generator: generatorCost(iteration['avg'], duration['avg']) }
+        : {}),
     });
   }
   return results;

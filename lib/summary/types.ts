@@ -66,6 +66,25 @@ export interface LevelResult {
   /** Largest deviation from the mean across the judged windows, percent. */
   stability_spread_pct?: number | null;
   budgets: BudgetVerdict[];
+  /** The load generator's own cost at this level, when k6 reported iteration times. */
+  generator?: GeneratorCost;
+}
+
+/**
+ * What the load generator spent per request beyond the request itself (perf_analyzer has no such
+ * figure): when it is large, the level measured the generator, not the server.
+ */
+export interface GeneratorCost {
+  /** Average iteration time, microseconds. */
+  iteration_avg_us: number;
+  /** Iteration time minus request time, floored at 0, microseconds. */
+  overhead_us: number;
+  /** overhead_us as a percentage of the iteration. */
+  overhead_pct: number;
+  /** The generator process's CPU over the window, percent of one core, when the bench measured it. */
+  cpu_pct?: number;
+  /** True when overhead_pct > GENERATOR_OVERHEAD_LIMIT_PCT or cpu_pct >= GENERATOR_CPU_LIMIT_PCT. */
+  bound: boolean;
 }
 
 /** A whole run, as the writers receive it. */
@@ -76,6 +95,8 @@ export interface RunReport {
   batch: number;
   started_at: string;
   results: LevelResult[];
+  /** One in this many measured responses was validated (every warm-up response was); absent: unknown. */
+  validate_every?: number;
   /** True when every budget verdict passed. */
   verdict_ok: boolean;
 }

@@ -45,8 +45,11 @@ export async function resolveK6Modules(
       throw new ScriptLoadError(`cannot load the runtime's ${spec} module: ${(err as Error).message}`);
     }
     const def = (ns['default'] ?? {}) as Namespace;
-    // Functions a module can only refuse (k6/http's synchronous calls) fail now, with their own message.
-    const refused = (ns['SYNC_HTTP_FUNCTIONS'] as string[] | undefined) ?? [];
+    // Functions a module can only refuse (k6/http's synchronous calls) fail now, with their own message,
+    // unless the script reads asyncRequest too: then it picks the form at run time (as lib/scenario does).
+    const refused = used.names.has('asyncRequest')
+      ? []
+      : ((ns['SYNC_HTTP_FUNCTIONS'] as string[] | undefined) ?? []);
     for (const name of used.names) {
       if (!(name in ns) && !(name in def)) throw new ScriptLoadError(unsupported(`${spec}.${name}`));
       if (refused.includes(name)) {

@@ -1,0 +1,109 @@
+/**
+ * One resolved run plan: everything a benchmark run needs, worked out once from a catalog entry, the
+ * environment (k6's __ENV or the bench's flags) and the budget file's text. The scenario inside k6
+ * and the bench command on Node both call resolveRunPlan, so they cannot disagree on levels,
+ * windows, stability, metric or budgets. Pure: no k6 or Node imports.
+ */
+import type { Options } from 'k6/options';
+import type { ModelEntry } from '../../models/types.ts';
+import {
+  type Budget,
+  type BudgetOverrides,
+  budgetOverridesFromEnv,
+  budgetThresholds,
+  parseBudget,
+} from '../budget.ts';
+import {
+  DEFAULT_SUB_WINDOWS,
+  errorMetricFor,
+  type RequestMetric,
+  SUMMARY_TREND_STATS,
+} from '../load/names.ts';
+import { buildPlan, type LoadPlan } from '../load/scenarios.ts';
+import { type LoadPlanSettings, loadPlanFromEnv } from '../load/shapes.ts';
+import { readSettings, type Settings } from './settings.ts';
+
+/** Measured requests validated by default: one in this many (every warm-up response is validated). */
+export const DEFAULT_VALIDATE_EVERY = 100;
+
+/** Everything a run needs, resolved once. */
+export interface RunPlan {
+  settings: Settings;
+  /** Levels, windows and the stability tolerance. */
+  load: LoadPlanSettings;
+  /** k6 scenarios per level and their timetable. */
+  plan: LoadPlan;
+  metric: RequestMetric;
+  errorMetric: string;
+  budget: Budget;
+  overrides: BudgetOverrides;
+  /** k6 options: scenarios, thresholds (budgets and the probes the report reads), tags. */
+  options: Options;
+  /** 1 in validateEvery measured responses is checked (outputs, labels); 0 checks none, 1 all. */
+  validateEvery: number;
+}
+
+/** Names of the exported functions the plan's scenarios call. */
+export const EXEC = { warmup: 'warmup', measure: 'infer', stats: 'stats' } as const;
+
+/** Reads VALIDATE_EVERY: a whole number >= 0. */
+export function validateEveryFromEnv(env: Record<string, string | undefined>): number {
+  const raw = env['VALIDATE_EVERY'];
+  if (raw === undefined || raw.trim() === '') return DEFAULT_VALIDATE_EVERY;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) {
+    throw new Error(
+      `invalid VALIDATE_EVERY="${raw}"; expected a whole number >= 0 (1 checks every response, 0 none)`,
+    );
+  }
+  return n;
+}
+
+/** Resolves the run plan; throws one readable line for any invalid setting or budget. */
+export function resolveRunPlan(
+  entry: ModelEntry,
+  env: Record<string, string | undefined>,
+  budgetJson: string,
+  budgetPath: string,
+): RunPlan {
+  const settings = readSettings(env, entry);
+  const load = loadPlanFromEnv(env, entry.loadShape);
+  const plan = buildPlan({
+    mode: load.mode,
+    levels: load.levels,
+    warmup_s: load.warmup_s,
+    window_s: load.window_s,
+    exec: EXEC.measure,
+    warmupExec: EXEC.warmup,
+    statsExec: EXEC.stats,
+    // Open loop: enough VUs that slow responses do not drop iterations before the server saturates.
+    maxVUs: Math.max(...load.levels) * 4,
+  });
+  const metric: RequestMetric = settings.protocol === 'grpc' ? 'grpc_req_duration' : 'http_req_duration';
+  const budget = parseBudget(budgetJson, budgetPath);
+  const overrides = budgetOverridesFromEnv(env);
+  const options: Options = {
+    scenarios: plan.scenarios,
+    thresholds: budgetThresholds(
+      budget,
+      plan.levels.map((l) => l.name),
+      overrides,
+      metric,
+      { subWindows: DEFAULT_SUB_WINDOWS },
+    ),
+    summaryTrendStats: SUMMARY_TREND_STATS,
+    setupTimeout: '60s',
+    tags: { model: settings.modelName, protocol: settings.protocol },
+  };
+  return {
+    settings,
+    load,
+    plan,
+    metric,
+    errorMetric: errorMetricFor(metric),
+    budget,
+    overrides,
+    options,
+    validateEvery: validateEveryFromEnv(env),
+  };
+}

@@ -11,6 +11,7 @@ import {
   statsName,
   subMetricKey,
   subWindowKey,
+  WINDOW_START_METRIC,
 } from './load/names.ts';
 import { parsePositiveNumber } from './load/parse.ts';
 import { parseThresholdExpr } from './load/threshold-expr.ts';
@@ -40,7 +41,7 @@ export interface BudgetOverrides {
 }
 
 /** Always-true expressions that only make k6 keep a sub-metric in its summary. */
-export const PROBE_EXPRS: readonly string[] = ['max>=0', 'count>=0', 'rate>=0'];
+export const PROBE_EXPRS: readonly string[] = ['max>=0', 'count>=0', 'rate>=0', 'value>=0'];
 
 /** Whether a threshold expression is a probe rather than a budget. */
 export function isProbeExpr(expr: string): boolean {
@@ -198,6 +199,7 @@ export function budgetThresholds(
       for (const counter of Object.values(SERVER_COUNTERS)) {
         thresholds[subMetricKey(counter, statsName(level))] = ['count>=0'];
       }
+      thresholds[subMetricKey(WINDOW_START_METRIC, statsName(level))] = ['value>=0'];
     }
   }
   return thresholds;

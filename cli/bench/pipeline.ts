@@ -8,7 +8,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildScenarios } from '../../build.ts';
 import { resolveRunPlan } from '../../lib/scenario/run-plan.ts';
-import { buildRunReport } from '../../lib/summary/from-summary.ts';
+import { statsName, subMetricKey, WINDOW_START_METRIC } from '../../lib/load/names.ts';
+import { buildRunReport, generatorCost, type K6SummaryData } from '../../lib/summary/from-summary.ts';
 import type { LevelResult } from '../../lib/summary/types.ts';
 import { genericEntry } from '../../models/generic.ts';
 import { getModel } from '../../models/index.ts';
@@ -16,6 +17,7 @@ import { ensurePayloads } from '../../payloads/index.ts';
 import { fetchLiveEntry } from '../../payloads/live-fetch.ts';
 import { reportMarkdown } from '../../report/markdown.ts';
 import { writeRunReport } from '../../report/write.ts';
+import { type CpuSample, cpuShare_pct } from './cpu.ts';
 import { type EmbeddedServer, startEmbedded } from './embedded.ts';
 import { type RuntimeChoice, runScenario } from './runner.ts';
 
@@ -46,6 +48,28 @@ export interface BenchOutcome {
 
 function runId(): string {
   return new Date().toISOString().replace(/[:.]/g, '-').replace('Z', '');
+}
+
+/**
+ * Adds the generator's CPU share to each level: the runtime process's samples over the level's window,
+ * whose start the level's stats probe recorded. Only the bench can see the process, so only it adds this.
+ */
+function withGeneratorCpu(
+  results: LevelResult[],
+  summary: Record<string, unknown>,
+  samples: readonly CpuSample[],
+): LevelResult[] {
+  const metrics = (summary['metrics'] ?? {}) as K6SummaryData['metrics'];
+  return results.map((result) => {
+    const gauge = metrics[subMetricKey(WINDOW_START_METRIC, statsName(result.name))];
+    const start_ms = gauge?.values?.['value'] ?? (gauge?.['value'] as number | undefined);
+    if (!result.generator || start_ms === undefined) return result;
+    const cpu_pct = cpuShare_pct(samples, start_ms, start_ms + result.window_s * 1000);
+    if (cpu_pct === undefined) return result;
+    const { iteration_avg_us } = result.generator;
+    const generator = generatorCost(iteration_avg_us / 1000, result.latency_us.avg / 1000, cpu_pct);
+    return { ...result, generator };
+  });
 }
 
 /** Reads a JSON file the run wrote, or undefined when the run ended before writing it. */
@@ -119,7 +143,7 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
 
     // The level results were computed once, by the scenario's handleSummary; here they are only written.
     const summary = readJson<Record<string, unknown>>(env.SUMMARY_JSON) ?? { metrics: {} };
-    const results = readJson<LevelResult[]>(env.LEVELS_JSON) ?? [];
+    const results = withGeneratorCpu(readJson<LevelResult[]>(env.LEVELS_JSON) ?? [], summary, run.cpu);
     const report = buildRunReport({
       model: settings.modelName,
       protocol: settings.protocol,

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type CpuSample, sampleCpu } from './cpu.ts';
 
 /** Which runtime to use; auto prefers real k6. */
 export type RuntimeChoice = 'auto' | 'k6' | 'node';
@@ -15,6 +16,8 @@ export type RuntimeChoice = 'auto' | 'k6' | 'node';
 export interface RunOutcome {
   runtime: 'k6' | 'node';
   exitCode: number;
+  /** The runtime process's CPU over the run (empty where /proc is absent). */
+  cpu: CpuSample[];
 }
 
 /** The k6 binary: K6_BIN, else the first `k6` on PATH; undefined when there is none. */
@@ -49,6 +52,7 @@ export async function runScenario(options: {
   const envFlags = Object.entries(options.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
   const args = [...command.args, ...envFlags, ...(options.k6Args ?? []), options.script];
   const child = spawn(command.program, args, { stdio: 'inherit' });
+  const cpu = child.pid === undefined ? undefined : sampleCpu(child.pid);
   // The child handles Ctrl-C itself (stop, teardown, summary); we wait and then write the reports.
   const ignore = () => {};
   process.on('SIGINT', ignore);
@@ -57,7 +61,7 @@ export async function runScenario(options: {
       child.once('error', reject);
       child.once('exit', (code, signal) => resolve(code ?? (signal === 'SIGINT' ? 105 : 1)));
     });
-    return { runtime: command.runtime, exitCode };
+    return { runtime: command.runtime, exitCode, cpu: cpu?.stop() ?? [] };
   } finally {
     process.off('SIGINT', ignore);
   }

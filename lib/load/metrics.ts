@@ -3,8 +3,13 @@
  * summary (tagged by the `<level>_stats` scenario that adds them) and the infer_errors Rate.
  * Create them in the init context (k6 registers metrics there).
  */
-import { Counter, Rate } from 'k6/metrics';
-import { INFER_ERRORS_METRIC, SERVER_COUNTERS, type ServerCounterField } from './names.ts';
+import { Counter, Gauge, Rate } from 'k6/metrics';
+import {
+  INFER_ERRORS_METRIC,
+  SERVER_COUNTERS,
+  type ServerCounterField,
+  WINDOW_START_METRIC,
+} from './names.ts';
 import type { ServerStatsDelta } from './server-stats.ts';
 
 /** One Counter per SERVER_COUNTERS field. */
@@ -27,4 +32,9 @@ export function recordServerStats(counters: ServerCounters, delta: ServerStatsDe
 /** Registers the infer_errors Rate (add `true` per failed request, `false` per good one); gRPC budgets use it. */
 export function createInferErrors(): Rate {
   return new Rate(INFER_ERRORS_METRIC);
+}
+
+/** Registers the window-start Gauge (see WINDOW_START_METRIC). */
+export function createWindowStart(): Gauge {
+  return new Gauge(WINDOW_START_METRIC);
 }

@@ -80,6 +80,9 @@ export const SERVER_COUNTERS = {
   compute_output_us: 'triton_compute_output_us',
 } as const;
 
+/** Gauge the `<level>_stats` scenario sets to the window's start (epoch ms): the bench lines its CPU samples up with it. */
+export const WINDOW_START_METRIC = 'k6_triton_window_start_ms';
+
 /** Field names of SERVER_COUNTERS. */
 export type ServerCounterField = keyof typeof SERVER_COUNTERS;
 

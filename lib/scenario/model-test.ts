@@ -14,7 +14,12 @@ import exec from 'k6/execution';
 import type { Options } from 'k6/options';
 import { inputsFor } from '../../models/index.ts';
 import type { ModelEntry, TensorSpec } from '../../models/types.ts';
-import { createInferErrors, createServerCounters, recordServerStats } from '../load/metrics.ts';
+import {
+  createInferErrors,
+  createServerCounters,
+  createWindowStart,
+  recordServerStats,
+} from '../load/metrics.ts';
 import type { LoadPlan } from '../load/scenarios.ts';
 import { serverStatsDelta } from '../load/server-stats.ts';
 import { subWindowTagSets, WindowClock } from '../load/windows.ts';
@@ -62,6 +67,7 @@ export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: str
   const generic = entry.payload.kind === 'random';
   const samples: Sample[] = generic && !settings.payload ? [] : loadSamples(settings, entry);
   const counters = createServerCounters();
+  const windowStart = createWindowStart();
   // gRPC has no built-in failed-request metric in k6; HTTP has http_req_failed.
   const inferErrors = settings.protocol === 'grpc' ? createInferErrors() : undefined;
   const tagSets = subWindowTagSets();
@@ -147,6 +153,7 @@ export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: str
     ...(blockingCallsAllowed() ? blocking : async),
     async stats(): Promise<void> {
       const window_s = Number(__ENV.WINDOW_S);
+      windowStart.add(Date.now());
       const before = await transport.statistics();
       await new Promise((resolve) => setTimeout(resolve, window_s * 1000));
       const after = await transport.statistics();

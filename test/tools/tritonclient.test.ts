@@ -56,7 +56,7 @@ describe.skipIf(!python.path)(suiteName, () => {
     });
     dir = mkdtempSync(path.join(tmpdir(), 'k6t-tritonclient-'));
     const plan = path.join(dir, 'models.json');
-    writeFileSync(plan, JSON.stringify({ models, reload: 'bert-base' }));
+    writeFileSync(plan, JSON.stringify({ models, reload: 'bert-base', streamOrder: 'bert-base' }));
     const args = [SCRIPT, plan, `127.0.0.1:${server.httpPort}`, `127.0.0.1:${server.grpcPort}`];
     // Async: the server answers from this process while the script runs. Exit 1 means a failed check.
     const result = await run(python.path as string, args, { timeout: 150_000, maxBuffer: 16 << 20 }).catch(
@@ -88,6 +88,11 @@ describe.skipIf(!python.path)(suiteName, () => {
         'repository index http+grpc',
         'unload/load http bert-base',
         'unload/load grpc bert-base',
+        'load with config override http bert-base',
+        'load with config override grpc bert-base',
+        'unknown model not ready http+grpc',
+        'error load unknown model http+grpc',
+        'stream answers in request order grpc bert-base',
         'error unknown model http',
         'error unknown model grpc',
         'error unknown model metadata http+grpc',

@@ -51,6 +51,10 @@ def expect_error(fn, *needles, http_status=None, grpc_code=None):
     raise AssertionError(f"no error raised; expected one holding {needles}")
 
 
+def assert_false(value):
+    assert not value, f"expected false, got {value!r}"
+
+
 def batch_of(model):
     """Requests carry 2 items when the model batches (so inference counts differ from request counts)."""
     return 2 if model["maxBatchSize"] >= 2 else 1
@@ -336,6 +340,71 @@ def check_reload(model, h, g):
     )
 
 
+def check_config_override(model, h, g):
+    """Load with a "config" override (Triton's load API parameter), then without: the repository's config is back."""
+    name = model["name"]
+    original = h.get_model_config(name)
+    smaller = dict(original, max_batch_size=original["max_batch_size"] // 2)
+    smaller.pop("dynamic_batching", None)  # preferred sizes above the new limit would be invalid
+
+    def batch_of_size(mod, size):
+        inputs = []
+        for spec in model["inputs"]:
+            data = np.zeros([size] + spec["dims"], dtype=triton_to_np_dtype(spec["datatype"]))
+            inputs.append(mod.InferInput(spec["name"], list(data.shape), spec["datatype"]).set_data_from_numpy(data))
+        return inputs
+
+    def cycle(client, mod, read_max):
+        limit = smaller["max_batch_size"]
+        client.load_model(name, config=json.dumps(smaller))
+        assert read_max() == limit, f"max_batch_size {read_max()} after override {limit}"
+        outputs_of_size = client.infer(name, batch_of_size(mod, limit)).as_numpy(model["outputs"][0]["name"])
+        assert outputs_of_size.shape[0] == limit
+        expect_error(lambda: client.infer(name, batch_of_size(mod, limit + 1)), f"must be <= {limit}")
+        client.load_model(name)
+        assert read_max() == original["max_batch_size"], "repository config not restored by a plain load"
+
+    check(
+        f"load with config override http {name}",
+        lambda: cycle(h, httpclient, lambda: h.get_model_config(name)["max_batch_size"]),
+    )
+    check(
+        f"load with config override grpc {name}",
+        lambda: cycle(g, grpcclient, lambda: g.get_model_config(name).config.max_batch_size),
+    )
+
+
+def check_stream_order(model, g):
+    """Triton answers a non-decoupled stream in request order, errors included (stream_infer_handler.cc)."""
+    name = model["name"]
+    spec = model["inputs"][0]
+
+    def bad_inputs():
+        inputs = inputs_for(grpcclient, model, 5)
+        data = tensor_data(model, spec, 5)[..., :-1]  # one element short: fails validation at once
+        inputs[0] = grpcclient.InferInput(spec["name"], list(data.shape), spec["datatype"])
+        inputs[0].set_data_from_numpy(data)
+        return inputs
+
+    def ordered():
+        answers = queue.Queue()
+        g.start_stream(callback=lambda result, error: answers.put((result, error)))
+        try:
+            plan = [("o0", True), ("o1", False), ("o2", True), ("o3", False)]
+            for rid, valid in plan:
+                inputs = inputs_for(grpcclient, model, 5) if valid else bad_inputs()
+                g.async_stream_infer(name, inputs, request_id=rid)
+            got = [answers.get(timeout=30) for _ in plan]
+        finally:
+            g.stop_stream()
+        assert [err is None for _, err in got] == [valid for _, valid in plan], [str(e) for _, e in got]
+        # An error carries its request id in the message: "[request id: o1] unexpected shape ...".
+        ids = [res.get_response().id if err is None else str(err).split("]")[0].split(": ")[-1] for res, err in got]
+        assert ids == [rid for rid, _ in plan], f"stream answer order {ids}"
+
+    check(f"stream answers in request order grpc {name}", ordered)
+
+
 def check_errors(model, h, g):
     name = model["name"]
     spec = model["inputs"][0]
@@ -399,6 +468,12 @@ def check_unknown_model(model, h, g):
         "error unknown model grpc",
         lambda: expect_error(lambda: g.infer(unknown, inputs_for(grpcclient, model, 3)), "unknown model", unknown),
     )
+    # Triton answers readiness of an unknown model with "not ready", not an error (server.cc ModelIsReady).
+    check("unknown model not ready http+grpc", lambda: assert_false(h.is_model_ready(unknown) or g.is_model_ready(unknown)))
+    check(
+        "error load unknown model http+grpc",
+        lambda: (expect_error(lambda: h.load_model(unknown), unknown), expect_error(lambda: g.load_model(unknown), unknown)),
+    )
     check(
         "error unknown model metadata http+grpc",
         lambda: (
@@ -421,7 +496,10 @@ def main():
         check_metadata(model, h, g)
         check_model(model, h, g, stub)
     check_reload(next(m for m in models if m["name"] == plan["reload"]), h, g)
+    check_config_override(next(m for m in models if m["name"] == plan["reload"]), h, g)
     check_unknown_model(models[0], h, g)
+    # The model with the longest queue delay: its valid answers come well after the errors.
+    check_stream_order(next(m for m in models if m["name"] == plan["streamOrder"]), g)
     for model in models:
         check_errors(model, h, g)
     facts["models"] = names

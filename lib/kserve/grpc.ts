@@ -15,6 +15,7 @@ import {
   grpcMethod,
   readStreamInferResponse,
 } from './grpc-messages.ts';
+import { deepFreeze } from './freeze.ts';
 import { normalizeModelMetadata, normalizeServerMetadata } from './metadata.ts';
 import { type ModelStats, normalizeStatistics } from './stats.ts';
 import type { InferInput, InferResult, ModelMetadata, ServerMetadata } from './types.ts';
@@ -155,7 +156,8 @@ export class KServeGrpc {
     inputs: readonly InferInput[],
     options: GrpcRequestOptions = {},
   ): GrpcInferRequest {
-    return buildGrpcInferRequest(model, inputs, { encodeBase64: nativeBase64Encode, ...options });
+    // Frozen: the Node runtime then encodes it once (see lib/kserve/freeze.ts); nothing changes it later.
+    return deepFreeze(buildGrpcInferRequest(model, inputs, { encodeBase64: nativeBase64Encode, ...options }));
   }
 
   /** ModelInfer with a prepared request. */
@@ -174,7 +176,7 @@ export class KServeGrpc {
   /** Binds a prepared request for the measured loop: one params object per tag set, responses discarded. */
   bind(request: GrpcInferRequest, tagSets: readonly Record<string, string>[]): BoundGrpcInfer {
     const method = grpcMethod('ModelInfer');
-    const params = tagSets.map((tags) => this.#params({ tags, discardResponse: true }));
+    const params = tagSets.map((tags) => deepFreeze(this.#params({ tags, discardResponse: true })));
     const failure = (response: grpc.Response) =>
       response.status === grpc.StatusOK ? undefined : grpcErrorText(response);
     return {
@@ -200,7 +202,7 @@ export class KServeGrpc {
 
   #params(params: GrpcInferParams): grpc.Params {
     const out: grpc.Params = {
-      metadata: this.#options.metadata ?? {},
+      metadata: { ...this.#options.metadata },
       tags: params.tags ? { ...this.#options.tags, ...params.tags } : (this.#options.tags ?? {}),
       timeout: params.timeout ?? this.#options.timeout ?? '60s',
     };

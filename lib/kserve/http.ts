@@ -9,6 +9,7 @@ import type { DecodeOptions } from '../tensor/codec.ts';
 import { type BinaryInferRequest, buildBinaryInferRequest } from './binary.ts';
 import { buildJsonInferRequest, type JsonInferInput, type JsonInferRequest } from './json.ts';
 import { normalizeModelMetadata, normalizeServerMetadata } from './metadata.ts';
+import { deepFreeze } from './freeze.ts';
 import { joinUrl, KSERVE_PATHS } from './paths.ts';
 import { httpErrorMessage, parseHttpInferResponse } from './response.ts';
 import { type ModelStats, normalizeStatistics } from './stats.ts';
@@ -161,7 +162,9 @@ export class KServeHttp {
   ): BoundHttpInfer {
     const url = this.url + KSERVE_PATHS.infer(model, version);
     const { body } = request;
-    const params = tagSets.map((tags) => this.#inferParams(request, { tags, responseType: 'none' }));
+    const params = tagSets.map((tags) =>
+      deepFreeze(this.#inferParams(request, { tags: { ...tags }, responseType: 'none' })),
+    );
     return {
       sendSync: (tagSet) => failure(http.request('POST', url, body, params[tagSet])),
       send: async (tagSet) => failure(await http.asyncRequest('POST', url, body, params[tagSet])),
@@ -170,7 +173,7 @@ export class KServeHttp {
 
   #inferParams(request: PreparedHttpRequest, params: HttpInferParams) {
     return {
-      headers: request.headers,
+      headers: { ...request.headers },
       timeout: params.timeout ?? this.#timeout,
       tags: params.tags ? { ...this.#tags, ...params.tags } : this.#tags,
       responseType: params.responseType ?? ('binary' as const),

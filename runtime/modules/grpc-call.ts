@@ -85,6 +85,28 @@ export function parseCallParams(input: unknown, fn: string, defaultTimeout_ms: n
   return out;
 }
 
+const frozenParams = new WeakMap<object, CallParams>();
+
+/**
+ * parseCallParams for a params object the script froze (with what it holds), parsed once; other
+ * params are parsed per call. Each call gets its own Metadata copy, since grpc-js owns the one it sends.
+ */
+export function cachedCallParams(input: unknown, fn: string, defaultTimeout_ms: number): CallParams {
+  if (input === null || typeof input !== 'object' || !Object.isFrozen(input)) {
+    return parseCallParams(input, fn, defaultTimeout_ms);
+  }
+  let parsed = frozenParams.get(input);
+  if (!parsed) {
+    const nested = Object.values(input).every(
+      (v) => v === null || typeof v !== 'object' || Object.isFrozen(v),
+    );
+    if (!nested) return parseCallParams(input, fn, defaultTimeout_ms);
+    parsed = parseCallParams(input, fn, defaultTimeout_ms);
+    frozenParams.set(input, parsed);
+  }
+  return { ...parsed, metadata: parsed.metadata.clone() };
+}
+
 /** k6's system tags of a gRPC call: url (address + method), service, method, name, plus the status. */
 export function callTags(vu: VuState, user: Tags, addr: string, m: MethodDef, status: number): Tags {
   return {

@@ -322,3 +322,28 @@ export class EncodeBuffers {
     this.#free.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.buffer.byteLength - bytes.byteOffset));
   }
 }
+
+/** Whether a value and everything it holds is frozen (checked once per object, when it is cached). */
+function deeplyFrozen(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if (!Object.isFrozen(value)) return false;
+  return Object.values(value).every(deeplyFrozen);
+}
+
+const encodedOnce = new WeakMap<object, { type: protobuf.Type; bytes: Buffer }>();
+
+/**
+ * The encoding of a request message the script froze (deeply), made once and shared by every call
+ * that sends it: a frozen object cannot change, so a message prepared in the init context (lib/kserve
+ * freezes its ModelInfer requests) costs one encoding, not one per request. Undefined for other
+ * messages, which are encoded per call. Callers must not release the returned buffer.
+ */
+export function encodedFrozen(type: protobuf.Type, value: unknown): Buffer | undefined {
+  if (value === null || typeof value !== 'object' || !Object.isFrozen(value)) return undefined;
+  const hit = encodedOnce.get(value);
+  if (hit?.type === type) return hit.bytes;
+  if (!deeplyFrozen(value)) return undefined;
+  const bytes = Buffer.from(type.encode(messageIn(type, value as Json)).finish());
+  encodedOnce.set(value, { type, bytes });
+  return bytes;
+}

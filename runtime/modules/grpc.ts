@@ -14,12 +14,12 @@ import {
   callTags,
   DEFAULT_INVOKE_TIMEOUT_MS,
   fromMetadata,
-  parseCallParams,
+  cachedCallParams,
   passBuffer,
   statusMessage,
   toMetadata,
 } from './grpc-call.ts';
-import { EncodeBuffers, messageOut } from './grpc-json.ts';
+import { EncodeBuffers, encodedFrozen, messageOut } from './grpc-json.ts';
 import { reflectMethods } from './grpc-reflect.ts';
 import { loadProtos, type MethodDef, type MethodInfo, methodInfo } from './grpc-protos.ts';
 import { openStream, Stream, waitForStreams } from './grpc-stream.ts';
@@ -248,13 +248,17 @@ export class Client {
     const conn = this.#connections.get(vu);
     if (!conn) throw new Error('no gRPC connection, you must call connect first');
     const def = this.method(method);
-    const p = parseCallParams(params, 'client.invoke()', DEFAULT_INVOKE_TIMEOUT_MS);
+    const p = cachedCallParams(params, 'client.invoke()', DEFAULT_INVOKE_TIMEOUT_MS);
     if (request === null || request === undefined) throw new Error('request cannot be nil');
-    const payload = conn.buffers.encode(def.requestType, request);
+    const shared = encodedFrozen(def.requestType, request);
+    const payload = shared ?? conn.buffers.encode(def.requestType, request);
+    const release = () => {
+      if (!shared) conn.buffers.release(payload);
+    };
     try {
       await conn.ready;
     } catch (err) {
-      conn.buffers.release(payload);
+      release();
       throw err;
     }
     const vuTags = vu.tags();
@@ -278,7 +282,7 @@ export class Client {
       call.on('status', (st: grpcjs.StatusObject) => {
         const duration_ms = performance.now() - t0;
         // The call has ended: grpc-js no longer holds the request bytes.
-        conn.buffers.release(payload);
+        release();
         const tags = callTags(vu, p.tags, conn.addr, def, st.code);
         const received = reply ? reply.length + 5 : 0;
         vu.emit(callSamples(vuTags, tags, duration_ms, payload.length + 5, received));

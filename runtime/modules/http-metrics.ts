@@ -21,21 +21,30 @@ export interface RequestOutcome {
   expected: ExpectedStatuses | null;
 }
 
-/** Tag sets already built, per VU tag set (the engine keeps that object while the VU's tags hold). */
-const memo = new WeakMap<Tags, Map<string, Tags>>();
+/**
+ * Tag sets already built, per VU tag set (the engine keeps that object while the VU's tags hold) and
+ * per user tag set (normalizeParams hands out one object per frozen params object, and one empty
+ * object for requests without tags).
+ */
+const memo = new WeakMap<Tags, WeakMap<Tags, Map<string, Tags>>>();
 const MEMO_ENTRIES = 512;
 
 /**
  * k6's system tags for a request; the user's `name` tag wins over the URL. A request like an earlier
- * one of the same VU (no user tags, no error) shares that request's tag object: samples never mutate
- * tags, and building the object is a visible part of a small request's cost.
+ * one of the same VU with the same user tag object (and no error) shares that request's tag object:
+ * samples never mutate tags, and building the object is a visible part of a small request's cost.
  */
 export function requestTags(o: RequestOutcome): Tags {
-  if (o.error || Object.keys(o.userTags).length > 0) return buildTags(o);
-  let byKey = memo.get(o.vuTags);
+  if (o.error) return buildTags(o);
+  let byUserTags = memo.get(o.vuTags);
+  if (!byUserTags) {
+    byUserTags = new WeakMap();
+    memo.set(o.vuTags, byUserTags);
+  }
+  let byKey = byUserTags.get(o.userTags);
   if (!byKey) {
     byKey = new Map();
-    memo.set(o.vuTags, byKey);
+    byUserTags.set(o.userTags, byKey);
   }
   const expected = o.expected ? String(o.expected.matches(o.status)) : '';
   const key = `${o.method} ${o.status} ${o.proto} ${expected} ${o.name} ${o.tagUrl}`;

@@ -74,18 +74,43 @@ export interface RequestParams {
 }
 
 const UNSUPPORTED_PARAMS = ['compression', 'jar', 'cookies'];
+const NO_TAGS: Tags = Object.freeze({}) as Tags;
 
 /** The defaults, for requests without params (callers copy headers before changing them). */
 const DEFAULTS: Record<'keep' | 'discard', RequestParams | null> = { keep: null, discard: null };
 
+/**
+ * Params objects the script froze (with their headers and tags), validated once: a frozen object
+ * cannot change between calls, so a script that prepares its params in the init context and freezes
+ * them (lib/kserve does) pays for parsing once, not per request.
+ */
+const FROZEN: Record<'keep' | 'discard', WeakMap<Params, RequestParams>> = {
+  keep: new WeakMap(),
+  discard: new WeakMap(),
+};
+
+function deeplyFrozen(p: Params): boolean {
+  return (
+    Object.isFrozen(p) &&
+    (p.headers === undefined || Object.isFrozen(p.headers)) &&
+    (p.tags === undefined || Object.isFrozen(p.tags))
+  );
+}
+
 /** Validates params and applies k6's defaults; `discard` is the test's discardResponseBodies option. */
 export function normalizeParams(params: Params | null | undefined, discard: boolean): RequestParams {
+  const key = discard ? 'discard' : 'keep';
   if (params === null || params === undefined) {
-    const key = discard ? 'discard' : 'keep';
     DEFAULTS[key] ??= parseParams({}, discard);
     return DEFAULTS[key];
   }
-  return parseParams(params, discard);
+  if (!deeplyFrozen(params)) return parseParams(params, discard);
+  let parsed = FROZEN[key].get(params);
+  if (!parsed) {
+    parsed = parseParams(params, discard);
+    FROZEN[key].set(params, parsed);
+  }
+  return parsed;
 }
 
 function parseParams(p: Params, discard: boolean): RequestParams {
@@ -109,8 +134,10 @@ function parseParams(p: Params, discard: boolean): RequestParams {
     if (k.toLowerCase() === 'user-agent') hasUserAgent = true;
   }
   if (!hasUserAgent) headers['User-Agent'] = USER_AGENT;
-  const tags: Tags = {};
-  for (const [k, v] of Object.entries(p.tags ?? {})) tags[k] = String(v);
+  const entries = Object.entries(p.tags ?? {});
+  // One shared object for untagged requests keeps them on requestTags' memo (see http-metrics.ts).
+  const tags: Tags = entries.length === 0 ? NO_TAGS : {};
+  for (const [k, v] of entries) tags[k] = String(v);
   const timeout_ms =
     p.timeout === undefined ? DEFAULT_TIMEOUT_MS : parseDuration_ms(p.timeout, 'http params.timeout');
   let responseType: ResponseType = discard ? 'none' : 'text';

@@ -63,6 +63,17 @@ export function dimsToString(dims: readonly number[]): string {
   return `[${dims.join(',')}]`;
 }
 
+/**
+ * A client's value as an error message shows it, cut short. Arrays and objects are described, not printed:
+ * JSON.stringify recurses, and a value nested 100,000 deep would overflow the stack.
+ */
+export function preview(value: unknown): string {
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  if (value !== null && typeof value === 'object') return 'an object';
+  const text = typeof value === 'string' ? JSON.stringify(value) : String(value);
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
 /** Every error the server raises, named by cause. */
 export const Errors = {
   unknownModel: (model: string, version?: string) =>
@@ -156,7 +167,7 @@ export const Errors = {
   badClassification: (output: string, got: unknown) =>
     new ServerError(
       'INVALID_ARG',
-      `classification of output '${output}' must be an integer >= 0 (0 = off), got ${JSON.stringify(got)}`,
+      `classification of output '${output}' must be an integer >= 0 (0 = off), got ${preview(got)}`,
     ),
   cancelled: () => new ServerError('CANCELLED', 'Request was cancelled by the client before it executed'),
   requestTimeout: (limit_ms: number) =>

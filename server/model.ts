@@ -5,7 +5,7 @@
 import { Batcher } from './batcher.ts';
 import type { Backend, BackendFactory, TensorData } from './backends/types.ts';
 import type { ModelConfigJson } from './config/types.ts';
-import { asServerError, Errors, type ServerError } from './errors.ts';
+import { asServerError, Errors, preview, type ServerError } from './errors.ts';
 import { applyFaults, FaultInjector } from './faults/injector.ts';
 import { type FaultOptions, modelFaults } from './faults/spec.ts';
 import type { InferRequest, InferResult } from './infer/types.ts';
@@ -133,11 +133,11 @@ export class LoadedModel {
       try {
         if (req.signal?.aborted) throw Errors.cancelled();
         const valid = validateRequest(this.#plan, req);
-        const timeout = Number(req.parameters.timeout ?? 0);
+        const timeout = queueTimeout_us(req.parameters.timeout);
         pending = {
           batchSize: valid.batchSize,
           queue_start_ns: 0,
-          timeout_us: Number.isFinite(timeout) ? timeout : 0,
+          timeout_us: timeout,
           request_start_ns,
           req,
           inputs: valid.inputs,
@@ -232,6 +232,15 @@ export class LoadedModel {
       p.resolve({ modelName: this.name, modelVersion: this.version, id: p.req.id, outputs: outs });
     }
   }
+}
+
+/** The request's "timeout" parameter (microseconds); 400 unless a number. */
+function queueTimeout_us(value: unknown): number {
+  if (value === undefined) return 0;
+  // Never Number(value): an array nested deep would recurse through toString.
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw Errors.badRequest(`parameter 'timeout' must be a number of microseconds, got ${preview(value)}`);
+  return value;
 }
 
 /** Concatenates each input along the batch dimension (inputs are in config order in every request). */

@@ -7,7 +7,7 @@ import { encodeTensor, type TensorValue } from '../../lib/tensor/codec.ts';
 import { isDatatype } from '../../lib/tensor/datatypes.ts';
 import type { ModelConfigJson } from '../config/types.ts';
 import { fromConfigDatatype } from '../../lib/tensor/datatypes.ts';
-import { Errors } from '../errors.ts';
+import { Errors, preview } from '../errors.ts';
 import type { InferRequest, RequestedOutput, TensorData } from '../infer/types.ts';
 import type { Datatype } from '../../models/types.ts';
 
@@ -120,7 +120,7 @@ function parseInputHeader(raw: JsonInput): Omit<TensorData, 'data'> {
   if (!isObject(raw) || typeof raw.name !== 'string')
     throw Errors.badRequest('every input needs a string "name"');
   if (!isDatatype(raw.datatype)) {
-    throw Errors.badRequest(`input '${raw.name}' has an invalid datatype ${JSON.stringify(raw.datatype)}`);
+    throw Errors.badRequest(`input '${raw.name}' has an invalid datatype ${preview(raw.datatype)}`);
   }
   if (!Array.isArray(raw.shape) || !raw.shape.every((d) => Number.isInteger(d))) {
     throw Errors.badRequest(`input '${raw.name}' needs "shape", an array of integers`);
@@ -195,12 +195,6 @@ function flatten(data: unknown, name: string, datatype: Datatype): TensorValue[]
     } else check(next.value);
   }
   return out;
-}
-
-/** A value as it appears in an error message, cut short. */
-function preview(v: unknown): string {
-  const text = JSON.stringify(v) ?? String(v);
-  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -59,6 +59,19 @@ export function applyConnectionCap(
       open -= 1;
     });
   });
+  // Node answers an unknown Expect header with an empty 417; say which header and what to do.
+  server.on('checkExpectation', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const body = JSON.stringify({
+      error: `unsupported Expect header "${req.headers.expect}"; send "100-continue" or none`,
+    });
+    res.writeHead(417, {
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(body),
+      Connection: 'close',
+    });
+    res.end(body);
+    req.resume();
+  });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) =>
     answerClientError(err, socket, limits),
   );

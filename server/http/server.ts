@@ -72,8 +72,15 @@ async function handle(
   }
   if (req.method !== METHOD_BY_ROUTE[route.kind]) {
     req.resume();
-    res.writeHead(405, { ...JSON_TYPE, Allow: METHOD_BY_ROUTE[route.kind] });
-    res.end(JSON.stringify({ error: 'Method Not Allowed' }));
+    const body = JSON.stringify({
+      error: `Method Not Allowed: ${route.kind} answers ${METHOD_BY_ROUTE[route.kind]}, got ${req.method}`,
+    });
+    res.writeHead(405, {
+      ...JSON_TYPE,
+      Allow: METHOD_BY_ROUTE[route.kind],
+      'Content-Length': Buffer.byteLength(body),
+    });
+    res.end(body);
     return;
   }
   const body = req.method === 'POST' ? await readBody(req, ctx.maxBody) : undefined;

@@ -22,8 +22,9 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, { http: number; grpc: Gr
   NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND },
   UNAVAILABLE: { http: 503, grpc: GrpcStatus.UNAVAILABLE },
   INTERNAL: { http: 500, grpc: GrpcStatus.INTERNAL },
-  UNSUPPORTED: { http: 400, grpc: GrpcStatus.UNIMPLEMENTED },
-  ALREADY_EXISTS: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS },
+  // http_server.cc HttpCodeFromError: UNSUPPORTED is 501 Not Implemented, ALREADY_EXISTS has no status of its own (400).
+  UNSUPPORTED: { http: 501, grpc: GrpcStatus.UNIMPLEMENTED },
+  ALREADY_EXISTS: { http: 400, grpc: GrpcStatus.ALREADY_EXISTS },
   TOO_LARGE: { http: 413, grpc: GrpcStatus.RESOURCE_EXHAUSTED },
   // Triton has no HTTP status for a cancelled request; 499 is the de facto "client closed request".
   CANCELLED: { http: 499, grpc: GrpcStatus.CANCELLED },

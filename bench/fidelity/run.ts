@@ -1,0 +1,247 @@
+/**
+ * The fidelity benchmark: how close the suite's load generator comes to perf_analyzer on one server.
+ * Starts the embedded server, then at the same concurrency levels, HTTP and gRPC, runs perf_analyzer,
+ * the model's scenario (`bench`) under the Node runtime and under real k6, and a minimal k6 script on
+ * each runtime; prints throughput as a ratio to perf_analyzer, p50 at the first level, and the
+ * client's CPU per request. A tool that is absent is named in the output, never silently skipped.
+ *
+ *   node --import tsx bench/fidelity/run.ts [--levels 1,2,3,4] [--seconds 4] [--protocols http,grpc]
+ *
+ * Tools: PERF_ANALYZER, else ../shared/tools/bin/perf_analyzer; K6_BIN, else ../shared/tools/bin/k6.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import Papa from 'papaparse';
+import { type CpuSample, cpuShare_pct, sampleCpu } from '../../cli/bench/cpu.ts';
+import { startEmbedded } from '../../cli/bench/embedded.ts';
+import type { LevelResult } from '../../lib/summary/types.ts';
+import { getModel } from '../../models/index.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SCRIPTS = join(ROOT, 'bench', 'fidelity', 'scripts');
+
+/** One row's figure at one level. */
+interface Point {
+  infer_s: number;
+  p50_ms?: number;
+  /** Client CPU per request, microseconds (from its CPU share over the window). */
+  cpu_us?: number;
+}
+
+/** A row of the table: a client and its figures per level, or why it did not run. */
+interface Row {
+  client: string;
+  points: Map<number, Point>;
+  missing?: string;
+}
+
+const { values: args } = parseArgs({
+  options: {
+    levels: { type: 'string', default: '1,2,3,4' },
+    seconds: { type: 'string', default: '4' },
+    protocols: { type: 'string', default: 'http,grpc' },
+  },
+});
+const LEVELS = args.levels.split(',').map(Number);
+const SECONDS = Number(args.seconds);
+const PROTOCOLS = args.protocols.split(',') as ('http' | 'grpc')[];
+const OUT = mkdtempSync(join(tmpdir(), 'k6t-fidelity-'));
+
+function tool(envName: string, shared: string): string | undefined {
+  const fromEnv = process.env[envName];
+  if (fromEnv) return fromEnv;
+  const path = join(ROOT, '..', 'shared', 'tools', 'bin', shared);
+  return existsSync(path) ? path : undefined;
+}
+
+/** Runs a command to its end; resolves with its output and the CPU samples of its process. */
+function exec(
+  program: string,
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number; out: string; cpu: CpuSample[] }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(program, argv, { env, cwd: ROOT });
+    const cpu = sampleCpu(child.pid!, 100);
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code: code ?? 1, out, cpu: cpu.stop() }));
+  });
+}
+
+async function perfAnalyzer(pa: string, model: string, protocol: string, target: string): Promise<Row> {
+  const csv = join(OUT, `pa-${protocol}.csv`);
+  const range = `${Math.min(...LEVELS)}:${Math.max(...LEVELS)}`;
+  const run = await exec(pa, [
+    ...['-m', model, '-u', target, '-i', protocol, '--concurrency-range', range],
+    ...['-p', String(SECONDS * 1000), '--max-trials', '6', '--stability-percentage', '15', '-f', csv],
+  ]);
+  const row: Row = { client: 'perf_analyzer', points: new Map() };
+  if (!existsSync(csv)) return { ...row, missing: `perf_analyzer wrote no CSV (exit ${run.code})` };
+  const parsed = Papa.parse<Record<string, string>>(readFileSync(csv, 'utf8'), {
+    header: true,
+    skipEmptyLines: true,
+  });
+  for (const r of parsed.data) {
+    row.points.set(Number(r['Concurrency']), {
+      infer_s: Number(r['Inferences/Second']),
+      p50_ms: Number(r['p50 latency']) / 1000,
+    });
+  }
+  return row;
+}
+
+async function scenario(protocol: string, runtime: 'node' | 'k6', urls: Urls, k6?: string): Promise<Row> {
+  const client = `bench mnist, ${runtime === 'k6' ? 'real k6' : 'Node runtime'}`;
+  if (runtime === 'k6' && !k6) return { client, points: new Map(), missing: 'no k6 (set K6_BIN)' };
+  const dir = join(OUT, `bench-${protocol}-${runtime}`);
+  const run = await exec(
+    process.execPath,
+    [
+      join(ROOT, 'bin', 'k6-triton.js'),
+      ...['bench', 'mnist', '--url', urls.http, '--grpc-url', urls.grpc, '--protocol', protocol],
+      ...['--runtime', runtime, '--concurrency', LEVELS.join(','), '--step-duration', `${SECONDS}s`],
+      ...['--warmup', '1s', '--results-dir', dir],
+    ],
+    { ...process.env, ...(k6 ? { K6_BIN: k6 } : {}) },
+  );
+  const levelsFile = run.out.match(/^results: (.*)$/m)?.[1];
+  const path = levelsFile ? join(levelsFile, 'levels.json') : '';
+  if (!existsSync(path)) return { client, points: new Map(), missing: `bench failed (exit ${run.code})` };
+  // summary.json holds the written report, whose levels carry the generator's CPU share.
+  const summary = JSON.parse(readFileSync(join(levelsFile!, 'summary.json'), 'utf8')) as {
+    report?: { results: LevelResult[] };
+  };
+  const results = summary.report?.results ?? (JSON.parse(readFileSync(path, 'utf8')) as LevelResult[]);
+  const points = new Map<number, Point>();
+  for (const result of results) {
+    const cpu = result.generator?.cpu_pct;
+    points.set(result.level, {
+      infer_s: result.throughput_infer_s,
+      p50_ms: result.latency_us.p50 / 1000,
+      ...(cpu !== undefined ? { cpu_us: ((cpu / 100) * 1e6) / result.throughput_infer_s } : {}),
+    });
+  }
+  return { client, points };
+}
+
+async function minimal(protocol: string, runtime: 'node' | 'k6', urls: Urls, k6?: string): Promise<Row> {
+  const client = `minimal script, ${runtime === 'k6' ? 'real k6' : 'Node runtime'}`;
+  if (runtime === 'k6' && !k6) return { client, points: new Map(), missing: 'no k6 (set K6_BIN)' };
+  const entry = getModel('mnist');
+  const input = entry.inputs[0]!;
+  const shape = entry.maxBatchSize > 0 ? [1, ...input.dims] : input.dims;
+  const script = join(SCRIPTS, `minimal-${protocol}${runtime === 'node' ? '-async' : ''}.js`);
+  const metric = protocol === 'grpc' ? 'grpc_req_duration' : 'http_req_duration';
+  const points = new Map<number, Point>();
+  for (const level of LEVELS) {
+    const summaryPath = join(OUT, `min-${protocol}-${runtime}-c${level}.json`);
+    const env = {
+      URL: urls.http,
+      GRPC_URL: urls.grpc,
+      MODEL: entry.name,
+      INPUT: input.name,
+      OUTPUT: entry.outputs[0]!.name,
+      SHAPE: JSON.stringify(shape),
+      TENSOR_BYTES: String(shape.reduce((a, b) => a * b, 1) * 4),
+      VUS: String(level),
+      DURATION: `${SECONDS}s`,
+    };
+    const flags = Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+    const [program, pre] =
+      runtime === 'k6' ? [k6!, ['run']] : [process.execPath, [join(ROOT, 'bin', 'k6-triton.js'), 'run']];
+    const run = await exec(program, [...pre, '-q', ...flags, '--summary-export', summaryPath, script]);
+    if (!existsSync(summaryPath)) return { client, points, missing: `run failed (exit ${run.code})` };
+    const metrics = JSON.parse(readFileSync(summaryPath, 'utf8')).metrics as Record<
+      string,
+      Record<string, number>
+    >;
+    const duration = metrics[`${metric}{scenario:c}`] ?? {};
+    const start_ms = metrics['k6_triton_window_start_ms']?.['value'];
+    const infer_s = (duration['count'] ?? 0) / SECONDS;
+    const cpu =
+      start_ms === undefined ? undefined : cpuShare_pct(run.cpu, start_ms, start_ms + SECONDS * 1000);
+    points.set(level, {
+      infer_s,
+      ...(duration['p(50)'] !== undefined ? { p50_ms: duration['p(50)'] } : {}),
+      ...(cpu !== undefined && infer_s > 0 ? { cpu_us: ((cpu / 100) * 1e6) / infer_s } : {}),
+    });
+  }
+  return { client, points };
+}
+
+interface Urls {
+  http: string;
+  grpc: string;
+}
+
+function table(protocol: string, rows: Row[]): string {
+  const base = rows[0]!;
+  const first = LEVELS[0]!;
+  const header = [
+    `${protocol.toUpperCase()}, infer/s`,
+    ...LEVELS.map((l) => `c${l}`),
+    `p50 c${first} (ms)`,
+    `client CPU µs/req c${first}`,
+  ];
+  const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`];
+  for (const row of rows) {
+    if (row.missing) {
+      lines.push(`| ${row.client} | not run: ${row.missing} |`);
+      continue;
+    }
+    const cells = LEVELS.map((level) => {
+      const p = row.points.get(level);
+      const ref = base.missing ? undefined : base.points.get(level);
+      if (!p) return 'n/a';
+      const ratio = ref && row !== base ? ` (${Math.round((p.infer_s / ref.infer_s) * 100)}%)` : '';
+      return `${Math.round(p.infer_s).toLocaleString('en-US')}${ratio}`;
+    });
+    const p = row.points.get(first);
+    lines.push(
+      `| ${row.client} | ${cells.join(' | ')} | ${p?.p50_ms?.toFixed(3) ?? 'n/a'} | ${p?.cpu_us === undefined ? 'n/a' : Math.round(p.cpu_us)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+const pa = tool('PERF_ANALYZER', 'perf_analyzer');
+const k6 = tool('K6_BIN', 'k6');
+console.log(`perf_analyzer: ${pa ?? 'absent (set PERF_ANALYZER): ratios cannot be computed'}`);
+console.log(`k6: ${k6 ?? 'absent (set K6_BIN): real-k6 rows not run'}`);
+const server = await startEmbedded();
+const urls: Urls = { http: server.url, grpc: server.grpcUrl };
+const model = getModel('mnist').name;
+const out: string[] = [];
+try {
+  for (const protocol of PROTOCOLS) {
+    const target = protocol === 'http' ? urls.http.replace('http://', '') : urls.grpc;
+    const rows: Row[] = [
+      pa
+        ? await perfAnalyzer(pa, model, protocol, target)
+        : { client: 'perf_analyzer', points: new Map(), missing: 'absent (set PERF_ANALYZER)' },
+      await scenario(protocol, 'node', urls),
+      await scenario(protocol, 'k6', urls, k6),
+      await minimal(protocol, 'node', urls),
+      await minimal(protocol, 'k6', urls, k6),
+    ];
+    const text = table(protocol, rows);
+    console.log(`\n${text}`);
+    out.push(text);
+  }
+} finally {
+  await server.stop();
+}
+const resultsDir = join(ROOT, 'results', 'fidelity');
+mkdirSync(resultsDir, { recursive: true });
+const file = join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, '-')}.md`);
+writeFileSync(file, `${out.join('\n\n')}\n`);
+console.log(
+  `\n${LEVELS.length} levels of ${SECONDS} s each, one embedded server (${model}); written to ${file}`,
+);

@@ -18,6 +18,15 @@ test: $(NODE_MODULES)
 	npx biome check .
 	npx vitest run
 
+.PHONY: test-k6 fidelity
+## test-k6: every catalog model under real k6 (K6_BIN or k6 on PATH), HTTP and gRPC, two short levels each
+test-k6: $(NODE_MODULES)
+	node --import tsx test/k6/matrix.ts $(MODELS)
+
+## fidelity: the load generator against perf_analyzer on one embedded server (PERF_ANALYZER, K6_BIN)
+fidelity: $(NODE_MODULES)
+	node --import tsx bench/fidelity/run.ts $(FIDELITY_ARGS)
+
 typecheck: $(NODE_MODULES)
 	npx tsc -p tsconfig.json
 

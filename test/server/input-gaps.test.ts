@@ -101,7 +101,7 @@ describe('input gaps', () => {
     });
     expect(res.status).toBe(400);
     expect(res.json().error).toBe(
-      `unable to parse 'data' of input 'TEXT': element 0 is {"a":1}, expected a JSON string for BYTES`,
+      `unable to parse 'data' of input 'TEXT': element 0 is an object, expected a JSON string for BYTES`,
     );
   });
 
@@ -155,5 +155,29 @@ describe('input gaps', () => {
       gate.close();
       client.close();
     }
+  });
+
+  it('drops a queued HTTP request when its client hangs up', async () => {
+    const body = JSON.stringify({
+      inputs: [{ name: 'X', shape: [4], datatype: 'FP32', data: [1, 2, 3, 4] }],
+    });
+    const before = gate.state.started;
+    gate.close();
+    const first = http(server, 'POST', '/v2/models/gated/infer', body);
+    await waitFor(() => gate.state.started === before + 1, 'the first request to execute');
+    const abort = new AbortController();
+    const second = fetch(`http://127.0.0.1:${server.httpPort}/v2/models/gated/infer`, {
+      method: 'POST',
+      body,
+      signal: abort.signal,
+    }).catch((e: Error) => e.name);
+    const pending = () => server.core.pendingCounts().find((p) => p.model === 'gated')?.count ?? 0;
+    await waitFor(() => pending() === 1, 'the second request to queue');
+    abort.abort();
+    expect(await second).toBe('AbortError');
+    await waitFor(() => pending() === 0, 'the abandoned request to leave the queue');
+    gate.release();
+    expect((await first).status).toBe(200);
+    expect(gate.state.started).toBe(before + 1);
   });
 });

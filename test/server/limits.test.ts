@@ -7,7 +7,8 @@ import type net from 'node:net';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../server/index.ts';
-import { http, makeRepository, removeRepository, start } from './helpers.ts';
+import * as grpc from '@grpc/grpc-js';
+import { grpcClient, http, makeRepository, removeRepository, start } from './helpers.ts';
 import { postHead, rawHttp } from './raw-http.ts';
 import { NOBATCH } from './repo-fixtures.ts';
 
@@ -150,5 +151,37 @@ describe('limits on what is processed', () => {
       if (status !== 200) await new Promise((r) => setTimeout(r, 20));
     }
     expect(status).toBe(200);
+  });
+
+  it('closes gRPC connections past the cap at accept, and serves again once they close', async () => {
+    const { default: net } = await import('node:net');
+    const held = await Promise.all(
+      Array.from(
+        { length: 3 },
+        () =>
+          new Promise<net.Socket>((resolve) => {
+            const s = net.connect(server.grpcPort, '127.0.0.1', () => resolve(s));
+          }),
+      ),
+    );
+    const live = async () => {
+      const client = grpcClient(server);
+      try {
+        return await client.call('ServerLive', {}).then(
+          () => 'OK',
+          (e: grpc.ServiceError) => grpc.status[e.code],
+        );
+      } finally {
+        client.close();
+      }
+    };
+    try {
+      expect(await live()).toBe('UNAVAILABLE');
+    } finally {
+      for (const s of held) s.destroy();
+    }
+    let answer = '';
+    for (let i = 0; i < 50 && answer !== 'OK'; i++) answer = await live();
+    expect(answer).toBe('OK');
   });
 });

@@ -189,6 +189,15 @@ function verdicts(summary: K6SummaryData, level: string): BudgetVerdict[] {
   return out;
 }
 
+/**
+ * A latency budget on a level where no request succeeded measured nothing (k6 judges the failed requests'
+ * durations, often 0 ms): it fails, so such a level can never pass.
+ */
+function withoutSuccessFailed(budgets: BudgetVerdict[], succeeded: number, metric: string): BudgetVerdict[] {
+  if (succeeded > 0) return budgets;
+  return budgets.map((b) => (b.metric.startsWith(`${metric}{`) ? { ...b, ok: false } : b));
+}
+
 /** One LevelResult per level that ran (levels with no completed request are skipped: partial runs keep the rest). */
 export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
   const { summary, batch } = input;
@@ -231,8 +240,9 @@ export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
       name: ref.name,
       window_s: ref.window_s,
       requests,
-      inferences: requests * batch,
-      throughput_infer_s: (requests * batch) / ref.window_s,
+      // As perf_analyzer: only successful requests are throughput.
+      inferences: Math.max(0, requests - errors) * batch,
+      throughput_infer_s: (Math.max(0, requests - errors) * batch) / ref.window_s,
       latency_us,
       client_send_us,
       client_recv_us,
@@ -241,7 +251,7 @@ export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
       errors,
       dropped_iterations: get('dropped_iterations')?.['count'] ?? 0,
       ...(stability ? { stable: stability.stable, stability_spread_pct: stability.spread_pct } : {}),
-      budgets: verdicts(summary, ref.name),
+      budgets: withoutSuccessFailed(verdicts(summary, ref.name), requests - errors, metric),
       ...(iteration?.['avg'] !== undefined && duration['avg'] !== undefined
         ? { generator: generatorCost(iteration['avg'], duration['avg']) }
         : {}),

@@ -72,7 +72,8 @@ describe('levelsFromSummary', () => {
     const inferred = levelsFromSummary({ summary, batch: 1, window_s: 5 });
     expect(inferred.map((r) => [r.name, r.level, r.throughput_infer_s])).toEqual([
       ['c1', 1, 200],
-      ['c2', 2, 100],
+      // c2: 2 of its 500 requests failed; only successful ones are throughput, as in perf_analyzer.
+      ['c2', 2, 99.6],
     ]);
     expect(() => levelsFromSummary({ summary, batch: 1 })).toThrow(/give levels or window_s/);
   });
@@ -105,7 +106,8 @@ describe('levelsFromSummary', () => {
       mode: 'request-rate',
       level: 100,
       requests: 500,
-      inferences: 1000,
+      // 5 failed requests are not inferences.
+      inferences: 990,
       errors: 5,
     });
     expect(r100!.dropped_iterations).toBe(7);
@@ -188,5 +190,25 @@ describe('buildRunReport', () => {
     expect(buildRunReport({ ...base, results }).verdict_ok).toBe(false);
     expect(buildRunReport({ ...base, results: results.slice(0, 1) }).verdict_ok).toBe(true);
     expect(ms_to_us(1.5)).toBe(1500);
+  });
+});
+
+describe('a level where every request failed', () => {
+  it('counts no throughput and fails its latency budgets', () => {
+    const failedSummary = {
+      metrics: {
+        'http_req_duration{scenario:c1}': {
+          values: { avg: 0, 'p(95)': 0, 'p(99)': 0, count: 900 },
+          thresholds: { 'p(95)<20': { ok: true } },
+        },
+        'http_req_failed{scenario:c1}': {
+          values: { rate: 1, passes: 900, fails: 0 },
+          thresholds: { 'rate<0.01': { ok: false } },
+        },
+      },
+    };
+    const [c1] = levelsFromSummary({ summary: failedSummary, batch: 1, window_s: 5 });
+    expect(c1!.throughput_infer_s).toBe(0);
+    expect(c1!.budgets.find((b) => b.expr === 'p(95)<20')?.ok).toBe(false);
   });
 });

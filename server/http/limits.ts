@@ -97,9 +97,9 @@ function clientErrorOf(
 }
 
 function answerClientError(err: NodeJS.ErrnoException, socket: Socket, limits: Required<HttpLimits>): void {
-  // Same care as Node's default: answer only if no response has started on this socket.
+  // Same care as Node's default: answer only if no response has started, never to a peer that reset.
   const pending = (socket as Socket & { _httpMessage?: http.ServerResponse })._httpMessage;
-  if (socket.writable && !pending?.headersSent) {
+  if (err.code !== 'ECONNRESET' && socket.writable && !pending?.headersSent) {
     const { status, error } = clientErrorOf(err, limits);
     const body = JSON.stringify({ error: typeof error === 'string' ? error : error.message });
     socket.write(

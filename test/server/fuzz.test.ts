@@ -76,8 +76,8 @@ describe('fuzz', () => {
       // Not half-closed: Node drops a request whose client half-closes. Every request asks Connection: close.
       const answer = await rawHttp(server.httpPort, c.bytes, 5000);
       statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
-      if (answer.status >= 500 && answer.status !== 503)
-        bad.push(`${c.what}: ${answer.status} ${answer.body}`);
+      // 501 (an unsupported Content-Encoding) and 503 are answers; 500 would be the server's own failure.
+      if (answer.status === 500) bad.push(`${c.what}: ${answer.status} ${answer.body}`);
       if (/call stack/i.test(answer.body)) bad.push(`${c.what}: stack overflow ${answer.body}`);
       if (!answer.closed) bad.push(`${c.what}: connection still open after 5 s`);
       if (answer.status === 0) bad.push(`${c.what}: closed without an answer`);

@@ -62,4 +62,43 @@ describe('k6-triton serve', () => {
     expect(await exit).not.toBe(0);
     expect(err).toMatch(/--model-control-mode.*sometimes/);
   });
+
+  it('injects the faults its flags ask for, on inference only', async () => {
+    const { child, ready, exit } = serve([
+      '--time-scale',
+      '0',
+      '--fault-status',
+      '503:1',
+      '--http-max-connections',
+      '8',
+    ]);
+    running = child;
+    const out = await ready;
+    const port = Number(/Started HTTPService at 127\.0\.0\.1:(\d+)/.exec(out)![1]);
+    const body = JSON.stringify({
+      inputs: [{ name: 'input.1', shape: [1, 1, 28, 28], datatype: 'FP32', data: new Array(784).fill(0) }],
+    });
+    const res = await fetch(`http://127.0.0.1:${port}/v2/models/onnx-mnist-cpu/infer`, {
+      method: 'POST',
+      body,
+    });
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({ error: 'injected fault: status 503 (fault injection)' });
+    expect((await fetch(`http://127.0.0.1:${port}/v2/health/ready`)).status).toBe(200);
+    child.kill('SIGTERM');
+    expect(await exit).toBe(0);
+  });
+
+  it('refuses a bad fault specification with a one-line error naming the fix', async () => {
+    const { child, exit } = serve(['--fault-status', '418:0.1']);
+    running = child;
+    let err = '';
+    child.stderr!.on('data', (d) => {
+      err += d.toString();
+    });
+    expect(await exit).not.toBe(0);
+    expect(err).toMatch(
+      /--fault-status "418:0.1"; expected STATUS:PROBABILITY with STATUS one of .*e\.g\. 503:0\.01,500:0\.02/,
+    );
+  });
 });

@@ -1,15 +1,17 @@
 /**
  * One test run as k6 runs it: load and evaluate the script (init context per VU), consolidate
- * options, initialize VUs, setup(), the scenarios (concurrently, by startTime), teardown(),
- * thresholds, then handleSummary() or the text summary. Returns k6's exit code.
+ * options, initialize VUs, then the phases of run-phases.ts (setup, scenarios, teardown,
+ * thresholds, summary). Returns k6's exit code. From the CLI (handleSignals) the run happens on
+ * a worker thread that the main thread supervises (supervisor.ts), so a script that never
+ * yields still stops at its deadline or on a signal.
  */
-import { writeFileSync } from 'node:fs';
-import { createExecutor, maxScenarioDuration_ms, peakPlannedVus } from './executors/index.ts';
+import { isMainThread } from 'node:worker_threads';
+import { peakPlannedVus, maxScenarioDuration_ms } from './executors/index.ts';
 import { logScriptError } from './executors/iteration.ts';
 import { VuPool } from './executors/pool.ts';
-import { LifecycleTimeoutError, callExport, writeSummaryOutputs } from './lifecycle.ts';
 import { loadProgram, type Program } from './loader/program.ts';
 import { logLine } from './log.ts';
+import { SectionTracker } from './metrics/sections.ts';
 import { SamplePipeline } from './metrics/pipeline.ts';
 import { MetricRegistry } from './metrics/registry.ts';
 import {
@@ -19,13 +21,14 @@ import {
   type TestOptions,
 } from './options/index.ts';
 import { createOutputs } from './outputs/index.ts';
-import { banner, startProgress } from './progress.ts';
-import { EXIT, type ScenarioRuntime, TestAbortError, TestRun } from './run-state.ts';
-import { SectionTracker } from './metrics/sections.ts';
-import { buildSections, buildSummaryData, type SummaryData } from './summary/data.ts';
-import { legacySummaryExport } from './summary/export.ts';
-import { renderTextSummary, type SummaryMode, type SummarySection } from './summary/text.ts';
-import { buildThresholds, evaluateThresholds, type ThresholdSet } from './thresholds.ts';
+import { banner } from './progress.ts';
+import type { RunControl } from './run-control.ts';
+import { RunPhases } from './run-phases.ts';
+import { EXIT, TestAbortError, TestRun } from './run-state.ts';
+import type { SummaryData } from './summary/data.ts';
+import type { SummaryMode } from './summary/text.ts';
+import { runSupervised } from './supervisor.ts';
+import { buildThresholds, type ThresholdSet } from './thresholds.ts';
 import { VU } from './vu.ts';
 
 /** Options of one run; the CLI maps k6's flags onto these. */
@@ -54,8 +57,15 @@ export interface RunTestOptions {
   /** Writers for stdout/stderr (defaults: the process streams). */
   stdout?: (s: string) => void;
   stderr?: (s: string) => void;
-  /** Handle SIGINT/SIGTERM like k6 (stop, teardown, summary, exit 105); the CLI sets it. */
+  /**
+   * Handle SIGINT/SIGTERM like k6 (stop, teardown, summary, exit 105); the CLI sets it. The run
+   * then happens on a worker thread, so that busy script code can be interrupted too.
+   */
   handleSignals?: boolean;
+  /** Whether stdout and stderr are terminals (default: the process streams'). */
+  tty?: { stdout: boolean; stderr: boolean };
+  /** Set on the supervised worker: the supervisor's side of the run. */
+  control?: RunControl;
 }
 
 /** The outcome of a run. */
@@ -71,6 +81,32 @@ function fail(code: number, message: string): RunTestResult {
 
 /** Runs a k6 script to the end and returns k6's exit code and handleSummary's data. */
 export async function runTest(opts: RunTestOptions): Promise<RunTestResult> {
+  if (opts.handleSignals && isMainThread && !opts.stdout && !opts.stderr) return runSupervised(opts);
+  const control = opts.control ?? null;
+  if (!control) return loadAndRun(opts, null);
+  // Supervised: a phase the supervisor cuts short never settles its own chain, so the result
+  // comes from whichever path ends the run first.
+  return new Promise<RunTestResult>((resolve) => {
+    let settled = false;
+    const settle = (r: RunTestResult) => {
+      if (!settled) resolve(r);
+      settled = true;
+    };
+    const stopInit = () => settle(fail(EXIT.EXTERNAL_ABORT, SIGNAL_ABORT('interrupt')));
+    control.onSignal = (sig) => settle(fail(EXIT.EXTERNAL_ABORT, SIGNAL_ABORT(sig)));
+    control.onInterrupted = stopInit;
+    control.phase('init', null);
+    loadAndRun(opts, control).then(settle, (err: unknown) =>
+      settle(fail(EXIT.SCRIPT_EXCEPTION, String(err))),
+    );
+  });
+}
+
+/** k6's message for a run stopped by a signal (`interrupt` for SIGINT, `terminated` for SIGTERM). */
+const SIGNAL_ABORT = (signal: string) =>
+  `test run was aborted because k6-triton received a '${signal === 'SIGTERM' || signal === 'terminated' ? 'terminated' : 'interrupt'}' signal`;
+
+async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Promise<RunTestResult> {
   const stdout = opts.stdout ?? ((s: string) => void process.stdout.write(s));
   const stderr = opts.stderr ?? ((s: string) => void process.stderr.write(s));
   let program: Program;
@@ -144,14 +180,15 @@ export async function runTest(opts: RunTestOptions): Promise<RunTestResult> {
       }),
     );
   }
-  const onSigint = () => {
+  const onSignal = (signal: string) => {
     if (run.abortRequest) process.exit(EXIT.EXTERNAL_ABORT);
     logLine('WARN', 'Stopping k6-triton in response to signal...');
-    run.requestAbort(EXIT.EXTERNAL_ABORT, 'test run was stopped by a signal');
+    run.requestAbort(EXIT.EXTERNAL_ABORT, SIGNAL_ABORT(signal));
   };
+  const onProcessSignal = (signal: NodeJS.Signals) => onSignal(signal);
   if (opts.handleSignals) {
-    process.on('SIGINT', onSigint);
-    process.on('SIGTERM', onSigint);
+    process.on('SIGINT', onProcessSignal);
+    process.on('SIGTERM', onProcessSignal);
   }
   // Script code can leave a promise rejected un-awaited or throw from a timer: k6 logs those and
   // goes on; so does the runtime, instead of letting Node end the process.
@@ -159,11 +196,41 @@ export async function runTest(opts: RunTestOptions): Promise<RunTestResult> {
   process.on('unhandledRejection', onStray);
   process.on('uncaughtException', onStray);
   try {
-    return await execute({ run, pool, vu0, options, thresholds, plannedVus, opts, io: { stdout, stderr } });
+    try {
+      pool.preallocate(plannedVus);
+    } catch (err) {
+      if (run.abortRequest) return fail(EXIT.SCRIPT_ABORTED, run.abortRequest.reason);
+      logScriptError(err, null);
+      return { exitCode: EXIT.SCRIPT_EXCEPTION, summaryData: null };
+    }
+    const phases = new RunPhases({
+      run,
+      pool,
+      vu0,
+      options,
+      thresholds,
+      io: { stdout, stderr },
+      quiet: opts.quiet ?? false,
+      noColor: opts.noColor ?? false,
+      noSummary: opts.noSummary ?? false,
+      summaryMode: opts.summaryMode ?? 'compact',
+      summaryExport: opts.summaryExport,
+      tty: opts.tty ?? { stdout: Boolean(process.stdout.isTTY), stderr: Boolean(process.stderr.isTTY) },
+      control,
+    });
+    if (control) {
+      // The supervisor handles a second signal (k6 then exits at once).
+      control.onSignal = (signal) => {
+        logLine('WARN', 'Stopping k6-triton in response to signal...');
+        run.requestAbort(EXIT.EXTERNAL_ABORT, SIGNAL_ABORT(signal));
+      };
+      control.onInterrupted = () => phases.interrupted();
+    }
+    return await phases.run();
   } finally {
     if (opts.handleSignals) {
-      process.off('SIGINT', onSigint);
-      process.off('SIGTERM', onSigint);
+      process.off('SIGINT', onProcessSignal);
+      process.off('SIGTERM', onProcessSignal);
     }
     process.off('unhandledRejection', onStray);
     process.off('uncaughtException', onStray);
@@ -171,194 +238,4 @@ export async function runTest(opts: RunTestOptions): Promise<RunTestResult> {
     await vu0.retire();
     await pipeline.close().catch(() => {});
   }
-}
-
-/** What the run's execution phase needs, once the script is loaded and the options are valid. */
-interface Execution {
-  run: TestRun;
-  pool: VuPool;
-  vu0: VU;
-  options: TestOptions;
-  thresholds: ThresholdSet[];
-  plannedVus: number;
-  opts: RunTestOptions;
-  io: { stdout: (s: string) => void; stderr: (s: string) => void };
-}
-
-async function execute(x: Execution): Promise<RunTestResult> {
-  const { run, pool, vu0, options, thresholds, plannedVus, opts, io } = x;
-  const { registry, pipeline } = run;
-  let exitCode: number = EXIT.OK;
-  try {
-    pool.preallocate(plannedVus);
-  } catch (err) {
-    if (run.abortRequest) return fail(EXIT.SCRIPT_ABORTED, run.abortRequest.reason);
-    logScriptError(err, null);
-    return { exitCode: EXIT.SCRIPT_EXCEPTION, summaryData: null };
-  }
-  const t0 = performance.now();
-  let setupJson: string | undefined;
-  let setupOk = true;
-  if (typeof vu0.exports['setup'] === 'function') {
-    try {
-      const data = await callExport(vu0, 'setup', undefined, options.setupTimeout_ms);
-      setupJson = data === undefined ? undefined : JSON.stringify(data);
-    } catch (err) {
-      setupOk = false;
-      if (err instanceof LifecycleTimeoutError) {
-        logLine('ERRO', err.message);
-        exitCode = EXIT.SETUP_TIMEOUT;
-      } else if (!(err instanceof TestAbortError)) {
-        logScriptError(err, null);
-        exitCode = EXIT.SCRIPT_EXCEPTION;
-      }
-    }
-  }
-  const stopTimers: (() => void)[] = [];
-  if (setupOk && !run.abortRequest) {
-    run.start_ms = performance.now();
-    const vus = registry.get('vus')!;
-    const sampleVus = () => pipeline.add(vus, run.vusActive, options.tags);
-    const vt = setInterval(sampleVus, 1000);
-    stopTimers.push(() => clearInterval(vt));
-    setImmediate(sampleVus);
-    if (thresholds.some((s) => s.thresholds.some((t) => t.abortOnFail))) {
-      const tt = setInterval(() => {
-        const r = evaluateThresholds(thresholds, performance.now() - run.start_ms);
-        if (r.abort)
-          run.requestAbort(
-            EXIT.THRESHOLDS_FAILED,
-            `thresholds on metrics '${failedMetrics(r.failedKeys)}' were crossed; at least one has abortOnFail enabled, stopping test prematurely`,
-          );
-      }, 2000);
-      stopTimers.push(() => clearInterval(tt));
-    }
-    if (!opts.quiet && process.stderr.isTTY)
-      stopTimers.push(startProgress(run, () => pool.all.length, process.stderr));
-    await runScenarios(run, pool, options, setupJson);
-    for (const stop of stopTimers) stop();
-    // Read through a cast: TypeScript narrowed abortRequest to null above, but awaits may have set it.
-    const ar = run.abortRequest as TestRun['abortRequest'];
-    if (ar) logLine(ar.code === EXIT.SCRIPT_ABORTED ? 'ERRO' : 'WARN', ar.reason);
-  }
-  if (setupOk && typeof vu0.exports['teardown'] === 'function') {
-    try {
-      await callExport(
-        vu0,
-        'teardown',
-        setupJson === undefined ? undefined : JSON.parse(setupJson),
-        options.teardownTimeout_ms,
-      );
-    } catch (err) {
-      if (err instanceof LifecycleTimeoutError) {
-        logLine('ERRO', err.message);
-        if (exitCode === EXIT.OK) exitCode = EXIT.TEARDOWN_TIMEOUT;
-      } else if (!(err instanceof TestAbortError)) {
-        logScriptError(err, null);
-        if (exitCode === EXIT.OK) exitCode = EXIT.SCRIPT_EXCEPTION;
-      }
-    }
-  }
-  const duration_ms = performance.now() - t0;
-  try {
-    await pipeline.close();
-  } catch (err) {
-    logLine('ERRO', `writing an output failed: ${(err as Error).message}`);
-  }
-  const verdict = evaluateThresholds(thresholds, duration_ms);
-  const data = buildSummaryData({
-    registry,
-    thresholds,
-    rootGroup: run.rootGroup,
-    trendStats: options.summaryTrendStats,
-    timeUnit: options.summaryTimeUnit,
-    noColor: opts.noColor ?? false,
-    testRunDuration_ms: duration_ms,
-    isStdOutTTY: Boolean(process.stdout.isTTY),
-    isStdErrTTY: Boolean(process.stderr.isTTY),
-  });
-  const sections = run.pipeline.sections
-    ? buildSections(run.pipeline.sections, options.summaryTrendStats, duration_ms)
-    : [];
-  await emitSummary(vu0, data, sections, opts, io);
-  if (opts.summaryExport) {
-    try {
-      writeFileSync(opts.summaryExport, JSON.stringify(legacySummaryExport(data), null, 4));
-    } catch (err) {
-      logLine('ERRO', `cannot write --summary-export ${opts.summaryExport}: ${(err as Error).message}`);
-    }
-  }
-  if (!verdict.ok)
-    logLine('ERRO', `thresholds on metrics '${failedMetrics(verdict.failedKeys)}' have been crossed`);
-  if (run.abortRequest) exitCode = run.abortRequest.code;
-  else if (exitCode === EXIT.OK && !verdict.ok) exitCode = EXIT.THRESHOLDS_FAILED;
-  return { exitCode, summaryData: data };
-}
-
-function failedMetrics(keys: string[]): string {
-  return [...new Set(keys.map((k) => k.slice(0, k.indexOf(': '))))].join(', ');
-}
-
-async function emitSummary(
-  vu0: VU,
-  data: SummaryData,
-  sections: SummarySection[],
-  opts: RunTestOptions,
-  io: { stdout: (s: string) => void; stderr: (s: string) => void },
-): Promise<void> {
-  if (typeof vu0.exports['handleSummary'] === 'function') {
-    try {
-      // The script may change its argument; the run's own data stays intact.
-      const result = await callExport(vu0, 'handleSummary', structuredClone(data), 120_000);
-      writeSummaryOutputs(result, io);
-      return;
-    } catch (err) {
-      logLine('ERRO', `handleSummary() failed: ${(err as Error).message}; printing the default summary`);
-    }
-  }
-  if (!opts.noSummary) io.stdout(renderTextSummary(data, opts.summaryMode ?? 'compact', sections));
-}
-
-async function runScenarios(
-  run: TestRun,
-  pool: VuPool,
-  options: TestOptions,
-  setupJson: string | undefined,
-): Promise<void> {
-  const iterations = run.registry.get('iterations')!;
-  const iterationDuration = run.registry.get('iteration_duration')!;
-  await Promise.all(
-    options.scenarios.map(
-      (config) =>
-        new Promise<void>((resolve) => {
-          const start = () => {
-            if (run.abortRequest) return resolve();
-            const scenario: ScenarioRuntime = {
-              config,
-              startTime_epoch_ms: Date.now(),
-              start_ms: performance.now(),
-              nextIteration: 0,
-              tags: config.tags,
-              env: Object.keys(config.env).length ? { ...run.env, ...config.env } : run.env,
-              stopping: false,
-            };
-            const ex = createExecutor({ run, scenario, setupJson, iterations, iterationDuration }, pool);
-            ex.run().then(resolve, (err: unknown) => {
-              logScriptError(err, scenario);
-              run.requestAbort(
-                EXIT.SCRIPT_EXCEPTION,
-                `scenario ${config.name} failed: ${(err as Error).message}`,
-              );
-              resolve();
-            });
-          };
-          if (config.startTime_ms <= 0) return start();
-          const t = setTimeout(start, config.startTime_ms);
-          run.onAbort(() => {
-            clearTimeout(t);
-            resolve();
-          });
-        }),
-    ),
-  );
 }

@@ -65,7 +65,11 @@ export function progressLine(run: TestRun, maxVus: number): string {
 }
 
 /** Starts redrawing the progress line on `stream` (a TTY) every 200 ms; returns the stop function. */
-export function startProgress(run: TestRun, maxVus: () => number, stream: NodeJS.WriteStream): () => void {
+export function startProgress(
+  run: TestRun,
+  maxVus: () => number,
+  stream: { write(s: string): unknown },
+): () => void {
   const draw = () => stream.write(`\r\x1b[2K${progressLine(run, maxVus())}`);
   const t = setInterval(draw, 200);
   t.unref();

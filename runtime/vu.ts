@@ -30,6 +30,8 @@ export class VU implements VuState {
   sleepUntil_ms = 0;
   /** Set while an iteration runs: ends it early when the scenario's graceful stop runs out. */
   interrupt: (() => void) | null = null;
+  /** Set by exec.test.abort() in this VU: its iteration counts as completed, as in k6. */
+  abortedTest = false;
   /** Monotonic time of the VU loop's last yield to the event loop. */
   lastYield_ms = 0;
   options: ModuleOptions;

@@ -111,9 +111,11 @@ class IterationWaiter {
   };
 
   readonly #fail = (err: unknown): void => {
-    this.vu.sleepUntil_ms = 0;
     logScriptError(err, this.sc);
-    this.#finish(true);
+    // k6's sleep() blocks, so sleeps made before the exception were slept: the debt stays.
+    const vu = this.vu;
+    if (vu.sleepUntil_ms > performance.now()) vu.waitUntil(vu.sleepUntil_ms).then(this.#done);
+    else this.#finish(true);
   };
 }
 
@@ -121,10 +123,12 @@ const waiters = new WeakMap<VU, IterationWaiter>();
 
 function countIteration(vu: VU, ctx: IterationContext, start: number): boolean {
   const run = ctx.run;
-  if (run.abortRequest) {
+  // k6 counts the iteration that called exec.test.abort(); the others an abort cuts are interrupted.
+  if (run.abortRequest && !vu.abortedTest) {
     run.iterationsInterrupted++;
     return false;
   }
+  vu.abortedTest = false;
   const tags = vu.tags();
   run.pipeline.add(ctx.iterationDuration, performance.now() - start, tags);
   run.pipeline.add(ctx.iterations, 1, tags);
@@ -143,7 +147,7 @@ async function finishAsync(
     waiter = new IterationWaiter(vu);
     waiters.set(vu, waiter);
   }
-  if (!(await waiter.wait(pending, ctx.scenario))) {
+  if (!(await waiter.wait(pending, ctx.scenario)) && !vu.abortedTest) {
     ctx.run.iterationsInterrupted++;
     return false;
   }
@@ -169,7 +173,7 @@ export function runIteration(vu: VU, ctx: IterationContext): boolean | Promise<b
       pending = r as PromiseLike<unknown>;
     }
   } catch (err) {
-    vu.sleepUntil_ms = 0;
+    // The sleep debt stays: k6's sleep() blocks, so sleeps before the throw were slept.
     logScriptError(err, sc);
   }
   if (pending !== null || vu.sleepUntil_ms > start || ctx.run.iterationHooks.length > 0) {

@@ -107,8 +107,11 @@ export const test = {
   /** Stops the whole test now with exit code 108; teardown and handleSummary still run. */
   abort(reason?: string): never {
     const err = new TestAbortError(reason);
+    const vu = currentRuntimeVu();
+    // k6 counts the aborting iteration (only while the test runs: not from setup or teardown).
+    vu.abortedTest = vu.scenario !== null && !vu.run.abortRequest;
     // Requested before throwing, so a script that catches the error still stops.
-    currentRuntimeVu().run.requestAbort(108, err.message);
+    vu.run.requestAbort(108, err.message);
     throw err;
   },
   get options(): Record<string, unknown> {

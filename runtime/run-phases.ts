@@ -1,0 +1,318 @@
+/**
+ * A run after its script is loaded and its options are valid: setup → scenarios → teardown →
+ * thresholds and summary. Each phase can be cut short by a supervisor (run-control.ts) when
+ * script code never yields; the run then goes on from the next phase, as k6 goes on after a
+ * hard stop or a timeout, on a fresh chain: the cut phase's own promises never settle.
+ */
+import { writeFileSync } from 'node:fs';
+import { createExecutor, maxScenarioDuration_ms } from './executors/index.ts';
+import { logScriptError } from './executors/iteration.ts';
+import type { VuPool } from './executors/pool.ts';
+import { LifecycleTimeoutError, callExport, writeSummaryOutputs } from './lifecycle.ts';
+import { logLine } from './log.ts';
+import type { TestOptions } from './options/index.ts';
+import { startProgress } from './progress.ts';
+import type { Phase, RunControl } from './run-control.ts';
+import { EXIT, type ScenarioRuntime, TestAbortError, type TestRun } from './run-state.ts';
+import { buildSections, buildSummaryData, type SummaryData } from './summary/data.ts';
+import { legacySummaryExport } from './summary/export.ts';
+import { renderTextSummary, type SummaryMode } from './summary/text.ts';
+import { evaluateThresholds, type ThresholdSet } from './thresholds.ts';
+import type { VU } from './vu.ts';
+
+/** handleSummary()'s time limit, k6's. */
+const HANDLE_SUMMARY_TIMEOUT_MS = 120_000;
+
+/** What the phases need from the loaded run. */
+export interface Execution {
+  run: TestRun;
+  pool: VuPool;
+  vu0: VU;
+  options: TestOptions;
+  thresholds: ThresholdSet[];
+  io: { stdout: (s: string) => void; stderr: (s: string) => void };
+  quiet: boolean;
+  noColor: boolean;
+  noSummary: boolean;
+  summaryMode: SummaryMode;
+  summaryExport: string | undefined;
+  tty: { stdout: boolean; stderr: boolean };
+  control: RunControl | null;
+}
+
+/** The outcome of a run: k6's exit code and handleSummary's data. */
+export interface PhasesResult {
+  exitCode: number;
+  summaryData: SummaryData | null;
+}
+
+/** Setup, scenarios, teardown and summary of one run; `run()` resolves with k6's exit code. */
+export class RunPhases {
+  #phase: Phase = 'init';
+  /** Bumped when a phase is cut short: a chain of an older generation stops at its next step. */
+  #generation = 0;
+  #exitCode: number = EXIT.OK;
+  #setupJson: string | undefined;
+  #setupOk = true;
+  #t0 = 0;
+  readonly #stopTimers: (() => void)[] = [];
+  #resolve: (r: PhasesResult) => void = () => {};
+  readonly #result = new Promise<PhasesResult>((r) => {
+    this.#resolve = r;
+  });
+
+  constructor(readonly x: Execution) {}
+
+  /** Runs every phase; resolves when the summary is written. */
+  run(): Promise<PhasesResult> {
+    this.#t0 = performance.now();
+    void this.#from('setup');
+    return this.#result;
+  }
+
+  /**
+   * The supervisor terminated the running phase's JavaScript: that phase ends as k6 ends it at
+   * its deadline (setup/teardown timeouts, the scenarios' hard stop, or the signal's abort).
+   */
+  interrupted(): void {
+    const { run, options } = this.x;
+    const signalled = run.abortRequest?.code === EXIT.EXTERNAL_ABORT;
+    switch (this.#phase) {
+      case 'setup':
+        this.#setupOk = false;
+        if (!signalled) {
+          logLine('ERRO', `setup() execution timed out after ${options.setupTimeout_ms / 1000} seconds`);
+          this.#exitCode = EXIT.SETUP_TIMEOUT;
+        }
+        return void this.#from('scenarios');
+      case 'scenarios':
+        // The busy iteration is interrupted, as k6 interrupts it when gracefulStop runs out.
+        run.iterationsInterrupted++;
+        return void this.#from('teardown');
+      case 'teardown':
+        if (!signalled) {
+          logLine(
+            'ERRO',
+            `teardown() execution timed out after ${options.teardownTimeout_ms / 1000} seconds`,
+          );
+          if (this.#exitCode === EXIT.OK) this.#exitCode = EXIT.TEARDOWN_TIMEOUT;
+        }
+        return void this.#from('summary');
+      case 'summary':
+        logLine('ERRO', 'handleSummary() was interrupted; printing the default summary');
+        return void this.#from('summary', true);
+      default:
+    }
+  }
+
+  #enter(phase: Phase, deadline_ms: number | null): void {
+    this.#phase = phase;
+    this.x.control?.phase(phase, deadline_ms === null ? null : Date.now() + deadline_ms);
+  }
+
+  async #from(first: Phase, defaultSummary = false): Promise<void> {
+    const gen = ++this.#generation;
+    const live = () => gen === this.#generation;
+    const order: Phase[] = ['setup', 'scenarios', 'teardown', 'summary'];
+    for (const phase of order.slice(order.indexOf(first))) {
+      if (phase === 'setup') await this.#setup();
+      else if (phase === 'scenarios') await this.#scenarios();
+      else if (phase === 'teardown') await this.#teardown();
+      else {
+        const r = await this.#summary(defaultSummary, live);
+        if (!live()) return;
+        this.#phase = 'done';
+        this.x.control?.phase('done', null);
+        return this.#resolve(r);
+      }
+      if (!live()) return;
+    }
+  }
+
+  async #setup(): Promise<void> {
+    const { vu0, options } = this.x;
+    if (typeof vu0.exports['setup'] !== 'function') return;
+    this.#enter('setup', options.setupTimeout_ms);
+    try {
+      const data = await callExport(vu0, 'setup', undefined, options.setupTimeout_ms);
+      this.#setupJson = data === undefined ? undefined : JSON.stringify(data);
+    } catch (err) {
+      this.#setupOk = false;
+      if (err instanceof LifecycleTimeoutError) {
+        logLine('ERRO', err.message);
+        this.#exitCode = EXIT.SETUP_TIMEOUT;
+      } else if (!(err instanceof TestAbortError)) {
+        logScriptError(err, null);
+        this.#exitCode = EXIT.SCRIPT_EXCEPTION;
+      }
+    }
+  }
+
+  async #scenarios(): Promise<void> {
+    const { run, pool, options, thresholds } = this.x;
+    if (!this.#setupOk || run.abortRequest) return;
+    const { registry, pipeline } = run;
+    this.#enter(
+      'scenarios',
+      Math.max(...options.scenarios.map((c) => c.startTime_ms + maxScenarioDuration_ms(c))),
+    );
+    run.start_ms = performance.now();
+    const vus = registry.get('vus')!;
+    const sampleVus = () => pipeline.add(vus, run.vusActive, options.tags);
+    const vt = setInterval(sampleVus, 1000);
+    this.#stopTimers.push(() => clearInterval(vt));
+    setImmediate(sampleVus);
+    if (thresholds.some((s) => s.thresholds.some((t) => t.abortOnFail))) {
+      const tt = setInterval(() => {
+        const r = evaluateThresholds(thresholds, performance.now() - run.start_ms);
+        if (r.abort)
+          run.requestAbort(
+            EXIT.THRESHOLDS_FAILED,
+            `thresholds on metrics '${failedMetrics(r.failedKeys)}' were crossed; at least one has abortOnFail enabled, stopping test prematurely`,
+          );
+      }, 2000);
+      this.#stopTimers.push(() => clearInterval(tt));
+    }
+    if (!this.x.quiet && this.x.tty.stderr)
+      this.#stopTimers.push(
+        startProgress(run, () => pool.all.length, { write: (s: string) => this.x.io.stderr(s) }),
+      );
+    await runScenarios(run, pool, options, this.#setupJson);
+  }
+
+  async #teardown(): Promise<void> {
+    const { run, vu0, options } = this.x;
+    // Reached also when the scenarios phase was cut short: its timers stop here.
+    for (const stop of this.#stopTimers.splice(0)) stop();
+    const ar = run.abortRequest;
+    // k6 logs test.abort() and signals as errors.
+    if (ar) logLine(ar.code === EXIT.THRESHOLDS_FAILED ? 'WARN' : 'ERRO', ar.reason);
+    if (!this.#setupOk || typeof vu0.exports['teardown'] !== 'function') return;
+    this.#enter('teardown', options.teardownTimeout_ms);
+    try {
+      await callExport(
+        vu0,
+        'teardown',
+        this.#setupJson === undefined ? undefined : JSON.parse(this.#setupJson),
+        options.teardownTimeout_ms,
+      );
+    } catch (err) {
+      if (err instanceof LifecycleTimeoutError) {
+        logLine('ERRO', err.message);
+        if (this.#exitCode === EXIT.OK) this.#exitCode = EXIT.TEARDOWN_TIMEOUT;
+      } else if (!(err instanceof TestAbortError)) {
+        logScriptError(err, null);
+        if (this.#exitCode === EXIT.OK) this.#exitCode = EXIT.SCRIPT_EXCEPTION;
+      }
+    }
+  }
+
+  async #summary(defaultSummary: boolean, live: () => boolean): Promise<PhasesResult> {
+    const { run, vu0, options, thresholds, io } = this.x;
+    this.#enter('summary', HANDLE_SUMMARY_TIMEOUT_MS);
+    const duration_ms = performance.now() - this.#t0;
+    try {
+      await run.pipeline.close();
+    } catch (err) {
+      logLine('ERRO', `writing an output failed: ${(err as Error).message}`);
+    }
+    const verdict = evaluateThresholds(thresholds, duration_ms);
+    const data = buildSummaryData({
+      registry: run.registry,
+      thresholds,
+      rootGroup: run.rootGroup,
+      trendStats: options.summaryTrendStats,
+      timeUnit: options.summaryTimeUnit,
+      noColor: this.x.noColor,
+      testRunDuration_ms: duration_ms,
+      isStdOutTTY: this.x.tty.stdout,
+      isStdErrTTY: this.x.tty.stderr,
+    });
+    const sections = run.pipeline.sections
+      ? buildSections(run.pipeline.sections, options.summaryTrendStats, duration_ms)
+      : [];
+    const custom = !defaultSummary && typeof vu0.exports['handleSummary'] === 'function';
+    if (!custom || !(await this.#handleSummary(data))) {
+      if (!this.x.noSummary) io.stdout(renderTextSummary(data, this.x.summaryMode, sections));
+    }
+    if (this.x.summaryExport) {
+      try {
+        writeFileSync(this.x.summaryExport, JSON.stringify(legacySummaryExport(data), null, 4));
+      } catch (err) {
+        logLine('ERRO', `cannot write --summary-export ${this.x.summaryExport}: ${(err as Error).message}`);
+      }
+    }
+    if (live() && !verdict.ok)
+      logLine('ERRO', `thresholds on metrics '${failedMetrics(verdict.failedKeys)}' have been crossed`);
+    let exitCode = this.#exitCode;
+    if (run.abortRequest) exitCode = run.abortRequest.code;
+    else if (exitCode === EXIT.OK && !verdict.ok) exitCode = EXIT.THRESHOLDS_FAILED;
+    return { exitCode, summaryData: data };
+  }
+
+  /** Runs handleSummary() and writes its map; false when it failed (the default summary is printed). */
+  async #handleSummary(data: SummaryData): Promise<boolean> {
+    try {
+      // The script may change its argument; the run's own data stays intact.
+      const result = await callExport(
+        this.x.vu0,
+        'handleSummary',
+        structuredClone(data),
+        HANDLE_SUMMARY_TIMEOUT_MS,
+      );
+      writeSummaryOutputs(result, this.x.io);
+      return true;
+    } catch (err) {
+      logLine('ERRO', `handleSummary() failed: ${(err as Error).message}; printing the default summary`);
+      return false;
+    }
+  }
+}
+
+function failedMetrics(keys: string[]): string {
+  return [...new Set(keys.map((k) => k.slice(0, k.indexOf(': '))))].join(', ');
+}
+
+async function runScenarios(
+  run: TestRun,
+  pool: VuPool,
+  options: TestOptions,
+  setupJson: string | undefined,
+): Promise<void> {
+  const iterations = run.registry.get('iterations')!;
+  const iterationDuration = run.registry.get('iteration_duration')!;
+  await Promise.all(
+    options.scenarios.map(
+      (config) =>
+        new Promise<void>((resolve) => {
+          const start = () => {
+            if (run.abortRequest) return resolve();
+            const scenario: ScenarioRuntime = {
+              config,
+              startTime_epoch_ms: Date.now(),
+              start_ms: performance.now(),
+              nextIteration: 0,
+              tags: config.tags,
+              env: Object.keys(config.env).length ? { ...run.env, ...config.env } : run.env,
+              stopping: false,
+            };
+            const ex = createExecutor({ run, scenario, setupJson, iterations, iterationDuration }, pool);
+            ex.run().then(resolve, (err: unknown) => {
+              logScriptError(err, scenario);
+              run.requestAbort(
+                EXIT.SCRIPT_EXCEPTION,
+                `scenario ${config.name} failed: ${(err as Error).message}`,
+              );
+              resolve();
+            });
+          };
+          if (config.startTime_ms <= 0) return start();
+          const t = setTimeout(start, config.startTime_ms);
+          run.onAbort(() => {
+            clearTimeout(t);
+            resolve();
+          });
+        }),
+    ),
+  );
+}

@@ -4,6 +4,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { Group } from './groups.ts';
 import type { VU } from './vu.ts';
 import { runInVu } from './vu-context.ts';
 
@@ -14,6 +15,11 @@ export class LifecycleTimeoutError extends Error {}
 export async function callExport(vu: VU, name: string, arg: unknown, timeout_ms: number): Promise<unknown> {
   const fn = vu.exports[name] as (a: unknown) => unknown;
   let timer: NodeJS.Timeout | undefined;
+  // k6 runs setup() and teardown() in groups of those names: their checks sit under ::setup and
+  // ::teardown. The group joins the tree only once used, as k6's summary shows it.
+  const root = vu.run.rootGroup;
+  const group = name === 'setup' || name === 'teardown' ? new Group(name, `::${name}`, root) : null;
+  if (group) vu.setGroup(group);
   const work = (async () => {
     const r = runInVu(vu, () => fn(arg));
     const v = await r;
@@ -37,7 +43,26 @@ export async function callExport(vu: VU, name: string, arg: unknown, timeout_ms:
   } finally {
     clearTimeout(timer);
     vu.sleepUntil_ms = 0;
+    if (group) {
+      if ((group.checks.size > 0 || group.groups.size > 0) && !root.groups.has(name))
+        root.groups.set(name, group);
+      vu.setGroup(root);
+    }
   }
+}
+
+/**
+ * setup()'s data as k6 hands it on, through Go's JSON: undefined members become null and a Date
+ * becomes RFC 3339 in UTC with its zero fraction trimmed (`1970-01-01T00:00:00Z`).
+ */
+export function setupDataJson(data: unknown): string | undefined {
+  if (data === undefined) return undefined;
+  return JSON.stringify(data, function (this: Record<string, unknown>, key: string, value: unknown) {
+    const raw = this[key];
+    if (raw instanceof Date)
+      return raw.toISOString().replace(/\.(\d*?)0*Z$/, (_m, d: string) => (d ? `.${d}Z` : 'Z'));
+    return value === undefined ? null : value;
+  });
 }
 
 /** Where handleSummary output goes. */

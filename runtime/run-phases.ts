@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { createExecutor, maxScenarioDuration_ms } from './executors/index.ts';
 import { logScriptError } from './executors/iteration.ts';
 import type { VuPool } from './executors/pool.ts';
-import { LifecycleTimeoutError, callExport, writeSummaryOutputs } from './lifecycle.ts';
+import { LifecycleTimeoutError, callExport, setupDataJson, writeSummaryOutputs } from './lifecycle.ts';
 import { logLine } from './log.ts';
 import type { TestOptions } from './options/index.ts';
 import { startProgress } from './progress.ts';
@@ -135,7 +135,7 @@ export class RunPhases {
     this.#enter('setup', options.setupTimeout_ms);
     try {
       const data = await callExport(vu0, 'setup', undefined, options.setupTimeout_ms);
-      this.#setupJson = data === undefined ? undefined : JSON.stringify(data);
+      this.#setupJson = setupDataJson(data);
     } catch (err) {
       this.#setupOk = false;
       if (err instanceof LifecycleTimeoutError) {

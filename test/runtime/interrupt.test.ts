@@ -1,0 +1,57 @@
+/**
+ * `k6-triton run` stops script code that never yields (issue 11): at the end of gracefulStop and
+ * on SIGINT, with teardown, the summary and k6's exit codes (0 and 105), as real k6 does.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { scriptPath } from './run-script.ts';
+
+const bin = fileURLToPath(new URL('../../bin/k6-triton.js', import.meta.url));
+
+/** Runs the CLI on `name`; `onStderr` may signal the child. Killed after 40 s (the test then fails on the code). */
+function runCli(
+  name: string,
+  onStderr: (text: string, kill: (sig: NodeJS.Signals) => void) => void = () => {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [bin, 'run', '-q', scriptPath(name)], { stdio: 'pipe' });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+    onStderr(stderr, (sig) => child.kill(sig));
+  });
+  const guard = setTimeout(() => child.kill('SIGKILL'), 40_000);
+  return new Promise((resolve) =>
+    child.on('exit', (code) => {
+      clearTimeout(guard);
+      resolve({ code, stdout, stderr });
+    }),
+  );
+}
+
+describe('a CPU-bound iteration', () => {
+  it('is interrupted when gracefulStop runs out; teardown gets its data, the summary prints, exit 0', async () => {
+    const r = await runCli('busy-duration.js');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('teardown ran {"from":"setup"}');
+    expect(r.stdout).toContain('█ TOTAL RESULTS');
+  });
+
+  it('is interrupted by SIGINT: teardown and the summary run, exit 105', async () => {
+    let sent = false;
+    const r = await runCli('busy-sigint.js', (text, kill) => {
+      if (!sent && text.includes('setup done')) {
+        sent = true;
+        setTimeout(() => kill('SIGINT'), 300);
+      }
+    });
+    expect(r.code).toBe(105);
+    expect(r.stderr).toContain("test run was aborted because k6-triton received a 'interrupt' signal");
+    expect(r.stderr).toContain('teardown ran');
+    expect(r.stdout).toContain('█ TOTAL RESULTS');
+  });
+});

@@ -1,0 +1,13 @@
+// A CPU-bound iteration that never yields: interrupted when gracefulStop runs out, as in k6.
+export const options = {
+  scenarios: { busy: { executor: 'constant-vus', vus: 1, duration: '1s', gracefulStop: '0s' } },
+};
+export function setup() {
+  return { from: 'setup' };
+}
+export default function () {
+  while (true) {}
+}
+export function teardown(data) {
+  console.log(`teardown ran ${JSON.stringify(data)}`);
+}

@@ -50,6 +50,7 @@ export function runSupervised(opts: RunTestOptions): Promise<RunTestResult> {
     let checkTimer: NodeJS.Timeout | undefined;
     let pingTimer: NodeJS.Timeout | undefined;
     let interrupting = false;
+    let phase: Phase = 'init';
     const send = (m: SupervisorMessage) => worker.postMessage(m);
 
     const finish = (r: RunTestResult) => {
@@ -92,6 +93,12 @@ export function runSupervised(opts: RunTestOptions): Promise<RunTestResult> {
     };
 
     const onSignal = (signal: NodeJS.Signals) => {
+      if (phase === 'init') {
+        // k6 handles signals only once the script is initialized: before that, one ends it.
+        finish({ exitCode: EXIT.EXTERNAL_ABORT, summaryData: null });
+        process.kill(process.pid, signal);
+        return;
+      }
       signals++;
       if (signals > 1) {
         // k6 stops at once on a second signal.
@@ -114,6 +121,7 @@ export function runSupervised(opts: RunTestOptions): Promise<RunTestResult> {
           pingTimer = undefined;
           return;
         case 'phase':
+          phase = m.phase;
           clearTimeout(deadlineTimer);
           clearInterval(checkTimer);
           checkTimer = undefined;

@@ -254,6 +254,19 @@ describe.skipIf(!K6)('agreement with real k6', () => {
     expect(groupTree(n.summary?.root_group)).toEqual(groupTree(k.summary?.root_group));
   });
 
+  it('stops setup() and teardown() that never yield at their timeouts (exit 100, 101)', async () => {
+    for (const [name, code] of [
+      ['busy-setup.js', 100],
+      ['busy-teardown.js', 101],
+    ] as const) {
+      const { k6: k, node: n } = await runBoth(k6, name);
+      expect(k.code, name).toBe(code);
+      expect(n.code, name).toBe(code);
+      expect(count(n, 'iterations'), name).toBe(count(k, 'iterations'));
+      expect(n.summary, name).not.toBeNull();
+    }
+  });
+
   it('writes --out json records of the same shape', async () => {
     const { k6: k, node: n } = await runBoth(k6, 'http.js', { env: { BASE: base } });
     const shapes = (o: Outcome) => {

@@ -9,12 +9,14 @@ import { scriptPath } from './run-script.ts';
 
 const bin = fileURLToPath(new URL('../../bin/k6-triton.js', import.meta.url));
 
-/** Runs the CLI on `name`; `onStderr` may signal the child. Killed after 40 s (the test then fails on the code). */
+/** Runs the CLI on `name`; `onStderr` may signal the child. Killed after 40 s (the tests then fail on code or signal). */
 function runCli(
   name: string,
   onStderr: (text: string, kill: (sig: NodeJS.Signals) => void) => void = () => {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  opts: { signalAfter_ms?: number } = {},
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [bin, 'run', '-q', scriptPath(name)], { stdio: 'pipe' });
+  if (opts.signalAfter_ms) setTimeout(() => child.kill('SIGINT'), opts.signalAfter_ms);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => {
@@ -26,9 +28,9 @@ function runCli(
   });
   const guard = setTimeout(() => child.kill('SIGKILL'), 40_000);
   return new Promise((resolve) =>
-    child.on('exit', (code) => {
+    child.on('exit', (code, signal) => {
       clearTimeout(guard);
-      resolve({ code, stdout, stderr });
+      resolve({ code, signal, stdout, stderr });
     }),
   );
 }
@@ -53,5 +55,12 @@ describe('a CPU-bound iteration', () => {
     expect(r.stderr).toContain("test run was aborted because k6-triton received a 'interrupt' signal");
     expect(r.stderr).toContain('teardown ran');
     expect(r.stdout).toContain('█ TOTAL RESULTS');
+  });
+
+  it('in the init context ends the process by SIGINT, as k6 (which handles signals only after init)', async () => {
+    // Init prints nothing: signal once the CLI has surely started the worker's busy init.
+    const r = await runCli('busy-init.js', () => {}, { signalAfter_ms: 2500 });
+    expect(r.signal).toBe('SIGINT');
+    expect(r.stdout).not.toContain('TOTAL RESULTS');
   });
 });

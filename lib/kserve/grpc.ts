@@ -58,10 +58,10 @@ export interface GrpcInferCall {
 
 /** A ModelInfer request bound once for the measured loop (see KServeHttp's BoundHttpInfer). */
 export interface BoundGrpcInfer {
-  /** Sends with tag set `tagSet`; undefined on status OK, else what went wrong. Blocking (real k6 only). */
-  sendSync(tagSet: number): string | undefined;
+  /** Sends it; undefined on status OK, else what went wrong. Blocking (real k6 only). */
+  sendSync(): string | undefined;
   /** The same through asyncInvoke. */
-  send(tagSet: number): Promise<string | undefined>;
+  send(): Promise<string | undefined>;
 }
 
 /** One ModelStreamInferResponse delivered to a stream handler. */
@@ -173,20 +173,20 @@ export class KServeGrpc {
     return inferCall(this.client.invoke(grpcMethod('ModelInfer'), request, this.#params(params)));
   }
 
-  /** Binds a prepared request for the measured loop: one params object per tag set, responses discarded. */
-  bind(request: GrpcInferRequest, tagSets: readonly Record<string, string>[]): BoundGrpcInfer {
+  /** Binds a prepared request for the measured loop: params built and frozen once, responses discarded. */
+  bind(request: GrpcInferRequest): BoundGrpcInfer {
     const method = grpcMethod('ModelInfer');
-    const params = tagSets.map((tags) => deepFreeze(this.#params({ tags, discardResponse: true })));
+    const params = deepFreeze(this.#params({ discardResponse: true }));
     const failure = (response: grpc.Response) =>
       response.status === grpc.StatusOK ? undefined : grpcErrorText(response);
     return {
-      sendSync: (tagSet) => {
+      sendSync: () => {
         this.connect();
-        return failure(this.client.invoke(method, request, params[tagSet]));
+        return failure(this.client.invoke(method, request, params));
       },
-      send: async (tagSet) => {
+      send: async () => {
         this.connect();
-        return failure(await this.client.asyncInvoke(method, request, params[tagSet]));
+        return failure(await this.client.asyncInvoke(method, request, params));
       },
     };
   }
@@ -203,7 +203,7 @@ export class KServeGrpc {
   #params(params: GrpcInferParams): grpc.Params {
     const out: grpc.Params = {
       metadata: { ...this.#options.metadata },
-      tags: params.tags ? { ...this.#options.tags, ...params.tags } : (this.#options.tags ?? {}),
+      tags: { ...this.#options.tags, ...params.tags },
       timeout: params.timeout ?? this.#options.timeout ?? '60s',
     };
     if (params.discardResponse) out.discardResponseMessage = true;

@@ -52,14 +52,14 @@ export interface HttpInferCall {
 }
 
 /**
- * An infer request bound once for the measured loop: URL, body and one params object per tag set
- * are built ahead, so a send is the k6 call and a status comparison, nothing else.
+ * An infer request bound once for the measured loop: URL, body and a frozen params object are built
+ * ahead, so a send is the k6 call and a status comparison, nothing else.
  */
 export interface BoundHttpInfer {
-  /** Sends with tag set `tagSet`; undefined on HTTP 200, else what went wrong. Blocking (real k6 only). */
-  sendSync(tagSet: number): string | undefined;
+  /** Sends it; undefined on HTTP 200, else what went wrong. Blocking (real k6 only). */
+  sendSync(): string | undefined;
   /** The same through http.asyncRequest. */
-  send(tagSet: number): Promise<string | undefined>;
+  send(): Promise<string | undefined>;
 }
 
 /** Default request timeout. */
@@ -151,23 +151,16 @@ export class KServeHttp {
   }
 
   /**
-   * Binds a prepared request for the measured loop: one params object per tag set, response bodies
+   * Binds a prepared request for the measured loop: params built and frozen once, response bodies
    * discarded (the status is all a measured request records).
    */
-  bind(
-    model: string,
-    request: PreparedHttpRequest,
-    tagSets: readonly Record<string, string>[],
-    version?: string,
-  ): BoundHttpInfer {
+  bind(model: string, request: PreparedHttpRequest, version?: string): BoundHttpInfer {
     const url = this.url + KSERVE_PATHS.infer(model, version);
     const { body } = request;
-    const params = tagSets.map((tags) =>
-      deepFreeze(this.#inferParams(request, { tags: { ...tags }, responseType: 'none' })),
-    );
+    const params = deepFreeze(this.#inferParams(request, { responseType: 'none' }));
     return {
-      sendSync: (tagSet) => failure(http.request('POST', url, body, params[tagSet])),
-      send: async (tagSet) => failure(await http.asyncRequest('POST', url, body, params[tagSet])),
+      sendSync: () => failure(http.request('POST', url, body, params)),
+      send: async () => failure(await http.asyncRequest('POST', url, body, params)),
     };
   }
 
@@ -175,7 +168,7 @@ export class KServeHttp {
     return {
       headers: { ...request.headers },
       timeout: params.timeout ?? this.#timeout,
-      tags: params.tags ? { ...this.#tags, ...params.tags } : this.#tags,
+      tags: { ...this.#tags, ...params.tags },
       responseType: params.responseType ?? ('binary' as const),
     };
   }

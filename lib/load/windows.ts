@@ -52,8 +52,3 @@ export class WindowClock {
     return subWindowIndex(now_ms - this.#start_ms, this.#window_ms / 1000, this.#count);
   }
 }
-
-/** The tag sets of every sub-window, in index order: built once, handed to bound requests. */
-export function subWindowTagSets(count = DEFAULT_SUB_WINDOWS): Record<string, string>[] {
-  return Array.from({ length: count }, (_, i) => ({ [WINDOW_TAG]: String(i) }));
-}

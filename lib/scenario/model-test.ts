@@ -4,8 +4,8 @@
  * one readable line when the server or model is not ready, the exec functions, and handleSummary().
  *
  * The measured loop (`infer`) is kept as lean as a five-line k6 script, because whatever it does per
- * request is load-generator time the server never sees: it sends a request bound once with its
- * sub-window tags and records only a failure. Responses are validated (outputs, labels) on every
+ * request is load-generator time the server never sees: it sends a request bound once and records
+ * only a failure; the stability sub-window is a VU tag, changed three times a level. Responses are validated (outputs, labels) on every
  * warm-up request (`warmup`) and on one in VALIDATE_EVERY measured ones. Under real k6 the exec
  * functions block (cheaper there than a promise per request); under the Node runtime they are async.
  * Scenario files stay a few lines long.
@@ -22,7 +22,8 @@ import {
 } from '../load/metrics.ts';
 import type { LoadPlan } from '../load/scenarios.ts';
 import { serverStatsDelta } from '../load/server-stats.ts';
-import { subWindowTagSets, WindowClock } from '../load/windows.ts';
+import { WINDOW_TAG } from '../load/names.ts';
+import { WindowClock } from '../load/windows.ts';
 import { blockingCallsAllowed } from './blocking.ts';
 import { checkOutcome, type Expectations } from './checks.ts';
 import { resolveRunPlan, type RunPlan } from './run-plan.ts';
@@ -70,7 +71,6 @@ export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: str
   const windowStart = createWindowStart();
   // gRPC has no built-in failed-request metric in k6; HTTP has http_req_failed.
   const inferErrors = settings.protocol === 'grpc' ? createInferErrors() : undefined;
-  const tagSets = subWindowTagSets();
   const clock = new WindowClock(run.load.window_s, () => exec.scenario.startTime);
 
   // Per VU (k6 evaluates this module once per VU): the requests, built once, and where the VU is in them.
@@ -80,11 +80,12 @@ export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: str
   let next = -1;
   let measured = 0;
   let warned = false;
+  let windowTagged = -1;
 
   function prepare(source: Sample[]): void {
     labels = source.map((s) => s.label);
     prepared = source.map((s) => transport.prepare(s.inputs));
-    bound = prepared.map((p) => transport.bind(p, tagSets));
+    bound = prepared.map((p) => transport.bind(p));
   }
   // Request bodies are built in the init context, never per request; random requests for a generic
   // model wait for the tensors setup() reads from the server.
@@ -116,6 +117,17 @@ export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: str
     failed(ok ? undefined : (outcome.error() ?? 'outputs do not match the model'));
   }
 
+  /**
+   * Tags this VU's samples with the sub-window it is in, for the stability verdict. A VU tag is set
+   * three times a level, where a tag in the request params would cost k6 a new tag set per request.
+   */
+  function tagWindow(): void {
+    const window = clock.index();
+    if (window === windowTagged) return;
+    windowTagged = window;
+    exec.vu.metrics.tags[WINDOW_TAG] = String(window);
+  }
+
   /** Whether this measured request is one of the sampled, validated ones. */
   const sampled = () => validateEvery > 0 && measured++ % validateEvery === 0;
 
@@ -126,9 +138,9 @@ export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: str
     },
     infer(data) {
       const i = pick(data);
-      const window = clock.index();
-      if (sampled()) validated(transport.inferSync(prepared[i], tagSets[window]), data, i);
-      else failed(bound[i]!.sendSync(window));
+      tagWindow();
+      if (sampled()) validated(transport.inferSync(prepared[i]), data, i);
+      else failed(bound[i]!.sendSync());
     },
   };
   const async: Pick<ModelTest, 'warmup' | 'infer'> = {
@@ -138,9 +150,9 @@ export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: str
     },
     async infer(data) {
       const i = pick(data);
-      const window = clock.index();
-      if (sampled()) validated(await transport.infer(prepared[i], tagSets[window]), data, i);
-      else failed(await bound[i]!.send(window));
+      tagWindow();
+      if (sampled()) validated(await transport.infer(prepared[i]), data, i);
+      else failed(await bound[i]!.send());
     },
   };
 

@@ -17,10 +17,10 @@ export interface InferOutcome {
   outputs(): InferResult;
 }
 
-/** A prepared request bound for the measured loop; send*(i) use tag set i and return the failure, if any. */
+/** A prepared request bound for the measured loop; send*() return the failure, if any. */
 export interface BoundRequest {
-  sendSync(tagSet: number): string | undefined;
-  send(tagSet: number): Promise<string | undefined>;
+  sendSync(): string | undefined;
+  send(): Promise<string | undefined>;
 }
 
 /** What exec functions need from a protocol. */
@@ -32,8 +32,8 @@ export interface Transport {
   infer(prepared: unknown, tags?: Record<string, string>): Promise<InferOutcome>;
   /** infer() as a blocking call, for real k6. */
   inferSync(prepared: unknown, tags?: Record<string, string>): InferOutcome;
-  /** Binds a prepared request to its tag sets (the measured loop's sub-windows). */
-  bind(prepared: unknown, tagSets: readonly Record<string, string>[]): BoundRequest;
+  /** Binds a prepared request for the measured loop. */
+  bind(prepared: unknown): BoundRequest;
   serverLive(): Promise<boolean>;
   modelReady(): Promise<boolean>;
   modelMetadata(): Promise<ModelMetadata>;
@@ -52,7 +52,7 @@ export function createTransport(settings: Settings): Transport {
       prepare: (inputs) => client.prepareInfer(model, inputs, version ? { version } : {}),
       infer: (prepared, tags) => client.infer(prepared as GrpcInferRequest, tags ? { tags } : {}),
       inferSync: (prepared, tags) => client.inferSync(prepared as GrpcInferRequest, tags ? { tags } : {}),
-      bind: (prepared, tagSets) => client.bind(prepared as GrpcInferRequest, tagSets),
+      bind: (prepared) => client.bind(prepared as GrpcInferRequest),
       serverLive: () => client.serverLive(),
       modelReady: () => client.modelReady(model, version),
       modelMetadata: () => client.modelMetadata(model, version),
@@ -68,7 +68,7 @@ export function createTransport(settings: Settings): Transport {
     infer: (prepared, tags) => client.infer(model, prepared as PreparedHttpRequest, { version, tags }),
     inferSync: (prepared, tags) =>
       client.inferSync(model, prepared as PreparedHttpRequest, { version, tags }),
-    bind: (prepared, tagSets) => client.bind(model, prepared as PreparedHttpRequest, tagSets, version),
+    bind: (prepared) => client.bind(model, prepared as PreparedHttpRequest, version),
     serverLive: () => client.serverLive(),
     modelReady: () => client.modelReady(model, version),
     modelMetadata: () => client.modelMetadata(model, version),

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { registerBench } from './bench.ts';
+import { registerCapacity } from './capacity.ts';
 import { registerPayloads } from './payloads.ts';
 import { registerRun } from './run.ts';
 import { registerServe } from './serve.ts';
@@ -12,6 +13,7 @@ export function program(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   registerBench(prog);
+  registerCapacity(prog);
   registerPayloads(prog);
   registerRun(prog);
   registerServe(prog);

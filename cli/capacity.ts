@@ -1,0 +1,293 @@
+/**
+ * `k6-triton capacity <model>`: the highest concurrency (or, with --request-rate, request rate) whose p95,
+ * p99 and error rate stay within the model's budget, found in few measured levels (cli/capacity/search.ts),
+ * each level one bench run (runBench) against one server; written to results/<model>/capacity-<run-id>/.
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { resolveRunPlan } from '../lib/scenario/run-plan.ts';
+import { buildRunReport } from '../lib/summary/from-summary.ts';
+import type { LevelResult } from '../lib/summary/types.ts';
+import { genericEntry } from '../models/generic.ts';
+import { getModel, modelIds } from '../models/index.ts';
+import { benchEnv } from './bench.ts';
+import { type EmbeddedServer, startEmbedded } from './bench/embedded.ts';
+import type { RuntimeChoice } from './bench/runner.ts';
+import { type LevelRunOptions, runLevel, toMeasurement } from './capacity/measure.ts';
+import { project } from './capacity/projection.ts';
+import {
+  type CapacityRecord,
+  capacityHeader,
+  capacityRow,
+  capacitySentence,
+  projectionSentence,
+  trialLine,
+  writeCapacity,
+} from './capacity/report.ts';
+import { nextStep, type SearchConfig, type Trial } from './capacity/search.ts';
+
+const PACKAGE_ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+/** Defaults of the search per mode: where it starts, its ceiling and when bisection stops. */
+export const CAPACITY_DEFAULTS = {
+  concurrency: { start: 1, max: 256, resolution: { absolute: 1, relative: 0 } },
+  // Rates bisect to 5%: a 1 req/s resolution at 3,000 req/s costs levels and is below the noise.
+  'request-rate': { start: 10, max: 100_000, resolution: { absolute: 1, relative: 0.05 } },
+  attempts: 3,
+  maxTrials: 24,
+} as const;
+
+/** What a capacity run takes. */
+export interface CapacityOptions {
+  model: string;
+  /** Scenario settings as the bench takes them (CONCURRENCY and REQUEST_RATE are the search's). */
+  env: Record<string, string>;
+  mode: 'concurrency' | 'request-rate';
+  runtime: RuntimeChoice;
+  k6Args: string[];
+  resultsDir: string;
+  start?: number;
+  max?: number;
+  attempts?: number;
+  maxTrials?: number;
+  targetRate?: number;
+  timeScale?: number;
+  modelRepository?: string;
+  count?: number;
+}
+
+function runId(): string {
+  return new Date().toISOString().replace(/[:.]/g, '-').replace('Z', '');
+}
+
+/** Parses a positive number flag; commander prints the message as one line naming the flag. */
+function positive(flag: string, integer = false) {
+  return (text: string): number => {
+    const value = Number(text);
+    if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value)))
+      throw new InvalidArgumentError(
+        `${flag} must be a positive ${integer ? 'whole ' : ''}number, e.g. ${flag} ${integer ? 8 : 100}`,
+      );
+    return value;
+  };
+}
+
+/** Runs the search end to end and writes its results; resolves with the exit code. */
+export async function runCapacity(options: CapacityOptions): Promise<number> {
+  const env: Record<string, string> = { ...options.env };
+  delete env.CONCURRENCY;
+  delete env.REQUEST_RATE;
+  const mode = options.mode;
+  const defaults = CAPACITY_DEFAULTS[mode];
+  const start = options.start ?? defaults.start;
+  const max = options.max ?? defaults.max;
+  if (start > max) throw new Error(`--start ${start} is above --max ${max}; lower --start or raise --max`);
+  if (mode === 'concurrency' && !(Number.isInteger(start) && Number.isInteger(max)))
+    throw new Error(
+      `--start ${start} --max ${max}: a concurrency is a whole number of requests; use e.g. --start 1 --max 64`,
+    );
+
+  const catalogEntry = options.model === 'generic' ? genericEntry(env.MODEL_NAME) : getModel(options.model);
+  const budgetPath = env.THRESHOLDS
+    ? resolve(env.THRESHOLDS)
+    : join(PACKAGE_ROOT, 'thresholds', `${catalogEntry.id}.json`);
+  const variable = mode === 'concurrency' ? 'CONCURRENCY' : 'REQUEST_RATE';
+  // The bench's own plan, resolved once here so a bad setting fails before any server starts.
+  const plan = resolveRunPlan(
+    catalogEntry,
+    { ...env, [variable]: String(start) },
+    readFileSync(budgetPath, 'utf8'),
+    budgetPath,
+  );
+  const budget = {
+    p95_ms: plan.overrides.p95_ms ?? plan.budget.p95_ms,
+    p99_ms: plan.overrides.p99_ms ?? plan.budget.p99_ms,
+    error_rate: plan.budget.error_rate,
+  };
+  const config: SearchConfig = {
+    mode,
+    budget,
+    start,
+    max,
+    resolution: defaults.resolution,
+    attempts: options.attempts ?? CAPACITY_DEFAULTS.attempts,
+    maxTrials: options.maxTrials ?? CAPACITY_DEFAULTS.maxTrials,
+  };
+  const modelDir = catalogEntry.id === 'generic' ? plan.settings.modelName : catalogEntry.id;
+  const dir = resolve(options.resultsDir, modelDir, `capacity-${runId()}`);
+  const startedAt = new Date().toISOString();
+
+  let server: EmbeddedServer | undefined;
+  if (!env.TRITON_URL) {
+    // One server for the whole search, as the bench would start it, so levels do not pay a cold start.
+    server = await startEmbedded({
+      ...(env.PRECISION && catalogEntry.id !== 'generic'
+        ? { precisions: { [catalogEntry.id]: plan.settings.precision } }
+        : {}),
+      ...(options.modelRepository ? { modelRepository: options.modelRepository } : {}),
+      ...(options.timeScale !== undefined ? { simulated: { timeScale: options.timeScale } } : {}),
+    });
+    env.TRITON_URL = server.url;
+    env.TRITON_GRPC_URL = server.grpcUrl;
+    console.log(`embedded server on ${server.url} (gRPC ${server.grpcUrl})`);
+  }
+  let interrupted = false;
+  const onSigint = () => {
+    interrupted = true;
+  };
+  process.on('SIGINT', onSigint);
+  const levelOptions: LevelRunOptions = {
+    model: options.model,
+    env,
+    mode,
+    runtime: options.runtime,
+    k6Args: options.k6Args,
+    resultsDir: join(dir, 'levels'),
+    ...(options.count ? { count: options.count } : {}),
+  };
+  const path: CapacityRecord['path'] = [];
+  const results: LevelResult[] = [];
+  let runtime: 'k6' | 'node' = 'node';
+  let stoppedEarly: string | undefined;
+  try {
+    for (;;) {
+      const step = nextStep(config, path);
+      if (step.kind === 'done') break;
+      console.log(`\ncapacity: measuring ${step.level} (${step.purpose}: ${step.reason})`);
+      const run = await runLevel(levelOptions, step.level);
+      if (run.report) runtime = run.report.runtime;
+      if (interrupted) stoppedEarly = `interrupted while measuring ${step.level}`;
+      else if (!run.measured)
+        stoppedEarly = `the bench run at ${step.level} failed with exit code ${run.exitCode} (see ${run.dir})`;
+      if (stoppedEarly) break;
+      if (run.result) results.push(run.result);
+      const trial: Trial = {
+        purpose: step.purpose,
+        reason: step.reason,
+        measurement: toMeasurement(step.level, run.result),
+      };
+      path.push({ ...trial, dir: run.dir });
+      console.log(trialLine(path.length, trial, budget));
+    }
+  } finally {
+    process.off('SIGINT', onSigint);
+    await server?.stop();
+  }
+
+  if (path.length === 0) {
+    console.error(`k6-triton: capacity: no level was measured; ${stoppedEarly ?? 'see the errors above'}`);
+    return interrupted ? 130 : 1;
+  }
+  // Stopped early: the answer from what was measured, as if the search had run out of measurements.
+  const final = nextStep(stoppedEarly ? { ...config, maxTrials: path.length } : config, path);
+  if (final.kind !== 'done') throw new Error('capacity search did not converge');
+  const answer = stoppedEarly ? { ...final.answer, limit_detail: stoppedEarly } : final.answer;
+  const record: CapacityRecord = {
+    model: options.model === 'generic' ? plan.settings.modelName : options.model,
+    mode,
+    batch: plan.settings.batch,
+    budget,
+    answer,
+    path,
+    ...(stoppedEarly ? { stopped_early: stoppedEarly } : {}),
+  };
+  if (options.targetRate !== undefined && answer.measurement && answer.measurement.throughput_infer_s > 0)
+    record.projection = project(options.targetRate, answer.measurement.throughput_infer_s);
+  const report = buildRunReport({
+    model: plan.settings.modelName,
+    protocol: plan.settings.protocol,
+    runtime,
+    batch: plan.settings.batch,
+    started_at: startedAt,
+    results,
+    validate_every: plan.validateEvery,
+  });
+  const written = await writeCapacity(dir, record, report);
+  for (const error of written.errors) console.error(`k6-triton: could not write ${error}`);
+
+  console.log(`\n${capacitySentence(record)}\n\n${capacityHeader(mode)}\n${capacityRow(record)}`);
+  console.log(`\nsearch: ${path.length} measured levels: ${path.map((t) => t.measurement.level).join(', ')}`);
+  if (options.targetRate !== undefined) {
+    console.log(
+      record.projection
+        ? `planning: ${projectionSentence(record.projection)}`
+        : 'planning: no capacity within budget was measured, so no number of servers meets --target-rate',
+    );
+  }
+  console.log(`results: ${dir}`);
+  if (interrupted) return 130;
+  if (stoppedEarly) return 1;
+  // As the bench: 99 says the budget could not be met at all.
+  return answer.level === null ? 99 : 0;
+}
+
+/** Adds the `capacity` subcommand to the program. */
+export function registerCapacity(program: Command): void {
+  program
+    .command('capacity')
+    .description(
+      'Find the highest concurrency (or request rate) within the latency budget: exponential then binary search, boundary confirmed',
+    )
+    .argument('<model>', `catalog model (${modelIds().join(', ')}) or generic (with --model-name)`)
+    .argument('[k6-args...]', 'extra k6 flags after --')
+    .option('--request-rate', 'search the open-loop request rate instead of the concurrency')
+    .option('--start <n>', 'first level (default 1 concurrent request, or 10 req/s)', positive('--start'))
+    .option('--max <n>', "the search's ceiling (default 256, or 100000 req/s)", positive('--max'))
+    .option(
+      '--attempts <n>',
+      'measurements of an unstable level before the last is taken (default 3)',
+      positive('--attempts', true),
+    )
+    .option('--max-levels <n>', 'most measured levels in all (default 24)', positive('--max-levels', true))
+    .option(
+      '--target-rate <n>',
+      'plan: servers needed for this many inferences/s, with the headroom',
+      positive('--target-rate'),
+    )
+    .option('--url <url>', 'Triton HTTP endpoint (TRITON_URL); default: start the embedded server')
+    .option('--grpc-url <host:port>', 'Triton gRPC endpoint (TRITON_GRPC_URL)')
+    .addOption(new Option('--protocol <p>', 'PROTOCOL').choices(['http', 'http-json', 'grpc']))
+    .option('--model-name <name>', 'served model name (MODEL_NAME)')
+    .option('--model-version <v>', 'model version (MODEL_VERSION)')
+    .option('--batch <n>', 'request batch size (BATCH)')
+    .option('--precision <p>', 'FP32, FP16, INT32, INT64 (PRECISION)')
+    .option('--payload <file>', 'payload manifest or perf_analyzer input-data JSON (PAYLOAD)')
+    .option('--headers <list>', 'extra HTTP headers / gRPC metadata "k:v,k2:v2" (HEADERS)')
+    .option('--step-duration <d>', 'measurement window per level, e.g. 5s (STEP_DURATION)')
+    .option('--warmup <d>', 'warm-up per level, e.g. 2s (WARMUP_DURATION)')
+    .option('--stability <pct>', 'stability tolerance, percent (STABILITY)')
+    .option('--p95-ms <ms>', 'override the p95 budget (P95_MS)')
+    .option('--p99-ms <ms>', 'override the p99 budget (P99_MS)')
+    .option('--validate-every <n>', 'check outputs of 1 in n measured responses (VALIDATE_EVERY)')
+    .option('--thresholds <file>', 'budget file (THRESHOLDS); default thresholds/<model>.json')
+    .addOption(
+      new Option('--runtime <r>', 'k6 binary or the Node runtime (RUNTIME)')
+        .choices(['auto', 'k6', 'node'])
+        .default(process.env.RUNTIME || 'auto'),
+    )
+    .option('--results-dir <dir>', 'where run folders go', 'results')
+    .option('--count <n>', 'requests in a generated payload set', Number)
+    .option('--time-scale <f>', 'embedded server: multiply simulated compute times', Number)
+    .option('--model-repository <dir>', 'embedded server: Triton-layout model repository')
+    .action(async (model: string, k6Args: string[], flags: Record<string, unknown>) => {
+      const { requestRate, ...benchFlags } = flags;
+      process.exitCode = await runCapacity({
+        model,
+        env: benchEnv(benchFlags, process.env),
+        mode: requestRate ? 'request-rate' : 'concurrency',
+        runtime: flags.runtime as RuntimeChoice,
+        k6Args,
+        resultsDir: String(flags.resultsDir),
+        ...(flags.start !== undefined ? { start: flags.start as number } : {}),
+        ...(flags.max !== undefined ? { max: flags.max as number } : {}),
+        ...(flags.attempts !== undefined ? { attempts: flags.attempts as number } : {}),
+        ...(flags.maxLevels !== undefined ? { maxTrials: flags.maxLevels as number } : {}),
+        ...(flags.targetRate !== undefined ? { targetRate: flags.targetRate as number } : {}),
+        ...(flags.timeScale !== undefined ? { timeScale: flags.timeScale as number } : {}),
+        ...(flags.modelRepository ? { modelRepository: String(flags.modelRepository) } : {}),
+        ...(flags.count ? { count: flags.count as number } : {}),
+      });
+    });
+}

@@ -1,0 +1,150 @@
+/**
+ * The capacity answer in words and tables, and the files of a capacity run. Only reads the search's
+ * records; the bench's own writers produce the per-level files beside them.
+ */
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { LoadMode } from '../../lib/load/shapes.ts';
+import type { RunReport } from '../../lib/summary/types.ts';
+import { reportMarkdown } from '../../report/markdown.ts';
+import { writeRunReport } from '../../report/write.ts';
+import type { Projection } from './projection.ts';
+import { type Answer, type Measurement, misses, type SearchBudget, type Trial } from './search.ts';
+
+/** Everything a capacity run found, as capacity.json stores it. */
+export interface CapacityRecord {
+  model: string;
+  mode: LoadMode;
+  batch: number;
+  budget: SearchBudget;
+  answer: Answer;
+  /** Every measured level in order, with why it was measured and the bench folder it wrote. */
+  path: (Trial & { dir: string })[];
+  projection?: Projection;
+  /** True when Ctrl-C or a failed level ended the search before it converged. */
+  stopped_early?: string;
+}
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const num = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 1 });
+const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
+
+function loadWords(mode: LoadMode, level: number, batch: number): string {
+  return mode === 'concurrency'
+    ? `${num(level)} concurrent request${level === 1 ? '' : 's'} of ${batch}`
+    : `${num(level)} requests/s of ${batch}`;
+}
+
+/** The answer in one sentence, e.g. "dlrm: 8 concurrent requests of 4096, 1,054,310 inferences/s, p95 18.7 ms (budget 20 ms)". */
+export function capacitySentence(record: CapacityRecord): string {
+  const { answer, budget } = record;
+  if (answer.level === null || !answer.measurement) {
+    return `${record.model}: no ${record.mode === 'concurrency' ? 'concurrency' : 'request rate'} within budget (p95 ${num(budget.p95_ms)} ms, p99 ${num(budget.p99_ms)} ms); ${answer.limit_detail}`;
+  }
+  const m = answer.measurement;
+  return (
+    `${record.model}: ${loadWords(record.mode, answer.level, record.batch)}, ${int(m.throughput_infer_s)} inferences/s, ` +
+    `p95 ${ms(m.p95_ms)} ms (budget ${num(budget.p95_ms)} ms), p99 ${ms(m.p99_ms)} ms (budget ${num(budget.p99_ms)} ms); ` +
+    `limited by ${answer.limit_detail}` +
+    // An unstable answer is the last of its attempts; say so rather than let it pass for a steady figure.
+    (m.stable === false ? '; the level did not stabilise, the figures are its last measurement' : '')
+  );
+}
+
+/** The answer as a markdown table row under capacityHeader(). */
+export function capacityRow(record: CapacityRecord): string {
+  const m = record.answer.measurement;
+  const level = record.answer.level === null ? 'none' : num(record.answer.level);
+  if (!m) return `| ${record.model} | ${level} | 0 | n/a | n/a | n/a | ${record.answer.limit} |`;
+  return `| ${record.model} | ${level} | ${int(m.throughput_infer_s)} | ${ms(m.p95_ms)} | ${ms(m.p99_ms)} | ${(m.error_rate * 100).toFixed(2)}% | ${record.answer.limit} |`;
+}
+
+/** The header of capacityRow's table. */
+export function capacityHeader(mode: LoadMode): string {
+  return [
+    `| Model | ${mode === 'concurrency' ? 'Concurrency' : 'Request rate (req/s)'} | Throughput (infer/s) | p95 (ms) | p99 (ms) | Errors | Limit |`,
+    '| --- | --- | --- | --- | --- | --- | --- |',
+  ].join('\n');
+}
+
+/** The planning line for --target-rate. */
+export function projectionSentence(p: Projection): string {
+  return (
+    `${int(p.target_infer_s)} inferences/s needs ${p.servers} server${p.servers === 1 ? '' : 's'} at ${int(p.per_server_infer_s)} inferences/s each ` +
+    `(${int(p.total_infer_s)} in all): headroom ${p.headroom_pct.toFixed(0)}%, each server at ${p.utilisation_pct.toFixed(0)}% of its measured capacity`
+  );
+}
+
+function verdict(m: Measurement, budget: SearchBudget): string {
+  const missed = misses(m, budget);
+  return missed.length === 0 ? 'within budget' : `**missed ${missed.join(', ')}**`;
+}
+
+/** One line per measured level for the console: the level, its numbers and the verdict. */
+export function trialLine(n: number, trial: Trial, budget: SearchBudget): string {
+  const m = trial.measurement;
+  return (
+    `capacity #${n} ${num(m.level)} (${trial.purpose}): ${int(m.throughput_infer_s)} infer/s, p95 ${ms(m.p95_ms)} ms, ` +
+    `p99 ${ms(m.p99_ms)} ms, errors ${(m.error_rate * 100).toFixed(2)}%` +
+    `${m.stable === false ? ', unstable' : ''}${m.generator_bound ? ', generator bound' : ''} → ${verdict(m, budget).replace(/\*/g, '')}`
+  );
+}
+
+/** The search path as a markdown table: each measured level, why, what it showed and the verdict. */
+export function pathTable(record: CapacityRecord): string {
+  const rows = record.path.map((t, i) => {
+    const m = t.measurement;
+    const stable = m.stable === undefined ? 'n/a' : m.stable ? 'yes' : 'no';
+    return `| ${i + 1} | ${num(m.level)} | ${t.purpose}: ${t.reason} | ${int(m.throughput_infer_s)} | ${ms(m.p95_ms)} | ${ms(m.p99_ms)} | ${(m.error_rate * 100).toFixed(2)}% | ${stable} | ${m.generator_bound ? 'bound' : 'ok'} | ${verdict(m, record.budget)} |`;
+  });
+  return [
+    '| # | Level | Why measured | Throughput (infer/s) | p95 (ms) | p99 (ms) | Errors | Stable | Generator | Verdict |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...rows,
+  ].join('\n');
+}
+
+/** The capacity part of report.md. */
+export function capacityMarkdown(record: CapacityRecord): string {
+  return [
+    `# ${record.model}: capacity`,
+    '',
+    capacitySentence(record),
+    '',
+    capacityHeader(record.mode),
+    capacityRow(record),
+    '',
+    ...(record.projection ? [`Planning: ${projectionSentence(record.projection)}.`, ''] : []),
+    ...(record.stopped_early ? [`Stopped early: ${record.stopped_early}.`, ''] : []),
+    `## Search path (${record.path.length} measured levels)`,
+    '',
+    pathTable(record),
+    '',
+  ].join('\n');
+}
+
+/**
+ * Writes a capacity run like a bench run (summary.json, perf_analyzer.csv, plots of every measured level)
+ * plus capacity.json, with the capacity answer and search path at the top of report.md.
+ */
+export async function writeCapacity(
+  dir: string,
+  record: CapacityRecord,
+  report: RunReport,
+): Promise<{ files: string[]; errors: string[] }> {
+  const written = await writeRunReport(dir, report, { capacity: record });
+  // A capacity search measures levels outside the budget on purpose: a JUnit verdict on them would fail CI.
+  await rm(join(dir, 'junit.xml'), { force: true });
+  const errors = [...written.errors];
+  for (const [name, text] of [
+    ['capacity.json', `${JSON.stringify(record, null, 2)}\n`],
+    ['report.md', `${capacityMarkdown(record)}\n${report.results.length > 0 ? reportMarkdown(report) : ''}`],
+  ] as const) {
+    try {
+      await writeFile(join(dir, name), text);
+    } catch (error) {
+      errors.push(`${name}: ${(error as Error).message.split('\n')[0]}`);
+    }
+  }
+  return { files: [...Object.keys(written.files).filter((f) => f !== 'junit.xml'), 'capacity.json'], errors };
+}

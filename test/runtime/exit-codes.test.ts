@@ -70,18 +70,26 @@ describe('exit codes', () => {
     const child = spawn(process.execPath, [bin, 'run', '-q', scriptPath('sigint.js')], { stdio: 'pipe' });
     let out = '';
     let err = '';
+    let signalled = false;
     child.stdout.on('data', (d) => {
       out += d;
     });
-    const code = await new Promise<number | null>((resolve) => {
+    const guard = setTimeout(() => child.kill('SIGKILL'), 40_000);
+    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
       child.stderr.on('data', (d) => {
         err += d;
-        if (err.includes('setup done')) setTimeout(() => child.kill('SIGINT'), 300);
+        // Exactly one signal, once an iteration has completed (the script logs it): a second one
+        // is k6's "stop at once", which skips teardown and the summary; stderr comes in many chunks.
+        if (!signalled && err.includes('iterated')) {
+          signalled = true;
+          child.kill('SIGINT');
+        }
       });
-      child.on('exit', (c) => resolve(c));
-      setTimeout(() => child.kill('SIGKILL'), 30_000);
+      child.on('exit', (code, signal) => resolve({ code, signal }));
     });
-    expect(code).toBe(105);
+    clearTimeout(guard);
+    expect(exit).toEqual({ code: 105, signal: null });
+    expect(err).toContain('setup done');
     expect(err).toContain('teardown ran');
     expect(out).toContain('█ TOTAL RESULTS');
     expect(out).toMatch(/iterations\.+: \d+/);

@@ -176,6 +176,30 @@ async function minimal(protocol: string, runtime: 'node' | 'k6', urls: Urls, k6?
   return { client, points };
 }
 
+/** Node's floor: a client library in a loop, no k6 runtime (raw-clients.ts), one process per level. */
+async function raw(kind: 'undici' | 'grpc-js' | 'http2', urls: Urls): Promise<Row> {
+  const client = `Node client alone (${kind}, no runtime)`;
+  const entry = getModel('mnist');
+  const input = entry.inputs[0]!;
+  const shape = entry.maxBatchSize > 0 ? [1, ...input.dims] : input.dims;
+  const target = kind === 'undici' ? urls.http : urls.grpc;
+  const points = new Map<number, Point>();
+  for (const level of LEVELS) {
+    const run = await exec(process.execPath, [
+      ...['--import', 'tsx', join(ROOT, 'bench', 'fidelity', 'raw-clients.ts'), kind, target, entry.name],
+      ...[input.name, entry.outputs[0]!.name, JSON.stringify(shape), String(level), String(SECONDS)],
+    ]);
+    const line = run.out.split('\n').find((l) => l.startsWith('{'));
+    if (!line) return { client, points, missing: `run failed (exit ${run.code})` };
+    const result = JSON.parse(line) as { requests: number; seconds: number; cpu_s: number };
+    points.set(level, {
+      infer_s: result.requests / result.seconds,
+      cpu_us: (result.cpu_s * 1e6) / result.requests,
+    });
+  }
+  return { client, points };
+}
+
 interface Urls {
   http: string;
   grpc: string;
@@ -230,6 +254,9 @@ try {
       await scenario(protocol, 'k6', urls, k6),
       await minimal(protocol, 'node', urls),
       await minimal(protocol, 'k6', urls, k6),
+      ...(protocol === 'http'
+        ? [await raw('undici', urls)]
+        : [await raw('grpc-js', urls), await raw('http2', urls)]),
     ];
     const text = table(protocol, rows);
     console.log(`\n${text}`);

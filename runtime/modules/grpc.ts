@@ -20,6 +20,7 @@ import {
   toMetadata,
 } from './grpc-call.ts';
 import { EncodeBuffers, encodedFrozen, messageOut } from './grpc-json.ts';
+import { UnaryChannel } from './grpc-unary.ts';
 import { reflectMethods } from './grpc-reflect.ts';
 import { loadProtos, type MethodDef, type MethodInfo, methodInfo } from './grpc-protos.ts';
 import { openStream, Stream, waitForStreams } from './grpc-stream.ts';
@@ -58,10 +59,15 @@ export interface GrpcResponse {
 /** One VU's connection made by Client.connect. */
 export interface Connection {
   addr: string;
-  client: grpcjs.Client;
+  /** grpc-js, for streams, reflection and TLS; opened on first use where unary calls go through `unary`. */
+  readonly client: grpcjs.Client;
+  /** Plaintext connections: unary calls on node:http2 directly (see grpc-unary.ts). */
+  unary: UnaryChannel | null;
   ready: Promise<true>;
   /** Request buffers reused across this connection's calls. */
   buffers: EncodeBuffers;
+  /** Closes what was opened. */
+  close(): void;
 }
 
 /**
@@ -92,6 +98,29 @@ function responseObject(base: Omit<GrpcResponse, 'message'>, decode: () => unkno
 
 /** HTTP/2 receive window per connection: the 64 KiB default stalls large responses on round trips. */
 const FLOW_CONTROL_WINDOW_BYTES = 16 * 1024 * 1024;
+
+const USER_AGENT = 'k6-triton-node-runtime';
+
+/** Waits for a unary channel's connection; refused dials fail as grpc-go's do under k6. */
+function waitUnary(unary: UnaryChannel, addr: string, timeout_ms: number): Promise<true> {
+  return new Promise<true>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('context deadline exceeded')), timeout_ms);
+    unary.ready().then(
+      () => {
+        clearTimeout(timer);
+        resolve(true);
+      },
+      () => {
+        clearTimeout(timer);
+        reject(
+          new Error(
+            `connection error: desc = "transport: error while dialing: dial tcp ${addr}: connect failed"`,
+          ),
+        );
+      },
+    );
+  });
+}
 
 /** k6's connect() defaults: 60 s to connect, TLS unless plaintext. */
 const CONNECT_TIMEOUT_MS = 60_000;
@@ -209,26 +238,51 @@ export class Client {
     const vu = currentVu();
     if (vu.inInit) throw new Error('connecting to a gRPC server in the init context is not supported');
     const p = connectParams(params);
-    this.#connections.get(vu)?.client.close();
+    this.#closeFor(vu);
     const credentials = p.plaintext ? grpcjs.credentials.createInsecure() : grpcjs.credentials.createSsl();
+    let client: grpcjs.Client | null = null;
     // A local subchannel pool gives every VU its own HTTP/2 connection, as k6 does.
-    const client = new grpcjs.Client(address, credentials, {
-      'grpc.use_local_subchannel_pool': 1,
-      'grpc.primary_user_agent': 'k6-triton-node-runtime',
-      // grpc-go (k6) grows its HTTP/2 receive window by BDP estimation; a fixed large window gets close.
-      'grpc-node.flow_control_window': FLOW_CONTROL_WINDOW_BYTES,
-      ...p.options,
-    });
-    const connected = waitReady(client, address, p.timeout_ms);
+    const grpcClient = (): grpcjs.Client =>
+      (client ??= new grpcjs.Client(address, credentials, {
+        'grpc.use_local_subchannel_pool': 1,
+        'grpc.primary_user_agent': USER_AGENT,
+        // grpc-go (k6) grows its HTTP/2 receive window by BDP estimation; a fixed large window gets close.
+        'grpc-node.flow_control_window': FLOW_CONTROL_WINDOW_BYTES,
+        ...p.options,
+      }));
+    const maxReceive = p.options['grpc.max_receive_message_length'];
+    const unary =
+      p.plaintext && !p.reflect
+        ? new UnaryChannel(address, {
+            window_bytes: FLOW_CONTROL_WINDOW_BYTES,
+            userAgent: USER_AGENT,
+            ...(typeof maxReceive === 'number' ? { maxReceive_bytes: maxReceive } : {}),
+          })
+        : null;
+    const connected = unary
+      ? waitUnary(unary, address, p.timeout_ms)
+      : waitReady(grpcClient(), address, p.timeout_ms);
     const ready = p.reflect
       ? connected.then(async () => {
-          const defs = await reflectMethods(client, p.reflectMetadata, p.timeout_ms);
+          const defs = await reflectMethods(grpcClient(), p.reflectMetadata, p.timeout_ms);
           for (const d of defs) this.#methods.set(d.path, d);
           return true as const;
         })
       : connected;
     ready.catch(() => undefined);
-    const conn: Connection = { addr: address, client, ready, buffers: new EncodeBuffers() };
+    const conn: Connection = {
+      addr: address,
+      get client() {
+        return grpcClient();
+      },
+      unary,
+      ready,
+      buffers: new EncodeBuffers(),
+      close: () => {
+        unary?.close();
+        client?.close();
+      },
+    };
     if (!this.#connections.has(vu)) vu.onRetire(() => this.#closeFor(vu));
     this.#connections.set(vu, conn);
     return ready;
@@ -263,6 +317,35 @@ export class Client {
     }
     const vuTags = vu.tags();
     const t0 = performance.now();
+    const respond = (
+      code: number,
+      details: string,
+      headers: grpcjs.Metadata | null,
+      trailers: grpcjs.Metadata,
+      reply: Buffer | null,
+    ): GrpcResponse => {
+      const duration_ms = performance.now() - t0;
+      // The call has ended: nothing holds the request bytes any more.
+      release();
+      const tags = callTags(vu, p.tags, conn.addr, def, code);
+      const received = reply ? reply.length + 5 : 0;
+      vu.emit(callSamples(vuTags, tags, duration_ms, payload.length + 5, received));
+      const ok = code === StatusOK;
+      const bytes = ok && !p.discardResponseMessage ? reply : null;
+      return responseObject(
+        {
+          status: code,
+          headers: fromMetadata(headers),
+          trailers: fromMetadata(trailers),
+          error: ok ? null : { code, message: statusMessage(code, details), details: [] },
+        },
+        bytes ? () => messageOut(def.responseType, def.responseType.decode(bytes)) : () => null,
+      );
+    };
+    if (conn.unary) {
+      const out = await conn.unary.call(def.path, payload, p.metadata, p.timeout_ms);
+      return respond(out.code, out.details, out.headers, out.trailers, out.reply);
+    }
     return new Promise<GrpcResponse>((resolve) => {
       let headers: grpcjs.Metadata | null = null;
       let reply: Buffer | null = null;
@@ -279,27 +362,9 @@ export class Client {
         },
       );
       call.on('metadata', (md: grpcjs.Metadata) => (headers = md));
-      call.on('status', (st: grpcjs.StatusObject) => {
-        const duration_ms = performance.now() - t0;
-        // The call has ended: grpc-js no longer holds the request bytes.
-        release();
-        const tags = callTags(vu, p.tags, conn.addr, def, st.code);
-        const received = reply ? reply.length + 5 : 0;
-        vu.emit(callSamples(vuTags, tags, duration_ms, payload.length + 5, received));
-        const ok = st.code === StatusOK;
-        const bytes = ok && !p.discardResponseMessage ? reply : null;
-        resolve(
-          responseObject(
-            {
-              status: st.code,
-              headers: fromMetadata(headers),
-              trailers: fromMetadata(st.metadata),
-              error: ok ? null : { code: st.code, message: statusMessage(st.code, st.details), details: [] },
-            },
-            bytes ? () => messageOut(def.responseType, def.responseType.decode(bytes)) : () => null,
-          ),
-        );
-      });
+      call.on('status', (st: grpcjs.StatusObject) =>
+        resolve(respond(st.code, st.details, headers, st.metadata, reply)),
+      );
     });
   }
 
@@ -328,7 +393,7 @@ export class Client {
     const conn = this.#connections.get(vu);
     if (!conn) return;
     this.#connections.delete(vu);
-    conn.client.close();
+    conn.close();
   }
 }
 

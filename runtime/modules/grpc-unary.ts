@@ -1,0 +1,180 @@
+/**
+ * Unary gRPC calls on node:http2 alone, for k6/net/grpc's invoke on plaintext connections. A unary
+ * call is one HTTP/2 stream: headers, one length-prefixed message, then the response message and the
+ * grpc-status trailer. grpc-js adds channels, resolvers, interceptors and filters around that, which
+ * cost about twice the CPU per MNIST-size call (bench/fidelity/raw-clients.ts: grpc-js against raw
+ * http2 on the same server); a load generator's client CPU is what it cannot spare. Streams, TLS and
+ * reflection stay on grpc-js.
+ */
+import { type ClientHttp2Session, connect, constants, type IncomingHttpHeaders } from 'node:http2';
+import * as grpcjs from '@grpc/grpc-js';
+
+/** What a unary call ended with, in grpc-js's terms so the caller maps it as before. */
+export interface UnaryOutcome {
+  code: number;
+  details: string;
+  headers: grpcjs.Metadata | null;
+  trailers: grpcjs.Metadata;
+  /** The response message's bytes (without the 5-byte prefix), when one arrived. */
+  reply: Buffer | null;
+}
+
+/** Options of a unary channel. */
+export interface UnaryChannelOptions {
+  /** HTTP/2 receive window, bytes. */
+  window_bytes: number;
+  /** Largest response message accepted. @default 4 MiB, gRPC's default */
+  maxReceive_bytes?: number;
+  userAgent: string;
+}
+
+const { HTTP2_HEADER_METHOD, HTTP2_HEADER_PATH, HTTP2_HEADER_AUTHORITY, HTTP2_HEADER_SCHEME } = constants;
+
+/** grpc-message is percent-encoded on the wire. */
+function decodeMessage(raw: unknown): string {
+  if (typeof raw !== 'string') return '';
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+function metadataOf(headers: IncomingHttpHeaders): grpcjs.Metadata {
+  const clean: IncomingHttpHeaders = {};
+  for (const [k, v] of Object.entries(headers)) if (!k.startsWith(':')) clean[k] = v;
+  return grpcjs.Metadata.fromHttp2Headers(clean);
+}
+
+/** One HTTP/2 connection to a gRPC server, carrying unary calls. */
+export class UnaryChannel {
+  readonly #address: string;
+  readonly #options: UnaryChannelOptions;
+  #session: ClientHttp2Session | null = null;
+  #connected: Promise<void> | null = null;
+
+  constructor(address: string, options: UnaryChannelOptions) {
+    this.#address = address;
+    this.#options = options;
+  }
+
+  /** Resolves when the connection is up (a new one is opened after the last one closed). */
+  ready(): Promise<void> {
+    if (this.#session && !this.#session.closed && !this.#session.destroyed && this.#connected)
+      return this.#connected;
+    const session = connect(`http://${this.#address}`, {
+      settings: { initialWindowSize: this.#options.window_bytes },
+    });
+    this.#session = session;
+    this.#connected = new Promise<void>((resolve, reject) => {
+      session.once('connect', () => {
+        session.setLocalWindowSize(this.#options.window_bytes);
+        resolve();
+      });
+      session.once('error', (err) => reject(err));
+    });
+    session.on('error', () => undefined);
+    session.once('close', () => {
+      if (this.#session === session) this.#session = null;
+    });
+    return this.#connected;
+  }
+
+  /** Sends one message (encoded, unprefixed) on `path`; resolves with the status, never rejects. */
+  async call(
+    path: string,
+    message: Buffer,
+    metadata: grpcjs.Metadata,
+    timeout_ms: number,
+  ): Promise<UnaryOutcome> {
+    try {
+      await this.ready();
+    } catch (err) {
+      return failure(grpcjs.status.UNAVAILABLE, `connection error: ${(err as Error).message}`);
+    }
+    const session = this.#session!;
+    const headers = {
+      ...metadata.toHttp2Headers(),
+      [HTTP2_HEADER_METHOD]: 'POST',
+      [HTTP2_HEADER_PATH]: path,
+      [HTTP2_HEADER_AUTHORITY]: this.#address,
+      [HTTP2_HEADER_SCHEME]: 'http',
+      'content-type': 'application/grpc',
+      te: 'trailers',
+      'user-agent': this.#options.userAgent,
+      ...(timeout_ms > 0 ? { 'grpc-timeout': `${Math.ceil(timeout_ms)}m` } : {}),
+    };
+    const maxReceive = this.#options.maxReceive_bytes ?? 4 * 1024 * 1024;
+    return new Promise<UnaryOutcome>((resolve) => {
+      let responseHeaders: IncomingHttpHeaders | null = null;
+      let trailers: IncomingHttpHeaders | null = null;
+      const chunks: Buffer[] = [];
+      let received = 0;
+      let ended = false;
+      let local: UnaryOutcome | null = null;
+      const stream = session.request(headers, { endStream: false });
+      const timer =
+        timeout_ms > 0
+          ? setTimeout(() => {
+              local = failure(grpcjs.status.DEADLINE_EXCEEDED, 'Deadline exceeded');
+              stream.close(constants.NGHTTP2_CANCEL);
+            }, timeout_ms)
+          : null;
+      stream.on('response', (h) => (responseHeaders = h));
+      stream.on('trailers', (t) => (trailers = t));
+      stream.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > maxReceive + 5 && !local) {
+          local = failure(
+            grpcjs.status.RESOURCE_EXHAUSTED,
+            `Received message larger than max (${received - 5} vs. ${maxReceive})`,
+          );
+          stream.close(constants.NGHTTP2_CANCEL);
+          return;
+        }
+        chunks.push(chunk);
+      });
+      stream.on('end', () => (ended = true));
+      stream.on('error', () => undefined);
+      stream.on('close', () => {
+        if (timer) clearTimeout(timer);
+        if (local) return resolve(local);
+        // A trailers-only answer (errors) carries the status in its headers.
+        const status = trailers ?? responseHeaders;
+        const code = Number(status?.['grpc-status']);
+        if (!ended || !Number.isInteger(code)) {
+          const rst = stream.rstCode;
+          return resolve(
+            failure(
+              grpcjs.status.UNAVAILABLE,
+              `stream closed before a status (HTTP/2 code ${rst}${responseHeaders ? '' : ', no response'})`,
+            ),
+          );
+        }
+        const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+        const reply = body.length >= 5 ? body.subarray(5, 5 + body.readUInt32BE(1)) : null;
+        resolve({
+          code,
+          details: decodeMessage(status?.['grpc-message']),
+          headers: responseHeaders && trailers ? metadataOf(responseHeaders) : null,
+          trailers: metadataOf(status ?? {}),
+          reply,
+        });
+      });
+      const prefix = Buffer.alloc(5);
+      prefix.writeUInt32BE(message.length, 1);
+      stream.write(prefix);
+      stream.end(message);
+    });
+  }
+
+  /** Closes the connection. */
+  close(): void {
+    this.#session?.close();
+    this.#session = null;
+  }
+}
+
+function failure(code: number, details: string): UnaryOutcome {
+  return { code, details, headers: null, trailers: new grpcjs.Metadata(), reply: null };
+}

@@ -83,3 +83,23 @@ JUNIT ?= results/junit.xml
 ci-gate: $(NODE_MODULES)
 	@test -n "$(MODEL)" || { echo "make ci-gate: set MODEL=<id>, e.g. make ci-gate MODEL=dlrm"; exit 2; }
 	$(CLI) bench $(MODEL) --junit $(JUNIT) $(BENCH_ARGS)
+
+# Capacity: the highest concurrency within the model's budget (the bench's variables apply: P95_MS, PROTOCOL,
+# TRITON_URL, STEP_DURATION, ...); CAPACITY_ARGS="--request-rate --target-rate 50000" for the open loop and a plan.
+CAPACITY = $(CLI) capacity $(1) $(CAPACITY_ARGS) $(if $(K6_ARGS),-- $(K6_ARGS))
+
+.PHONY: capacity-resnext capacity-dlrm capacity-bert capacity-mnist capacity-resnet50 capacity-generic
+## capacity-<model>: search the highest load within budget, confirm it, write results/<model>/capacity-<run>/
+capacity-resnext: $(NODE_MODULES)
+	$(call CAPACITY,resnext101-32x4d)
+capacity-dlrm: $(NODE_MODULES)
+	$(call CAPACITY,dlrm)
+capacity-bert: $(NODE_MODULES)
+	$(call CAPACITY,$(BERT_MODEL))
+capacity-mnist: $(NODE_MODULES)
+	$(call CAPACITY,mnist)
+capacity-resnet50: $(NODE_MODULES)
+	$(call CAPACITY,resnet50)
+capacity-generic: $(NODE_MODULES)
+	@test -n "$(MODEL_NAME)" || { echo "make capacity-generic: set MODEL_NAME=<served model name>"; exit 2; }
+	$(call CAPACITY,generic)

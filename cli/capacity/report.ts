@@ -27,6 +27,8 @@ export interface CapacityRecord {
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const num = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 1 });
+/** Budgets keep their decimals (a 0.5 ms budget is not 1 ms). */
+const budgetMs = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 3 });
 const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
 
 function loadWords(mode: LoadMode, level: number, batch: number): string {
@@ -39,12 +41,12 @@ function loadWords(mode: LoadMode, level: number, batch: number): string {
 export function capacitySentence(record: CapacityRecord): string {
   const { answer, budget } = record;
   if (answer.level === null || !answer.measurement) {
-    return `${record.model}: no ${record.mode === 'concurrency' ? 'concurrency' : 'request rate'} within budget (p95 ${num(budget.p95_ms)} ms, p99 ${num(budget.p99_ms)} ms); ${answer.limit_detail}`;
+    return `${record.model}: no ${record.mode === 'concurrency' ? 'concurrency' : 'request rate'} within budget (p95 ${budgetMs(budget.p95_ms)} ms, p99 ${budgetMs(budget.p99_ms)} ms); ${answer.limit_detail}`;
   }
   const m = answer.measurement;
   return (
     `${record.model}: ${loadWords(record.mode, answer.level, record.batch)}, ${int(m.throughput_infer_s)} inferences/s, ` +
-    `p95 ${ms(m.p95_ms)} ms (budget ${num(budget.p95_ms)} ms), p99 ${ms(m.p99_ms)} ms (budget ${num(budget.p99_ms)} ms); ` +
+    `p95 ${ms(m.p95_ms)} ms (budget ${budgetMs(budget.p95_ms)} ms), p99 ${ms(m.p99_ms)} ms (budget ${budgetMs(budget.p99_ms)} ms); ` +
     `limited by ${answer.limit_detail}` +
     // An unstable answer is the last of its attempts; say so rather than let it pass for a steady figure.
     (m.stable === false ? '; the level did not stabilise, the figures are its last measurement' : '')

@@ -136,7 +136,7 @@ function missText(m: Measurement, list: Miss[], budget: SearchBudget): string {
     .map((miss) =>
       miss === 'errors'
         ? `errors ${(m.error_rate * 100).toFixed(2)}% (budget < ${(budget.error_rate * 100).toFixed(2)}%)`
-        : `${miss} ${(miss === 'p95' ? m.p95_ms : m.p99_ms).toFixed(2)} ms (budget ${fmt(miss === 'p95' ? budget.p95_ms : budget.p99_ms)} ms)`,
+        : `${miss} ${(miss === 'p95' ? m.p95_ms : m.p99_ms).toFixed(2)} ms (budget ${(miss === 'p95' ? budget.p95_ms : budget.p99_ms).toLocaleString('en-US', { maximumFractionDigits: 3 })} ms)`,
     )
     .join(', ');
 }

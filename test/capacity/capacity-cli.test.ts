@@ -1,0 +1,115 @@
+/**
+ * `k6-triton capacity` end to end against the embedded server (127.0.0.1) on MNIST, with 1 s windows and a
+ * ceiling of 4, so each run measures at most three levels; plus the one-line errors of bad flags.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const CLI = join(import.meta.dirname, '../../bin/k6-triton.js');
+const QUICK = [
+  '--step-duration',
+  '1s',
+  '--warmup',
+  '0s',
+  '--count',
+  '2',
+  '--runtime',
+  'node',
+  '--attempts',
+  '1',
+];
+
+function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...process.env, RUNTIME: '', TRITON_URL: '', TRITON_GRPC_URL: '', P95_MS: '', P99_MS: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+/** The one capacity folder under results/mnist/. */
+function capacityDir(results: string): string {
+  const runs = readdirSync(join(results, 'mnist')).filter((d) => d.startsWith('capacity-'));
+  expect(runs).toHaveLength(1);
+  return join(results, 'mnist', runs[0]!);
+}
+
+describe('k6-triton capacity', () => {
+  it('finds the ceiling within a loose budget, confirms it and writes the search path', async () => {
+    const results = mkdtempSync(join(tmpdir(), 'k6-triton-capacity-'));
+    const run = await runCli([
+      'capacity',
+      'mnist',
+      ...QUICK,
+      ...['--start', '2', '--max', '4', '--p95-ms', '5000', '--p99-ms', '10000', '--target-rate', '100000'],
+      ...['--results-dir', results],
+    ]);
+    expect(run.stderr).not.toMatch(/k6-triton: /);
+    expect(run.code).toBe(0);
+    const dir = capacityDir(results);
+    const record = JSON.parse(readFileSync(join(dir, 'capacity.json'), 'utf8'));
+    expect(record.path.map((t: { measurement: { level: number } }) => t.measurement.level)).toEqual([
+      2, 4, 4,
+    ]);
+    expect(record.path.map((t: { purpose: string }) => t.purpose)).toEqual(['explore', 'explore', 'confirm']);
+    expect(record.answer.level).toBe(4);
+    expect(record.answer.above).toBeNull();
+    // The ceiling, unless this busy machine's generator was bound (which the search names first).
+    expect(['ceiling', 'generator']).toContain(record.answer.limit);
+    expect(record.answer.measurement.throughput_infer_s).toBeGreaterThan(0);
+    expect(record.projection.servers).toBe(Math.ceil(100000 / record.answer.measurement.throughput_infer_s));
+    expect(run.stdout).toContain('mnist: 4 concurrent requests of 1, ');
+    expect(run.stdout).toContain('search: 3 measured levels: 2, 4, 4');
+    expect(run.stdout).toMatch(/planning: 100,000 inferences\/s needs \d+ servers/);
+    // Written like a bench run: every measured level in summary.json, a level folder per bench run, no JUnit gate.
+    const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+    expect(summary.report.results.map((r: { level: number }) => r.level)).toEqual([2, 4, 4]);
+    expect(readdirSync(join(dir, 'levels', 'mnist'))).toHaveLength(3);
+    expect(readFileSync(join(dir, 'report.md'), 'utf8')).toMatch(/^# mnist: capacity\n/);
+    expect(existsSync(join(dir, 'perf_analyzer.csv'))).toBe(true);
+    expect(existsSync(join(dir, 'junit.xml'))).toBe(false);
+  }, 150_000);
+
+  it('exits 99 after one level when even the first misses the budget', async () => {
+    const results = mkdtempSync(join(tmpdir(), 'k6-triton-capacity-'));
+    const run = await runCli([
+      'capacity',
+      'mnist',
+      ...QUICK,
+      ...['--max', '4', '--p95-ms', '0.001', '--p99-ms', '0.001', '--results-dir', results],
+    ]);
+    expect(run.code).toBe(99);
+    expect(run.stdout).toMatch(
+      /mnist: no concurrency within budget \(p95 0\.001 ms, p99 0\.001 ms\); no level within budget; the first, 1, missed it: p95/,
+    );
+    const record = JSON.parse(readFileSync(join(capacityDir(results), 'capacity.json'), 'utf8'));
+    expect(record.path).toHaveLength(1);
+    expect(record.answer.level).toBeNull();
+  }, 90_000);
+
+  it('rejects bad flags with one line naming the flag and the fix', async () => {
+    const above = await runCli(['capacity', 'mnist', '--start', '8', '--max', '4']);
+    expect(above.code).toBe(1);
+    expect(above.stderr.trim()).toBe('k6-triton: --start 8 is above --max 4; lower --start or raise --max');
+    const word = await runCli(['capacity', 'mnist', '--max-levels', 'many']);
+    expect(word.code).not.toBe(0);
+    expect(word.stderr).toContain('--max-levels must be a positive whole number, e.g. --max-levels 8');
+    const model = await runCli(['capacity', 'nosuchmodel']);
+    expect(model.code).toBe(1);
+    expect(model.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+  });
+});

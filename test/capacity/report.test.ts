@@ -1,0 +1,73 @@
+/** The capacity answer in words: the sentence, the row and the planning projection. */
+import { describe, expect, it } from 'vitest';
+import { project } from '../../cli/capacity/projection.ts';
+import {
+  type CapacityRecord,
+  capacityRow,
+  capacitySentence,
+  projectionSentence,
+} from '../../cli/capacity/report.ts';
+import type { Measurement } from '../../cli/capacity/search.ts';
+
+const m: Measurement = {
+  level: 8,
+  throughput_infer_s: 1_054_310,
+  p95_ms: 18.71,
+  p99_ms: 26.2,
+  error_rate: 0,
+  stable: true,
+  generator_bound: false,
+};
+
+function record(overrides: Partial<CapacityRecord> = {}): CapacityRecord {
+  return {
+    model: 'dlrm',
+    mode: 'concurrency',
+    batch: 4096,
+    budget: { p95_ms: 20, p99_ms: 30, error_rate: 0.01 },
+    answer: {
+      level: 8,
+      measurement: m,
+      above: null,
+      limit: 'budget',
+      limit_detail: 'the latency budget at 9: p95 21.30 ms (budget 20 ms)',
+      trials: 7,
+    },
+    path: [],
+    ...overrides,
+  };
+}
+
+describe('capacity report', () => {
+  it('says the answer in the seeds’ sentence', () => {
+    expect(capacitySentence(record())).toBe(
+      'dlrm: 8 concurrent requests of 4096, 1,054,310 inferences/s, p95 18.7 ms (budget 20 ms), ' +
+        'p99 26.2 ms (budget 30 ms); limited by the latency budget at 9: p95 21.30 ms (budget 20 ms)',
+    );
+    expect(capacityRow(record())).toBe('| dlrm | 8 | 1,054,310 | 18.7 | 26.2 | 0.00% | budget |');
+  });
+
+  it('says when the answer never stabilised and when nothing was within budget', () => {
+    const unstable = record();
+    unstable.answer.measurement = { ...m, stable: false };
+    expect(capacitySentence(unstable)).toMatch(/did not stabilise/);
+    const none = record({
+      answer: { ...record().answer, level: null, measurement: null, limit_detail: 'no level within budget' },
+    });
+    expect(capacitySentence(none)).toMatch(/^dlrm: no concurrency within budget \(p95 20 ms, p99 30 ms\)/);
+    expect(capacityRow(none)).toContain('| none |');
+  });
+
+  it('projects servers for a target rate with the headroom', () => {
+    const p = project(5000, 2000);
+    expect(p.servers).toBe(3);
+    expect(p.headroom_pct).toBeCloseTo(20);
+    expect(p.utilisation_pct).toBeCloseTo(83.33, 1);
+    expect(projectionSentence(p)).toBe(
+      '5,000 inferences/s needs 3 servers at 2,000 inferences/s each (6,000 in all): headroom 20%, each server at 83% of its measured capacity',
+    );
+    expect(project(2000, 2000).servers).toBe(1);
+    expect(() => project(0, 2000)).toThrow(/--target-rate must be a positive number/);
+    expect(() => project(100, 0)).toThrow(/no capacity was measured within budget/);
+  });
+});

@@ -5,9 +5,10 @@
  */
 import junit from 'junit-report-builder';
 import type { RunReport } from '../lib/summary/types.ts';
+import { partialNote } from '../lib/summary/partial.ts';
 import { splitMetricKey, verdictMessage } from '../lib/summary/verdicts.ts';
 
-/** Renders the run's verdicts as JUnit XML text; a run with no budgets yields an empty suite. */
+/** Renders the run's verdicts (and each level cut short, as an error) as JUnit XML text. */
 export function junitXml(report: RunReport): string {
   const builder = junit.newBuilder();
   const suite = builder
@@ -27,6 +28,15 @@ export function junitXml(report: RunReport): string {
         .time(result.window_s);
       if (!verdict.ok) testCase.failure(verdictMessage(verdict), 'BudgetMissed');
     }
+  }
+  // A level cut short was not measured: an error (the run did not finish), neither a pass nor a budget miss.
+  for (const level of report.partial ?? []) {
+    suite
+      .testCase()
+      .className(`${report.model}.${level.name}`)
+      .name('measurement window')
+      .time(level.measured_s)
+      .error(`${level.name}: ${partialNote(level)}`, 'Interrupted');
   }
   return builder.build();
 }

@@ -4,6 +4,7 @@
  */
 import { formatG, msFixed } from '../lib/summary/format.ts';
 import { generatorWarnings } from '../lib/summary/generator.ts';
+import { partialNote } from '../lib/summary/partial.ts';
 import { formatMeasured, splitMetricKey } from '../lib/summary/verdicts.ts';
 import type { LevelResult, RunReport } from '../lib/summary/types.ts';
 
@@ -131,6 +132,14 @@ export function verdictTable(results: readonly LevelResult[]): string {
   return table(['Metric', 'Level', 'Budget', 'Measured', 'Result'], rows);
 }
 
+/** A stopped run's line and one line per level it cut short (empty for a whole run). */
+export function interruptedNote(report: RunReport): string {
+  if (!report.interrupted) return '';
+  const lines = [`**Run interrupted (${report.interrupted})**: only the levels above were measured.`];
+  for (const level of report.partial ?? []) lines.push(`- ${level.name}: ${partialNote(level)}`);
+  return `${lines.join('\n')}\n`;
+}
+
 /** The whole report.md. */
 export function reportMarkdown(report: RunReport): string {
   const failed = report.results.flatMap((result) => result.budgets).filter((verdict) => !verdict.ok).length;
@@ -138,10 +147,12 @@ export function reportMarkdown(report: RunReport): string {
     `# ${report.model}: throughput and latency`,
     '',
     `Protocol ${report.protocol}, runtime ${report.runtime}, batch ${report.batch}, started ${report.started_at}. ` +
-      `Verdict: ${report.verdict_ok ? 'all budgets met' : `**${failed} budget(s) missed**`}.`,
+      `Verdict: ${report.verdict_ok ? 'all budgets met' : `**${failed} budget(s) missed**`}` +
+      `${report.interrupted ? ' by the measured levels' : ''}.`,
     '',
     report.results.length === 0 ? '_No level completed a request._' : levelTable(report.results),
     '',
+    interruptedNote(report),
     '## Latency breakdown (ms, averages per request)',
     '',
     report.results.length === 0 ? '_No data._' : breakdownTable(report.results),

@@ -2,6 +2,7 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { ServerOptions } from '../../server/index.ts';
+import type { Interruption } from './interrupt.ts';
 
 /** A running embedded server: its URLs and how to stop it. */
 export interface EmbeddedServer {
@@ -10,27 +11,51 @@ export interface EmbeddedServer {
   stop(): Promise<void>;
 }
 
-/** Forks the server on ephemeral 127.0.0.1 ports and waits until it listens. */
-export async function startEmbedded(options: ServerOptions = {}): Promise<EmbeddedServer> {
+/** How long a stopping server may take to let in-flight requests finish before it is killed. */
+const STOP_GRACE_MS = 10_000;
+
+/**
+ * Forks the server on ephemeral 127.0.0.1 ports and waits until it listens. With `interruption`, the
+ * server runs in its own process group, so a Ctrl-C to the bench's group does not drop it under the
+ * runtime's last requests; the bench stops it after the runtime, and kills it on a second signal. It also
+ * stops when the bench goes away (its IPC channel closes), whatever killed the bench.
+ */
+export async function startEmbedded(
+  options: ServerOptions = {},
+  interruption?: Interruption,
+): Promise<EmbeddedServer> {
   const child = fork(fileURLToPath(new URL('./embedded-child.ts', import.meta.url)), [], {
     execArgv: ['--import', 'tsx'],
     env: { ...process.env, K6_TRITON_SERVER_OPTIONS: JSON.stringify(options) },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  const ports = await new Promise<{ httpPort: number; grpcPort: number }>((resolve, reject) => {
-    child.once('message', (m) => resolve(m as { httpPort: number; grpcPort: number }));
-    child.once('exit', (code) =>
-      reject(new Error(`embedded server exited with code ${code} before listening`)),
-    );
-    child.once('error', reject);
+    detached: interruption !== undefined,
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return {
-    url: `http://127.0.0.1:${ports.httpPort}`,
-    grpcUrl: `127.0.0.1:${ports.grpcPort}`,
-    async stop() {
-      if (child.exitCode === null) child.send('stop');
-      await exited;
-    },
+  const kill = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
+  const unKill = interruption?.onKill(kill);
+  void exited.then(() => unKill?.());
+  try {
+    const ports = await new Promise<{ httpPort: number; grpcPort: number }>((resolve, reject) => {
+      child.once('message', (m) => resolve(m as { httpPort: number; grpcPort: number }));
+      child.once('exit', (code) =>
+        reject(new Error(`embedded server exited with code ${code} before listening`)),
+      );
+      child.once('error', reject);
+    });
+    return {
+      url: `http://127.0.0.1:${ports.httpPort}`,
+      grpcUrl: `127.0.0.1:${ports.grpcPort}`,
+      async stop() {
+        if (child.connected) child.send('stop');
+        const timer = setTimeout(kill, STOP_GRACE_MS);
+        await exited;
+        clearTimeout(timer);
+      },
+    };
+  } catch (error) {
+    kill();
+    throw error;
+  }
 }

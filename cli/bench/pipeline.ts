@@ -8,9 +8,9 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildScenarios } from '../../build.ts';
 import { resolveRunPlan } from '../../lib/scenario/run-plan.ts';
-import { statsName, subMetricKey, WINDOW_START_METRIC } from '../../lib/load/names.ts';
 import { buildRunReport, generatorCost, type K6SummaryData } from '../../lib/summary/from-summary.ts';
-import type { LevelResult } from '../../lib/summary/types.ts';
+import { cutLevels, windowStart_ms, withoutCut } from '../../lib/summary/partial.ts';
+import type { LevelResult, PartialLevel } from '../../lib/summary/types.ts';
 import { genericEntry } from '../../models/generic.ts';
 import { getModel } from '../../models/index.ts';
 import { ensurePayloads } from '../../payloads/index.ts';
@@ -19,7 +19,8 @@ import { reportMarkdown } from '../../report/markdown.ts';
 import { writeRunReport } from '../../report/write.ts';
 import { type CpuSample, cpuShare_pct } from './cpu.ts';
 import { type EmbeddedServer, startEmbedded } from './embedded.ts';
-import { type RuntimeChoice, runScenario } from './runner.ts';
+import { EXIT_EXTERNAL_ABORT, type Interruption, watchSignals } from './interrupt.ts';
+import { type RunOutcome, type RuntimeChoice, runScenario, runtimeCommand } from './runner.ts';
 
 /** The package's root: scenarios and budget files are found from here, whatever the working directory. */
 const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -56,13 +57,11 @@ function runId(): string {
  */
 function withGeneratorCpu(
   results: LevelResult[],
-  summary: Record<string, unknown>,
+  metrics: K6SummaryData['metrics'],
   samples: readonly CpuSample[],
 ): LevelResult[] {
-  const metrics = (summary['metrics'] ?? {}) as K6SummaryData['metrics'];
   return results.map((result) => {
-    const gauge = metrics[subMetricKey(WINDOW_START_METRIC, statsName(result.name))];
-    const start_ms = gauge?.values?.['value'] ?? (gauge?.['value'] as number | undefined);
+    const start_ms = windowStart_ms(metrics, result.name);
     if (!result.generator || start_ms === undefined) return result;
     const cpu_pct = cpuShare_pct(samples, start_ms, start_ms + result.window_s * 1000);
     if (cpu_pct === undefined) return result;
@@ -77,8 +76,42 @@ function readJson<T>(path: string): T | undefined {
   return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : undefined;
 }
 
-/** Runs one model's benchmark end to end; the reports are written even when the run fails. */
+/** k6's exit codes of a run that went to its end: passed, or a threshold crossed. */
+const WHOLE_RUN_EXITS = new Set([0, 99]);
+
+/**
+ * The levels a stopped run cut short, and why it stopped: at the bench's signal when one came (the runtime
+ * heard it at once, from the bench), else at the runtime's exit when that exit says the run did not go to
+ * its end (a signal sent to the runtime alone, test.abort(), a crash).
+ */
+function cutShort(
+  run: RunOutcome,
+  interruption: Interruption,
+  metrics: K6SummaryData['metrics'],
+  levels: Parameters<typeof cutLevels>[1],
+): { interrupted?: string; partial: PartialLevel[] } {
+  const signal = interruption.first;
+  if (!signal && WHOLE_RUN_EXITS.has(run.exitCode)) return { partial: [] };
+  const partial = cutLevels(metrics, levels, signal?.at_ms ?? run.ended_ms);
+  if (signal) return { interrupted: signal.signal, partial };
+  if (run.exitCode === EXIT_EXTERNAL_ABORT) return { interrupted: 'a signal to the runtime', partial };
+  return partial.length > 0 ? { interrupted: `the runtime's exit ${run.exitCode}`, partial } : { partial };
+}
+
+/**
+ * Runs one model's benchmark end to end; the reports are written even when the run fails. SIGINT and
+ * SIGTERM stop it as they stop k6 (see interrupt.ts): finished levels written, the cut one named, exit 105.
+ */
 export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
+  const interruption = watchSignals();
+  try {
+    return await benchWith(options, interruption);
+  } finally {
+    interruption.dispose();
+  }
+}
+
+async function benchWith(options: BenchOptions, interruption: Interruption): Promise<BenchOutcome> {
   const env: Record<string, string> = { ...options.env };
   const catalogEntry = options.model === 'generic' ? genericEntry(env.MODEL_NAME) : getModel(options.model);
   // bert-base and bert-large share one scenario, which picks its entry by MODEL.
@@ -87,7 +120,7 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
     ? resolve(env.THRESHOLDS)
     : join(PACKAGE_ROOT, 'thresholds', `${catalogEntry.id}.json`);
   // The same plan the scenario resolves inside k6: bad settings fail here, before anything starts.
-  const { settings, overrides, budget, validateEvery } = resolveRunPlan(
+  const { settings, overrides, budget, validateEvery, plan } = resolveRunPlan(
     catalogEntry,
     env,
     readFileSync(budgetPath, 'utf8'),
@@ -97,14 +130,17 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
 
   let server: EmbeddedServer | undefined;
   if (!env.TRITON_URL) {
-    server = await startEmbedded({
-      // Serve the model at the precision the payloads are made in, as a deployer exports it.
-      ...(env.PRECISION && catalogEntry.id !== 'generic'
-        ? { precisions: { [catalogEntry.id]: settings.precision } }
-        : {}),
-      ...(options.modelRepository ? { modelRepository: options.modelRepository } : {}),
-      ...(options.timeScale !== undefined ? { simulated: { timeScale: options.timeScale } } : {}),
-    });
+    server = await startEmbedded(
+      {
+        // Serve the model at the precision the payloads are made in, as a deployer exports it.
+        ...(env.PRECISION && catalogEntry.id !== 'generic'
+          ? { precisions: { [catalogEntry.id]: settings.precision } }
+          : {}),
+        ...(options.modelRepository ? { modelRepository: options.modelRepository } : {}),
+        ...(options.timeScale !== undefined ? { simulated: { timeScale: options.timeScale } } : {}),
+      },
+      interruption,
+    );
     env.TRITON_URL = server.url;
     env.TRITON_GRPC_URL = server.grpcUrl;
     console.log(`embedded server on ${server.url} (gRPC ${server.grpcUrl})`);
@@ -139,11 +175,28 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
     env.SUMMARY_JSON = join(dir, 'k6-summary.json');
     env.LEVELS_JSON = join(dir, 'levels.json');
     const [script] = await buildScenarios([join(PACKAGE_ROOT, 'scenarios', `${catalogEntry.scenario}.ts`)]);
-    const run = await runScenario({ runtime: options.runtime, script: script!, env, k6Args: options.k6Args });
+    // A signal before the run started: nothing to measure, nothing to stop but the server.
+    const run: RunOutcome = interruption.first
+      ? {
+          runtime: runtimeCommand(options.runtime).runtime,
+          exitCode: EXIT_EXTERNAL_ABORT,
+          cpu: [],
+          ended_ms: Date.now(),
+        }
+      : await runScenario({
+          runtime: options.runtime,
+          script: script!,
+          env,
+          k6Args: options.k6Args,
+          interruption,
+        });
 
-    // The level results were computed once, by the scenario's handleSummary; here they are only written.
-    const summary = readJson<Record<string, unknown>>(env.SUMMARY_JSON) ?? { metrics: {} };
-    const results = withGeneratorCpu(readJson<LevelResult[]>(env.LEVELS_JSON) ?? [], summary, run.cpu);
+    // The level results were computed once, by the scenario's handleSummary; here they are only written,
+    // less the levels the bench knows were cut (it knows when the signal came, to the millisecond).
+    const summary = readJson<K6SummaryData>(env.SUMMARY_JSON) ?? { metrics: {} };
+    const { interrupted, partial } = cutShort(run, interruption, summary.metrics, plan.levels);
+    const measured = withoutCut(readJson<LevelResult[]>(env.LEVELS_JSON) ?? [], partial);
+    const results = withGeneratorCpu(measured, summary.metrics, run.cpu);
     const report = buildRunReport({
       model: settings.modelName,
       protocol: settings.protocol,
@@ -152,17 +205,19 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
       started_at: startedAt,
       results,
       validate_every: validateEvery,
+      ...(interrupted ? { interrupted, partial } : {}),
     });
     const written = await writeRunReport(dir, report, summary, {
       budget: { p95_ms: overrides.p95_ms ?? budget.p95_ms, p99_ms: overrides.p99_ms ?? budget.p99_ms },
     });
-    if (results.length > 0) console.log(`\n${reportMarkdown(report)}`);
+    if (results.length > 0 || interrupted) console.log(`\n${reportMarkdown(report)}`);
     else console.log('\nno level completed a request; see the errors above');
     if (options.junit && written.files['junit.xml'])
       await copyFile(written.files['junit.xml'], options.junit);
     for (const error of written.errors) console.error(`k6-triton: could not write ${error}`);
     console.log(`results: ${dir}`);
-    return { exitCode: run.exitCode, dir };
+    // Stopped by a signal, the bench exits as k6 does (105), whatever the runtime's own code.
+    return { exitCode: interruption.first ? EXIT_EXTERNAL_ABORT : run.exitCode, dir };
   } finally {
     await server?.stop();
   }

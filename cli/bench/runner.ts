@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type CpuSample, sampleCpu } from './cpu.ts';
+import { EXIT_EXTERNAL_ABORT, type Interruption } from './interrupt.ts';
 
 /** Which runtime to use; auto prefers real k6. */
 export type RuntimeChoice = 'auto' | 'k6' | 'node';
@@ -18,6 +19,8 @@ export interface RunOutcome {
   exitCode: number;
   /** The runtime process's CPU over the run (empty where /proc is absent). */
   cpu: CpuSample[];
+  /** When the runtime process ended, epoch ms. */
+  ended_ms: number;
 }
 
 /** The k6 binary: K6_BIN, else the first `k6` on PATH; undefined when there is none. */
@@ -41,28 +44,64 @@ export function runtimeCommand(choice: RuntimeChoice, env: NodeJS.ProcessEnv = p
   return { runtime: 'node' as const, program: process.execPath, args: [cli, 'run'] };
 }
 
-/** Runs `script` with -e pairs and extra k6 flags; resolves with the exit code (SIGINT reaches the child too). */
+/** util-linux's setpriv, which can ask the kernel to kill a child when its parent dies; undefined elsewhere. */
+function findSetpriv(): string | undefined {
+  return process.platform === 'linux' && existsSync('/usr/bin/setpriv') ? '/usr/bin/setpriv' : undefined;
+}
+
+/**
+ * Runs `script` with -e pairs and extra k6 flags; resolves with the exit code. With `interruption`, the
+ * runtime runs in its own process group and hears a bench's SIGINT or SIGTERM once, from here (k6 takes a
+ * second signal as "stop at once, no summary"), and is killed with its group on a second signal.
+ */
 export async function runScenario(options: {
   runtime: RuntimeChoice;
   script: string;
   env: Record<string, string>;
   k6Args?: string[];
+  interruption?: Interruption;
 }): Promise<RunOutcome> {
   const command = runtimeCommand(options.runtime);
   const envFlags = Object.entries(options.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
   const args = [...command.args, ...envFlags, ...(options.k6Args ?? []), options.script];
-  const child = spawn(command.program, args, { stdio: 'inherit' });
+  const own = options.interruption !== undefined;
+  // In its own group the runtime no longer dies with the bench's group; the kernel kills it if the bench
+  // itself is killed (SIGKILL cannot be handled), so it never goes on loading a stopped server.
+  const setpriv = own ? findSetpriv() : undefined;
+  const child = setpriv
+    ? spawn(setpriv, ['--pdeathsig', 'KILL', '--', command.program, ...args], {
+        stdio: 'inherit',
+        detached: true,
+      })
+    : spawn(command.program, args, { stdio: 'inherit', detached: own });
   const cpu = child.pid === undefined ? undefined : sampleCpu(child.pid);
-  // The child handles Ctrl-C itself (stop, teardown, summary); we wait and then write the reports.
-  const ignore = () => {};
-  process.on('SIGINT', ignore);
+  let killed = false;
+  const killGroup = () => {
+    if (child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // The group is empty: nothing left to stop.
+    }
+  };
+  const unStop = options.interruption?.onStop((signal) => child.kill(signal));
+  const unKill = options.interruption?.onKill(() => {
+    killed = true;
+    killGroup();
+  });
   try {
     const exitCode = await new Promise<number>((resolve, reject) => {
       child.once('error', reject);
-      child.once('exit', (code, signal) => resolve(code ?? (signal === 'SIGINT' ? 105 : 1)));
+      child.once('exit', (code, signal) =>
+        resolve(code ?? (killed || signal === 'SIGINT' || signal === 'SIGTERM' ? EXIT_EXTERNAL_ABORT : 1)),
+      );
     });
-    return { runtime: command.runtime, exitCode, cpu: cpu?.stop() ?? [] };
+    return { runtime: command.runtime, exitCode, cpu: cpu?.stop() ?? [], ended_ms: Date.now() };
   } finally {
-    process.off('SIGINT', ignore);
+    cpu?.stop();
+    unStop?.();
+    unKill?.();
+    // Anything the runtime started in its group goes with it.
+    if (own) killGroup();
   }
 }

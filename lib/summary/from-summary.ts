@@ -18,6 +18,7 @@ import { serverAverages_us, type ServerStatsDelta } from '../load/server-stats.t
 import { judgeStability, type WindowRecord } from '../load/stability.ts';
 import { isProbeExpr } from '../budget.ts';
 import { parseThresholdExpr } from '../load/threshold-expr.ts';
+import { cutAfter_s, windowStart_ms } from './partial.ts';
 import type { BudgetVerdict, GeneratorCost, LevelResult, RunReport, ServerBreakdown } from './types.ts';
 
 /** Above this share of an iteration spent outside the request, a level is load-generator bound. */
@@ -91,6 +92,12 @@ export interface FromSummaryInput {
   windows?: Readonly<Record<string, readonly WindowRecord[]>>;
   /** Stability tolerance, percent. @default 10 */
   stability_pct?: number;
+  /**
+   * When the run stopped (epoch ms): a level whose window (its stats probe's start Gauge) had not ended by
+   * then was cut short and is left out (see partial.ts). @default Date.now(), as handleSummary runs after
+   * the run, and a whole run's last window ends before its stats probe does.
+   */
+  stopped_ms?: number;
 }
 
 /** The one ms→us conversion of the report side (k6 summaries are in ms, perf_analyzer's CSV in us). */
@@ -198,14 +205,17 @@ function withoutSuccessFailed(budgets: BudgetVerdict[], succeeded: number, metri
   return budgets.map((b) => (b.metric.startsWith(`${metric}{`) ? { ...b, ok: false } : b));
 }
 
-/** One LevelResult per level that ran (levels with no completed request are skipped: partial runs keep the rest). */
+/** One LevelResult per level that ran its whole window with a completed request (a cut run keeps the rest). */
 export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
   const { summary, batch } = input;
   const metric = input.metric ?? detectMetric(summary);
   const errorMetric = input.errorMetric ?? errorMetricFor(metric);
   const levels = input.levels ?? inferLevels(summary, metric, input.window_s);
+  const stopped_ms = input.stopped_ms ?? Date.now();
   const results: LevelResult[] = [];
   for (const ref of levels) {
+    const start_ms = windowStart_ms(summary.metrics, ref.name);
+    if (start_ms !== undefined && cutAfter_s(start_ms, ref.window_s, stopped_ms) !== undefined) continue;
     const get = (name: string) => normalize(summary.metrics[subMetricKey(name, ref.name)])?.values;
     const duration = get(metric);
     const requests = duration?.['count'] ?? get('http_reqs')?.['count'] ?? get('iterations')?.['count'] ?? 0;

@@ -87,6 +87,19 @@ export interface GeneratorCost {
   bound: boolean;
 }
 
+/**
+ * A level the run stopped during its measurement window: not measured, so it has no figures, only how
+ * much of its window ran (see partial.ts).
+ */
+export interface PartialLevel {
+  mode: LoadMode;
+  level: number;
+  name: string;
+  window_s: number;
+  /** Seconds of the window that ran before the run stopped. */
+  measured_s: number;
+}
+
 /** A whole run, as the writers receive it. */
 export interface RunReport {
   model: string;
@@ -99,4 +112,8 @@ export interface RunReport {
   validate_every?: number;
   /** True when every budget verdict passed. */
   verdict_ok: boolean;
+  /** Why the run stopped before its end ('SIGINT', 'SIGTERM', 'exit 108'); absent for a whole run. */
+  interrupted?: string;
+  /** Levels cut short by that stop: named as not measured, in no table, plot or CSV row. */
+  partial?: PartialLevel[];
 }

@@ -2,7 +2,7 @@
  * Bundles every scenario 1:1 to dist/<name>.js for k6: ESM, k6 modules external,
  * source maps beside each bundle. Usage: node --import tsx build.ts [scenario ...]
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
@@ -36,8 +36,46 @@ export async function buildScenarios(entries = scenarioEntries()): Promise<strin
   return entries.map((e) => join(ROOT, 'dist', basename(e).replace(/\.ts$/, '.js')));
 }
 
+/** Where prebuilt runtimes go; build/stamp.json names the current one (see bin/k6-triton.js). */
+export const RUNTIME_BUILD_DIR = join(ROOT, 'build');
+
+/** Source folders the runtime's build is made from; a file newer than the build makes it stale. */
+export const RUNTIME_SOURCES = ['cli', 'runtime', 'lib', 'models'];
+
+/**
+ * Bundles `k6-triton run` and its worker thread to plain JavaScript (packages stay in node_modules),
+ * so the load generator starts without the TypeScript loader. Each build gets its own folder and
+ * build/stamp.json is replaced in one rename: runs that started from an older build keep their
+ * files, and builds racing each other (parallel tests) cannot mix.
+ */
+export async function buildRuntime(): Promise<string> {
+  const built_ms = Date.now();
+  const dir = join(RUNTIME_BUILD_DIR, `runtime-${built_ms}-${process.pid}`);
+  // One build with splitting: the command and its worker thread share chunks, and each k6 module
+  // (k6/http with undici, k6/net/grpc with grpc-js) is a chunk loaded only when a script imports it.
+  // The supervisor starts `new URL('./worker.js', import.meta.url)`: chunks sit beside worker.js.
+  await build({
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: true,
+    logLevel: 'warning',
+    splitting: true,
+    entryPoints: { run: join(ROOT, 'cli', 'run-entry.ts'), worker: join(ROOT, 'runtime', 'worker-main.ts') },
+    outdir: dir,
+    chunkNames: '[name]-[hash]',
+  });
+  const stamp = join(RUNTIME_BUILD_DIR, `stamp.json.${process.pid}`);
+  writeFileSync(stamp, JSON.stringify({ dir: basename(dir), built_ms, sources: RUNTIME_SOURCES }));
+  renameSync(stamp, join(RUNTIME_BUILD_DIR, 'stamp.json'));
+  return join(dir, 'run.js');
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const wanted = process.argv.slice(2);
   const out = await buildScenarios(wanted.length ? wanted : undefined);
   for (const file of out) console.log(file);
+  if (wanted.length === 0) console.log(await buildRuntime());
 }

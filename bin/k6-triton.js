@@ -1,8 +1,47 @@
 #!/usr/bin/env node
-// The package's command line. Sources are TypeScript; tsx compiles them on load so
-// that a fresh clone needs no build step before its first command.
-import { register } from 'tsx/esm/api';
+// The package's command line. Sources are TypeScript; tsx compiles them on load so that a fresh
+// clone needs no build step before its first command. `run`, the load generator, starts from a
+// prebuilt bundle instead (build.ts buildRuntime; `npm ci` and `make build` make one, and a run
+// after a source change makes a new one first): no TypeScript loader in the process that measures.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-register();
-const { main } = await import('../cli/main.ts');
-process.exitCode = await main(process.argv);
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** Newest modification time (ms) of the source files under a folder. */
+function newest(dir) {
+  let ms = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) ms = Math.max(ms, newest(path));
+    else if (/\.[cm]?[jt]s$/.test(entry.name)) ms = Math.max(ms, statSync(path).mtimeMs);
+  }
+  return ms;
+}
+
+/** build/<dir>/run.js when it was built after the last change to its sources, else undefined. */
+function prebuiltRun() {
+  try {
+    const stamp = JSON.parse(readFileSync(join(root, 'build', 'stamp.json'), 'utf8'));
+    if (stamp.sources.some((dir) => newest(join(root, dir)) >= stamp.built_ms)) return undefined;
+    return join(root, 'build', stamp.dir, 'run.js');
+  } catch {
+    return undefined;
+  }
+}
+
+const prebuilt = process.env.K6_TRITON_NO_PREBUILT !== '1';
+if (process.argv[2] === 'run' && prebuilt && prebuiltRun()) {
+  await import(pathToFileURL(prebuiltRun()).href);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  if (process.argv[2] === 'run' && prebuilt) {
+    const { buildRuntime } = await import('../build.ts');
+    await import(pathToFileURL(await buildRuntime()).href);
+  } else {
+    const { main } = await import('../cli/main.ts');
+    process.exitCode = await main(process.argv);
+  }
+}

@@ -1,4 +1,5 @@
-import { Command, CommanderError } from 'commander';
+import { Command } from 'commander';
+import { execute } from './execute.ts';
 import { registerBench } from './bench.ts';
 import { registerCapacity } from './capacity.ts';
 import { registerPayloads } from './payloads.ts';
@@ -22,12 +23,5 @@ export function program(): Command {
 
 /** Runs the CLI and returns the process exit code; errors print as one line. */
 export async function main(argv: string[]): Promise<number> {
-  try {
-    await program().parseAsync(argv);
-    return typeof process.exitCode === 'number' ? process.exitCode : 0;
-  } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode;
-    console.error(`k6-triton: ${err instanceof Error ? err.message : String(err)}`);
-    return 1;
-  }
+  return execute(program(), argv);
 }

@@ -8,10 +8,8 @@ import { ScriptLoadError } from './bundle.ts';
 
 type Namespace = Record<string, unknown>;
 
-// Paths in variables: k6/http and k6/net/grpc are loaded on demand.
-const HTTP_MODULE = '../modules/http.ts';
-const GRPC_MODULE = '../modules/grpc.ts';
-
+// Every module loads on demand: a script that does not import k6/net/grpc never loads grpc-js (the
+// prebuilt runtime keeps each in its own chunk, see build.ts).
 const LOADERS: Record<string, () => Promise<Namespace>> = {
   k6: () => import('../modules/k6.ts'),
   'k6/metrics': () => import('../modules/metrics.ts'),
@@ -20,8 +18,8 @@ const LOADERS: Record<string, () => Promise<Namespace>> = {
   'k6/encoding': () => import('../modules/encoding.ts'),
   'k6/crypto': () => import('../modules/crypto.ts'),
   'k6/timers': () => import('../modules/timers.ts'),
-  'k6/http': () => import(/* @vite-ignore */ HTTP_MODULE),
-  'k6/net/grpc': () => import(/* @vite-ignore */ GRPC_MODULE),
+  'k6/http': () => import('../modules/http.ts'),
+  'k6/net/grpc': () => import('../modules/grpc.ts'),
 };
 
 /** The message k6-triton gives for every k6 API it does not implement. */

@@ -30,10 +30,10 @@ describe('the load-generator warning, end to end under the Node runtime', () => 
   let server: Server;
   let url: string;
   beforeAll(async () => {
-    // Answers after 5 ms of waiting (no CPU), so the request dominates a lean iteration.
+    // Answers after 20 ms of waiting (no CPU), so the request dominates a lean iteration even on a busy machine.
     server = createServer((req, res) => {
       req.resume();
-      req.on('end', () => setTimeout(() => res.end('ok'), 5));
+      req.on('end', () => setTimeout(() => res.end('ok'), 20));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
@@ -63,7 +63,7 @@ describe('the load-generator warning, end to end under the Node runtime', () => 
   });
 
   it('fires when the generator is slowed on purpose', async () => {
-    const result = await level(3);
+    const result = await level(8);
     expect(result.generator?.bound).toBe(true);
     expect(generatorWarning(result)).toMatch(/^c1: load generator bound: .* the server may hold more$/);
   });

@@ -135,9 +135,18 @@ export function verdictTable(results: readonly LevelResult[]): string {
 /** A stopped run's line and one line per level it cut short (empty for a whole run). */
 export function interruptedNote(report: RunReport): string {
   if (!report.interrupted) return '';
-  const lines = [`**Run interrupted (${report.interrupted})**: only the levels above were measured.`];
+  const measured =
+    report.results.length > 0 ? 'only the levels above were measured' : 'no level was measured';
+  const lines = [`**Run interrupted (${report.interrupted})**: ${measured}.`];
   for (const level of report.partial ?? []) lines.push(`- ${level.name}: ${partialNote(level)}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** The run's verdict in words; a stopped run judges only the levels it measured. */
+function verdictWords(report: RunReport, failed: number): string {
+  if (report.interrupted && report.results.length === 0) return 'none, no level was measured';
+  const words = report.verdict_ok ? 'all budgets met' : `**${failed} budget(s) missed**`;
+  return report.interrupted ? `${words} by the measured levels` : words;
 }
 
 /** The whole report.md. */
@@ -147,8 +156,7 @@ export function reportMarkdown(report: RunReport): string {
     `# ${report.model}: throughput and latency`,
     '',
     `Protocol ${report.protocol}, runtime ${report.runtime}, batch ${report.batch}, started ${report.started_at}. ` +
-      `Verdict: ${report.verdict_ok ? 'all budgets met' : `**${failed} budget(s) missed**`}` +
-      `${report.interrupted ? ' by the measured levels' : ''}.`,
+      `Verdict: ${verdictWords(report, failed)}.`,
     '',
     report.results.length === 0 ? '_No level completed a request._' : levelTable(report.results),
     '',

@@ -183,7 +183,12 @@ export async function runCapacity(options: CapacityOptions): Promise<number> {
   // Stopped early: the answer from what was measured, as if the search had run out of measurements.
   const final = nextStep(stoppedEarly ? { ...config, maxTrials: path.length } : config, path);
   if (final.kind !== 'done') throw new Error('capacity search did not converge');
-  const answer = stoppedEarly ? { ...final.answer, limit_detail: stoppedEarly } : final.answer;
+  const answer = stoppedEarly
+    ? {
+        ...final.answer,
+        limit_detail: `an unfinished search (${stoppedEarly}); higher levels were not measured`,
+      }
+    : final.answer;
   const record: CapacityRecord = {
     model: options.model === 'generic' ? plan.settings.modelName : options.model,
     mode,

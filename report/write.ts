@@ -6,6 +6,7 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { perfAnalyzerCsv } from './csv.ts';
+import { reportHtml } from './html.ts';
 import { junitXml } from './junit.ts';
 import { reportMarkdown } from './markdown.ts';
 import { type PlotBudget, renderPlots } from './plot.ts';
@@ -53,6 +54,7 @@ export async function writeRunReport(
   await attempt('perf_analyzer.csv', () => perfAnalyzerCsv(report.results));
   await attempt('report.md', () => reportMarkdown(report));
   await attempt('junit.xml', () => junitXml(report));
+  await attempt('report.html', () => reportHtml(report, { budget: options.budget }));
   if (report.results.length > 0) {
     let plots: Record<string, string> = {};
     try {

@@ -22,7 +22,15 @@ describe('writeRunReport', () => {
     const written = await writeRunReport(dir, report(results), summary, { budget: { p95_ms: 20 } });
     expect(written.errors).toEqual([]);
     expect(Object.keys(written.files).sort()).toEqual(
-      ['junit.xml', 'latency.svg', 'perf_analyzer.csv', 'report.md', 'summary.json', 'throughput.svg'].sort(),
+      [
+        'junit.xml',
+        'latency.svg',
+        'perf_analyzer.csv',
+        'report.html',
+        'report.md',
+        'summary.json',
+        'throughput.svg',
+      ].sort(),
     );
     const json = JSON.parse(await readFile(written.files['summary.json']!, 'utf8'));
     expect(json.report.results).toHaveLength(2);
@@ -43,6 +51,7 @@ describe('writeRunReport', () => {
     expect(Object.keys(written.files).sort()).toEqual([
       'junit.xml',
       'perf_analyzer.csv',
+      'report.html',
       'report.md',
       'summary.json',
     ]);

@@ -1,0 +1,120 @@
+/**
+ * report.html: one self-contained page per run (inline CSS and inline SVG charts, no script, no network at
+ * view time). The tables are report.md's own (markdown.ts, rendered by marked), so the page and report.md
+ * never disagree about a cell; the charts are vega-lite rendered to SVG in Node.
+ */
+import { marked } from 'marked';
+import { generatorWarnings } from '../lib/summary/generator.ts';
+import type { RunReport } from '../lib/summary/types.ts';
+import { componentsSpec, percentilesSpec } from './charts.ts';
+import {
+  breakdownTable,
+  generatorTable,
+  interruptedNote,
+  levelTable,
+  validationNote,
+  verdictTable,
+} from './markdown.ts';
+import { type PlotBudget, renderSvg, throughputSpec } from './plot.ts';
+
+/** Options of reportHtml. */
+export interface HtmlOptions {
+  /** Budget lines on the latency chart. */
+  budget?: PlotBudget;
+}
+
+/** The charts of the page, by id: the browser test and the page's anchors use these ids. */
+export const HTML_CHARTS = ['throughput', 'percentiles', 'components'] as const;
+
+const STYLE = `
+body { font: 14px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; padding: 0 1rem; color: #222; }
+h1 { font-size: 1.5rem; } h2 { font-size: 1.15rem; margin-top: 2rem; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; margin: .5rem 0; } th, td { border: 1px solid #ccc; padding: 3px 8px; }
+th { background: #f3f3f3; } td { text-align: right; } td:first-child { text-align: left; }
+.verdict { padding: .5rem .8rem; border-radius: 4px; display: inline-block; }
+.ok { background: #e6f4ea; } .missed { background: #fce8e6; }
+blockquote { margin: .5rem 0; padding: .4rem .8rem; background: #fff4e5; border-left: 4px solid #f0a020; }
+figure { margin: 1rem 0; } figcaption { color: #555; }
+`;
+
+/** Escapes text for HTML element content and attribute values. */
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** Markdown (our own tables and notes) to HTML; sync, as no async extension is used. */
+function md(text: string): string {
+  return text.trim() === '' ? '' : (marked.parse(text, { async: false }) as string);
+}
+
+/** One chart as a figure holding its SVG, or a line saying why it is missing. */
+async function figure(id: string, caption: string, render: () => Promise<string>): Promise<string> {
+  try {
+    const svg = await render();
+    return `<figure id="chart-${id}" data-chart="${id}">${svg}<figcaption>${escapeHtml(caption)}</figcaption></figure>`;
+  } catch (error) {
+    // One broken chart must not cost the page: say so where the chart would be.
+    const reason = (error as Error).message.split('\n')[0] ?? '';
+    return `<p data-chart-error="${id}">Chart ${id} could not be drawn: ${escapeHtml(reason)}</p>`;
+  }
+}
+
+/** The charts section; empty when no level was measured. */
+async function charts(report: RunReport, options: HtmlOptions): Promise<string> {
+  if (report.results.length === 0) return '<p><em>No level completed a request: no charts.</em></p>';
+  const plot = { title: report.model, ...(options.budget ? { budget: options.budget } : {}) };
+  const parts = await Promise.all([
+    figure(
+      'throughput',
+      'Throughput per load level; the point shape tells stable levels from unstable ones.',
+      () => renderSvg(throughputSpec(report.results, plot)),
+    ),
+    figure('percentiles', 'Latency percentiles against throughput; dashed lines are the budgets.', () =>
+      renderSvg(percentilesSpec(report.results, plot)),
+    ),
+    figure(
+      'components',
+      'Average latency per level, split as perf_analyzer does (client, network+server, server queue and compute).',
+      () => renderSvg(componentsSpec(report.results, plot)),
+    ),
+  ]);
+  return parts.join('\n');
+}
+
+/** The whole report.html as one string. */
+export async function reportHtml(report: RunReport, options: HtmlOptions = {}): Promise<string> {
+  const failed = report.results.flatMap((result) => result.budgets).filter((verdict) => !verdict.ok).length;
+  const verdict = report.verdict_ok ? 'All budgets met' : `${failed} budget(s) missed`;
+  const empty = report.results.length === 0;
+  const title = `${report.model}: throughput and latency`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<h1>${escapeHtml(title)}</h1>
+<p>Protocol ${escapeHtml(report.protocol)}, runtime ${escapeHtml(report.runtime)}, batch ${report.batch}, started ${escapeHtml(report.started_at)}.</p>
+<p class="verdict ${report.verdict_ok ? 'ok' : 'missed'}" data-verdict="${report.verdict_ok ? 'ok' : 'missed'}">${verdict}${report.interrupted ? ' by the measured levels' : ''}.</p>
+<h2 id="levels">Levels</h2>
+${empty ? '<p><em>No level completed a request.</em></p>' : md(levelTable(report.results))}
+${md(interruptedNote(report))}
+<h2 id="charts">Charts</h2>
+${await charts(report, options)}
+<h2 id="breakdown">Latency breakdown (ms, averages per request)</h2>
+${empty ? '<p><em>No data.</em></p>' : md(breakdownTable(report.results))}
+<h2 id="generator">Load generator</h2>
+${empty ? '<p><em>No data.</em></p>' : md(generatorTable(report.results))}
+${generatorWarnings(report.results)
+  .map((line) => md(`> ${line}`))
+  .join('\n')}
+${md(validationNote(report))}
+<h2 id="budgets">Budgets</h2>
+${md(verdictTable(report.results))}
+</body>
+</html>
+`;
+}

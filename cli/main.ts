@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { execute } from './execute.ts';
 import { registerBench } from './bench.ts';
 import { registerCapacity } from './capacity.ts';
+import { registerK8s } from './k8s.ts';
 import { registerPayloads } from './payloads.ts';
 import { registerRun } from './run.ts';
 import { registerServe } from './serve.ts';
@@ -15,6 +16,7 @@ export function program(): Command {
     .exitOverride();
   registerBench(prog);
   registerCapacity(prog);
+  registerK8s(prog);
   registerPayloads(prog);
   registerRun(prog);
   registerServe(prog);

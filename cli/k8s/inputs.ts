@@ -1,0 +1,99 @@
+/**
+ * Gathers what the manifests carry: the run plan checked as the bench checks it, the bundle, the budget
+ * file and the payloads (their files when they fit a ConfigMap, else the arguments that regenerate the
+ * same set from the seed inside the cluster). The only part of `k6-triton k8s` that touches the disk.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildScenarios } from '../../build.ts';
+import { resolveRunPlan } from '../../lib/scenario/run-plan.ts';
+import { getModel } from '../../models/index.ts';
+import { DEFAULT_COUNT, DEFAULT_SEED, ensurePayloads } from '../../payloads/index.ts';
+import type { ManifestInput, PayloadSource } from './manifests.ts';
+import { payloadBytes, payloadsFit } from './payload-fit.ts';
+
+const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Options of k8sInput; env holds the scenario settings (TRITON_URL, CONCURRENCY, ...). */
+export interface K8sOptions {
+  model: string;
+  env: Record<string, string>;
+  parallelism: number;
+  name?: string;
+  namespace?: string;
+  runnerImage: string;
+  /** Image with the k6-triton CLI, for the init container that generates large payload sets. */
+  toolImage: string;
+  resources: { cpu: string; memory: string };
+  resultsClaim?: string;
+  resultsSize: string;
+  /** Requests in the payload set. @default 8 */
+  count?: number;
+  /** @default 1 */
+  seed?: number;
+  /** Force in-cluster generation even when the set would fit a ConfigMap. */
+  generatePayloads?: boolean;
+  extraArguments?: string[];
+}
+
+/** Files of a generated set a runner needs (perf_analyzer.json is for perf_analyzer only). */
+function setFiles(dir: string): Record<string, Uint8Array> {
+  const files: Record<string, Uint8Array> = {};
+  for (const file of readdirSync(dir).sort()) {
+    if (file === 'perf_analyzer.json') continue;
+    files[file] = readFileSync(join(dir, file));
+  }
+  return files;
+}
+
+/** Resolves everything `benchManifests` needs for one model; bad settings fail here with one line. */
+export async function k8sInput(options: K8sOptions): Promise<ManifestInput> {
+  const entry = getModel(options.model);
+  if (!(Number.isInteger(options.parallelism) && options.parallelism >= 1)) {
+    throw new Error(`invalid --parallelism ${options.parallelism}; expected a whole number >= 1`);
+  }
+  const env: Record<string, string> = { ...options.env };
+  if (!env.TRITON_URL) {
+    throw new Error(
+      'k8s: no Triton endpoint; give --url http://triton:8000 (or TRITON_URL) as the runners see it',
+    );
+  }
+  for (const local of ['PAYLOAD', 'THRESHOLDS'] as const) delete env[local];
+  // bert-base and bert-large share one scenario, which picks its entry by MODEL.
+  if (entry.scenario === 'bert') env.MODEL = entry.id;
+  const budgetPath = options.env.THRESHOLDS
+    ? resolve(options.env.THRESHOLDS)
+    : join(PACKAGE_ROOT, 'thresholds', `${entry.id}.json`);
+  const budget = readFileSync(budgetPath, 'utf8');
+  // The same plan the runners resolve: a bad level list or budget fails before anything is applied.
+  const { settings } = resolveRunPlan(entry, env, budget, budgetPath);
+  const [bundle] = await buildScenarios([join(PACKAGE_ROOT, 'scenarios', `${entry.scenario}.ts`)]);
+  const count = options.count ?? DEFAULT_COUNT;
+  const seed = options.seed ?? DEFAULT_SEED;
+  const recipe = { batch: settings.batch, precision: settings.precision, count };
+  let payloads: PayloadSource;
+  if (!options.generatePayloads && payloadsFit(payloadBytes(entry, recipe), 0)) {
+    const set = await ensurePayloads({ model: entry, ...recipe, seed });
+    payloads = { kind: 'configmap', files: setFiles(set.dir) };
+  } else {
+    const args = ['-m', entry.id, '-b', String(settings.batch), '-n', String(count), '-s', String(seed)];
+    if (settings.precision) args.push('-p', settings.precision);
+    payloads = { kind: 'generate', image: options.toolImage, args };
+  }
+  const name = options.name ?? `k6-triton-${entry.id.replace(/[^a-z0-9-]/g, '-')}`;
+  return {
+    name,
+    ...(options.namespace ? { namespace: options.namespace } : {}),
+    script: { file: `${entry.scenario}.js`, text: readFileSync(bundle!, 'utf8') },
+    budget,
+    payloads,
+    parallelism: options.parallelism,
+    env,
+    runnerImage: options.runnerImage,
+    resources: options.resources,
+    resultsClaim: options.resultsClaim ?? `${name}-results`,
+    resultsSize: options.resultsSize,
+    ...(options.extraArguments?.length ? { extraArguments: options.extraArguments } : {}),
+  };
+}

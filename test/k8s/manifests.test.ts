@@ -1,0 +1,158 @@
+/**
+ * `k6-triton k8s` manifests for every catalog model, validated with ajv against the openAPIV3Schema of
+ * k6-operator's TestRun CRD (k8s/k6.io_testruns.yaml), made strict: a field the CRD does not declare is an
+ * error, as `kubectl apply --validate=strict` makes it (the API server would silently drop it).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv, type ValidateFunction } from 'ajv';
+import { describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+import { toYaml } from '../../cli/k8s.ts';
+import { k8sInput } from '../../cli/k8s/inputs.ts';
+import { benchManifests, type K8sObject } from '../../cli/k8s/manifests.ts';
+import { CONFIGMAP_LIMIT_BYTES } from '../../cli/k8s/payload-fit.ts';
+import { modelIds } from '../../models/index.ts';
+import { ensurePayloads } from '../../payloads/index.ts';
+
+const CRD = parse(readFileSync(join(import.meta.dirname, '../../k8s/k6.io_testruns.yaml'), 'utf8'));
+
+type Schema = Record<string, unknown>;
+
+/** Closes every object schema that lists its properties (Kubernetes prunes the rest; we want an error). */
+function strict(schema: Schema): Schema {
+  const out: Schema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'properties') {
+      out[key] = Object.fromEntries(
+        Object.entries(value as Record<string, Schema>).map(([k, v]) => [k, strict(v)]),
+      );
+    } else if (value && typeof value === 'object' && !Array.isArray(value))
+      out[key] = strict(value as Schema);
+    else if (Array.isArray(value)) out[key] = value.map((v) => (v && typeof v === 'object' ? strict(v) : v));
+    else out[key] = value;
+  }
+  if (out.type === 'object' && out.properties && out.additionalProperties === undefined) {
+    out.additionalProperties = false;
+  }
+  return out;
+}
+
+function testRunValidator(): ValidateFunction {
+  const version = CRD.spec.versions.find((v: { name: string }) => v.name === 'v1alpha1');
+  // strict: false lets the x-kubernetes-* extension keywords through; Kubernetes' own formats are named.
+  const ajv = new Ajv({
+    strict: false,
+    allErrors: true,
+    formats: { int32: true, int64: true, 'date-time': true },
+  });
+  return ajv.compile(strict(version.schema.openAPIV3Schema));
+}
+
+const validate = testRunValidator();
+
+const BASE = {
+  env: { TRITON_URL: 'http://triton.inference:8000', PROTOCOL: 'http' },
+  parallelism: 4,
+  runnerImage: 'grafana/k6:latest',
+  toolImage: 'k6-triton:0.1.0',
+  resources: { cpu: '2', memory: '2Gi' },
+  resultsSize: '5Gi',
+};
+
+/** The parts of a TestRun's spec the assertions read. */
+interface RunSpec {
+  parallelism: number;
+  arguments: string;
+  script: { configMap: { file: string } };
+  runner: {
+    env: { name: string; value?: string; valueFrom?: unknown }[];
+    initContainers?: { image: string; args: string[] }[];
+  };
+}
+
+function byKind(objects: K8sObject[], kind: string): K8sObject[] {
+  return objects.filter((o) => o.kind === kind);
+}
+
+/** Bytes a ConfigMap's data and binaryData take (what the 1 MiB limit counts). */
+function configMapBytes(cm: K8sObject): number {
+  let bytes = 0;
+  for (const field of ['data', 'binaryData'] as const) {
+    for (const [k, v] of Object.entries((cm[field] ?? {}) as Record<string, string>)) {
+      bytes += Buffer.byteLength(k) + Buffer.byteLength(v);
+    }
+  }
+  return bytes;
+}
+
+describe('k8s manifests', () => {
+  it('the strict schema rejects what the CRD does not declare', () => {
+    expect(validate({ apiVersion: 'k6.io/v1alpha1', kind: 'TestRun', metadata: {}, spec: {} })).toBe(false);
+    const bad = {
+      apiVersion: 'k6.io/v1alpha1',
+      kind: 'TestRun',
+      metadata: { name: 'x' },
+      spec: { parallelism: 2, script: { configMap: { name: 'x' } }, runner: { cpuLimit: '2' } },
+    };
+    expect(validate(bad)).toBe(false);
+    expect(JSON.stringify(validate.errors)).toContain('cpuLimit');
+  });
+
+  for (const model of modelIds()) {
+    it(`${model}: the TestRun matches the CRD's schema and every ConfigMap fits 1 MiB`, async () => {
+      const objects = benchManifests(await k8sInput({ ...BASE, model }));
+      const [run] = byKind(objects, 'TestRun');
+      const ok = validate(run);
+      expect(validate.errors ?? []).toEqual([]);
+      expect(ok).toBe(true);
+      const spec = run!.spec as RunSpec;
+      expect(spec.parallelism).toBe(4);
+      expect(spec.arguments).toContain('--out json=/results/$(K6_TRITON_RUNNER).json');
+      const env = Object.fromEntries(spec.runner.env.map((e) => [e.name, e.value ?? e.valueFrom]));
+      expect(env.TRITON_URL).toBe('http://triton.inference:8000');
+      expect(env.PAYLOAD).toBe('/payloads/manifest.json');
+      expect(env.THRESHOLDS).toBe('/test/budget.json');
+      expect(env.K6_TRITON_RUNNER).toEqual({ fieldRef: { fieldPath: 'metadata.name' } });
+      const [script] = byKind(objects, 'ConfigMap');
+      expect(Object.keys(script!.data as object)).toContain(spec.script.configMap.file);
+      for (const cm of byKind(objects, 'ConfigMap')) {
+        expect(configMapBytes(cm)).toBeLessThanOrEqual(CONFIGMAP_LIMIT_BYTES);
+        for (const key of [...Object.keys(cm.data ?? {}), ...Object.keys(cm.binaryData ?? {})]) {
+          expect(key).toMatch(/^[-._a-zA-Z0-9]+$/);
+        }
+      }
+      // Either the set is in a ConfigMap or an init container makes it; never neither.
+      const inline = byKind(objects, 'ConfigMap').length === 2;
+      expect(inline).toBe(!spec.runner.initContainers);
+      // The YAML stream parses back to the same objects.
+      const docs = parseAllDocuments(toYaml(objects)).map((d) => d.toJS());
+      expect(docs).toEqual(JSON.parse(JSON.stringify(objects)));
+    });
+  }
+
+  it('small sets travel in the ConfigMap byte for byte; large ones are regenerated from the seed', async () => {
+    const mnist = benchManifests(await k8sInput({ ...BASE, model: 'mnist', count: 4, seed: 7 }));
+    const payloads = byKind(mnist, 'ConfigMap')[1]!;
+    const set = await ensurePayloads({ model: 'mnist', count: 4, seed: 7 });
+    const first = readFileSync(join(set.dir, '000000.input.1.bin'));
+    expect(
+      Buffer.from((payloads.binaryData as Record<string, string>)['000000.input.1.bin']!, 'base64'),
+    ).toEqual(first);
+    expect(JSON.parse((payloads.data as Record<string, string>)['manifest.json']!).seed).toBe(7);
+
+    const dlrm = benchManifests(await k8sInput({ ...BASE, model: 'dlrm', count: 4, seed: 7 }));
+    const init = (byKind(dlrm, 'TestRun')[0]!.spec as RunSpec).runner.initContainers![0]!;
+    expect(init.image).toBe('k6-triton:0.1.0');
+    expect(init.args[0]).toContain("k6-triton payloads '-m' 'dlrm' '-b' '4096' '-n' '4' '-s' '7'");
+  });
+
+  it('bad input is one line naming the setting', async () => {
+    await expect(k8sInput({ ...BASE, model: 'mnist', env: {} })).rejects.toThrow(/--url/);
+    await expect(k8sInput({ ...BASE, model: 'mnist', parallelism: 0 })).rejects.toThrow(/--parallelism/);
+    await expect(
+      k8sInput({ ...BASE, model: 'mnist', env: { ...BASE.env, CONCURRENCY: 'lots' } }),
+    ).rejects.toThrow(/CONCURRENCY/);
+    await expect(k8sInput({ ...BASE, model: 'nope' })).rejects.toThrow(/unknown model "nope"/);
+  });
+});

@@ -1,5 +1,5 @@
 import { CRITEO_CARDINALITIES } from './dlrm-cardinalities.ts';
-import type { ModelEntry } from './types.ts';
+import { closedLoop, type ModelEntry } from './types.ts';
 
 /** ImageNet normalisation used by every torchvision-trained classifier. */
 const IMAGENET = { mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225] };
@@ -14,7 +14,10 @@ const resnext101: ModelEntry = {
   precisions: { FP32: {}, FP16: { INPUT__0: 'FP16' } },
   defaultBatch: 1,
   payload: { kind: 'image', channels: 3, height: 224, width: 224, ...IMAGENET },
-  loadShape: 'resnext',
+  load: closedLoop(
+    [1, 2, 4, 8, 16, 32],
+    'seed 000 table rows 1..32 concurrent requests (the table goes on to 256)',
+  ),
   scenario: 'resnext',
   deployment: { instanceCount: 1, dynamicBatching: { maxQueueDelayMicroseconds: 100 } },
   source: { seed: '000', note: 'TensorRT, 1x V100 16GB, dynamic batching up to 64, batch-1 requests' },
@@ -38,7 +41,10 @@ const dlrm: ModelEntry = {
   },
   defaultBatch: 4096,
   payload: { kind: 'dlrm', numerical: 13, cardinalities: [...CRITEO_CARDINALITIES] },
-  loadShape: 'dlrm',
+  load: closedLoop(
+    [1, 2, 3, 4, 5, 6, 7, 8],
+    'seed 001: 8 concurrent requests of 4096 samples fit the 20 ms budget on one V100',
+  ),
   scenario: 'dlrm',
   deployment: {
     instanceCount: 1,
@@ -67,7 +73,10 @@ function bert(id: string, seqLength: number, platform: string, note: string): Mo
     precisions: { INT32: {} },
     defaultBatch: 1,
     payload: { kind: 'bert', seqLength, docStride: 128, maxQueryLength: 64 },
-    loadShape: 'bert',
+    load: closedLoop(
+      [1, 2, 3, 4, 5, 6, 7, 8, 9],
+      'seed 002: one A100 holds up to 9 concurrent requests under the 100 ms bound',
+    ),
     scenario: 'bert',
     deployment: {
       instanceCount: 1,
@@ -87,7 +96,7 @@ const mnist: ModelEntry = {
   precisions: { FP32: {} },
   defaultBatch: 1,
   payload: { kind: 'mnist' },
-  loadShape: 'mnist',
+  load: closedLoop([1, 2, 3, 4, 5, 6, 7, 8], 'seed 003: perf_analyzer --concurrency-range 1:8'),
   scenario: 'mnist',
   deployment: { instanceCount: 5, dynamicBatching: { maxQueueDelayMicroseconds: 150 } },
   source: { seed: '003', note: 'ONNX Runtime CPU on i9-12900F, instance count 5, max_queue_delay 150 us' },
@@ -103,7 +112,7 @@ const resnet50: ModelEntry = {
   precisions: { FP32: {} },
   defaultBatch: 16,
   payload: { kind: 'image', channels: 3, height: 224, width: 224, ...IMAGENET },
-  loadShape: 'resnet50',
+  load: closedLoop([2], 'seed 004: 2 client threads, each sending batch-16 requests back to back'),
   scenario: 'resnet50',
   // Seed 004's two client threads each saw ~34 ms: the server ran their requests side by side.
   deployment: { instanceCount: 2 },

@@ -1,4 +1,4 @@
-import type { ModelEntry } from './types.ts';
+import { closedLoop, type ModelEntry } from './types.ts';
 
 /**
  * The catalog entry of a model the catalog does not know: only its name is given; its tensors
@@ -22,7 +22,7 @@ export function genericEntry(modelName: string | undefined): ModelEntry {
     precisions: {},
     defaultBatch: 1,
     payload: { kind: 'random' },
-    loadShape: 'generic',
+    load: closedLoop([1, 2, 4, 8], 'any model: doubling concurrency from perf_analyzer default of 1'),
     scenario: 'generic',
     deployment: { instanceCount: 1 },
     source: { seed: '', note: 'read from the server' },

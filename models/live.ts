@@ -5,7 +5,13 @@
  * int64-as-string form k6's gRPC client returns. Runs inside k6: no Node imports.
  */
 import { fromConfigDatatype } from '../lib/tensor/datatypes.ts';
-import type { Datatype, DynamicBatching, ModelEntry, TensorSpec } from './types.ts';
+import {
+  closedLoop,
+  type Datatype,
+  type DynamicBatching,
+  type ModelEntry,
+  type TensorSpec,
+} from './types.ts';
 
 /** A tensor in model metadata: shape includes the batch dimension (-1) when the model batches. */
 export interface MetadataTensorJson {
@@ -128,7 +134,7 @@ export function liveModelEntry(metadata: ModelMetadataJson, configDoc: LiveConfi
     precisions: { [inputs[0]!.datatype]: {} } as ModelEntry['precisions'],
     defaultBatch: 1,
     payload: { kind: 'random' },
-    loadShape: 'generic',
+    load: closedLoop([1, 2, 4, 8], 'any model: doubling concurrency from perf_analyzer default of 1'),
     scenario: 'generic',
     deployment: dynamicBatching ? { instanceCount, dynamicBatching } : { instanceCount },
     source: { seed: 'live', note: `built from the server's metadata and config of ${name}` },

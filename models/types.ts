@@ -70,11 +70,33 @@ export interface ModelEntry {
   /** Default request batch size (perf_analyzer -b). */
   defaultBatch: number;
   payload: PayloadRecipe;
-  /** Name of the default load shape in lib/load/shapes.ts. */
-  loadShape: string;
+  /** The default load: closed-loop levels, window and warm-up, and the seed figure they reproduce. */
+  load: LoadShape;
   /** The k6 entry that runs this model: scenarios/<scenario>.ts (bundled to dist/<scenario>.js). */
   scenario: string;
   /** Server-side settings of the default deployment (the embedded server's default repository). */
   deployment: { instanceCount: number; dynamicBatching?: DynamicBatching };
   source: SourceNote;
+}
+
+/** A model's default load: closed-loop levels plus the per-level warm-up and measurement window. */
+export interface LoadShape {
+  /** Concurrency levels (VUs) swept in closed-loop mode, ascending. */
+  concurrency: readonly number[];
+  /** Measurement window per level, seconds (perf_analyzer's default --measurement-interval is 5000 ms). */
+  window_s: number;
+  /** Warm-up before each window, seconds; its samples are tagged apart and never judged. */
+  warmup_s: number;
+  /** Why these levels: the seed figure they reproduce. */
+  note: string;
+}
+
+/** perf_analyzer's default measurement window. */
+export const DEFAULT_WINDOW_S = 5;
+/** Warm-up per level: long enough for in-flight requests of the previous level to drain. */
+export const DEFAULT_WARMUP_S = 2;
+
+/** A load shape with the default window and warm-up. */
+export function closedLoop(concurrency: readonly number[], note: string): LoadShape {
+  return { concurrency, window_s: DEFAULT_WINDOW_S, warmup_s: DEFAULT_WARMUP_S, note };
 }

@@ -67,7 +67,7 @@ export function resolveRunPlan(
   budgetPath: string,
 ): RunPlan {
   const settings = readSettings(env, entry);
-  const load = loadPlanFromEnv(env, entry.loadShape);
+  const load = loadPlanFromEnv(env, entry.load);
   const plan = buildPlan({
     mode: load.mode,
     levels: load.levels,

@@ -44,7 +44,7 @@ function fromPayload(sample: PayloadSample): Sample {
 export function loadSamples(settings: Settings, entry: ModelEntry): Sample[] {
   if (!settings.payload) {
     throw new Error(
-      `PAYLOAD is not set for ${entry.id}; generate a set with \`k6-triton payloads --model ${entry.id}\` and pass -e PAYLOAD=<manifest.json>, or run \`make bench-${entry.loadShape}\``,
+      `PAYLOAD is not set for ${entry.id}; generate a set with \`k6-triton payloads --model ${entry.id}\` and pass -e PAYLOAD=<manifest.json>, or run \`make bench-${entry.scenario}\``,
     );
   }
   const set = loadPayloads(settings.payload, {

@@ -32,8 +32,9 @@ function prebuiltRun() {
 }
 
 const prebuilt = process.env.K6_TRITON_NO_PREBUILT !== '1';
-if (process.argv[2] === 'run' && prebuilt && prebuiltRun()) {
-  await import(pathToFileURL(prebuiltRun()).href);
+const fresh = process.argv[2] === 'run' && prebuilt ? prebuiltRun() : undefined;
+if (fresh) {
+  await import(pathToFileURL(fresh).href);
 } else {
   const { register } = await import('tsx/esm/api');
   register();

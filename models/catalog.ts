@@ -1,5 +1,5 @@
 import { CRITEO_CARDINALITIES } from './dlrm-cardinalities.ts';
-import { closedLoop, type ModelEntry } from './types.ts';
+import { closedLoop, type LatencyProfile, type ModelEntry } from './types.ts';
 
 /** ImageNet normalisation used by every torchvision-trained classifier. */
 const IMAGENET = { mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225] };
@@ -21,6 +21,32 @@ const resnext101: ModelEntry = {
   scenario: 'resnext',
   deployment: { instanceCount: 1, dynamicBatching: { maxQueueDelayMicroseconds: 100 } },
   source: { seed: '000', note: 'TensorRT, 1x V100 16GB, dynamic batching up to 64, batch-1 requests' },
+  latency: {
+    points: [
+      [1, 15.96],
+      [2, 28.74],
+      [4, 35.08],
+      [8, 44.41],
+      [16, 66.66],
+      [32, 93.75],
+      [64, 141.6],
+    ],
+    source: 'resnext101-32x4d_trt_v100.csv fp32 avg latency at concurrency = batch (1..64)',
+  },
+  latencyByPrecision: {
+    FP16: {
+      points: [
+        [1, 11.68],
+        [2, 21.74],
+        [4, 28.22],
+        [8, 33.98],
+        [16, 40.67],
+        [32, 51.18],
+        [64, 73.39],
+      ],
+      source: 'resnext101-32x4d_trt_v100.csv fp16 avg latency at concurrency = batch (1..64)',
+    },
+  },
 };
 
 const dlrm: ModelEntry = {
@@ -51,10 +77,30 @@ const dlrm: ModelEntry = {
     dynamicBatching: { preferredBatchSize: [65536], maxQueueDelayMicroseconds: 2000 },
   },
   source: { seed: '001', note: 'ONNX FP16 on V100-32G, requests of 4096 samples, max batch 65536' },
+  latency: {
+    points: [
+      [1, 2.31],
+      [8, 2.48],
+      [64, 2.37],
+      [512, 2.68],
+      [4096, 4.58],
+      [32768, 16.0],
+      [65536, 31.3],
+      [131072, 68.7],
+    ],
+    source:
+      'dlrm_triton.csv ONNX FP16 V100-32G avg latency per batch size; >4096 from the 8 x 4096 concurrent figure',
+  },
 };
 
 /** BERT SQuAD question answering; the two sizes differ only in sequence length. */
-function bert(id: string, seqLength: number, platform: string, note: string): ModelEntry {
+function bert(
+  id: string,
+  seqLength: number,
+  platform: string,
+  note: string,
+  latency: LatencyProfile,
+): ModelEntry {
   const seq = [seqLength];
   return {
     id,
@@ -83,6 +129,7 @@ function bert(id: string, seqLength: number, platform: string, note: string): Mo
       dynamicBatching: { preferredBatchSize: [4, 8], maxQueueDelayMicroseconds: 5000 },
     },
     source: { seed: '002', note },
+    latency,
   };
 }
 
@@ -100,6 +147,13 @@ const mnist: ModelEntry = {
   scenario: 'mnist',
   deployment: { instanceCount: 5, dynamicBatching: { maxQueueDelayMicroseconds: 150 } },
   source: { seed: '003', note: 'ONNX Runtime CPU on i9-12900F, instance count 5, max_queue_delay 150 us' },
+  latency: {
+    points: [
+      [1, 1.4],
+      [8, 4.2],
+    ],
+    source: 'mnist_onnx_cpu_i9-12900F.csv concurrency 1 (batch > 1 assumed +0.4 ms per sample)',
+  },
 };
 
 const resnet50: ModelEntry = {
@@ -117,6 +171,14 @@ const resnet50: ModelEntry = {
   // Seed 004's two client threads each saw ~34 ms: the server ran their requests side by side.
   deployment: { instanceCount: 2 },
   source: { seed: '004', note: 'python backend on AWS Inferentia inf1.6xlarge, 16 NeuronCores, batch 16' },
+  latency: {
+    points: [
+      [1, 33.7],
+      [16, 33.7],
+      [32, 67.4],
+    ],
+    source: 'prose-figures.md ResNet50 Inferentia batch 16 p50 33.7 ms (one sample per NeuronCore)',
+  },
 };
 
 /** Every built-in model, keyed by id. */
@@ -124,8 +186,21 @@ export const CATALOG: Readonly<Record<string, ModelEntry>> = Object.fromEntries(
   [
     resnext101,
     dlrm,
-    bert('bert-base', 128, 'tensorflow_savedmodel', 'BERT Base FP16, seq 128, TF SavedModel on V100 32GB'),
-    bert('bert-large', 384, 'tensorrt_plan', 'BERT Large, seq 384, TensorRT on A100 40GB, 1 ms queue delay'),
+    bert('bert-base', 128, 'tensorflow_savedmodel', 'BERT Base FP16, seq 128, TF SavedModel on V100 32GB', {
+      points: [
+        [1, 8.38],
+        [8, 15.46],
+      ],
+      source: 'prose-figures.md BERT Base compute per request, batch 1 and 8',
+    }),
+    bert('bert-large', 384, 'tensorrt_plan', 'BERT Large, seq 384, TensorRT on A100 40GB, 1 ms queue delay', {
+      points: [
+        [1, 2.24],
+        [8, 8.94],
+        [16, 16.59],
+      ],
+      source: 'prose-figures.md BERT Large A100: a + k*b with 1/k = 1045 seq/s, 90% of it at batch 12',
+    }),
     mnist,
     resnet50,
   ].map((entry) => [entry.id, entry]),

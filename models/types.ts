@@ -77,6 +77,10 @@ export interface ModelEntry {
   /** Server-side settings of the default deployment (the embedded server's default repository). */
   deployment: { instanceCount: number; dynamicBatching?: DynamicBatching };
   source: SourceNote;
+  /** The embedded server's simulated compute time per batch, calibrated on the seed's published figures. */
+  latency?: LatencyProfile;
+  /** Other profiles where a precision changes the compute time (ResNeXt's FP16 TensorRT engine). */
+  latencyByPrecision?: Partial<Record<Precision, LatencyProfile>>;
 }
 
 /** A model's default load: closed-loop levels plus the per-level warm-up and measurement window. */
@@ -99,4 +103,13 @@ export const DEFAULT_WARMUP_S = 2;
 /** A load shape with the default window and warm-up. */
 export function closedLoop(concurrency: readonly number[], note: string): LoadShape {
   return { concurrency, window_s: DEFAULT_WINDOW_S, warmup_s: DEFAULT_WARMUP_S, note };
+}
+
+/**
+ * Compute time of one batch as a function of its size: [batch size, ms] points in increasing batch
+ * order (linear between points, along the last segment past the end), and where they come from.
+ */
+export interface LatencyProfile {
+  points: readonly (readonly [number, number])[];
+  source: string;
 }

@@ -1,9 +1,9 @@
 /** The built-in default repository: one Triton config per catalog entry (models/catalog.ts). */
 import { CATALOG } from '../../models/catalog.ts';
 import { inputsFor } from '../../models/index.ts';
-import type { ModelEntry, TensorSpec } from '../../models/types.ts';
+import type { ModelEntry, Precision, TensorSpec } from '../../models/types.ts';
 import { toConfigDatatype } from '../../lib/tensor/datatypes.ts';
-import { PROFILES } from '../backends/profiles.ts';
+import { precisionProfileName } from '../backends/profiles.ts';
 import { completeConfig, parseConfigJson } from './parse.ts';
 import type { ModelConfigJson } from './types.ts';
 
@@ -40,8 +40,8 @@ export function catalogEntries(): ModelEntry[] {
   return Object.values(CATALOG);
 }
 
-/** Models with a published FP16 figure (ResNeXt) get that profile when served at FP16. */
+/** A model with a profile of its own for the precision served (ResNeXt at FP16) gets that one. */
 function latencyProfile(entry: ModelEntry, precision: string | undefined): string {
-  const fp16 = `${entry.id}-fp16`;
-  return precision?.toUpperCase() === 'FP16' && PROFILES[fp16] ? fp16 : entry.id;
+  const own = precision && entry.latencyByPrecision?.[precision.toUpperCase() as Precision];
+  return own ? precisionProfileName(entry.id, precision) : entry.id;
 }

@@ -125,7 +125,13 @@ export function componentsSpec(results: readonly LevelResult[], options: PlotOpt
     data: { values },
     mark: { type: 'bar' },
     encoding: {
-      x: { field: 'level', type: 'ordinal', title: 'Level', sort: results.map((result) => result.name) },
+      x: {
+        field: 'level',
+        type: 'ordinal',
+        title: 'Level',
+        sort: results.map((result) => result.name),
+        axis: { labelAngle: 0 },
+      },
       y: { field: 'ms', type: 'quantitative', title: 'Average latency (ms)', stack: 'zero' },
       color: {
         field: 'component',

@@ -1,0 +1,109 @@
+/**
+ * report.html in a real browser (Debian's chromium, driven by playwright-core): the page loads with no
+ * console error and no request leaving the file, and every chart is drawn with its marks. A screenshot is
+ * left in results/report-html-test/ for the developer. Skips, saying why, when chromium is absent.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HTML_CHARTS } from '../../report/html.ts';
+import { writeRunReport } from '../../report/write.ts';
+import { HTML_BUDGET, htmlRun } from './html-fixture.ts';
+
+const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
+const OUT_DIR = fileURLToPath(new URL('../../results/report-html-test/', import.meta.url));
+// Headless and hermetic: no GPU, no sandbox (containers), nothing fetched in the background.
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const absent = !existsSync(CHROMIUM);
+if (absent)
+  console.log(
+    `report.html browser test skipped: ${CHROMIUM} is absent (apt-get install chromium, or set CHROMIUM_BIN)`,
+  );
+
+describe.skipIf(absent)('report.html in headless chromium', () => {
+  const run = htmlRun();
+  let browser: Browser;
+  let page: Page;
+  const consoleErrors: string[] = [];
+  const outsideRequests: string[] = [];
+
+  beforeAll(async () => {
+    const written = await writeRunReport(OUT_DIR, run, {}, { budget: HTML_BUDGET });
+    expect(written.errors).toEqual([]);
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+    page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(message.text());
+    });
+    page.on('pageerror', (error) => consoleErrors.push(error.message));
+    // The file must be self-contained: record, and refuse, anything that is not the file itself.
+    await page.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith('file:')) return route.continue();
+      outsideRequests.push(url);
+      return route.abort();
+    });
+    await page.goto(pathToFileURL(join(OUT_DIR, 'report.html')).href, { waitUntil: 'load' });
+    await page.screenshot({ path: join(OUT_DIR, 'report.png'), fullPage: true });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('loads with no console error and no request outside the file', () => {
+    expect(consoleErrors).toEqual([]);
+    expect(outsideRequests).toEqual([]);
+  });
+
+  it('draws every chart at a visible size', async () => {
+    for (const id of HTML_CHARTS) {
+      const box = await page.locator(`figure[data-chart="${id}"] > svg`).boundingBox();
+      expect(box, `chart ${id}`).not.toBeNull();
+      expect(box!.width, `chart ${id} width`).toBeGreaterThan(300);
+      expect(box!.height, `chart ${id} height`).toBeGreaterThan(200);
+    }
+    expect(await page.locator('[data-chart-error]').count()).toBe(0);
+  });
+
+  it('draws the marks: a line and a point per level, four percentile lines and the budgets, 7 components per level', async () => {
+    const marks = (id: string, selector: string) =>
+      page.locator(`figure[data-chart="${id}"] g.role-mark.${selector}`).count();
+    const levels = run.results.length;
+    expect(await marks('throughput', 'mark-line > path')).toBe(1);
+    expect(await marks('throughput', 'mark-symbol > path')).toBe(levels);
+    expect(await marks('percentiles', 'mark-line > path')).toBe(4);
+    expect(await marks('percentiles', 'mark-symbol > path')).toBe(4 * levels);
+    expect(await marks('percentiles', 'mark-rule > line')).toBe(2);
+    expect(await marks('components', 'mark-rect > path')).toBe(7 * levels);
+    // A bar with height: the stacked components were laid out, not collapsed to zero.
+    const tallest = await page
+      .locator('figure[data-chart="components"] g.role-mark.mark-rect > path')
+      .evaluateAll((paths) => Math.max(...paths.map((p) => (p as SVGGraphicsElement).getBBox().height)));
+    expect(tallest).toBeGreaterThan(50);
+    const legend = await page.locator('figure[data-chart="components"] svg').textContent();
+    for (const name of ['Client send', 'Network+server', 'Server queue', 'Compute infer', 'Client recv'])
+      expect(legend).toContain(name);
+    expect(await page.locator('figure[data-chart="percentiles"] svg').textContent()).toContain(
+      'p95 budget 2 ms',
+    );
+  });
+
+  it('shows the tables and the verdicts as text', async () => {
+    expect(await page.locator('table').count()).toBe(4);
+    expect(await page.locator('[data-verdict]').textContent()).toContain('1 budget(s) missed');
+    expect(await page.locator('body').textContent()).toContain('load generator bound');
+    expect(await page.locator('table strong', { hasText: 'FAIL' }).count()).toBe(1);
+  });
+});

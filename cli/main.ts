@@ -3,6 +3,7 @@ import { execute } from './execute.ts';
 import { registerBench } from './bench.ts';
 import { registerCapacity } from './capacity.ts';
 import { registerK8s } from './k8s.ts';
+import { registerMerge } from './merge.ts';
 import { registerPayloads } from './payloads.ts';
 import { registerRun } from './run.ts';
 import { registerServe } from './serve.ts';
@@ -17,6 +18,7 @@ export function program(): Command {
   registerBench(prog);
   registerCapacity(prog);
   registerK8s(prog);
+  registerMerge(prog);
   registerPayloads(prog);
   registerRun(prog);
   registerServe(prog);

@@ -1,0 +1,51 @@
+/**
+ * `k6-triton merge <file>...`: one report from N runners' `--out json` files (k6-operator's runners, or
+ * local processes): percentiles of the pooled samples, one perf_analyzer CSV, one report.md, one budget
+ * verdict (exit 99 when a budget is missed, as bench). Give the settings the run had, as to bench.
+ */
+import { join, resolve } from 'node:path';
+import { type Command, Option } from 'commander';
+import { modelIds } from '../models/index.ts';
+import { reportMarkdown } from '../report/markdown.ts';
+import { benchEnv } from './bench.ts';
+import { runMerge } from './merge/run.ts';
+
+/** Adds the `merge` subcommand to the program. */
+export function registerMerge(program: Command): void {
+  program
+    .command('merge')
+    .description(
+      "Merge runners' k6 --out json files into one report and budget verdict (exact pooled percentiles)",
+    )
+    .argument('<files...>', "each runner's --out json file (NDJSON, .gz too)")
+    .requiredOption('--model <id>', `catalog model (${modelIds().join(', ')})`)
+    .addOption(new Option('--protocol <p>', 'PROTOCOL of the run').choices(['http', 'http-json', 'grpc']))
+    .option('--model-name <name>', 'served model name (MODEL_NAME)')
+    .option('--batch <n>', 'request batch size of the run (BATCH)')
+    .option('--precision <p>', 'PRECISION of the run')
+    .option('--concurrency <range>', "the run's CONCURRENCY")
+    .option('--request-rate <range>', "the run's REQUEST_RATE")
+    .option('--step-duration <d>', "the run's STEP_DURATION")
+    .option('--warmup <d>', "the run's WARMUP_DURATION")
+    .option('--stability <pct>', 'stability tolerance, percent (STABILITY)')
+    .option('--p95-ms <ms>', 'override the p95 budget (P95_MS)')
+    .option('--p99-ms <ms>', 'override the p99 budget (P99_MS)')
+    .option('--thresholds <file>', 'budget file (THRESHOLDS); default thresholds/<model>.json')
+    .option('--out-dir <dir>', 'where the merged report goes; default results/<model>/merged-<time>')
+    .action(async (files: string[], flags: Record<string, unknown>) => {
+      const model = String(flags.model);
+      const dir = flags.outDir
+        ? resolve(String(flags.outDir))
+        : join(
+            resolve('results'),
+            model,
+            `merged-${new Date().toISOString().replace(/[:.]/g, '-').replace('Z', '')}`,
+          );
+      const outcome = await runMerge({ model, files, env: benchEnv(flags, process.env), dir });
+      console.log(`merged ${outcome.stats.points} samples from ${outcome.stats.files} files`);
+      console.log(`\n${reportMarkdown(outcome.report)}`);
+      for (const error of outcome.written.errors) console.error(`k6-triton: could not write ${error}`);
+      console.log(`results: ${dir}`);
+      process.exitCode = outcome.exitCode;
+    });
+}

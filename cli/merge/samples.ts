@@ -1,0 +1,142 @@
+/**
+ * Reads k6's `--out json` files (NDJSON, `.gz` too; real k6 and the Node runtime write the same lines)
+ * into one set of per-sub-metric aggregates: the samples of all runners go into the same HDR histograms
+ * and sums, so a merged percentile is the percentile of the pooled samples (within the histogram's 3
+ * significant digits), never an average of the runners' percentiles.
+ */
+import { createReadStream, existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { createGunzip } from 'node:zlib';
+import { subMetricKey, subWindowKey, WINDOW_TAG } from '../../lib/load/names.ts';
+import type { MetricType } from '../../lib/load/threshold-expr.ts';
+import { TrendHistogram } from '../../runtime/metrics/histogram.ts';
+
+/** One sub-metric's samples, pooled over every runner. */
+export type Aggregate =
+  | { type: 'trend'; hist: TrendHistogram }
+  | { type: 'counter'; sum: number; samples: number }
+  | { type: 'rate'; passes: number; total: number }
+  | { type: 'gauge'; value: number };
+
+/** Sub-metric key (`http_req_duration{scenario:c8}`) → pooled aggregate. */
+export type Aggregates = Map<string, Aggregate>;
+
+/** What merged inputs held, for the console and the tests. */
+export interface ReadStats {
+  files: number;
+  points: number;
+}
+
+/** Built-in metric types, for files whose `Metric` lines were cut off (k6 writes one before a metric's first point). */
+const KNOWN_TYPES: Record<string, MetricType> = {
+  http_req_failed: 'rate',
+  infer_errors: 'rate',
+  checks: 'rate',
+  vus: 'gauge',
+  vus_max: 'gauge',
+  k6_triton_window_start_ms: 'gauge',
+};
+
+function typeOf(metric: string, declared: Map<string, MetricType>): MetricType {
+  const type = declared.get(metric) ?? KNOWN_TYPES[metric];
+  if (type) return type;
+  if (metric.endsWith('_duration') || metric.startsWith('http_req_')) return 'trend';
+  return 'counter';
+}
+
+function fresh(type: MetricType): Aggregate {
+  switch (type) {
+    case 'trend':
+      return { type, hist: new TrendHistogram() };
+    case 'rate':
+      return { type, passes: 0, total: 0 };
+    case 'gauge':
+      return { type, value: Number.NEGATIVE_INFINITY };
+    default:
+      return { type: 'counter', sum: 0, samples: 0 };
+  }
+}
+
+function add(aggregates: Aggregates, key: string, type: MetricType, value: number): void {
+  let agg = aggregates.get(key);
+  if (!agg) {
+    agg = fresh(type);
+    aggregates.set(key, agg);
+  }
+  if (agg.type === 'trend') agg.hist.add(value);
+  else if (agg.type === 'rate') {
+    agg.total++;
+    if (value !== 0) agg.passes++;
+  } else if (agg.type === 'gauge') {
+    // One runner sets the window-start gauge (k6 gives a 1-VU probe to one segment); the largest wins.
+    agg.value = Math.max(agg.value, value);
+  } else {
+    agg.sum += value;
+    agg.samples++;
+  }
+}
+
+interface Line {
+  type?: string;
+  metric?: string;
+  data?: { type?: string; name?: string; value?: number; tags?: Record<string, string> | null };
+}
+
+/** Adds one file's Point lines to `aggregates`; returns the points read. */
+async function readFile(
+  path: string,
+  aggregates: Aggregates,
+  declared: Map<string, MetricType>,
+): Promise<number> {
+  const raw = createReadStream(path);
+  const input = path.endsWith('.gz') ? raw.pipe(createGunzip()) : raw;
+  let points = 0;
+  let lineNo = 0;
+  for await (const text of createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY })) {
+    lineNo++;
+    if (text.trim() === '') continue;
+    let line: Line;
+    try {
+      line = JSON.parse(text) as Line;
+    } catch {
+      throw new Error(`${path}:${lineNo}: not a JSON line; expected k6's --out json output (NDJSON)`);
+    }
+    if (line.type === 'Metric' && line.data?.name && line.data.type) {
+      declared.set(line.data.name, line.data.type as MetricType);
+      continue;
+    }
+    if (line.type !== 'Point' || !line.metric || typeof line.data?.value !== 'number') continue;
+    const scenario = line.data.tags?.scenario;
+    // Only per-scenario sub-metrics feed levels and budgets; untagged samples (setup, teardown) do not.
+    if (!scenario) continue;
+    const type = typeOf(line.metric, declared);
+    add(aggregates, subMetricKey(line.metric, scenario), type, line.data.value);
+    const window = line.data.tags?.[WINDOW_TAG];
+    if (window !== undefined && /^\d+$/.test(window)) {
+      add(aggregates, subWindowKey(line.metric, scenario, Number(window)), type, line.data.value);
+    }
+    points++;
+  }
+  return points;
+}
+
+/** Pools the samples of every file; a missing or malformed file is a one-line error naming it. */
+export async function readSamples(
+  paths: readonly string[],
+): Promise<{ aggregates: Aggregates; stats: ReadStats }> {
+  if (paths.length === 0) throw new Error("merge: no files; give each runner's --out json file");
+  const aggregates: Aggregates = new Map();
+  const declared = new Map<string, MetricType>();
+  let points = 0;
+  for (const path of paths) {
+    if (!existsSync(path))
+      throw new Error(`merge: ${path} does not exist; give each runner's --out json file`);
+    points += await readFile(path, aggregates, declared);
+  }
+  if (points === 0) {
+    throw new Error(
+      `merge: no samples tagged with a scenario in ${paths.join(', ')}; were they written with --out json?`,
+    );
+  }
+  return { aggregates, stats: { files: paths.length, points } };
+}

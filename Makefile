@@ -12,11 +12,20 @@ $(NODE_MODULES): package-lock.json
 
 install: $(NODE_MODULES)
 
-## test: type-check, lint and run the vitest suite (the README's test command)
+## test: type-check, lint and run the vitest suite, both projects (unit and e2e; the README's test command)
 test: $(NODE_MODULES)
 	npx tsc -p tsconfig.json
 	npx biome check .
-	npx vitest run
+	npx vitest run --project unit --project e2e
+
+.PHONY: test-unit test-e2e
+## test-unit: the unit project alone: pure modules and in-process tests, no server process (under a minute)
+test-unit: $(NODE_MODULES)
+	npx vitest run --project unit
+
+## test-e2e: the e2e project alone: the embedded server, the CLI as a process, real tools
+test-e2e: $(NODE_MODULES)
+	npx vitest run --project e2e
 
 .PHONY: test-k6 fidelity
 ## test-k6: every catalog model under real k6 (K6_BIN or k6 on PATH), HTTP and gRPC, two short levels each

@@ -1,8 +1,8 @@
 /**
  * The docs match the tree: every repository path a README names in backticks exists. A path with a
  * slash (`lib/scenario/run-plan.ts`, `test/tools/`) is read from the repository root or from the
- * README's folder; a bare module name (`markdown.ts`) must be a file under the README's folder (the
- * root README may abbreviate any file of the repository). Generated folders (results/, dist/) and
+ * README's folder; a bare module name (`markdown.ts`) must be a file under the README's folder or at
+ * the root (`build.ts`; the root README may abbreviate any file of the repository). Generated folders (results/, dist/) and
  * spans with placeholders (`results/<model>/<run-id>/`) are not paths of the tree.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -53,8 +53,11 @@ function missingPaths(readme: string): string[] {
       if (SKIP_DIRS.has(first) || !(TOP_LEVEL.has(first) || here.has(first))) continue;
       if (!existsSync(join(ROOT, span)) && !existsSync(join(ROOT, folder, span))) missing.push(span);
     } else {
+      // A module of the README's folder (at any depth), or a file at the root (`build.ts`).
       const prefix = folder ? `${folder}/` : '';
-      const found = FILES.some((f) => f.startsWith(prefix) && f.split('/').at(-1) === span);
+      const found =
+        existsSync(join(ROOT, span)) ||
+        FILES.some((f) => f.startsWith(prefix) && f.split('/').at(-1) === span);
       if (!found) missing.push(span);
     }
   }

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { execute } from './execute.ts';
 import { registerBench } from './bench.ts';
 import { registerCapacity } from './capacity.ts';
+import { registerCompare } from './compare.ts';
 import { registerK8s } from './k8s.ts';
 import { registerMerge } from './merge.ts';
 import { registerPayloads } from './payloads.ts';
@@ -17,6 +18,7 @@ export function program(): Command {
     .exitOverride();
   registerBench(prog);
   registerCapacity(prog);
+  registerCompare(prog);
   registerK8s(prog);
   registerMerge(prog);
   registerPayloads(prog);

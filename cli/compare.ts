@@ -1,0 +1,44 @@
+/**
+ * `k6-triton compare <runA> <runB>`: did B get slower than baseline A? Per-level throughput and p50/p95/p99
+ * deltas as Markdown on stdout, optionally JUnit XML, and exit 98 when B regressed beyond the tolerances
+ * (99 stays the bench's "budget missed", 1 a bad input).
+ */
+import { writeFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { compareRuns, DEFAULT_TOLERANCES, EXIT_REGRESSION, parsePercent } from './compare/compare.ts';
+import { comparisonJunit, comparisonMarkdown } from './compare/format.ts';
+import { loadRun } from './compare/load.ts';
+
+/** Adds the `compare` subcommand to the program. */
+export function registerCompare(program: Command): void {
+  program
+    .command('compare')
+    .description('Compare run B against baseline run A: per-level deltas, exit 98 on a regression')
+    .argument(
+      '<runA>',
+      'baseline: a run folder (results/<model>/<run-id>), a model folder (its newest run) or a summary.json',
+    )
+    .argument('<runB>', 'the run to judge, same forms')
+    .option(
+      '--max-throughput-drop <pct>',
+      'largest throughput drop allowed per level',
+      `${DEFAULT_TOLERANCES.max_throughput_drop_pct}%`,
+    )
+    .option(
+      '--max-p99-rise <pct>',
+      'largest p99 latency rise allowed per level',
+      `${DEFAULT_TOLERANCES.max_p99_rise_pct}%`,
+    )
+    .option('--junit <file>', 'also write the verdicts as JUnit XML here (CI)')
+    .action(async (runA: string, runB: string, flags: Record<string, string | undefined>) => {
+      // Flags first: a typo in a tolerance is reported before any file is read.
+      const tolerances = {
+        max_throughput_drop_pct: parsePercent('--max-throughput-drop', String(flags.maxThroughputDrop)),
+        max_p99_rise_pct: parsePercent('--max-p99-rise', String(flags.maxP99Rise)),
+      };
+      const comparison = compareRuns(loadRun(runA), loadRun(runB), tolerances);
+      process.stdout.write(comparisonMarkdown(comparison));
+      if (flags.junit) await writeFile(flags.junit, comparisonJunit(comparison));
+      process.exitCode = comparison.regressed ? EXIT_REGRESSION : 0;
+    });
+}

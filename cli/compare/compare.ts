@@ -1,0 +1,159 @@
+/**
+ * Run comparison, pure: two runs' level results in, per-level deltas of throughput and p50/p95/p99 and a
+ * regression verdict out. Levels are matched by load mode and level (c4 with c4, r100 with r100); gates are
+ * the throughput drop and the p99 rise, in percent of the baseline (A).
+ */
+import type { LevelResult, RunReport } from '../../lib/summary/types.ts';
+
+/** Exit code of `compare` on a regression: distinct from 99 (a budget missed) and 1 (bad input). */
+export const EXIT_REGRESSION = 98;
+
+/** How much worse B may be than A before it counts as a regression, percent of A. */
+export interface Tolerances {
+  /** @default 5 */
+  max_throughput_drop_pct: number;
+  /** @default 10 */
+  max_p99_rise_pct: number;
+}
+
+/** The defaults of the `compare` flags. */
+export const DEFAULT_TOLERANCES: Tolerances = { max_throughput_drop_pct: 5, max_p99_rise_pct: 10 };
+
+/** One figure in both runs and its change, percent of A (Infinity when A is 0 and B is not). */
+export interface Delta {
+  a: number;
+  b: number;
+  delta_pct: number;
+}
+
+/** One level measured in both runs. */
+export interface LevelComparison {
+  name: string;
+  throughput_infer_s: Delta;
+  p50_ms: Delta;
+  p95_ms: Delta;
+  p99_ms: Delta;
+  /** One sentence per gate this level failed; empty when it passed. */
+  regressions: string[];
+}
+
+/** What a run is, in one line, for the report's header. */
+export interface RunLabel {
+  path: string;
+  model: string;
+  protocol: string;
+  runtime: string;
+  batch: number;
+  started_at: string;
+}
+
+/** The whole comparison of B against A. */
+export interface Comparison {
+  a: RunLabel;
+  b: RunLabel;
+  tolerances: Tolerances;
+  levels: LevelComparison[];
+  /** Levels A measured and B did not: a regression (B measured less), named. */
+  missing_in_b: string[];
+  /** Levels only B measured: shown, not judged. */
+  only_in_b: string[];
+  /** Settings that differ between the runs (model, protocol, batch): the comparison may not be like for like. */
+  mismatches: string[];
+  regressed: boolean;
+  /** Every reason for the verdict, one sentence each. */
+  findings: string[];
+}
+
+/** Parses a tolerance flag ('5%', '5', '0.5%') to a percentage; throws naming the flag on anything else. */
+export function parsePercent(flag: string, text: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*%?\s*$/.exec(text);
+  if (!match) throw new Error(`invalid ${flag}; expected a percentage such as 5%, got '${text}'`);
+  return Number(match[1]);
+}
+
+/** B's change relative to A, percent. */
+export function deltaPct(a: number, b: number): number {
+  if (a === 0) return b === 0 ? 0 : Number.POSITIVE_INFINITY * Math.sign(b);
+  return ((b - a) / Math.abs(a)) * 100;
+}
+
+function delta(a: number, b: number): Delta {
+  return { a, b, delta_pct: deltaPct(a, b) };
+}
+
+/** A level's identity across runs: mode and level, so c4 never meets r4. */
+function levelKey(result: LevelResult): string {
+  return `${result.mode}:${result.level}`;
+}
+
+function fmtPct(pct: number): string {
+  return `${pct >= 0 ? '+' : ''}${pct.toFixed(1)}%`;
+}
+
+function compareLevel(a: LevelResult, b: LevelResult, tolerances: Tolerances): LevelComparison {
+  const level: LevelComparison = {
+    name: b.name,
+    throughput_infer_s: delta(a.throughput_infer_s, b.throughput_infer_s),
+    p50_ms: delta(a.latency_us.p50 / 1000, b.latency_us.p50 / 1000),
+    p95_ms: delta(a.latency_us.p95 / 1000, b.latency_us.p95 / 1000),
+    p99_ms: delta(a.latency_us.p99 / 1000, b.latency_us.p99 / 1000),
+    regressions: [],
+  };
+  const throughput = level.throughput_infer_s;
+  if (-throughput.delta_pct > tolerances.max_throughput_drop_pct)
+    level.regressions.push(
+      `${level.name}: throughput ${throughput.a.toFixed(1)} → ${throughput.b.toFixed(1)} infer/s ` +
+        `(${fmtPct(throughput.delta_pct)}), more than the ${tolerances.max_throughput_drop_pct}% drop allowed`,
+    );
+  const p99 = level.p99_ms;
+  if (p99.delta_pct > tolerances.max_p99_rise_pct)
+    level.regressions.push(
+      `${level.name}: p99 ${p99.a.toFixed(2)} → ${p99.b.toFixed(2)} ms (${fmtPct(p99.delta_pct)}), ` +
+        `more than the ${tolerances.max_p99_rise_pct}% rise allowed`,
+    );
+  return level;
+}
+
+/** A run's label from its report and where it was read. */
+export function runLabel(path: string, report: RunReport): RunLabel {
+  const { model, protocol, runtime, batch, started_at } = report;
+  return { path, model, protocol, runtime, batch, started_at };
+}
+
+/** Compares run B against baseline A, level by level, under the tolerances. */
+export function compareRuns(
+  a: { path: string; report: RunReport },
+  b: { path: string; report: RunReport },
+  tolerances: Tolerances = DEFAULT_TOLERANCES,
+): Comparison {
+  const inB = new Map(b.report.results.map((result) => [levelKey(result), result]));
+  const inA = new Set(a.report.results.map(levelKey));
+  const levels: LevelComparison[] = [];
+  const missing_in_b: string[] = [];
+  for (const result of a.report.results) {
+    const other = inB.get(levelKey(result));
+    if (other) levels.push(compareLevel(result, other, tolerances));
+    else missing_in_b.push(result.name);
+  }
+  const only_in_b = b.report.results.filter((result) => !inA.has(levelKey(result))).map((r) => r.name);
+  const mismatches = (['model', 'protocol', 'batch'] as const)
+    .filter((field) => a.report[field] !== b.report[field])
+    .map((field) => `${field}: ${a.report[field]} in A, ${b.report[field]} in B`);
+  const findings = [
+    ...levels.flatMap((level) => level.regressions),
+    ...missing_in_b.map((name) => `${name}: measured in A, not in B`),
+  ];
+  // Nothing in common is not a pass: a gate that compared nothing must not turn green.
+  if (levels.length === 0) findings.push('no level was measured in both runs');
+  return {
+    a: runLabel(a.path, a.report),
+    b: runLabel(b.path, b.report),
+    tolerances,
+    levels,
+    missing_in_b,
+    only_in_b,
+    mismatches,
+    regressed: findings.length > 0,
+    findings,
+  };
+}

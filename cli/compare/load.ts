@@ -1,0 +1,53 @@
+/**
+ * Reads a run's summary.json for `compare`. Accepts a run folder (results/<model>/<run-id>), a model folder
+ * (its newest run, as run ids are ISO timestamps that sort by time) or the summary.json itself; anything else
+ * fails with one line naming the path and the fix.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { RunReport } from '../../lib/summary/types.ts';
+
+const FIX = 'pass a run folder written by `k6-triton bench` (results/<model>/<run-id>)';
+
+/** The summary.json a path stands for, or a one-line error. */
+export function summaryPath(path: string): string {
+  let stats: ReturnType<typeof statSync>;
+  try {
+    stats = statSync(path);
+  } catch {
+    throw new Error(`compare: ${path} does not exist; ${FIX}`);
+  }
+  if (stats.isFile()) return path;
+  const own = join(path, 'summary.json');
+  if (statSync(own, { throwIfNoEntry: false })?.isFile()) return own;
+  // A model folder: its run folders' names are timestamps, so the last in order is the newest.
+  const runs = readdirSync(path, { withFileTypes: true })
+    .filter(
+      (entry) =>
+        entry.isDirectory() && statSync(join(path, entry.name, 'summary.json'), { throwIfNoEntry: false }),
+    )
+    .map((entry) => entry.name)
+    .sort();
+  const newest = runs.at(-1);
+  if (newest) return join(path, newest, 'summary.json');
+  throw new Error(`compare: ${path} has no summary.json (nor a run folder holding one); ${FIX}`);
+}
+
+/** Loads the run a path stands for: its folder and its RunReport. */
+export function loadRun(path: string): { path: string; report: RunReport } {
+  const file = summaryPath(path);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new Error(
+      `compare: ${file} is not readable JSON (${(error as Error).message.split('\n')[0]}); ${FIX}`,
+    );
+  }
+  const report = (parsed as { report?: RunReport } | null)?.report;
+  if (!report || !Array.isArray(report.results))
+    throw new Error(
+      `compare: ${file} has no report.results, so it was not written by \`k6-triton bench\`; ${FIX}`,
+    );
+  return { path: basename(file) === 'summary.json' ? dirname(file) : file, report };
+}

@@ -7,6 +7,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { RunReport } from '../../lib/summary/types.ts';
 
+/** A run folder's name as `bench` makes it: the start time, e.g. 2026-11-22T07-00-00-000. */
+const RUN_ID = /^\d{4}-\d{2}-\d{2}T[\d-]+$/;
+
 const FIX = 'pass a run folder written by `k6-triton bench` (results/<model>/<run-id>)';
 
 /** The summary.json a path stands for, or a one-line error. */
@@ -20,12 +23,10 @@ export function summaryPath(path: string): string {
   if (stats.isFile()) return path;
   const own = join(path, 'summary.json');
   if (statSync(own, { throwIfNoEntry: false })?.isFile()) return own;
-  // A model folder: its run folders' names are timestamps, so the last in order is the newest.
+  // A model folder: its run folders are named by `bench` with ISO timestamps, so the last in order is the newest.
   const runs = readdirSync(path, { withFileTypes: true })
-    .filter(
-      (entry) =>
-        entry.isDirectory() && statSync(join(path, entry.name, 'summary.json'), { throwIfNoEntry: false }),
-    )
+    .filter((entry) => entry.isDirectory() && RUN_ID.test(entry.name))
+    .filter((entry) => statSync(join(path, entry.name, 'summary.json'), { throwIfNoEntry: false })?.isFile())
     .map((entry) => entry.name)
     .sort();
   const newest = runs.at(-1);

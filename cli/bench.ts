@@ -3,7 +3,8 @@
  * (exit 99 when missed, as k6), and writes results/<model>/<run-id>/. Settings come from the
  * environment (as in the scenarios) and from flags, flags winning; arguments after `--` go to k6.
  */
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
+import { addBudgetOptions, addLocalRunOptions, addTargetOptions } from './options.ts';
 import { modelIds } from '../models/index.ts';
 import { runBench } from './bench/pipeline.ts';
 import type { RuntimeChoice } from './bench/runner.ts';
@@ -49,42 +50,22 @@ export function benchEnv(
 
 /** Adds the `bench` subcommand to the program. */
 export function registerBench(program: Command): void {
-  program
+  const command = program
     .command('bench')
     .description('Benchmark a model: concurrency or request-rate sweep, budgets, perf_analyzer-style results')
     .argument('<model>', `catalog model (${modelIds().join(', ')}) or generic (with --model-name)`)
-    .argument('[k6-args...]', 'extra k6 flags after --, e.g. -- --out json=points.json')
-    .option('--url <url>', 'Triton HTTP endpoint (TRITON_URL); default: start the embedded server')
-    .option('--grpc-url <host:port>', 'Triton gRPC endpoint (TRITON_GRPC_URL)')
-    .addOption(new Option('--protocol <p>', 'PROTOCOL').choices(['http', 'http-json', 'grpc']))
-    .option('--model-name <name>', 'served model name (MODEL_NAME)')
-    .option('--model-version <v>', 'model version (MODEL_VERSION)')
-    .option('--batch <n>', 'request batch size (BATCH)')
-    .option('--precision <p>', 'FP32, FP16, INT32, INT64 (PRECISION)')
-    .option('--payload <file>', 'payload manifest or perf_analyzer input-data JSON (PAYLOAD)')
-    .option('--headers <list>', 'extra HTTP headers / gRPC metadata "k:v,k2:v2" (HEADERS)')
+    .argument('[k6-args...]', 'extra k6 flags after --, e.g. -- --out json=points.json');
+  addTargetOptions(command, 'Triton HTTP endpoint (TRITON_URL); default: start the embedded server');
+  command
     .option('--concurrency <range>', 'start:end:step or a list 1,2,4 (CONCURRENCY)')
     .option('--request-rate <range>', 'open loop, start:end:step or a list (REQUEST_RATE)')
     .option('--step-duration <d>', 'measurement window per level, e.g. 5s (STEP_DURATION)')
     .option('--warmup <d>', 'warm-up per level, e.g. 2s (WARMUP_DURATION)')
-    .option('--stability <pct>', 'stability tolerance, percent (STABILITY)')
-    .option('--p95-ms <ms>', 'override the p95 budget (P95_MS)')
-    .option('--p99-ms <ms>', 'override the p99 budget (P99_MS)')
-    .option(
-      '--validate-every <n>',
-      'check outputs of 1 in n measured responses (VALIDATE_EVERY; default 100; 1 = all, 0 = none); warm-up responses are all checked',
-    )
-    .option('--thresholds <file>', 'budget file (THRESHOLDS); default thresholds/<model>.json')
-    .addOption(
-      new Option('--runtime <r>', 'k6 binary or the Node runtime (RUNTIME)')
-        .choices(['auto', 'k6', 'node'])
-        .default(process.env.RUNTIME || 'auto'),
-    )
-    .option('--results-dir <dir>', 'where run folders go', 'results')
-    .option('--count <n>', 'requests in a generated payload set', Number)
+    .option('--stability <pct>', 'stability tolerance, percent (STABILITY)');
+  addBudgetOptions(command);
+  addLocalRunOptions(command);
+  command
     .option('--junit <file>', 'also write the budget verdicts as JUnit XML here (CI)')
-    .option('--time-scale <f>', 'embedded server: multiply simulated compute times', Number)
-    .option('--model-repository <dir>', 'embedded server: Triton-layout model repository')
     .action(async (model: string, k6Args: string[], flags: Record<string, unknown>) => {
       const outcome = await runBench({
         model,

@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
+import { addBudgetOptions, addLocalRunOptions, addTargetOptions } from './options.ts';
 import { resolveRunPlan } from '../lib/scenario/run-plan.ts';
 import { buildRunReport } from '../lib/summary/from-summary.ts';
 import type { LevelResult } from '../lib/summary/types.ts';
@@ -230,7 +231,7 @@ export async function runCapacity(options: CapacityOptions): Promise<number> {
 
 /** Adds the `capacity` subcommand to the program. */
 export function registerCapacity(program: Command): void {
-  program
+  const command = program
     .command('capacity')
     .description(
       'Find the highest concurrency (or request rate) within the latency budget: exponential then binary search, boundary confirmed',
@@ -250,49 +251,31 @@ export function registerCapacity(program: Command): void {
       '--target-rate <n>',
       'plan: servers needed for this many inferences/s, with the headroom',
       positive('--target-rate'),
-    )
-    .option('--url <url>', 'Triton HTTP endpoint (TRITON_URL); default: start the embedded server')
-    .option('--grpc-url <host:port>', 'Triton gRPC endpoint (TRITON_GRPC_URL)')
-    .addOption(new Option('--protocol <p>', 'PROTOCOL').choices(['http', 'http-json', 'grpc']))
-    .option('--model-name <name>', 'served model name (MODEL_NAME)')
-    .option('--model-version <v>', 'model version (MODEL_VERSION)')
-    .option('--batch <n>', 'request batch size (BATCH)')
-    .option('--precision <p>', 'FP32, FP16, INT32, INT64 (PRECISION)')
-    .option('--payload <file>', 'payload manifest or perf_analyzer input-data JSON (PAYLOAD)')
-    .option('--headers <list>', 'extra HTTP headers / gRPC metadata "k:v,k2:v2" (HEADERS)')
+    );
+  addTargetOptions(command, 'Triton HTTP endpoint (TRITON_URL); default: start the embedded server');
+  command
     .option('--step-duration <d>', 'measurement window per level, e.g. 5s (STEP_DURATION)')
     .option('--warmup <d>', 'warm-up per level, e.g. 2s (WARMUP_DURATION)')
-    .option('--stability <pct>', 'stability tolerance, percent (STABILITY)')
-    .option('--p95-ms <ms>', 'override the p95 budget (P95_MS)')
-    .option('--p99-ms <ms>', 'override the p99 budget (P99_MS)')
-    .option('--validate-every <n>', 'check outputs of 1 in n measured responses (VALIDATE_EVERY)')
-    .option('--thresholds <file>', 'budget file (THRESHOLDS); default thresholds/<model>.json')
-    .addOption(
-      new Option('--runtime <r>', 'k6 binary or the Node runtime (RUNTIME)')
-        .choices(['auto', 'k6', 'node'])
-        .default(process.env.RUNTIME || 'auto'),
-    )
-    .option('--results-dir <dir>', 'where run folders go', 'results')
-    .option('--count <n>', 'requests in a generated payload set', Number)
-    .option('--time-scale <f>', 'embedded server: multiply simulated compute times', Number)
-    .option('--model-repository <dir>', 'embedded server: Triton-layout model repository')
-    .action(async (model: string, k6Args: string[], flags: Record<string, unknown>) => {
-      const { requestRate, ...benchFlags } = flags;
-      process.exitCode = await runCapacity({
-        model,
-        env: benchEnv(benchFlags, process.env),
-        mode: requestRate ? 'request-rate' : 'concurrency',
-        runtime: flags.runtime as RuntimeChoice,
-        k6Args,
-        resultsDir: String(flags.resultsDir),
-        ...(flags.start !== undefined ? { start: flags.start as number } : {}),
-        ...(flags.max !== undefined ? { max: flags.max as number } : {}),
-        ...(flags.attempts !== undefined ? { attempts: flags.attempts as number } : {}),
-        ...(flags.maxLevels !== undefined ? { maxTrials: flags.maxLevels as number } : {}),
-        ...(flags.targetRate !== undefined ? { targetRate: flags.targetRate as number } : {}),
-        ...(flags.timeScale !== undefined ? { timeScale: flags.timeScale as number } : {}),
-        ...(flags.modelRepository ? { modelRepository: String(flags.modelRepository) } : {}),
-        ...(flags.count ? { count: flags.count as number } : {}),
-      });
+    .option('--stability <pct>', 'stability tolerance, percent (STABILITY)');
+  addBudgetOptions(command);
+  addLocalRunOptions(command);
+  command.action(async (model: string, k6Args: string[], flags: Record<string, unknown>) => {
+    const { requestRate, ...benchFlags } = flags;
+    process.exitCode = await runCapacity({
+      model,
+      env: benchEnv(benchFlags, process.env),
+      mode: requestRate ? 'request-rate' : 'concurrency',
+      runtime: flags.runtime as RuntimeChoice,
+      k6Args,
+      resultsDir: String(flags.resultsDir),
+      ...(flags.start !== undefined ? { start: flags.start as number } : {}),
+      ...(flags.max !== undefined ? { max: flags.max as number } : {}),
+      ...(flags.attempts !== undefined ? { attempts: flags.attempts as number } : {}),
+      ...(flags.maxLevels !== undefined ? { maxTrials: flags.maxLevels as number } : {}),
+      ...(flags.targetRate !== undefined ? { targetRate: flags.targetRate as number } : {}),
+      ...(flags.timeScale !== undefined ? { timeScale: flags.timeScale as number } : {}),
+      ...(flags.modelRepository ? { modelRepository: String(flags.modelRepository) } : {}),
+      ...(flags.count ? { count: flags.count as number } : {}),
     });
+  });
 }

@@ -4,7 +4,8 @@
  * Settings are the bench's (flags or environment); `k6-triton merge` turns the runners' samples into one report.
  */
 import { writeFile } from 'node:fs/promises';
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
+import { addBudgetOptions, addTargetOptions } from './options.ts';
 import { stringify } from 'yaml';
 import { modelIds } from '../models/index.ts';
 import { benchEnv } from './bench.ts';
@@ -30,28 +31,20 @@ export function toYaml(objects: readonly K8sObject[]): string {
 
 /** Adds the `k8s` subcommand to the program. */
 export function registerK8s(program: Command): void {
-  program
+  const command = program
     .command('k8s')
     .description('Write k6-operator manifests (ConfigMap, TestRun, results claim) for a distributed bench')
     .argument('<model>', `catalog model (${modelIds().join(', ')})`)
-    .argument('[k6-args...]', 'extra k6 flags for every runner, after --')
-    .option('--url <url>', 'Triton HTTP endpoint as the runners reach it (TRITON_URL); required')
-    .option('--grpc-url <host:port>', 'Triton gRPC endpoint (TRITON_GRPC_URL)')
-    .addOption(new Option('--protocol <p>', 'PROTOCOL').choices(['http', 'http-json', 'grpc']))
-    .option('--model-name <name>', 'served model name (MODEL_NAME)')
-    .option('--model-version <v>', 'model version (MODEL_VERSION)')
-    .option('--batch <n>', 'request batch size (BATCH)')
-    .option('--precision <p>', 'FP32, FP16, INT32, INT64 (PRECISION)')
-    .option('--headers <list>', 'extra HTTP headers / gRPC metadata "k:v,k2:v2" (HEADERS)')
+    .argument('[k6-args...]', 'extra k6 flags for every runner, after --');
+  addTargetOptions(command, 'Triton HTTP endpoint as the runners reach it (TRITON_URL); required', false);
+  command
     .option('--concurrency <range>', 'total over all runners: start:end:step or a list (CONCURRENCY)')
     .option('--request-rate <range>', 'total over all runners, open loop (REQUEST_RATE)')
     .option('--step-duration <d>', 'measurement window per level (STEP_DURATION)')
     .option('--warmup <d>', 'warm-up per level (WARMUP_DURATION)')
-    .option('--stability <pct>', 'stability tolerance, percent (STABILITY)')
-    .option('--p95-ms <ms>', 'override the p95 budget (P95_MS)')
-    .option('--p99-ms <ms>', 'override the p99 budget (P99_MS)')
-    .option('--validate-every <n>', 'check 1 in n measured responses (VALIDATE_EVERY)')
-    .option('--thresholds <file>', 'budget file (THRESHOLDS); default thresholds/<model>.json')
+    .option('--stability <pct>', 'stability tolerance, percent (STABILITY)');
+  addBudgetOptions(command);
+  command
     .option(
       '--parallelism <n>',
       'k6 runners (pods); each runs its execution segment',

@@ -1,0 +1,47 @@
+/**
+ * Flag groups shared by the commands that run a model (bench, capacity, k8s): one spelling and one
+ * help text per flag, each naming the environment variable it sets (see FLAG_ENV in cli/bench.ts).
+ */
+import { type Command, Option } from 'commander';
+
+/** Where the requests go and what they carry: --url .. --headers. */
+export function addTargetOptions(command: Command, urlHelp: string, withPayload = true): Command {
+  command
+    .option('--url <url>', urlHelp)
+    .option('--grpc-url <host:port>', 'Triton gRPC endpoint (TRITON_GRPC_URL)')
+    .addOption(new Option('--protocol <p>', 'PROTOCOL').choices(['http', 'http-json', 'grpc']))
+    .option('--model-name <name>', 'served model name (MODEL_NAME)')
+    .option('--model-version <v>', 'model version (MODEL_VERSION)')
+    .option('--batch <n>', 'request batch size (BATCH)')
+    .option('--precision <p>', 'FP32, FP16, INT32, INT64 (PRECISION)');
+  if (withPayload) {
+    command.option('--payload <file>', 'payload manifest or perf_analyzer input-data JSON (PAYLOAD)');
+  }
+  return command.option('--headers <list>', 'extra HTTP headers / gRPC metadata "k:v,k2:v2" (HEADERS)');
+}
+
+/** What a level must meet and how much of it is checked: --p95-ms .. --thresholds. */
+export function addBudgetOptions(command: Command): Command {
+  return command
+    .option('--p95-ms <ms>', 'override the p95 budget (P95_MS)')
+    .option('--p99-ms <ms>', 'override the p99 budget (P99_MS)')
+    .option(
+      '--validate-every <n>',
+      'check outputs of 1 in n measured responses (VALIDATE_EVERY; default 100; 1 = all, 0 = none); warm-up responses are all checked',
+    )
+    .option('--thresholds <file>', 'budget file (THRESHOLDS); default thresholds/<model>.json');
+}
+
+/** Where a local run goes: --runtime, --results-dir, --count and the embedded server's settings. */
+export function addLocalRunOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option('--runtime <r>', 'k6 binary or the Node runtime (RUNTIME)')
+        .choices(['auto', 'k6', 'node'])
+        .default(process.env.RUNTIME || 'auto'),
+    )
+    .option('--results-dir <dir>', 'where run folders go', 'results')
+    .option('--count <n>', 'requests in a generated payload set', Number)
+    .option('--time-scale <f>', 'embedded server: multiply simulated compute times', Number)
+    .option('--model-repository <dir>', 'embedded server: Triton-layout model repository');
+}

@@ -4,6 +4,7 @@
  */
 import { type LiveConfigJson, liveModelEntry, type ModelMetadataJson } from '../models/live.ts';
 import type { ModelEntry } from '../models/types.ts';
+import { joinUrl, KSERVE_PATHS } from '../lib/kserve/paths.ts';
 
 async function getJson(url: string, what: string): Promise<unknown> {
   let res: Response;
@@ -31,10 +32,14 @@ async function getJson(url: string, what: string): Promise<unknown> {
 
 /** GET <url>/v2/models/<model>[/versions/<v>] and …/config, then liveModelEntry(). */
 export async function fetchLiveEntry(baseUrl: string, model: string, version?: string): Promise<ModelEntry> {
-  const base = `${baseUrl.replace(/\/+$/, '')}/v2/models/${encodeURIComponent(model)}${
-    version ? `/versions/${encodeURIComponent(version)}` : ''
-  }`;
-  const metadata = (await getJson(base, 'model metadata')) as ModelMetadataJson;
-  const config = (await getJson(`${base}/config`, 'model config')) as LiveConfigJson;
+  const url = (path: string) => joinUrl(baseUrl, path);
+  const metadata = (await getJson(
+    url(KSERVE_PATHS.modelMetadata(model, version)),
+    'model metadata',
+  )) as ModelMetadataJson;
+  const config = (await getJson(
+    url(KSERVE_PATHS.modelConfig(model, version)),
+    'model config',
+  )) as LiveConfigJson;
   return liveModelEntry(metadata, config);
 }

@@ -25,6 +25,7 @@ import { serverStatsDelta } from '../load/server-stats.ts';
 import { WINDOW_TAG } from '../load/names.ts';
 import { WindowClock } from '../load/windows.ts';
 import { blockingCallsAllowed } from './blocking.ts';
+import { normalizeModelConfig } from '../kserve/config.ts';
 import { checkOutcome, type Expectations } from './checks.ts';
 import { resolveRunPlan, type RunPlan } from './run-plan.ts';
 import { levelSummary } from './summary.ts';
@@ -201,8 +202,8 @@ async function checkTarget(
     throw new Error(`model ${where} is not ready; load it or set MODEL_NAME to a served model`);
   }
   const metadata = await transport.modelMetadata();
-  const config = await transport.modelConfig();
-  const maxBatchSize = Number(config['max_batch_size'] ?? config['maxBatchSize'] ?? entry.maxBatchSize);
+  const config = normalizeModelConfig(await transport.modelConfig());
+  const maxBatchSize = config.name ? config.maxBatchSize : entry.maxBatchSize;
   const batched = maxBatchSize > 0;
   const strip = (shape: number[]) => (batched ? shape.slice(1) : shape);
   if (!generic) {
@@ -219,7 +220,7 @@ async function checkTarget(
       }
     }
   }
-  const backend = String(config['backend'] ?? '');
+  const { backend } = config;
   const expect: Expectations = {
     outputs: generic
       ? metadata.outputs.map((t) => ({ name: t.name, datatype: t.datatype, dims: strip(t.shape) }))

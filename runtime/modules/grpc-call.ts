@@ -53,7 +53,7 @@ export function fromMetadata(md: Metadata | null | undefined): Record<string, st
 export function parseCallParams(input: unknown, fn: string, defaultTimeout_ms: number): CallParams {
   const out: CallParams = {
     metadata: new Metadata(),
-    tags: {},
+    tags: NO_TAGS,
     timeout_ms: defaultTimeout_ms,
     discardResponseMessage: false,
   };
@@ -65,10 +65,11 @@ export function parseCallParams(input: unknown, fn: string, defaultTimeout_ms: n
         case 'metadata':
           out.metadata = toMetadata(v, 'metadata');
           break;
-        case 'tags':
-          for (const [tk, tv] of Object.entries((v ?? {}) as Record<string, unknown>))
-            out.tags[tk] = String(tv);
+        case 'tags': {
+          const entries = Object.entries((v ?? {}) as Record<string, unknown>);
+          if (entries.length > 0) out.tags = Object.fromEntries(entries.map(([tk, tv]) => [tk, String(tv)]));
           break;
+        }
         case 'timeout':
           out.timeout_ms = parseDuration_ms(v, 'timeout value');
           break;
@@ -107,17 +108,46 @@ export function cachedCallParams(input: unknown, fn: string, defaultTimeout_ms: 
   return { ...parsed, metadata: parsed.metadata.clone() };
 }
 
-/** k6's system tags of a gRPC call: url (address + method), service, method, name, plus the status. */
+/** Calls without user tags share one (frozen) empty tag set, so they share memoised tag sets too. */
+const NO_TAGS: Tags = Object.freeze({}) as Tags;
+
+/** Tag sets already built, per VU tag set and per user tag set (see http-metrics.ts requestTags). */
+const tagMemo = new WeakMap<Tags, WeakMap<Tags, Map<string, Tags>>>();
+const TAG_MEMO_ENTRIES = 256;
+
+/**
+ * k6's system tags of a gRPC call: url (address + method), service, method, name, plus the status.
+ * A call like an earlier one of the same VU with the same user tag object shares its tag object:
+ * samples never mutate tags, and building it is a visible part of a small call's cost.
+ */
 export function callTags(vu: VuState, user: Tags, addr: string, m: MethodDef, status: number): Tags {
-  return {
-    ...vu.tags(),
-    ...user,
-    url: `${addr}${m.path}`,
-    service: m.service,
-    method: m.name,
-    name: user['name'] ?? m.path,
-    status: String(status),
-  };
+  const vuTags = vu.tags();
+  let byUser = tagMemo.get(vuTags);
+  if (!byUser) {
+    byUser = new WeakMap();
+    tagMemo.set(vuTags, byUser);
+  }
+  let byKey = byUser.get(user);
+  if (!byKey) {
+    byKey = new Map();
+    byUser.set(user, byKey);
+  }
+  const key = `${addr}${m.path} ${status}`;
+  let tags = byKey.get(key);
+  if (!tags) {
+    if (byKey.size >= TAG_MEMO_ENTRIES) byKey.clear();
+    tags = {
+      ...vuTags,
+      ...user,
+      url: `${addr}${m.path}`,
+      service: m.service,
+      method: m.name,
+      name: user['name'] ?? m.path,
+      status: String(status),
+    };
+    byKey.set(key, tags);
+  }
+  return tags;
 }
 
 /** grpc_req_duration plus wire-size estimates: message frames only (HTTP/2 headers are not counted). */

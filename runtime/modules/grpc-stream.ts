@@ -55,8 +55,8 @@ export class Stream {
     this.#def = def;
     const options: grpcjs.CallOptions = p.timeout_ms > 0 ? { deadline: Date.now() + p.timeout_ms } : {};
     this.#call = conn.client.makeBidiStreamRequest(def.path, passBuffer, passBuffer, p.metadata, options);
-    const base = callTags(vu, p.tags, conn.addr, def, 0);
-    delete base['status'];
+    // A copy without status: callTags' objects are shared and never mutated.
+    const { status: _status, ...base } = callTags(vu, p.tags, conn.addr, def, 0);
     this.#tags = base;
     const t0 = performance.now();
     vu.emit([{ metric: 'grpc_streams', value: 1, tags: base }]);

@@ -30,7 +30,14 @@ export function levelSummary(
   lines.push(...generatorWarnings(results));
   const missed = missedBudgetLines(results);
   lines.push(...missed);
-  if (results.length > 0 && missed.length === 0) lines.push('all budgets met');
+  // Levels the run never finished (interrupted, aborted) are named: "all budgets met" must not hide them.
+  const measured = new Set(results.map((r) => r.name));
+  const unmeasured = run.plan.levels.filter((l) => !measured.has(l.name)).map((l) => l.name);
+  if (unmeasured.length > 0)
+    lines.push(`not measured: ${unmeasured.join(', ')} (the run ended before their windows did)`);
+  if (results.length > 0 && missed.length === 0) {
+    lines.push(unmeasured.length > 0 ? 'budgets met on the measured levels' : 'all budgets met');
+  }
   const out: Record<string, string> = { stdout: `${lines.filter(Boolean).join('\n')}\n` };
   if (env.SUMMARY_JSON) out[env.SUMMARY_JSON] = JSON.stringify(data);
   if (env.LEVELS_JSON) out[env.LEVELS_JSON] = JSON.stringify(results);

@@ -75,3 +75,12 @@ describe('WindowClock', () => {
     expect(reads).toBe(2);
   });
 });
+
+describe('handleSummary after a run that ended early', () => {
+  it('names the levels it never measured instead of saying all budgets were met', () => {
+    const run = resolveRunPlan(MNIST, { CONCURRENCY: '1,2', STEP_DURATION: '3s' }, BUDGET, 'b');
+    const stdout = levelSummary(summary(), run, {})['stdout']!;
+    expect(stdout).toContain('not measured: c2');
+    expect(stdout).not.toContain('all budgets met');
+  });
+});

@@ -66,6 +66,10 @@ export function registerBench(program: Command): void {
   addLocalRunOptions(command);
   command
     .option('--junit <file>', 'also write the budget verdicts as JUnit XML here (CI)')
+    .option(
+      '--metrics-url <url>',
+      "Prometheus endpoint scraped per level, e.g. http://host:8002/metrics ('off': none); default: the embedded server's",
+    )
     .action(async (model: string, k6Args: string[], flags: Record<string, unknown>) => {
       const outcome = await runBench({
         model,
@@ -77,6 +81,7 @@ export function registerBench(program: Command): void {
         ...(flags.modelRepository ? { modelRepository: String(flags.modelRepository) } : {}),
         ...(flags.count ? { count: flags.count as number } : {}),
         ...(flags.junit ? { junit: String(flags.junit) } : {}),
+        ...(flags.metricsUrl ? { metricsUrl: String(flags.metricsUrl) } : {}),
       });
       process.exitCode = outcome.exitCode;
     });

@@ -107,6 +107,59 @@ export function generatorTable(results: readonly LevelResult[]): string {
   return table(header, rows);
 }
 
+/** A number or 'n/a' when the target did not serve the metric. */
+function metricCell(value: number | undefined, digits: number): string {
+  return value === undefined ? 'n/a' : value.toFixed(digits);
+}
+
+/** Bytes as MiB, or 'n/a'. */
+function mibCell(bytes: number | undefined): string {
+  return bytes === undefined ? 'n/a' : (bytes / 2 ** 20).toFixed(0);
+}
+
+/** The target's Prometheus metrics per level (empty when the bench scraped none). */
+export function serverMetricsTable(results: readonly LevelResult[]): string {
+  if (!results.some((result) => result.server_metrics)) return '';
+  const header = [
+    'Level',
+    'Success',
+    'Failure',
+    'Inferences',
+    'Executions',
+    'Queue (ms)',
+    'Compute infer (ms)',
+    'GPU util (%)',
+    'GPU memory (MiB)',
+    'CPU util (%)',
+    'CPU memory (MiB)',
+  ];
+  const rows = results.map((result) => {
+    const m = result.server_metrics;
+    if (!m) return [result.name, ...header.slice(1).map(() => 'n/a')];
+    return [
+      result.name,
+      String(m.request_success),
+      String(m.request_failure),
+      m.inference_count === undefined ? 'n/a' : String(m.inference_count),
+      m.exec_count === undefined ? 'n/a' : String(m.exec_count),
+      m.avg_queue_us === undefined ? 'n/a' : msFixed(m.avg_queue_us, 3),
+      m.avg_compute_infer_us === undefined ? 'n/a' : msFixed(m.avg_compute_infer_us, 3),
+      metricCell(m.gpu_utilization_avg_pct, 1),
+      mibCell(m.gpu_memory_used_max_bytes),
+      metricCell(m.cpu_utilization_avg_pct, 1),
+      mibCell(m.cpu_memory_used_max_bytes),
+    ];
+  });
+  return [
+    '## Server metrics (Prometheus, per level)',
+    '',
+    "Counter deltas over each window from the target's nv_* metrics; averages per request; utilisation averaged and memory at its highest over the window's scrapes.",
+    '',
+    table(header, rows),
+    '',
+  ].join('\n');
+}
+
 /** What the run checked in the responses (every warm-up response, a sample of measured ones). */
 export function validationNote(report: RunReport): string {
   const every = report.validate_every;
@@ -170,6 +223,7 @@ export function reportMarkdown(report: RunReport): string {
     report.results.length === 0 ? '_No data._' : generatorTable(report.results),
     ...generatorWarnings(report.results).map((line) => `\n> ${line}`),
     '',
+    serverMetricsTable(report.results),
     validationNote(report),
     '',
     '## Budgets',

@@ -8,6 +8,8 @@ import type { Interruption } from './interrupt.ts';
 export interface EmbeddedServer {
   url: string;
   grpcUrl: string;
+  /** Its Prometheus endpoint (Triton's metrics port), which the bench scrapes per level. */
+  metricsUrl: string;
   stop(): Promise<void>;
 }
 
@@ -37,8 +39,9 @@ export async function startEmbedded(
   const unKill = interruption?.onKill(kill);
   void exited.then(() => unKill?.());
   try {
-    const ports = await new Promise<{ httpPort: number; grpcPort: number }>((resolve, reject) => {
-      child.once('message', (m) => resolve(m as { httpPort: number; grpcPort: number }));
+    type Ports = { httpPort: number; grpcPort: number; metricsPort: number };
+    const ports = await new Promise<Ports>((resolve, reject) => {
+      child.once('message', (m) => resolve(m as Ports));
       child.once('exit', (code) =>
         reject(new Error(`embedded server exited with code ${code} before listening`)),
       );
@@ -47,6 +50,7 @@ export async function startEmbedded(
     return {
       url: `http://127.0.0.1:${ports.httpPort}`,
       grpcUrl: `127.0.0.1:${ports.grpcPort}`,
+      metricsUrl: `http://127.0.0.1:${ports.metricsPort}/metrics`,
       async stop() {
         if (child.connected) child.send('stop');
         const timer = setTimeout(kill, STOP_GRACE_MS);

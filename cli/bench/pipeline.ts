@@ -10,6 +10,7 @@ import { buildScenarios } from '../../build.ts';
 import { resolveRunPlan } from '../../lib/scenario/run-plan.ts';
 import { buildRunReport, generatorCost, type K6SummaryData } from '../../lib/summary/from-summary.ts';
 import { cutLevels, windowStart_ms, withoutCut } from '../../lib/summary/partial.ts';
+import { type MetricsScrape, serverMetricsFor } from '../../lib/summary/server-metrics.ts';
 import type { LevelResult, PartialLevel } from '../../lib/summary/types.ts';
 import { genericEntry } from '../../models/generic.ts';
 import { getModel } from '../../models/index.ts';
@@ -20,6 +21,7 @@ import { writeRunReport } from '../../report/write.ts';
 import { type CpuSample, cpuShare_pct } from './cpu.ts';
 import { type EmbeddedServer, startEmbedded } from './embedded.ts';
 import { EXIT_EXTERNAL_ABORT, type Interruption, watchSignals } from './interrupt.ts';
+import { checkMetricsUrl, scrapeMetrics } from './metrics-scrape.ts';
 import { type RunOutcome, type RuntimeChoice, runScenario, runtimeCommand } from './runner.ts';
 
 /** The package's root: scenarios and budget files are found from here, whatever the working directory. */
@@ -39,6 +41,8 @@ export interface BenchOptions {
   count?: number;
   /** Also copy junit.xml here, for CI systems. */
   junit?: string;
+  /** The target's Prometheus endpoint, scraped per level; 'off' for none. @default the embedded server's */
+  metricsUrl?: string;
 }
 
 /** Where the run's files are and how it ended. */
@@ -68,6 +72,21 @@ function withGeneratorCpu(
     const { iteration_avg_us } = result.generator;
     const generator = generatorCost(iteration_avg_us / 1000, result.latency_us.avg / 1000, cpu_pct);
     return { ...result, generator };
+  });
+}
+
+/** Adds the target's Prometheus metrics over each level's window (from its stats probe's start time). */
+function withServerMetrics(
+  results: LevelResult[],
+  metrics: K6SummaryData['metrics'],
+  scrapes: readonly MetricsScrape[],
+  model: string,
+): LevelResult[] {
+  return results.map((result) => {
+    const start_ms = windowStart_ms(metrics, result.name);
+    if (start_ms === undefined) return result;
+    const server_metrics = serverMetricsFor(scrapes, start_ms, start_ms + result.window_s * 1000, model);
+    return server_metrics ? { ...result, server_metrics } : result;
   });
 }
 
@@ -127,6 +146,9 @@ async function benchWith(options: BenchOptions, interruption: Interruption): Pro
     budgetPath,
   );
   const startedAt = new Date().toISOString();
+  // Checked before anything starts, as the run plan is.
+  const wantedMetricsUrl =
+    options.metricsUrl && options.metricsUrl !== 'off' ? checkMetricsUrl(options.metricsUrl) : undefined;
 
   let server: EmbeddedServer | undefined;
   if (!env.TRITON_URL) {
@@ -175,6 +197,11 @@ async function benchWith(options: BenchOptions, interruption: Interruption): Pro
     env.SUMMARY_JSON = join(dir, 'k6-summary.json');
     env.LEVELS_JSON = join(dir, 'levels.json');
     const [script] = await buildScenarios([join(PACKAGE_ROOT, 'scenarios', `${catalogEntry.scenario}.ts`)]);
+    const metricsUrl = options.metricsUrl === 'off' ? undefined : (wantedMetricsUrl ?? server?.metricsUrl);
+    const scraper =
+      metricsUrl && !interruption.first
+        ? scrapeMetrics(metricsUrl, (line) => console.error(`k6-triton: ${line}`))
+        : undefined;
     // A signal before the run started: nothing to measure, nothing to stop but the server.
     const run: RunOutcome = interruption.first
       ? {
@@ -190,13 +217,19 @@ async function benchWith(options: BenchOptions, interruption: Interruption): Pro
           k6Args: options.k6Args,
           interruption,
         });
+    const scrapes = (await scraper?.stop()) ?? [];
 
     // The level results were computed once, by the scenario's handleSummary; here they are only written,
     // less the levels the bench knows were cut (it knows when the signal came, to the millisecond).
     const summary = readJson<K6SummaryData>(env.SUMMARY_JSON) ?? { metrics: {} };
     const { interrupted, partial } = cutShort(run, interruption, summary.metrics, plan.levels);
     const measured = withoutCut(readJson<LevelResult[]>(env.LEVELS_JSON) ?? [], partial);
-    const results = withGeneratorCpu(measured, summary.metrics, run.cpu);
+    const results = withServerMetrics(
+      withGeneratorCpu(measured, summary.metrics, run.cpu),
+      summary.metrics,
+      scrapes,
+      settings.modelName,
+    );
     const report = buildRunReport({
       model: settings.modelName,
       protocol: settings.protocol,

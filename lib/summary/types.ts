@@ -68,6 +68,40 @@ export interface LevelResult {
   budgets: BudgetVerdict[];
   /** The load generator's own cost at this level, when k6 reported iteration times. */
   generator?: GeneratorCost;
+  /** The target's Prometheus metrics over the window, when the bench scraped them (server-metrics.ts). */
+  server_metrics?: ServerMetricsStats;
+}
+
+/**
+ * Triton's Prometheus metrics over one level's window: nv_inference_* counter deltas between the scrapes
+ * bounding it, averages per request, and gauge figures over the scrapes inside it (absent when not served).
+ */
+export interface ServerMetricsStats {
+  /** Seconds between the two scrapes the deltas span (at least the window when scrapes bound it). */
+  interval_s: number;
+  /** Scrapes within that span. */
+  scrapes: number;
+  request_success: number;
+  request_failure: number;
+  inference_count?: number;
+  exec_count?: number;
+  /** Per request (successes and failures, as Triton counts these two), microseconds. */
+  avg_request_us?: number;
+  avg_queue_us?: number;
+  /** Per successful request, microseconds. */
+  avg_compute_input_us?: number;
+  avg_compute_infer_us?: number;
+  avg_compute_output_us?: number;
+  /** nv_gpu_utilization averaged over scrapes and GPUs, percent. */
+  gpu_utilization_avg_pct?: number;
+  /** nv_gpu_memory_used_bytes summed over GPUs, highest scrape. */
+  gpu_memory_used_max_bytes?: number;
+  gpu_memory_total_bytes?: number;
+  /** nv_gpu_power_usage summed over GPUs, averaged over scrapes, watts. */
+  gpu_power_usage_avg_w?: number;
+  /** nv_cpu_utilization averaged over scrapes, percent (of the whole host, as Triton reports it). */
+  cpu_utilization_avg_pct?: number;
+  cpu_memory_used_max_bytes?: number;
 }
 
 /**

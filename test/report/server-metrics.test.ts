@@ -1,0 +1,102 @@
+/**
+ * Per-level server metrics from synthetic Prometheus scrapes: counter deltas between the scrapes that
+ * bound the window, one model's series only, gauges averaged, counter resets, and the text parser's output.
+ */
+import { describe, expect, it } from 'vitest';
+import { nvSamples } from '../../cli/bench/metrics-scrape.ts';
+import { type MetricsScrape, serverMetricsFor } from '../../lib/summary/server-metrics.ts';
+import { serverMetricsTable } from '../../report/markdown.ts';
+
+/** A scrape at t_ms with mnist's counters at n requests (10 µs queue, 100 µs infer each) and a CPU gauge. */
+function scrape(t_ms: number, n: number, cpu: number, other = 0): MetricsScrape {
+  const m = { model: 'mnist', version: '1' };
+  const o = { model: 'other', version: '1' };
+  return {
+    t_ms,
+    samples: [
+      { name: 'nv_inference_request_success', labels: m, value: n },
+      { name: 'nv_inference_request_success', labels: o, value: other },
+      { name: 'nv_inference_request_failure', labels: { ...m, reason: 'BACKEND' }, value: 1 },
+      { name: 'nv_inference_count', labels: m, value: n * 4 },
+      { name: 'nv_inference_queue_duration_us', labels: m, value: n * 10 },
+      { name: 'nv_inference_compute_infer_duration_us', labels: m, value: n * 100 },
+      { name: 'nv_cpu_utilization', labels: {}, value: cpu },
+      { name: 'nv_cpu_memory_used_bytes', labels: {}, value: 2 ** 30 + t_ms },
+    ],
+  };
+}
+
+describe('serverMetricsFor', () => {
+  const scrapes = [
+    scrape(900, 5, 0.1),
+    scrape(1500, 50, 0.3),
+    scrape(2100, 105, 0.5, 7),
+    scrape(3200, 200, 0.9),
+  ];
+
+  it('differences counters between the scrapes bounding the window, for the named model', () => {
+    const m = serverMetricsFor(scrapes, 1000, 2000, 'mnist')!;
+    // Bounded by 900 (last before the start) and 2100 (first after the end).
+    expect(m.interval_s).toBeCloseTo(1.2);
+    expect(m.request_success).toBe(100);
+    expect(m.request_failure).toBe(0);
+    expect(m.inference_count).toBe(400);
+    expect(m.avg_queue_us).toBeCloseTo(10);
+    expect(m.avg_compute_infer_us).toBeCloseTo(100);
+    expect(m.scrapes).toBe(3);
+    expect(m.cpu_utilization_avg_pct).toBeCloseTo(30);
+    expect(m.cpu_memory_used_max_bytes).toBe(2 ** 30 + 2100);
+    expect(m.gpu_utilization_avg_pct).toBeUndefined();
+  });
+
+  it('sums every model without a model name', () => {
+    expect(serverMetricsFor(scrapes, 1000, 2000)!.request_success).toBe(107);
+  });
+
+  it('takes a counter that went down as reset', () => {
+    const reset = [scrape(0, 500, 0), scrape(1000, 30, 0)];
+    expect(serverMetricsFor(reset, 0, 1000, 'mnist')!.request_success).toBe(30);
+  });
+
+  it('gives nothing without two scrapes around the window or without Triton counters', () => {
+    expect(serverMetricsFor([scrape(900, 5, 0)], 1000, 2000)).toBeUndefined();
+    const gaugesOnly = scrapes.map((s) => ({
+      ...s,
+      samples: s.samples.filter((x) => x.name.startsWith('nv_cpu')),
+    }));
+    expect(serverMetricsFor(gaugesOnly, 1000, 2000)).toBeUndefined();
+  });
+
+  it('rejects an empty window with a one-line error', () => {
+    expect(() => serverMetricsFor(scrapes, 2000, 2000)).toThrow(/^invalid window; reason/);
+  });
+});
+
+describe('nvSamples', () => {
+  it("keeps Triton's counters and gauges from a text exposition, labels included", () => {
+    const text = [
+      '# HELP nv_inference_request_success Number of successful inference requests',
+      '# TYPE nv_inference_request_success counter',
+      'nv_inference_request_success{model="mnist",version="1"} 42',
+      '# TYPE nv_gpu_utilization gauge',
+      'nv_gpu_utilization{gpu_uuid="GPU-1"} 0.25',
+      '# TYPE process_cpu_seconds_total counter',
+      'process_cpu_seconds_total 3',
+      '',
+    ].join('\n');
+    expect(nvSamples(text)).toEqual([
+      { name: 'nv_inference_request_success', labels: { model: 'mnist', version: '1' }, value: 42 },
+      { name: 'nv_gpu_utilization', labels: { gpu_uuid: 'GPU-1' }, value: 0.25 },
+    ]);
+  });
+});
+
+describe('serverMetricsTable', () => {
+  it('is empty without metrics and names each level with them', () => {
+    expect(serverMetricsTable([])).toBe('');
+    const m = serverMetricsFor([scrape(0, 0, 0.5), scrape(1000, 20, 0.5)], 0, 1000, 'mnist')!;
+    const md = serverMetricsTable([{ name: 'c1', server_metrics: m } as never]);
+    expect(md).toContain('## Server metrics');
+    expect(md).toMatch(/\| c1 \| 20 \| 0 \| 80 \| n\/a \| 0\.010 \| 0\.100 \| n\/a \| n\/a \| 50\.0 \|/);
+  });
+});

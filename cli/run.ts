@@ -4,6 +4,7 @@
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { runTest } from '../runtime/index.ts';
+import { parseSegment, parseSequence } from '../runtime/options/segment.ts';
 
 function positiveInt(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`must be a whole number >= 0, got "${value}"`);
@@ -14,6 +15,18 @@ function keyValue(value: string, previous: Record<string, string>): Record<strin
   const eq = value.indexOf('=');
   if (eq <= 0) throw new InvalidArgumentError(`expected KEY=VALUE, got "${value}"`);
   return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
+}
+
+/** Checks a flag value with a parser of runtime/options/segment.ts, failing with k6's message. */
+function checked(parse: (v: string) => unknown): (value: string) => string {
+  return (value) => {
+    try {
+      parse(value);
+    } catch (err) {
+      throw new InvalidArgumentError((err as Error).message);
+    }
+    return value;
+  };
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -36,6 +49,8 @@ interface RunFlags {
   quiet?: boolean;
   color: boolean;
   includeSystemEnvVars: boolean;
+  executionSegment?: string;
+  executionSegmentSequence?: string;
 }
 
 /** Adds the `run` subcommand to the program. */
@@ -50,6 +65,19 @@ export function registerRun(program: Command): void {
       new Option('-i, --iterations <n>', 'total iterations (shared among VUs)')
         .argParser(positiveInt)
         .env('K6_ITERATIONS'),
+    )
+    .addOption(
+      new Option('--execution-segment <segment>', 'run only this part of the test, e.g. 1/3:2/3 (k6 syntax)')
+        .argParser(checked(parseSegment))
+        .env('K6_EXECUTION_SEGMENT'),
+    )
+    .addOption(
+      new Option(
+        '--execution-segment-sequence <points>',
+        'all segments the test is split into, e.g. 0,1/3,2/3,1',
+      )
+        .argParser(checked(parseSequence))
+        .env('K6_EXECUTION_SEGMENT_SEQUENCE'),
     )
     .option('-e, --env <KEY=VALUE>', 'environment variable for __ENV (repeatable)', keyValue, {})
     .option('--tag <NAME=VALUE>', 'tag added to every metric sample (repeatable)', keyValue, {})
@@ -99,6 +127,8 @@ export function registerRun(program: Command): void {
           summaryTrendStats: flags.summaryTrendStats?.split(',').map((s) => s.trim()),
           summaryTimeUnit: flags.summaryTimeUnit,
           tags: Object.keys(flags.tag).length ? flags.tag : undefined,
+          executionSegment: flags.executionSegment,
+          executionSegmentSequence: flags.executionSegmentSequence,
         },
         out: flags.out,
         summaryExport: flags.summaryExport,

@@ -72,8 +72,15 @@ abstract class ArrivalRate extends Executor {
       scenario: c.name,
     };
     const total = this.duration_ms();
+    // With a segment, iteration k of the whole test's schedule is started by the one segment that
+    // owns k (k6's striped offsets), so the segments together start the unsegmented schedule.
+    const tuple = c.iterationTuple;
     const start = performance.now();
-    let k = 0;
+    const owned = (i: number) => {
+      while (tuple !== null && !tuple.owns(i)) i++;
+      return i;
+    };
+    let k = owned(0);
     await new Promise<void>((done) => {
       const tick = () => {
         if (this.stopping) return done();
@@ -81,7 +88,7 @@ abstract class ArrivalRate extends Executor {
         let t = this.timeOf(k);
         while (t !== null && t <= elapsed && t < total) {
           if (!this.#startOne()) this.ctx.run.pipeline.add(dropped, 1, droppedTags);
-          k++;
+          k = owned(k + 1);
           t = this.timeOf(k);
         }
         if (t === null || t >= total) {

@@ -1,7 +1,7 @@
 /** Executor factory and the VU plan (how many VUs to initialize before the test). */
 import type { ScenarioConfig } from '../options/scenarios.ts';
 import { ConstantArrivalRate, RampingArrivalRate } from './arrival-rate.ts';
-import type { Executor } from './base.ts';
+import { Executor } from './base.ts';
 import type { IterationContext } from './iteration.ts';
 import { PerVuIterations, SharedIterations } from './iterations.ts';
 import type { VuPool } from './pool.ts';
@@ -9,6 +9,7 @@ import { ConstantVus, RampingVus } from './vus.ts';
 
 /** Creates the executor of a scenario. */
 export function createExecutor(ctx: IterationContext, pool: VuPool): Executor {
+  if (ctx.scenario.config.noWork) return new NoWork(ctx, pool);
   switch (ctx.scenario.config.executor) {
     case 'shared-iterations':
       return new SharedIterations(ctx, pool);
@@ -25,11 +26,19 @@ export function createExecutor(ctx: IterationContext, pool: VuPool): Executor {
   }
 }
 
+/** A scenario the execution segment gives nothing to do: it ends at once, as k6 skips it. */
+class NoWork extends Executor {
+  protected async execute(): Promise<void> {}
+}
+
 /** VUs a scenario needs initialized at its start. */
 export function plannedVus(c: ScenarioConfig): number {
+  if (c.noWork) return 0;
   switch (c.executor) {
-    case 'ramping-vus':
-      return Math.max(c.startVUs, ...c.stages.map((s) => s.target));
+    case 'ramping-vus': {
+      const peak = Math.max(c.startVUs, ...c.stages.map((s) => s.target));
+      return c.vuTuple ? c.vuTuple.scale(peak) : peak;
+    }
     case 'constant-arrival-rate':
     case 'ramping-arrival-rate':
       return c.preAllocatedVUs;

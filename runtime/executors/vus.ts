@@ -75,8 +75,15 @@ export class RampingVus extends Executor {
         });
       }
     };
-    setTarget(c.startVUs);
-    for (const step of rampingVuSteps(c.startVUs, c.stages)) {
+    // A segment runs its share of the global ramp: at each global step, the tuple's share of its
+    // target (k6's striped VU numbers), so the segments' counts add up to the global one at all times.
+    const share = (n: number) => (c.vuTuple ? c.vuTuple.scale(n) : n);
+    setTarget(share(c.startVUs));
+    let last = share(c.startVUs);
+    for (const global of rampingVuSteps(c.startVUs, c.stages)) {
+      const step = { at_ms: global.at_ms, target: share(global.target) };
+      if (step.target === last) continue;
+      last = step.target;
       this.after(step.at_ms, () => {
         if (!this.stopping) setTarget(step.target);
       });

@@ -4,7 +4,8 @@
  */
 import { validateTrendStat, DEFAULT_TREND_STATS } from '../metrics/values.ts';
 import { parseDuration } from './duration.ts';
-import { parseScenario, type ScenarioConfig, scenarioFromShortcuts } from './scenarios.ts';
+import { parseScenario, type ScenarioConfig, scenarioFromShortcuts, segmentScenario } from './scenarios.ts';
+import { ExecutionTuple, parseSegment, parseSequence, type Segment } from './segment.ts';
 
 export type { ScenarioConfig, Stage, ExecutorName } from './scenarios.ts';
 
@@ -18,6 +19,10 @@ export interface OptionOverrides {
   tags?: Record<string, string>;
   noConnectionReuse?: boolean;
   discardResponseBodies?: boolean;
+  /** `--execution-segment`, e.g. "1/3:2/3". */
+  executionSegment?: string;
+  /** `--execution-segment-sequence`, e.g. "0,1/3,2/3,1". */
+  executionSegmentSequence?: string;
 }
 
 /** The consolidated options the engine runs with (durations in ms). */
@@ -43,6 +48,20 @@ function boolOpt(v: unknown, what: string): boolean {
   if (typeof v !== 'boolean')
     throw new Error(`invalid option ${what}: expected true or false, got ${JSON.stringify(v)}`);
   return v;
+}
+
+/** The execution tuple of the executionSegment and executionSegmentSequence options (strings, as k6 takes them). */
+function executionTuple(segment: unknown, sequence: unknown): ExecutionTuple {
+  for (const [v, what] of [
+    [segment, 'executionSegment'],
+    [sequence, 'executionSegmentSequence'],
+  ] as const) {
+    if (v !== undefined && v !== null && typeof v !== 'string')
+      throw new Error(`invalid option ${what}: expected a string, got ${JSON.stringify(v)}`);
+  }
+  const seg: Segment | null = typeof segment === 'string' ? parseSegment(segment) : null;
+  const seq = typeof sequence === 'string' ? parseSequence(sequence) : [];
+  return ExecutionTuple.of(seg, seq);
 }
 
 /** Merges script options and overrides, validates them and derives the scenarios. */
@@ -94,7 +113,13 @@ function consolidate(script: unknown, over: OptionOverrides): TestOptions {
       }),
     };
   }
-  const scenarios = Object.entries(rawScenarios).map(([name, raw]) => parseScenario(name, raw));
+  const tuple = executionTuple(
+    over.executionSegment ?? s['executionSegment'],
+    over.executionSegmentSequence ?? s['executionSegmentSequence'],
+  );
+  const scenarios = Object.entries(rawScenarios).map(([name, raw]) =>
+    segmentScenario(parseScenario(name, raw), tuple),
+  );
   if (scenarios.length === 0) throw new Error('invalid options.scenarios: no scenario defined');
 
   const trendStats =

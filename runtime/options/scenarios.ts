@@ -4,6 +4,7 @@
  * iterations, stages) that become one scenario named "default".
  */
 import { parseDuration } from './duration.ts';
+import type { ExecutionTuple } from './segment.ts';
 
 export type ExecutorName =
   | 'shared-iterations'
@@ -40,6 +41,12 @@ export interface ScenarioConfig {
   timeUnit_ms: number;
   preAllocatedVUs: number;
   maxVUs: number;
+  /** Segmented ramping-vus: the tuple that scales the global ramp's VU count (its stages stay global). */
+  vuTuple: ExecutionTuple | null;
+  /** Segmented arrival-rate: the tuple that says which of the global iterations this segment starts. */
+  iterationTuple: ExecutionTuple | null;
+  /** The execution segment leaves this scenario nothing to do (k6 skips it). */
+  noWork: boolean;
 }
 
 const EXECUTORS: readonly ExecutorName[] = [
@@ -172,6 +179,9 @@ export function parseScenario(name: string, raw: unknown): ScenarioConfig {
     timeUnit_ms: dur(r['timeUnit'], p('timeUnit'), 1000),
     preAllocatedVUs,
     maxVUs: isArrival ? int(r['maxVUs'], p('maxVUs'), preAllocatedVUs) : 0,
+    vuTuple: null,
+    iterationTuple: null,
+    noWork: false,
   };
   if (ex === 'shared-iterations' && cfg.vus > cfg.iterations) {
     throw new Error(
@@ -190,6 +200,42 @@ export function parseScenario(name: string, raw: unknown): ScenarioConfig {
     throw new Error(`invalid scenario option ${p('duration')}: must be > 0`);
   }
   return cfg;
+}
+
+/**
+ * This segment's share of a validated scenario, as k6's executors take it: VU counts scaled by the
+ * tuple; shared-iterations' and arrival rates' work split by the tuple re-cut by their VUs (k6's
+ * GetNewExecutionTupleFromValue of vus or maxVUs), so 10 VUs and 100 iterations over thirds give 40/30/30.
+ */
+export function segmentScenario(c: ScenarioConfig, t: ExecutionTuple): ScenarioConfig {
+  if (!t.segmented) return c;
+  switch (c.executor) {
+    case 'shared-iterations': {
+      const vus = t.scale(c.vus);
+      const iterations = t.resegment(c.vus)?.scale(c.iterations) ?? 0;
+      return { ...c, vus, iterations, noWork: vus === 0 || iterations === 0 };
+    }
+    case 'per-vu-iterations':
+    case 'constant-vus': {
+      const vus = t.scale(c.vus);
+      return { ...c, vus, noWork: vus === 0 };
+    }
+    case 'ramping-vus': {
+      const peak = Math.max(c.startVUs, ...c.stages.map((s) => s.target));
+      return { ...c, vuTuple: t, noWork: t.scale(peak) === 0 };
+    }
+    case 'constant-arrival-rate':
+    case 'ramping-arrival-rate': {
+      const maxVUs = t.scale(c.maxVUs);
+      return {
+        ...c,
+        preAllocatedVUs: t.scale(c.preAllocatedVUs),
+        maxVUs,
+        iterationTuple: t.resegment(c.maxVUs),
+        noWork: maxVUs === 0,
+      };
+    }
+  }
 }
 
 /** Execution shortcuts of options (or CLI flags) that k6 turns into the "default" scenario. */

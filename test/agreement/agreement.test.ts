@@ -118,6 +118,32 @@ describe.skipIf(!K6)('agreement with real k6', () => {
     expect(metricNames(n)).toEqual(metricNames(k));
   });
 
+  it('splits VUs, iterations and arrival rates among execution segments as k6 does', async () => {
+    const expected: Record<string, { vusMax: number; si: number; pv: number; car: number }> = {
+      '0:1/3': { vusMax: 20, si: 40, pv: 8, car: 40 },
+      '1/3:2/3': { vusMax: 15, si: 30, pv: 6, car: 30 },
+      '2/3:1': { vusMax: 15, si: 30, pv: 6, car: 30 },
+    };
+    for (const [segment, want] of Object.entries(expected)) {
+      const args = ['--execution-segment', segment, '--execution-segment-sequence', '0,1/3,2/3,1'];
+      const { k6: k, node: n } = await runBoth(k6, 'segments.js', { args, env: { BASE: base } });
+      for (const o of [k, n]) {
+        expect(o.code, `${segment} ${o.stderr}`).toBe(0);
+        const it = sumByTag(o.records, 'iterations', 'scenario');
+        // An arrival-rate iteration either starts or is dropped: their sum is the segment's share.
+        const dropped = sumByTag(o.records, 'dropped_iterations', 'scenario');
+        const who = `${o === k ? 'k6' : 'node'} ${segment}`;
+        expect([who, it['si'], it['pv']]).toEqual([who, want.si, want.pv]);
+        // k6 may also start the iteration due exactly at the end (1 s; index 100 is the first
+        // segment's), as its timer races the duration's end: one more, never fewer.
+        const car = (it['car'] ?? 0) + (dropped['car'] ?? 0);
+        expect([who, car >= want.car && car <= want.car + 1]).toEqual([who, true]);
+        expect(count(o, 'http_reqs')).toBe(want.si);
+        expect(o.summary?.metrics['vus_max']?.['max']).toBe(want.vusMax);
+      }
+    }
+  });
+
   it('evaluates thresholds on metrics, sub-metrics and checks alike (exit 99)', async () => {
     const { k6: k, node: n } = await runBoth(k6, 'thresholds.js');
     expect(k.code).toBe(99);

@@ -8,6 +8,7 @@ import { registerMerge } from './merge.ts';
 import { registerPayloads } from './payloads.ts';
 import { registerRun } from './run.ts';
 import { registerServe } from './serve.ts';
+import { registerSweep } from './sweep.ts';
 // Subcommands: each cli/<name>.ts exports register<Name>(program); add one import and one call per command.
 
 /** Builds the `k6-triton` program; each subcommand lives in its own file under cli/. */
@@ -24,6 +25,7 @@ export function program(): Command {
   registerPayloads(prog);
   registerRun(prog);
   registerServe(prog);
+  registerSweep(prog);
   return prog;
 }
 

@@ -64,27 +64,21 @@ server: $(NODE_MODULES)
 #   make bench-dlrm CONCURRENCY=1:8 PROTOCOL=grpc TRITON_URL=http://triton:8000 TRITON_GRPC_URL=triton:8001
 # Extra k6 flags: K6_ARGS="--out json=points.json"; extra bench flags: BENCH_ARGS="--count 4".
 BENCH = $(CLI) bench $(1) $(BENCH_ARGS) $(if $(K6_ARGS),-- $(K6_ARGS))
-BERT_MODEL ?= bert-base
 
-.PHONY: bench-resnext bench-dlrm bench-bert bench-mnist bench-resnet50 bench-generic bench-all ci-gate
-## bench-<model>: ramp load on one model, gate on its budget (exit 99 when missed), write results/<model>/<run>/
-bench-resnext: $(NODE_MODULES)
-	$(call BENCH,resnext101-32x4d)
-bench-dlrm: $(NODE_MODULES)
-	$(call BENCH,dlrm)
-bench-bert: $(NODE_MODULES)
-	$(call BENCH,$(BERT_MODEL))
-bench-mnist: $(NODE_MODULES)
-	$(call BENCH,mnist)
-bench-resnet50: $(NODE_MODULES)
-	$(call BENCH,resnet50)
+# Catalog ids (and their aliases, e.g. resnext, bert) come from models/catalog.ts, the one list of models.
+CATALOG_IDS = node --import tsx -e "import('./models/index.ts').then((m) => console.log(m.modelIds().join(' ')))"
+
+.PHONY: bench-generic bench-all ci-gate
+## bench-<model>: ramp load on one catalog model (id or alias: bench-mnist, bench-resnext, bench-bert-large), gate on its budget, write results/<model>/<run>/
+bench-%: $(NODE_MODULES)
+	$(call BENCH,$*)
 ## bench-generic MODEL_NAME=<served model>: any model, tensors read from the server
 bench-generic: $(NODE_MODULES)
 	@test -n "$(MODEL_NAME)" || { echo "make bench-generic: set MODEL_NAME=<served model name>"; exit 2; }
 	$(call BENCH,generic)
 ## bench-all: every catalog model, one after another; fails if any budget was missed
 bench-all: $(NODE_MODULES)
-	@status=0; for m in resnext101-32x4d dlrm bert-base mnist resnet50; do \
+	@status=0; for m in $$($(CATALOG_IDS)); do \
 	  $(CLI) bench $$m $(BENCH_ARGS) || status=$$?; done; exit $$status
 
 ## ci-gate MODEL=<id>: the CI job: exits 99 on a missed budget and writes $(JUNIT)
@@ -97,18 +91,10 @@ ci-gate: $(NODE_MODULES)
 # TRITON_URL, STEP_DURATION, ...); CAPACITY_ARGS="--request-rate --target-rate 50000" for the open loop and a plan.
 CAPACITY = $(CLI) capacity $(1) $(CAPACITY_ARGS) $(if $(K6_ARGS),-- $(K6_ARGS))
 
-.PHONY: capacity-resnext capacity-dlrm capacity-bert capacity-mnist capacity-resnet50 capacity-generic
+.PHONY: capacity-generic
 ## capacity-<model>: search the highest load within budget, confirm it, write results/<model>/capacity-<run>/
-capacity-resnext: $(NODE_MODULES)
-	$(call CAPACITY,resnext101-32x4d)
-capacity-dlrm: $(NODE_MODULES)
-	$(call CAPACITY,dlrm)
-capacity-bert: $(NODE_MODULES)
-	$(call CAPACITY,$(BERT_MODEL))
-capacity-mnist: $(NODE_MODULES)
-	$(call CAPACITY,mnist)
-capacity-resnet50: $(NODE_MODULES)
-	$(call CAPACITY,resnet50)
+capacity-%: $(NODE_MODULES)
+	$(call CAPACITY,$*)
 capacity-generic: $(NODE_MODULES)
 	@test -n "$(MODEL_NAME)" || { echo "make capacity-generic: set MODEL_NAME=<served model name>"; exit 2; }
 	$(call CAPACITY,generic)

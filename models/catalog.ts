@@ -7,6 +7,7 @@ const IMAGENET = { mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225] };
 const resnext101: ModelEntry = {
   id: 'resnext101-32x4d',
   name: 'resnext101-32x4d',
+  aliases: ['resnext'],
   platform: 'tensorrt_plan',
   maxBatchSize: 64,
   inputs: [{ name: 'INPUT__0', datatype: 'FP32', dims: [3, 224, 224] }],
@@ -186,13 +187,22 @@ export const CATALOG: Readonly<Record<string, ModelEntry>> = Object.fromEntries(
   [
     resnext101,
     dlrm,
-    bert('bert-base', 128, 'tensorflow_savedmodel', 'BERT Base FP16, seq 128, TF SavedModel on V100 32GB', {
-      points: [
-        [1, 8.38],
-        [8, 15.46],
-      ],
-      source: 'prose-figures.md BERT Base compute per request, batch 1 and 8',
-    }),
+    {
+      ...bert(
+        'bert-base',
+        128,
+        'tensorflow_savedmodel',
+        'BERT Base FP16, seq 128, TF SavedModel on V100 32GB',
+        {
+          points: [
+            [1, 8.38],
+            [8, 15.46],
+          ],
+          source: 'prose-figures.md BERT Base compute per request, batch 1 and 8',
+        },
+      ),
+      aliases: ['bert'],
+    },
     bert('bert-large', 384, 'tensorrt_plan', 'BERT Large, seq 384, TensorRT on A100 40GB, 1 ms queue delay', {
       points: [
         [1, 2.24],

@@ -11,7 +11,9 @@ export function modelIds(): string[] {
 
 /** Finds a model by catalog id or by Triton model name; throws a one-line error listing the known models. */
 export function getModel(idOrName: string): ModelEntry {
-  const entry = CATALOG[idOrName] ?? Object.values(CATALOG).find((m) => m.name === idOrName);
+  const entry =
+    CATALOG[idOrName] ??
+    Object.values(CATALOG).find((m) => m.name === idOrName || m.aliases?.includes(idOrName));
   if (!entry) {
     throw new Error(
       `unknown model "${idOrName}"; known models: ${modelIds().join(', ')} (or use generic with MODEL_NAME)`,

@@ -74,6 +74,8 @@ export interface ModelEntry {
   load: LoadShape;
   /** The k6 entry that runs this model: scenarios/<scenario>.ts (bundled to dist/<scenario>.js). */
   scenario: string;
+  /** Short names the commands and make targets take too (`make bench-resnext`). */
+  aliases?: string[];
   /** Server-side settings of the default deployment (the embedded server's default repository). */
   deployment: { instanceCount: number; dynamicBatching?: DynamicBatching };
   source: SourceNote;

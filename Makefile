@@ -103,4 +103,4 @@ capacity-generic: $(NODE_MODULES)
 # over a concurrency list; SWEEP_ARGS="--instances 1,2,4 --max-queue-delay-us 0,100,500 --concurrency 1,2,4".
 ## sweep-<model>: rank server configs by throughput within budget, print the winner's config.pbtxt snippet
 sweep-%: $(NODE_MODULES)
-	$(CLI) sweep $(if $(filter bert,$*),$(BERT_MODEL),$(if $(filter resnext,$*),resnext101-32x4d,$*)) $(SWEEP_ARGS) $(if $(K6_ARGS),-- $(K6_ARGS))
+	$(CLI) sweep $* $(SWEEP_ARGS) $(if $(K6_ARGS),-- $(K6_ARGS))

@@ -51,4 +51,14 @@ export class WindowClock {
     }
     return subWindowIndex(now_ms - this.#start_ms, this.#window_ms / 1000, this.#count);
   }
+
+  /**
+   * When the index after `index(now_ms)` next changes (epoch ms): the caller compares one number per
+   * request instead of asking again (real k6 interprets every call of the measured loop).
+   */
+  nextChange_ms(now_ms: number): number {
+    const part_ms = this.#window_ms / this.#count;
+    const index = subWindowIndex(now_ms - this.#start_ms, this.#window_ms / 1000, this.#count);
+    return index < this.#count - 1 ? this.#start_ms + (index + 1) * part_ms : this.#end_ms;
+  }
 }

@@ -82,6 +82,7 @@ export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: str
   let measured = 0;
   let warned = false;
   let windowTagged = -1;
+  let windowChange_ms = 0;
 
   function prepare(source: Sample[]): void {
     labels = source.map((s) => s.label);
@@ -120,28 +121,38 @@ export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: str
 
   /**
    * Tags this VU's samples with the sub-window it is in, for the stability verdict. A VU tag is set
-   * three times a level, where a tag in the request params would cost k6 a new tag set per request.
+   * three times a level, where a tag in the request params would cost k6 a new tag set per request;
+   * the measured loop only compares the time with windowChange_ms.
    */
-  function tagWindow(): void {
-    const window = clock.index();
+  function tagWindow(now_ms: number): void {
+    const window = clock.index(now_ms);
+    windowChange_ms = clock.nextChange_ms(now_ms);
     if (window === windowTagged) return;
     windowTagged = window;
     exec.vu.metrics.tags[WINDOW_TAG] = String(window);
   }
 
-  /** Whether this measured request is one of the sampled, validated ones. */
-  const sampled = () => validateEvery > 0 && measured++ % validateEvery === 0;
+  /** Whether this measured request is one of the sampled, validated ones (the first, then 1 in N). */
+  function sampled(): boolean {
+    if (validateEvery === 0 || measured-- > 0) return false;
+    measured = validateEvery - 1;
+    return true;
+  }
 
+  // The measured loop below is the hot path: real k6 interprets every call in it, so it is flat.
   const blocking: Pick<ModelTest, 'warmup' | 'infer'> = {
     warmup(data) {
       const i = pick(data);
       validated(transport.inferSync(prepared[i]), data, i);
     },
     infer(data) {
-      const i = pick(data);
-      tagWindow();
-      if (sampled()) validated(transport.inferSync(prepared[i]), data, i);
-      else failed(bound[i]!.sendSync());
+      const i = next < 0 ? pick(data) : next++ % prepared.length;
+      const now = Date.now();
+      if (now >= windowChange_ms) tagWindow(now);
+      if (measured === 0 && sampled()) return validated(transport.inferSync(prepared[i]), data, i);
+      measured--;
+      const error = bound[i]!.sendSync();
+      if (error !== undefined || inferErrors) failed(error);
     },
   };
   const async: Pick<ModelTest, 'warmup' | 'infer'> = {
@@ -150,10 +161,13 @@ export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: str
       validated(await transport.infer(prepared[i]), data, i);
     },
     async infer(data) {
-      const i = pick(data);
-      tagWindow();
-      if (sampled()) validated(await transport.infer(prepared[i]), data, i);
-      else failed(await bound[i]!.send());
+      const i = next < 0 ? pick(data) : next++ % prepared.length;
+      const now = Date.now();
+      if (now >= windowChange_ms) tagWindow(now);
+      if (measured === 0 && sampled()) return validated(await transport.infer(prepared[i]), data, i);
+      measured--;
+      const error = await bound[i]!.send();
+      if (error !== undefined || inferErrors) failed(error);
     },
   };
 

@@ -69,6 +69,8 @@ describe('WindowClock', () => {
     });
     expect([10_000, 10_999, 11_000, 12_999].map((t) => clock.index(t))).toEqual([0, 0, 1, 2]);
     expect(reads).toBe(1);
+    expect(clock.nextChange_ms(10_500)).toBe(11_000);
+    expect(clock.nextChange_ms(12_500)).toBe(13_000);
     // Past the window's end the VU is in its next scenario: the start is read again.
     start = 20_000;
     expect(clock.index(20_500)).toBe(0);

@@ -25,8 +25,14 @@ const UNIT_IN_E2E_FOLDERS = [
   'test/server/simulated.test.ts',
 ];
 
-/** A test whose source names one of these starts the CLI as a process, the embedded server or a browser. */
-const E2E_MARKERS = ['bin/k6-triton.js', '/server/index.ts', 'cli/bench/embedded.ts', 'playwright-core'];
+/** A test whose source names one of these starts the CLI as a process (directly or through test/bench/run-cli.ts), the embedded server or a browser. */
+const E2E_MARKERS = [
+  'bin/k6-triton.js',
+  'bench/run-cli.ts',
+  '/server/index.ts',
+  'cli/bench/embedded.ts',
+  'playwright-core',
+];
 
 /** Whether a test file (path relative to the root) needs servers, processes or tools. */
 function isE2e(file: string): boolean {

@@ -1,4 +1,4 @@
-/** Runs `k6-triton bench` as a child process, as a user would, and collects what it printed. */
+/** Runs `k6-triton <command>` as a child process, as a user would, and collects what it printed. */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,7 +31,16 @@ export function runFolder(results: string, model: string): string {
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
-      env: { ...process.env, RUNTIME: '', TRITON_URL: '', TRITON_GRPC_URL: '', ...env },
+      // The caller's shell settings must not reach the run: each test states what it sets.
+      env: {
+        ...process.env,
+        RUNTIME: '',
+        TRITON_URL: '',
+        TRITON_GRPC_URL: '',
+        P95_MS: '',
+        P99_MS: '',
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

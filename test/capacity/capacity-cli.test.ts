@@ -2,13 +2,12 @@
  * `k6-triton capacity` end to end against the embedded server (127.0.0.1) on MNIST, with 1 s windows and a
  * ceiling of 4, so each run measures at most three levels; plus the one-line errors of bad flags.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runCli } from '../bench/run-cli.ts';
 
-const CLI = join(import.meta.dirname, '../../bin/k6-triton.js');
 const QUICK = [
   '--step-duration',
   '1s',
@@ -21,25 +20,6 @@ const QUICK = [
   '--attempts',
   '1',
 ];
-
-function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: { ...process.env, RUNTIME: '', TRITON_URL: '', TRITON_GRPC_URL: '', P95_MS: '', P99_MS: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
 
 /** The one capacity folder under results/mnist/. */
 function capacityDir(results: string): string {

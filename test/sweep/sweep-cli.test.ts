@@ -2,7 +2,6 @@
  * `k6-triton sweep` end to end on 127.0.0.1: an embedded server in explicit model-control mode (started here,
  * so the test can read its config afterwards), two configs x one level with 1 s windows, through --url.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,28 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmbeddedServer, startEmbedded } from '../../cli/bench/embedded.ts';
 import { appliedConfig } from '../../cli/sweep/override.ts';
 import type { SweepRecord } from '../../cli/sweep/report.ts';
+import { runCli } from '../bench/run-cli.ts';
 
-const CLI = join(import.meta.dirname, '../../bin/k6-triton.js');
 const SERVED = 'onnx-mnist-cpu';
-
-function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: { ...process.env, RUNTIME: '', TRITON_URL: '', TRITON_GRPC_URL: '', P95_MS: '', P99_MS: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
 
 /** The swept fields as the server holds them now. */
 async function config(url: string) {

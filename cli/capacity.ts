@@ -14,7 +14,7 @@ import type { LevelResult } from '../lib/summary/types.ts';
 import { genericEntry } from '../models/generic.ts';
 import { getModel, modelIds } from '../models/index.ts';
 import { benchEnv } from './bench.ts';
-import { type EmbeddedServer, startEmbedded } from './bench/embedded.ts';
+import { type EmbeddedServer, servingOptions, startEmbedded } from './bench/embedded.ts';
 import type { RuntimeChoice } from './bench/runner.ts';
 import { type LevelRunOptions, runLevel, toMeasurement } from './capacity/measure.ts';
 import { project } from './capacity/projection.ts';
@@ -123,13 +123,14 @@ export async function runCapacity(options: CapacityOptions): Promise<number> {
   let server: EmbeddedServer | undefined;
   if (!env.TRITON_URL) {
     // One server for the whole search, as the bench would start it, so levels do not pay a cold start.
-    server = await startEmbedded({
-      ...(env.PRECISION && catalogEntry.id !== 'generic'
-        ? { precisions: { [catalogEntry.id]: plan.settings.precision } }
-        : {}),
-      ...(options.modelRepository ? { modelRepository: options.modelRepository } : {}),
-      ...(options.timeScale !== undefined ? { simulated: { timeScale: options.timeScale } } : {}),
-    });
+    server = await startEmbedded(
+      servingOptions({
+        modelId: catalogEntry.id,
+        ...(env.PRECISION ? { precision: plan.settings.precision } : {}),
+        modelRepository: options.modelRepository,
+        timeScale: options.timeScale,
+      }),
+    );
     env.TRITON_URL = server.url;
     env.TRITON_GRPC_URL = server.grpcUrl;
     console.log(`embedded server on ${server.url} (gRPC ${server.grpcUrl})`);

@@ -12,7 +12,7 @@ import { resolveRunPlan } from '../lib/scenario/run-plan.ts';
 import { genericEntry } from '../models/generic.ts';
 import { getModel, modelIds } from '../models/index.ts';
 import { benchEnv } from './bench.ts';
-import { type EmbeddedServer, startEmbedded } from './bench/embedded.ts';
+import { type EmbeddedServer, servingOptions, startEmbedded } from './bench/embedded.ts';
 import type { RuntimeChoice } from './bench/runner.ts';
 import type { SearchBudget } from './capacity/search.ts';
 import { buildGrid, configLabel, type GridAxes, parseList } from './sweep/grid.ts';
@@ -80,11 +80,12 @@ export async function runSweep(options: SweepOptions): Promise<number> {
     server = await startEmbedded({
       modelControlMode: 'explicit',
       loadModels: [served],
-      ...(env.PRECISION && catalogEntry.id !== 'generic'
-        ? { precisions: { [catalogEntry.id]: plan.settings.precision } }
-        : {}),
-      ...(options.modelRepository ? { modelRepository: options.modelRepository } : {}),
-      ...(options.timeScale !== undefined ? { simulated: { timeScale: options.timeScale } } : {}),
+      ...servingOptions({
+        modelId: catalogEntry.id,
+        ...(env.PRECISION ? { precision: plan.settings.precision } : {}),
+        modelRepository: options.modelRepository,
+        timeScale: options.timeScale,
+      }),
     });
     env.TRITON_URL = server.url;
     env.TRITON_GRPC_URL = server.grpcUrl;

@@ -13,6 +13,27 @@ export interface EmbeddedServer {
   stop(): Promise<void>;
 }
 
+/** What a run that benches one model asks of its embedded server (bench, capacity and sweep alike). */
+export interface ServingChoice {
+  /** Catalog id of the benched model ('generic' serves the default repository as it is). */
+  modelId: string;
+  /** The run's PRECISION when one was asked for; the model is then served at it. */
+  precision?: string;
+  modelRepository?: string;
+  timeScale?: number;
+}
+
+/** Server options for a run: the model at the precision its payloads are made in, as a deployer exports it. */
+export function servingOptions(choice: ServingChoice): ServerOptions {
+  return {
+    ...(choice.precision && choice.modelId !== 'generic'
+      ? { precisions: { [choice.modelId]: choice.precision } }
+      : {}),
+    ...(choice.modelRepository ? { modelRepository: choice.modelRepository } : {}),
+    ...(choice.timeScale !== undefined ? { simulated: { timeScale: choice.timeScale } } : {}),
+  };
+}
+
 /** How long a stopping server may take to let in-flight requests finish before it is killed. */
 const STOP_GRACE_MS = 10_000;
 

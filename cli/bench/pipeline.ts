@@ -19,7 +19,7 @@ import { fetchLiveEntry } from '../../payloads/live-fetch.ts';
 import { reportMarkdown } from '../../report/markdown.ts';
 import { writeRunReport } from '../../report/write.ts';
 import { type CpuSample, cpuShare_pct } from './cpu.ts';
-import { type EmbeddedServer, startEmbedded } from './embedded.ts';
+import { type EmbeddedServer, servingOptions, startEmbedded } from './embedded.ts';
 import { EXIT_EXTERNAL_ABORT, type Interruption, watchSignals } from './interrupt.ts';
 import { checkMetricsUrl, scrapeMetrics } from './metrics-scrape.ts';
 import { type RunOutcome, type RuntimeChoice, runScenario, runtimeCommand } from './runner.ts';
@@ -153,14 +153,12 @@ async function benchWith(options: BenchOptions, interruption: Interruption): Pro
   let server: EmbeddedServer | undefined;
   if (!env.TRITON_URL) {
     server = await startEmbedded(
-      {
-        // Serve the model at the precision the payloads are made in, as a deployer exports it.
-        ...(env.PRECISION && catalogEntry.id !== 'generic'
-          ? { precisions: { [catalogEntry.id]: settings.precision } }
-          : {}),
-        ...(options.modelRepository ? { modelRepository: options.modelRepository } : {}),
-        ...(options.timeScale !== undefined ? { simulated: { timeScale: options.timeScale } } : {}),
-      },
+      servingOptions({
+        modelId: catalogEntry.id,
+        ...(env.PRECISION ? { precision: settings.precision } : {}),
+        modelRepository: options.modelRepository,
+        timeScale: options.timeScale,
+      }),
       interruption,
     );
     env.TRITON_URL = server.url;

@@ -7,13 +7,14 @@
  * The client runs in this process; on a small machine it competes with the server for CPU, as a k6 run would.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { Pool } from 'undici';
+import { mnistZeroRepository, mnistZeroRequest } from './mnist-zero.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SECONDS = Number(process.argv[2] ?? 5);
@@ -23,16 +24,6 @@ const GRPC_CHANNELS = 8;
 type GrpcInfer = grpc.Client & {
   ModelInfer(req: object, cb: (err: Error | null, res: { raw_output_contents: Buffer[] }) => void): void;
 };
-
-const CONFIG = `
-name: "mnist-zero"
-backend: "simulated"
-max_batch_size: 0
-input [ { name: "input.1" data_type: TYPE_FP32 dims: [ 1, 1, 28, 28 ] } ]
-output [ { name: "output" data_type: TYPE_FP32 dims: [ 1, 10 ] } ]
-instance_group [ { count: 4 kind: KIND_CPU } ]
-parameters { key: "compute_ms" value: { string_value: "0" } }
-`;
 
 interface Ports {
   http: number;
@@ -114,26 +105,9 @@ async function closedLoop(concurrency: number, once: () => Promise<void>, second
 }
 
 async function main(): Promise<void> {
-  const repo = mkdtempSync(path.join(os.tmpdir(), 'k6t-bench-'));
-  mkdirSync(path.join(repo, 'mnist-zero', '1'), { recursive: true });
-  writeFileSync(path.join(repo, 'mnist-zero', 'config.pbtxt'), CONFIG);
+  const repo = mnistZeroRepository(0);
   const { child, ports } = await startServerProcess(repo);
-  const image = Buffer.alloc(784 * 4);
-  for (let i = 0; i < 784; i++) image.writeFloatLE((i % 255) / 255, i * 4);
-  const header = Buffer.from(
-    JSON.stringify({
-      inputs: [
-        {
-          name: 'input.1',
-          shape: [1, 1, 28, 28],
-          datatype: 'FP32',
-          parameters: { binary_data_size: image.length },
-        },
-      ],
-      outputs: [{ name: 'output', parameters: { binary_data: true } }],
-    }),
-  );
-  const body = Buffer.concat([header, image]);
+  const { image, header, body } = mnistZeroRequest();
 
   const pool = new Pool(`http://127.0.0.1:${ports.http}`, { connections: 256, pipelining: 1 });
   const httpOnce = async () => {

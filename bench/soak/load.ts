@@ -7,6 +7,7 @@
  */
 import zlib from 'node:zlib';
 import { Pool } from 'undici';
+import { mnistZeroRequest } from '../server/mnist-zero.ts';
 
 const [port, concurrency, duration_s] = process.argv.slice(2).map(Number);
 if (!port || !concurrency || !duration_s) {
@@ -15,21 +16,7 @@ if (!port || !concurrency || !duration_s) {
 }
 
 const PATH = '/v2/models/mnist-zero/infer';
-const image = Buffer.alloc(784 * 4);
-for (let i = 0; i < 784; i++) image.writeFloatLE((i % 255) / 255, i * 4);
-const header = Buffer.from(
-  JSON.stringify({
-    inputs: [
-      {
-        name: 'input.1',
-        shape: [1, 1, 28, 28],
-        datatype: 'FP32',
-        parameters: { binary_data_size: image.length },
-      },
-    ],
-    outputs: [{ name: 'output', parameters: { binary_data: true } }],
-  }),
-);
+const { header, body } = mnistZeroRequest();
 const depth = 100_000;
 
 /** Request kinds with their share of the traffic (shares add up to 1). */
@@ -37,12 +24,12 @@ const KINDS: { share: number; headers: Record<string, string>; body: Buffer }[] 
   {
     share: 0.9,
     headers: { 'Inference-Header-Content-Length': String(header.length) },
-    body: Buffer.concat([header, image]),
+    body,
   },
   {
     share: 0.05,
     headers: { 'Inference-Header-Content-Length': String(header.length), 'Content-Encoding': 'gzip' },
-    body: zlib.gzipSync(Buffer.concat([header, image])),
+    body: zlib.gzipSync(body),
   },
   { share: 0.03, headers: {}, body: Buffer.from('{"inputs": [ {"name": ') },
   {

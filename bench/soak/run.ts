@@ -8,26 +8,15 @@
  * Linux only: RSS of other processes is read from /proc.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseDuration_s } from '../../lib/load/parse.ts';
+import { mnistZeroRepository } from '../server/mnist-zero.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Time a child gets to exit after SIGTERM before SIGKILL. */
 const EXIT_GRACE_MS = 5000;
-
-const CONFIG = `
-name: "mnist-zero"
-backend: "simulated"
-max_batch_size: 0
-input [ { name: "input.1" data_type: TYPE_FP32 dims: [ 1, 1, 28, 28 ] } ]
-output [ { name: "output" data_type: TYPE_FP32 dims: [ 1, 10 ] } ]
-instance_group [ { count: 4 kind: KIND_CPU } ]
-parameters { key: "compute_ms" value: { string_value: "1" } }
-`;
 
 /** Soak settings, parsed once from argv. */
 interface SoakOptions {
@@ -112,9 +101,7 @@ const fmt = (n: number, width = 8) => n.toFixed(1).padStart(width);
 async function main(): Promise<void> {
   const opts = parseOptions(process.argv.slice(2));
   if (!existsProc()) throw new Error('soak: reading RSS needs /proc (Linux)');
-  const repo = mkdtempSync(path.join(os.tmpdir(), 'k6t-soak-'));
-  mkdirSync(path.join(repo, 'mnist-zero', '1'), { recursive: true });
-  writeFileSync(path.join(repo, 'mnist-zero', 'config.pbtxt'), CONFIG);
+  const repo = mnistZeroRepository(1, 'k6t-soak-');
   const children: ChildProcess[] = [];
   const cleanup = async () => {
     await Promise.all(children.map(stopChild));

@@ -22,6 +22,7 @@ const FLAG_ENV: Record<string, string> = {
   headers: 'HEADERS',
   concurrency: 'CONCURRENCY',
   requestRate: 'REQUEST_RATE',
+  maxVus: 'MAX_VUS',
   stepDuration: 'STEP_DURATION',
   warmup: 'WARMUP_DURATION',
   stability: 'STABILITY',
@@ -59,6 +60,7 @@ export function registerBench(program: Command): void {
   command
     .option('--concurrency <range>', 'start:end:step or a list 1,2,4 (CONCURRENCY)')
     .option('--request-rate <range>', 'open loop, start:end:step or a list (REQUEST_RATE)')
+    .option('--max-vus <n>', 'open loop: most VUs per level, as perf_analyzer --max-threads (MAX_VUS)')
     .option('--step-duration <d>', 'measurement window per level, e.g. 5s (STEP_DURATION)')
     .option('--warmup <d>', 'warm-up per level, e.g. 2s (WARMUP_DURATION)')
     .option('--stability <pct>', 'stability tolerance, percent (STABILITY)');

@@ -7,6 +7,7 @@ import {
   errorMetricFor,
   parseLevelName,
   type RequestMetric,
+  SCHEDULED_LATENCY_METRIC,
   SERVER_COUNTERS,
   statsName,
   subMetricKey,
@@ -149,6 +150,11 @@ export interface BudgetThresholdOptions {
    * carry windowTags() (lib/load/windows.ts). @default 0 (off)
    */
   subWindows?: number;
+  /**
+   * Add a probe on the scheduled-start latency Trend of the request-rate levels (the script must create it,
+   * lib/load/metrics.ts createScheduledLatency). @default false
+   */
+  scheduledLatency?: boolean;
 }
 
 /** Whether a budget applies to a level name. */
@@ -193,6 +199,8 @@ export function budgetThresholds(
       thresholds[subMetricKey('http_req_sending', level)] = ['max>=0'];
       thresholds[subMetricKey('http_req_receiving', level)] = ['max>=0'];
     }
+    if (options.scheduledLatency && parseLevelName(level)?.mode === 'request-rate')
+      thresholds[subMetricKey(SCHEDULED_LATENCY_METRIC, level)] = ['max>=0'];
     for (let i = 0; i < (options.subWindows ?? 0); i++)
       thresholds[subWindowKey(metric, level, i)] = ['max>=0'];
     if (options.serverStats ?? true) {

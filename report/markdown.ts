@@ -4,6 +4,7 @@
  */
 import { formatG, msFixed } from '../lib/summary/format.ts';
 import { generatorWarnings } from '../lib/summary/generator.ts';
+import { behindSchedule } from '../lib/summary/open-loop.ts';
 import { partialNote } from '../lib/summary/partial.ts';
 import { formatMeasured, splitMetricKey } from '../lib/summary/verdicts.ts';
 import type { LevelResult, RunReport } from '../lib/summary/types.ts';
@@ -160,6 +161,47 @@ export function serverMetricsTable(results: readonly LevelResult[]): string {
   ].join('\n');
 }
 
+/** Open loop: latency from the scheduled start beside latency from the send (empty in closed loop). */
+export function openLoopTable(results: readonly LevelResult[]): string {
+  const open = results.filter((result) => result.mode === 'request-rate' && result.scheduled_latency_us);
+  if (open.length === 0) return '';
+  const header = [
+    'Level',
+    'Dropped iterations',
+    'Send p50 (ms)',
+    'Send p95 (ms)',
+    'Send p99 (ms)',
+    'Scheduled p50 (ms)',
+    'Scheduled p95 (ms)',
+    'Scheduled p99 (ms)',
+    'Schedule',
+  ];
+  const rows = open.map((result) => {
+    const scheduled = result.scheduled_latency_us!;
+    return [
+      result.name,
+      String(result.dropped_iterations),
+      msFixed(result.latency_us.p50),
+      msFixed(result.latency_us.p95),
+      msFixed(result.latency_us.p99),
+      msFixed(scheduled.p50),
+      msFixed(scheduled.p95),
+      msFixed(scheduled.p99),
+      behindSchedule(result)
+        ? `**not held: the server did not keep ${formatG(result.level)} req/s**`
+        : 'held',
+    ];
+  });
+  return [
+    '## Open loop: latency from the scheduled start',
+    '',
+    "Send latency starts when the request left; scheduled latency when k6's schedule (start + i / rate) wanted it to. They part when the generator falls behind (dropped iterations): then the scheduled figures are the server's.",
+    '',
+    table(header, rows),
+    '',
+  ].join('\n');
+}
+
 /** What the run checked in the responses (every warm-up response, a sample of measured ones). */
 export function validationNote(report: RunReport): string {
   const every = report.validate_every;
@@ -223,6 +265,7 @@ export function reportMarkdown(report: RunReport): string {
     report.results.length === 0 ? '_No data._' : generatorTable(report.results),
     ...generatorWarnings(report.results).map((line) => `\n> ${line}`),
     '',
+    openLoopTable(report.results),
     serverMetricsTable(report.results),
     validationNote(report),
     '',

@@ -3,9 +3,10 @@
  * summary (tagged by the `<level>_stats` scenario that adds them) and the infer_errors Rate.
  * Create them in the init context (k6 registers metrics there).
  */
-import { Counter, Gauge, Rate } from 'k6/metrics';
+import { Counter, Gauge, Rate, Trend } from 'k6/metrics';
 import {
   INFER_ERRORS_METRIC,
+  SCHEDULED_LATENCY_METRIC,
   SERVER_COUNTERS,
   type ServerCounterField,
   WINDOW_START_METRIC,
@@ -37,4 +38,9 @@ export function createInferErrors(): Rate {
 /** Registers the window-start Gauge (see WINDOW_START_METRIC). */
 export function createWindowStart(): Gauge {
   return new Gauge(WINDOW_START_METRIC);
+}
+
+/** Registers the scheduled-start latency Trend of open-loop runs (see SCHEDULED_LATENCY_METRIC); times in ms. */
+export function createScheduledLatency(): Trend {
+  return new Trend(SCHEDULED_LATENCY_METRIC, true);
 }

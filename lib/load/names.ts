@@ -83,6 +83,14 @@ export const SERVER_COUNTERS = {
 /** Gauge the `<level>_stats` scenario sets to the window's start (epoch ms): the bench lines its CPU samples up with it. */
 export const WINDOW_START_METRIC = 'k6_triton_window_start_ms';
 
+/**
+ * Open loop only: a Trend (ms) from each measured request's scheduled start (the scenario's start plus
+ * iterationInTest / rate) to its response, beside the request metric measured from the actual send. When
+ * the generator falls behind the schedule (no free VU: dropped_iterations), this one keeps growing while
+ * the send latency looks fine: coordinated omission made visible.
+ */
+export const SCHEDULED_LATENCY_METRIC = 'k6_triton_scheduled_latency';
+
 /** Field names of SERVER_COUNTERS. */
 export type ServerCounterField = keyof typeof SERVER_COUNTERS;
 

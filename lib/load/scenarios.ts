@@ -101,7 +101,9 @@ function loadScenario(
     ...(options.env ? { env: { ...options.env } } : {}),
   };
   if (options.mode === 'concurrency') return { executor: 'constant-vus', vus: level, ...common };
-  const preAllocatedVUs = options.preAllocatedVUs ?? Math.max(1, Math.ceil(level / 10));
+  // The default pre-allocation never exceeds an explicit maxVUs: that bound is the user's.
+  const preAllocatedVUs =
+    options.preAllocatedVUs ?? Math.min(Math.max(1, Math.ceil(level / 10)), options.maxVUs ?? Infinity);
   const maxVUs = Math.max(preAllocatedVUs, options.maxVUs ?? Math.ceil(level));
   return { executor: 'constant-arrival-rate', ...arrivalRate(level), preAllocatedVUs, maxVUs, ...common };
 }

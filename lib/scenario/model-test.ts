@@ -16,13 +16,14 @@ import { inputsFor } from '../../models/index.ts';
 import type { ModelEntry, TensorSpec } from '../../models/types.ts';
 import {
   createInferErrors,
+  createScheduledLatency,
   createServerCounters,
   createWindowStart,
   recordServerStats,
 } from '../load/metrics.ts';
 import type { LoadPlan } from '../load/scenarios.ts';
 import { serverStatsDelta } from '../load/server-stats.ts';
-import { WINDOW_TAG } from '../load/names.ts';
+import { parseLevelName, WINDOW_TAG } from '../load/names.ts';
 import { WindowClock } from '../load/windows.ts';
 import { blockingCallsAllowed } from './blocking.ts';
 import { normalizeModelConfig } from '../kserve/config.ts';
@@ -73,6 +74,8 @@ export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: str
   // gRPC has no built-in failed-request metric in k6; HTTP has http_req_failed.
   const inferErrors = settings.protocol === 'grpc' ? createInferErrors() : undefined;
   const clock = new WindowClock(run.load.window_s, () => exec.scenario.startTime);
+  // Open loop only: the scheduled-start latency (coordinated omission made visible, see open-loop note below).
+  const scheduledLatency = run.load.mode === 'request-rate' ? createScheduledLatency() : undefined;
 
   // Per VU (k6 evaluates this module once per VU): the requests, built once, and where the VU is in them.
   let labels: (number | undefined)[] = [];
@@ -83,6 +86,9 @@ export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: str
   let warned = false;
   let windowTagged = -1;
   let windowChange_ms = 0;
+  // Open loop: the level's schedule, read when the sub-window changes (so once per level for a new one).
+  let levelStart_ms = 0;
+  let period_ms = 0;
 
   function prepare(source: Sample[]): void {
     labels = source.map((s) => s.label);
@@ -171,13 +177,63 @@ export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: str
     },
   };
 
+  /**
+   * Open loop: iteration i of a constant-arrival-rate level is due at its start + i / rate (k6's schedule).
+   * A started iteration takes the next slot even after dropped ones, so when the generator falls behind,
+   * the lag shows as latency (wrk2's rule), as a client queueing every scheduled request would see it.
+   */
+  function schedule(now_ms: number): void {
+    tagWindow(now_ms);
+    levelStart_ms = exec.scenario.startTime;
+    period_ms = 1000 / (parseLevelName(exec.scenario.name)?.level ?? Infinity);
+  }
+
+  // The open-loop measured loop: the closed loop's plus the scheduled-start Trend, chosen once per run.
+  const blockingOpen: Pick<ModelTest, 'infer'> = {
+    infer(data) {
+      const i = next < 0 ? pick(data) : next++ % prepared.length;
+      const now = Date.now();
+      if (now >= windowChange_ms) schedule(now);
+      const due_ms = levelStart_ms + exec.scenario.iterationInTest * period_ms;
+      if (measured === 0 && sampled()) {
+        validated(transport.inferSync(prepared[i]), data, i);
+        scheduledLatency!.add(Date.now() - due_ms);
+        return;
+      }
+      measured--;
+      const error = bound[i]!.sendSync();
+      scheduledLatency!.add(Date.now() - due_ms);
+      if (error !== undefined || inferErrors) failed(error);
+    },
+  };
+  const asyncOpen: Pick<ModelTest, 'infer'> = {
+    async infer(data) {
+      const i = next < 0 ? pick(data) : next++ % prepared.length;
+      const now = Date.now();
+      if (now >= windowChange_ms) schedule(now);
+      const due_ms = levelStart_ms + exec.scenario.iterationInTest * period_ms;
+      if (measured === 0 && sampled()) {
+        validated(await transport.infer(prepared[i]), data, i);
+        scheduledLatency!.add(Date.now() - due_ms);
+        return;
+      }
+      measured--;
+      const error = await bound[i]!.send();
+      scheduledLatency!.add(Date.now() - due_ms);
+      if (error !== undefined || inferErrors) failed(error);
+    },
+  };
+  const loops = blockingCallsAllowed()
+    ? { ...blocking, ...(scheduledLatency ? blockingOpen : {}) }
+    : { ...async, ...(scheduledLatency ? asyncOpen : {}) };
+
   return {
     options: run.options,
     plan: run.plan,
     run,
     settings,
     setup: () => checkTarget(transport, settings, entry, generic),
-    ...(blockingCallsAllowed() ? blocking : async),
+    ...loops,
     async stats(): Promise<void> {
       const window_s = Number(__ENV.WINDOW_S);
       windowStart.add(Date.now());

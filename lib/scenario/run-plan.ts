@@ -59,6 +59,20 @@ export function validateEveryFromEnv(env: Record<string, string | undefined>): n
   return n;
 }
 
+/**
+ * Reads MAX_VUS (open loop): the most VUs a request-rate level may use, as perf_analyzer's --max-threads
+ * bounds its request-rate workers. Undefined when unset.
+ */
+export function maxVusFromEnv(env: Record<string, string | undefined>): number | undefined {
+  const raw = env['MAX_VUS'];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) {
+    throw new Error(`invalid MAX_VUS="${raw}"; expected a whole number >= 1 (VUs per request-rate level)`);
+  }
+  return n;
+}
+
 /** Resolves the run plan; throws one readable line for any invalid setting or budget. */
 export function resolveRunPlan(
   entry: ModelEntry,
@@ -76,8 +90,9 @@ export function resolveRunPlan(
     exec: EXEC.measure,
     warmupExec: EXEC.warmup,
     statsExec: EXEC.stats,
-    // Open loop: enough VUs that slow responses do not drop iterations before the server saturates.
-    maxVUs: Math.max(...load.levels) * 4,
+    // Open loop: enough VUs that slow responses do not drop iterations before the server saturates,
+    // unless MAX_VUS bounds them (then a saturated server shows as dropped iterations and late starts).
+    maxVUs: maxVusFromEnv(env) ?? Math.max(...load.levels) * 4,
   });
   const metric: RequestMetric = settings.protocol === 'grpc' ? 'grpc_req_duration' : 'http_req_duration';
   const budget = parseBudget(budgetJson, budgetPath);
@@ -89,7 +104,7 @@ export function resolveRunPlan(
       plan.levels.map((l) => l.name),
       overrides,
       metric,
-      { subWindows: DEFAULT_SUB_WINDOWS },
+      { subWindows: DEFAULT_SUB_WINDOWS, scheduledLatency: load.mode === 'request-rate' },
     ),
     summaryTrendStats: SUMMARY_TREND_STATS,
     setupTimeout: '60s',

@@ -6,6 +6,7 @@
 import { missedBudgetLines } from '../summary/verdicts.ts';
 import { type K6SummaryData, levelsFromSummary } from '../summary/from-summary.ts';
 import { generatorWarnings } from '../summary/generator.ts';
+import { openLoopLines } from '../summary/open-loop.ts';
 import { perfAnalyzerSummary } from '../summary/stdout.ts';
 import type { RunPlan } from './run-plan.ts';
 
@@ -27,6 +28,7 @@ export function levelSummary(
     stability_pct: run.load.stability_pct,
   });
   const lines = [perfAnalyzerSummary(results).trimEnd()];
+  lines.push(...openLoopLines(results));
   lines.push(...generatorWarnings(results));
   const missed = missedBudgetLines(results);
   lines.push(...missed);

@@ -7,6 +7,7 @@ import {
   errorMetricFor,
   parseLevelName,
   type RequestMetric,
+  SCHEDULED_LATENCY_METRIC,
   SERVER_COUNTERS,
   type ServerCounterField,
   statsName,
@@ -19,7 +20,14 @@ import { judgeStability, type WindowRecord } from '../load/stability.ts';
 import { isProbeExpr } from '../budget.ts';
 import { parseThresholdExpr } from '../load/threshold-expr.ts';
 import { cutAfter_s, windowStart_ms } from './partial.ts';
-import type { BudgetVerdict, GeneratorCost, LevelResult, RunReport, ServerBreakdown } from './types.ts';
+import type {
+  BudgetVerdict,
+  GeneratorCost,
+  LatencyStats_us,
+  LevelResult,
+  RunReport,
+  ServerBreakdown,
+} from './types.ts';
 
 /** Above this share of an iteration spent outside the request, a level is load-generator bound. */
 export const GENERATOR_OVERHEAD_LIMIT_PCT = 10;
@@ -205,6 +213,21 @@ function withoutSuccessFailed(budgets: BudgetVerdict[], succeeded: number, metri
   return budgets.map((b) => (b.metric.startsWith(`${metric}{`) ? { ...b, ok: false } : b));
 }
 
+/** A Trend's summary values (ms) as latency statistics in microseconds. */
+function latencyStats_us(values: Record<string, number>): LatencyStats_us {
+  const us = (key: string, fallback?: string) =>
+    ms_to_us(values[key] ?? (fallback === undefined ? undefined : values[fallback]) ?? 0);
+  return {
+    avg: us('avg'),
+    p50: us('p(50)', 'med'),
+    p90: us('p(90)'),
+    p95: us('p(95)'),
+    p99: us('p(99)'),
+    min: us('min'),
+    max: us('max'),
+  };
+}
+
 /** One LevelResult per level that ran its whole window with a completed request (a cut run keeps the rest). */
 export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
   const { summary, batch } = input;
@@ -220,17 +243,8 @@ export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
     const duration = get(metric);
     const requests = duration?.['count'] ?? get('http_reqs')?.['count'] ?? get('iterations')?.['count'] ?? 0;
     if (!duration || requests <= 0) continue;
-    const us = (key: string, fallback?: string) =>
-      ms_to_us(duration[key] ?? (fallback === undefined ? undefined : duration[fallback]) ?? 0);
-    const latency_us = {
-      avg: us('avg'),
-      p50: us('p(50)', 'med'),
-      p90: us('p(90)'),
-      p95: us('p(95)'),
-      p99: us('p(99)'),
-      min: us('min'),
-      max: us('max'),
-    };
+    const latency_us = latencyStats_us(duration);
+    const scheduled = get(SCHEDULED_LATENCY_METRIC);
     const client_send_us = ms_to_us(get('http_req_sending')?.['avg'] ?? 0);
     const client_recv_us = ms_to_us(get('http_req_receiving')?.['avg'] ?? 0);
     const delta = input.serverStats?.[ref.name] ?? serverFromSummary(summary, ref.name);
@@ -260,6 +274,9 @@ export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
       network_server_us: Math.max(0, latency_us.avg - client_send_us - client_recv_us - serverParts_us),
       errors,
       dropped_iterations: get('dropped_iterations')?.['count'] ?? 0,
+      ...(scheduled && (scheduled['count'] ?? 0) > 0
+        ? { scheduled_latency_us: latencyStats_us(scheduled) }
+        : {}),
       ...(stability ? { stable: stability.stable, stability_spread_pct: stability.spread_pct } : {}),
       budgets: withoutSuccessFailed(verdicts(summary, ref.name), requests - errors, metric),
       ...(iteration?.['avg'] !== undefined && duration['avg'] !== undefined

@@ -61,6 +61,11 @@ export interface LevelResult {
   errors: number;
   /** Open loop: iterations k6 could not start in time (coordinated omission made visible). */
   dropped_iterations: number;
+  /**
+   * Open loop: latency from each request's scheduled start (not its send) to its response, microseconds;
+   * above latency_us when the generator fell behind its schedule. Absent in closed loop.
+   */
+  scheduled_latency_us?: LatencyStats_us;
   /** perf_analyzer's stability verdict when windows were measured; undefined when not judged. */
   stable?: boolean;
   /** Largest deviation from the mean across the judged windows, percent. */

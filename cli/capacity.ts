@@ -16,13 +16,20 @@ import { getModel, modelIds } from '../models/index.ts';
 import { benchEnv } from './bench.ts';
 import { type EmbeddedServer, servingOptions, startEmbedded } from './bench/embedded.ts';
 import type { RuntimeChoice } from './bench/runner.ts';
-import { type LevelRunOptions, runLevel, toMeasurement } from './capacity/measure.ts';
+import { type LevelSetOptions, measureLevels } from './capacity/measure.ts';
+import {
+  type Confirmation,
+  confirmationSentence,
+  confirmPlan,
+  judgeConfirmation,
+} from './capacity/confirm.ts';
 import { project } from './capacity/projection.ts';
 import {
   type CapacityRecord,
   capacityHeader,
   capacityRow,
   capacitySentence,
+  measurementText,
   projectionSentence,
   trialLine,
   writeCapacity,
@@ -57,6 +64,8 @@ export interface CapacityOptions {
   timeScale?: number;
   modelRepository?: string;
   count?: number;
+  /** After the search, a linear bench over --start..the level above the answer checks it (confirm.ts). */
+  confirmSweep?: boolean;
 }
 
 function runId(): string {
@@ -140,7 +149,7 @@ export async function runCapacity(options: CapacityOptions): Promise<number> {
     interrupted = true;
   };
   process.on('SIGINT', onSigint);
-  const levelOptions: LevelRunOptions = {
+  const levelOptions: LevelSetOptions = {
     model: options.model,
     env,
     mode,
@@ -153,26 +162,27 @@ export async function runCapacity(options: CapacityOptions): Promise<number> {
   const results: LevelResult[] = [];
   let runtime: 'k6' | 'node' = 'node';
   let stoppedEarly: string | undefined;
+  let confirmation: Confirmation | undefined;
   try {
     for (;;) {
       const step = nextStep(config, path);
       if (step.kind === 'done') break;
       console.log(`\ncapacity: measuring ${step.level} (${step.purpose}: ${step.reason})`);
-      const run = await runLevel(levelOptions, step.level);
+      const run = await measureLevels(levelOptions, [step.level]);
       if (run.report) runtime = run.report.runtime;
       if (interrupted) stoppedEarly = `interrupted while measuring ${step.level}`;
       else if (!run.measured)
         stoppedEarly = `the bench run at ${step.level} failed with exit code ${run.exitCode} (see ${run.dir})`;
       if (stoppedEarly) break;
-      if (run.result) results.push(run.result);
-      const trial: Trial = {
-        purpose: step.purpose,
-        reason: step.reason,
-        measurement: toMeasurement(step.level, run.result),
-      };
+      results.push(...run.results);
+      const measurement = run.measurements[0];
+      if (!measurement) throw new Error(`capacity: the bench at ${step.level} returned no measurement`);
+      const trial: Trial = { purpose: step.purpose, reason: step.reason, measurement };
       path.push({ ...trial, dir: run.dir });
       console.log(trialLine(path.length, trial, budget));
     }
+    if (options.confirmSweep && !stoppedEarly && path.length > 0)
+      confirmation = await confirmAnswer(config, path, levelOptions, join(dir, 'confirm'));
   } finally {
     process.off('SIGINT', onSigint);
     await server?.stop();
@@ -199,6 +209,7 @@ export async function runCapacity(options: CapacityOptions): Promise<number> {
     answer,
     path,
     ...(stoppedEarly ? { stopped_early: stoppedEarly } : {}),
+    ...(confirmation ? { confirmation } : {}),
   };
   if (options.targetRate !== undefined && answer.measurement && answer.measurement.throughput_infer_s > 0)
     record.projection = project(options.targetRate, answer.measurement.throughput_infer_s);
@@ -216,6 +227,8 @@ export async function runCapacity(options: CapacityOptions): Promise<number> {
 
   console.log(`\n${capacitySentence(record)}\n\n${capacityHeader(mode)}\n${capacityRow(record)}`);
   console.log(`\nsearch: ${path.length} measured levels: ${path.map((t) => t.measurement.level).join(', ')}`);
+  if (confirmation) console.log(confirmationSentence(confirmation, budget));
+  else if (options.confirmSweep) console.log('confirm: not run, the search did not finish');
   if (options.targetRate !== undefined) {
     console.log(
       record.projection
@@ -228,6 +241,36 @@ export async function runCapacity(options: CapacityOptions): Promise<number> {
   if (stoppedEarly) return 1;
   // As the bench: 99 says the budget could not be met at all.
   return answer.level === null ? 99 : 0;
+}
+
+/**
+ * Measures the confirmation pass of the search's answer on the same server, as one bench run; undefined
+ * (and a line on stderr) when that run fails, so the search's answer is still written.
+ */
+async function confirmAnswer(
+  config: SearchConfig,
+  path: readonly Trial[],
+  levelOptions: LevelSetOptions,
+  resultsDir: string,
+): Promise<Confirmation | undefined> {
+  const final = nextStep(config, path);
+  if (final.kind !== 'done') return undefined;
+  const plan = confirmPlan(config, final.answer);
+  console.log(
+    `\ncapacity: confirming ${final.answer.level ?? 'no level'} with a ${plan.kind} bench over ${plan.levels.join(', ')}`,
+  );
+  const run = await measureLevels({ ...levelOptions, resultsDir }, plan.levels);
+  if (!run.measured) {
+    console.error(
+      `k6-triton: capacity: the confirmation bench failed with exit code ${run.exitCode} (see ${run.dir})`,
+    );
+    return undefined;
+  }
+  for (const m of run.measurements) console.log(`confirm ${m.level}: ${measurementText(m, config.budget)}`);
+  return {
+    ...judgeConfirmation(plan, final.answer, run.measurements, config.budget, path.length),
+    dir: run.dir,
+  };
 }
 
 /** Adds the `capacity` subcommand to the program. */
@@ -252,6 +295,10 @@ export function registerCapacity(program: Command): void {
       '--target-rate <n>',
       'plan: servers needed for this many inferences/s, with the headroom',
       positive('--target-rate'),
+    )
+    .option(
+      '--confirm-sweep',
+      'after the search, bench every level from --start to the one above the answer and say whether it confirms',
     );
   addTargetOptions(command, 'Triton HTTP endpoint (TRITON_URL); default: start the embedded server');
   command
@@ -261,7 +308,7 @@ export function registerCapacity(program: Command): void {
   addBudgetOptions(command);
   addLocalRunOptions(command);
   command.action(async (model: string, k6Args: string[], flags: Record<string, unknown>) => {
-    const { requestRate, ...benchFlags } = flags;
+    const { requestRate, confirmSweep, ...benchFlags } = flags;
     process.exitCode = await runCapacity({
       model,
       env: benchEnv(benchFlags, process.env),
@@ -277,6 +324,7 @@ export function registerCapacity(program: Command): void {
       ...(flags.timeScale !== undefined ? { timeScale: flags.timeScale as number } : {}),
       ...(flags.modelRepository ? { modelRepository: String(flags.modelRepository) } : {}),
       ...(flags.count ? { count: flags.count as number } : {}),
+      ...(confirmSweep ? { confirmSweep: true } : {}),
     });
   });
 }

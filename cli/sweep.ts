@@ -14,9 +14,9 @@ import { getModel, modelIds } from '../models/index.ts';
 import { benchEnv } from './bench.ts';
 import { type EmbeddedServer, servingOptions, startEmbedded } from './bench/embedded.ts';
 import type { RuntimeChoice } from './bench/runner.ts';
+import { measureLevels } from './capacity/measure.ts';
 import type { SearchBudget } from './capacity/search.ts';
 import { buildGrid, configLabel, type GridAxes, parseList } from './sweep/grid.ts';
-import { measureConfig } from './sweep/measure.ts';
 import { appliedConfig, overrideMismatches, withOverride } from './sweep/override.ts';
 import type { ConfigOutcome } from './sweep/rank.ts';
 import { rankConfigs } from './sweep/rank.ts';
@@ -126,19 +126,24 @@ export async function runSweep(options: SweepOptions): Promise<number> {
         outcomes.push({ config, levels: [], error: message });
         continue;
       }
-      const run = await measureConfig({
-        model: options.model,
-        env,
-        concurrency: options.concurrency,
-        runtime: options.runtime,
-        k6Args: options.k6Args,
-        resultsDir: join(dir, 'configs'),
-        ...(options.count ? { count: options.count } : {}),
-      });
+      const run = await measureLevels(
+        {
+          model: options.model,
+          env,
+          mode: 'concurrency',
+          runtime: options.runtime,
+          k6Args: options.k6Args,
+          resultsDir: join(dir, 'configs'),
+          ...(options.count ? { count: options.count } : {}),
+        },
+        options.concurrency,
+      );
       const last = applied[applied.length - 1];
       if (last) last.dir = run.dir;
-      outcomes.push({ config, levels: run.levels, ...(run.error ? { error: run.error } : {}) });
-      for (const m of run.levels)
+      // A bench that failed other than on a budget keeps the levels it finished; the sweep judges them itself.
+      const error = run.measured ? undefined : `bench exited ${run.exitCode} (see ${run.dir})`;
+      outcomes.push({ config, levels: run.measurements, ...(error ? { error } : {}) });
+      for (const m of run.measurements)
         console.log(
           `  c${m.level}: ${Math.round(m.throughput_infer_s).toLocaleString('en-US')} infer/s, p95 ${m.p95_ms.toFixed(1)} ms, p99 ${m.p99_ms.toFixed(1)} ms, errors ${(m.error_rate * 100).toFixed(2)}%`,
         );

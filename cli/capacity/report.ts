@@ -8,6 +8,7 @@ import type { LoadMode } from '../../lib/load/shapes.ts';
 import type { RunReport } from '../../lib/summary/types.ts';
 import { reportMarkdown } from '../../report/markdown.ts';
 import { writeRunReport } from '../../report/write.ts';
+import { type Confirmation, confirmationSentence } from './confirm.ts';
 import type { Projection } from './projection.ts';
 import { type Answer, type Measurement, misses, type SearchBudget, type Trial } from './search.ts';
 
@@ -23,6 +24,8 @@ export interface CapacityRecord {
   projection?: Projection;
   /** True when Ctrl-C or a failed level ended the search before it converged. */
   stopped_early?: string;
+  /** The --confirm-sweep pass over the answer's range, when it ran. */
+  confirmation?: Confirmation;
 }
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -84,9 +87,13 @@ function verdict(m: Measurement, budget: SearchBudget): string {
 
 /** One line per measured level for the console: the level, its numbers and the verdict. */
 export function trialLine(n: number, trial: Trial, budget: SearchBudget): string {
-  const m = trial.measurement;
+  return `capacity #${n} ${num(trial.measurement.level)} (${trial.purpose}): ${measurementText(trial.measurement, budget)}`;
+}
+
+/** A measured level's figures and verdict, e.g. "1,089 infer/s, p95 2.5 ms, ... → within budget". */
+export function measurementText(m: Measurement, budget: SearchBudget): string {
   return (
-    `capacity #${n} ${num(m.level)} (${trial.purpose}): ${int(m.throughput_infer_s)} infer/s, p95 ${ms(m.p95_ms)} ms, ` +
+    `${int(m.throughput_infer_s)} infer/s, p95 ${ms(m.p95_ms)} ms, ` +
     `p99 ${ms(m.p99_ms)} ms, errors ${(m.error_rate * 100).toFixed(2)}%` +
     `${m.stable === false ? ', unstable' : ''}${m.generator_bound ? ', generator bound' : ''} → ${verdict(m, budget).replace(/\*/g, '')}`
   );
@@ -122,7 +129,27 @@ export function capacityMarkdown(record: CapacityRecord): string {
     '',
     pathTable(record),
     '',
+    ...(record.confirmation ? confirmationMarkdown(record.confirmation, record.budget) : []),
   ].join('\n');
+}
+
+/** The confirmation pass's section of report.md: the verdict and each level it measured. */
+function confirmationMarkdown(c: Confirmation, budget: SearchBudget): string[] {
+  const rows = c.measured.map(({ measurement: m }) => {
+    const stable = m.stable === undefined ? 'n/a' : m.stable ? 'yes' : 'no';
+    return `| ${num(m.level)} | ${int(m.throughput_infer_s)} | ${ms(m.p95_ms)} | ${ms(m.p99_ms)} | ${(m.error_rate * 100).toFixed(2)}% | ${stable} | ${m.generator_bound ? 'bound' : 'ok'} | ${verdict(m, budget)} |`;
+  });
+  return [
+    `## Confirmation (${c.kind === 'linear' ? 'linear bench' : 'levels around the answer'}, ${c.levels.length} levels)`,
+    '',
+    `${confirmationSentence(c, budget)}.`,
+    '',
+    '| Level | Throughput (infer/s) | p95 (ms) | p99 (ms) | Errors | Stable | Generator | Verdict |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...rows,
+    '',
+    ...(c.dir ? [`Bench folder: \`${c.dir}\`.`, ''] : []),
+  ];
 }
 
 /**

@@ -4,7 +4,8 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SearchBudget } from '../capacity/search.ts';
+import { type ParetoPoint, paretoFront, renderPareto } from '../../report/pareto.ts';
+import { misses, type SearchBudget } from '../capacity/search.ts';
 import { type SweepConfig, configLabel } from './grid.ts';
 import type { AppliedConfig } from './override.ts';
 import { pbtxtSnippet } from './pbtxt.ts';
@@ -77,6 +78,33 @@ export function winnerSnippet(record: SweepRecord): string | undefined {
   return w?.best ? pbtxtSnippet(w.config, record.original.kind) : undefined;
 }
 
+/** Every measured (config, level) of the sweep as a point of the Pareto plot, in ranking order. */
+export function sweepPoints(record: SweepRecord): ParetoPoint[] {
+  return record.ranking.flatMap((r) =>
+    r.levels.map((m) => ({
+      label: configLabel(r.config),
+      level: m.level,
+      throughput_infer_s: m.throughput_infer_s,
+      p95_ms: m.p95_ms,
+    })),
+  );
+}
+
+/** The front as a table: the configs and levels no other measured point beats on both throughput and p95. */
+export function paretoTable(record: SweepRecord): string {
+  const levels = record.ranking.flatMap((r) => r.levels.map((m) => ({ config: r.config, m })));
+  const rows = paretoFront(sweepPoints(record)).map((i) => {
+    const { config, m } = levels[i]!;
+    const missed = misses(m, record.budget);
+    return `| ${configLabel(config)} | ${m.level} | ${fmt(m.throughput_infer_s, 0)} | ${fmt(m.p95_ms, 2)} | ${missed.length === 0 ? 'yes' : `no (${missed.join(', ')})`} |`;
+  });
+  return [
+    '| Configuration | Concurrency | Throughput (infer/s) | p95 (ms) | Within budget |',
+    '| --- | --- | --- | --- | --- |',
+    ...rows,
+  ].join('\n');
+}
+
 /** report.md: the winner, its snippet, the table and what was restored. */
 export function sweepMarkdown(record: SweepRecord): string {
   const snippet = winnerSnippet(record);
@@ -89,6 +117,13 @@ export function sweepMarkdown(record: SweepRecord): string {
     ...(snippet ? ['```protobuf', snippet, '```', ''] : []),
     sweepTable(record),
     '',
+    '## Pareto front (throughput vs p95)',
+    '',
+    // The plot is written beside report.md; a failed render leaves the table, which says the same.
+    '![Throughput against p95 per configuration and level, the Pareto front marked](pareto.svg)',
+    '',
+    paretoTable(record),
+    '',
     `Target: ${record.target}; batch ${record.batch}; concurrency ${record.concurrency.join(', ')}.`,
     `Original config: ${o.instances} instances, max_queue_delay_microseconds ${o.max_queue_delay_us ?? 'none'}, ` +
       `max_batch_size ${o.max_batch_size}; ${record.restored ? 'restored at the end' : 'NOT restored: reload it by hand'}.`,
@@ -97,16 +132,21 @@ export function sweepMarkdown(record: SweepRecord): string {
   ].join('\n');
 }
 
-/** Writes sweep.json and report.md into dir; returns the files that could not be written, one line each. */
+/** Writes sweep.json, report.md and pareto.svg into dir; returns the files that could not be written, one line each. */
 export async function writeSweep(dir: string, record: SweepRecord): Promise<string[]> {
   const errors: string[] = [];
   await mkdir(dir, { recursive: true });
-  for (const [name, text] of [
-    ['sweep.json', `${JSON.stringify(record, null, 2)}\n`],
-    ['report.md', sweepMarkdown(record)],
-  ] as const) {
+  const files: [string, () => string | Promise<string>][] = [
+    ['sweep.json', () => `${JSON.stringify(record, null, 2)}\n`],
+    ['report.md', () => sweepMarkdown(record)],
+    [
+      'pareto.svg',
+      () => renderPareto(sweepPoints(record), { title: record.model, p95_budget_ms: record.budget.p95_ms }),
+    ],
+  ];
+  for (const [name, render] of files) {
     try {
-      await writeFile(join(dir, name), text);
+      await writeFile(join(dir, name), await render());
     } catch (error) {
       errors.push(`${name}: ${(error as Error).message.split('\n')[0]}`);
     }

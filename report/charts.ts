@@ -1,17 +1,11 @@
 /**
- * The charts of report.html that plot.ts does not draw: latency percentiles (p50..p99) against throughput
- * with the budget lines, and where each level's average latency goes, stacked (seed 002's figure). Specs are
- * vega-lite, rendered to inline SVG by plot.ts's renderSvg, so the page needs no script and no network.
+ * The charts of report.html that plot.ts does not draw: where each level's average latency goes, stacked
+ * (seed 002's figure), and the server's Prometheus metrics over the run with each level's window shaded.
+ * Specs are vega-lite, rendered to inline SVG by plot.ts's renderSvg, so the page needs no script and no network.
  */
 import type { TopLevelSpec } from 'vega-lite';
-import type { LevelResult } from '../lib/summary/types.ts';
-import type { PlotOptions } from './plot.ts';
-
-/** One child of a layered spec, as vega-lite types it. */
-type LayerChild = Extract<TopLevelSpec, { layer: unknown }>['layer'][number];
-
-const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
-const PERCENTILES = ['p50', 'p90', 'p95', 'p99'] as const;
+import type { LevelResult, ServerTimeline } from '../lib/summary/types.ts';
+import { type PlotOptions, SCHEMA } from './plot.ts';
 
 /** The stacked components in perf_analyzer's CSV order, bottom to top. */
 export const LATENCY_COMPONENTS = [
@@ -37,72 +31,6 @@ export function latencyComponents_us(
     'Compute infer': server?.compute_infer_us ?? 0,
     'Compute output': server?.compute_output_us ?? 0,
     'Client recv': result.client_recv_us,
-  };
-}
-
-/** Dashed budget rules with their labels, as a layer; none when no budget is given. */
-function budgetLayers(options: PlotOptions): LayerChild[] {
-  const rules = (['p95_ms', 'p99_ms'] as const).flatMap((key) => {
-    const ms = options.budget?.[key];
-    return ms ? [{ budget_ms: ms, label: `${key.slice(0, 3)} budget ${ms} ms` }] : [];
-  });
-  if (rules.length === 0) return [];
-  return [
-    {
-      data: { values: rules },
-      layer: [
-        {
-          mark: { type: 'rule', color: '#e45756', strokeDash: [6, 4] },
-          encoding: { y: { field: 'budget_ms', type: 'quantitative' } },
-        },
-        {
-          mark: { type: 'text', align: 'left', dx: 4, dy: -6, color: '#e45756' },
-          encoding: {
-            y: { field: 'budget_ms', type: 'quantitative' },
-            x: { value: 0 },
-            text: { field: 'label', type: 'nominal' },
-          },
-        },
-      ],
-    },
-  ];
-}
-
-/** vega-lite spec of p50/p90/p95/p99 latency (ms) against throughput, budgets as dashed rules. */
-export function percentilesSpec(results: readonly LevelResult[], options: PlotOptions = {}): TopLevelSpec {
-  const points = results.flatMap((result) =>
-    PERCENTILES.map((series) => ({
-      throughput: result.throughput_infer_s,
-      latency_ms: result.latency_us[series] / 1000,
-      series,
-      level: result.name,
-    })),
-  );
-  return {
-    $schema: SCHEMA,
-    title: `${options.title ?? 'latency'}: latency percentiles vs throughput`,
-    width: options.width ?? 560,
-    height: options.height ?? 320,
-    background: 'white',
-    layer: [
-      {
-        data: { values: points },
-        mark: { type: 'line', point: true },
-        encoding: {
-          x: { field: 'throughput', type: 'quantitative', title: 'Throughput (infer/s)' },
-          y: { field: 'latency_ms', type: 'quantitative', title: 'Latency (ms)' },
-          color: {
-            field: 'series',
-            type: 'nominal',
-            title: 'Percentile',
-            scale: { domain: [...PERCENTILES] },
-          },
-          // Lines join levels in throughput order, so a level that lost throughput folds the line back (the knee).
-          order: { field: 'throughput', type: 'quantitative' },
-        },
-      },
-      ...budgetLayers(options),
-    ],
   };
 }
 
@@ -141,5 +69,80 @@ export function componentsSpec(results: readonly LevelResult[], options: PlotOpt
       },
       order: { field: 'rank', type: 'quantitative' },
     },
+  };
+}
+
+/** The series of the server-metrics chart: per-request times (ms) above, utilisation (%) below. */
+export const SERVER_TIME_SERIES = ['Queue', 'Compute infer'] as const;
+export const SERVER_UTIL_SERIES = ['CPU', 'GPU'] as const;
+
+/**
+ * vega-lite spec of the server's metrics over the run: average queue and compute-infer time per request
+ * (ms) and CPU/GPU utilisation (%) per scrape interval, one panel each on a shared time axis, with every
+ * level's measurement window shaded and named.
+ */
+export function serverMetricsSpec(timeline: ServerTimeline, options: PlotOptions = {}): TopLevelSpec {
+  const times = timeline.points.flatMap((p) =>
+    (
+      [
+        ['Queue', p.avg_queue_us],
+        ['Compute infer', p.avg_compute_infer_us],
+      ] as const
+    ).flatMap(([series, us]) => (us === undefined ? [] : [{ t_s: p.t_s, series, value: us / 1000 }])),
+  );
+  const utils = timeline.points.flatMap((p) =>
+    (
+      [
+        ['CPU', p.cpu_utilization_pct],
+        ['GPU', p.gpu_utilization_pct],
+      ] as const
+    ).flatMap(([series, pct]) => (pct === undefined ? [] : [{ t_s: p.t_s, series, value: pct }])),
+  );
+  const x = { field: 't_s', type: 'quantitative' as const, title: 'Time since the first scrape (s)' };
+  const windows = {
+    data: { values: timeline.windows },
+    layer: [
+      {
+        mark: { type: 'rect' as const, color: '#9ecae9', opacity: 0.25 },
+        encoding: {
+          x: { field: 'from_s', type: 'quantitative' as const },
+          x2: { field: 'to_s' },
+        },
+      },
+      {
+        mark: { type: 'text' as const, baseline: 'top' as const, dy: 2, color: '#31658c' },
+        encoding: {
+          x: { field: 'from_s', type: 'quantitative' as const },
+          y: { value: 0 },
+          text: { field: 'level', type: 'nominal' as const },
+        },
+      },
+    ],
+  };
+  const panel = (values: object[], title: string, domain: readonly string[], legend: string) => ({
+    width: options.width ?? 560,
+    height: Math.round((options.height ?? 320) / 2),
+    layer: [
+      windows,
+      {
+        data: { values },
+        mark: { type: 'line' as const, point: true },
+        encoding: {
+          x,
+          y: { field: 'value', type: 'quantitative' as const, title },
+          color: { field: 'series', type: 'nominal' as const, title: legend, scale: { domain: [...domain] } },
+        },
+      },
+    ],
+  });
+  return {
+    $schema: SCHEMA,
+    title: `${options.title ?? 'server'}: server metrics over the run`,
+    background: 'white',
+    resolve: { scale: { color: 'independent' } },
+    vconcat: [
+      panel(times, 'Per request (ms)', SERVER_TIME_SERIES, 'Server time'),
+      panel(utils, 'Utilisation (%)', SERVER_UTIL_SERIES, 'Utilisation'),
+    ],
   };
 }

@@ -6,16 +6,18 @@
 import { marked } from 'marked';
 import { generatorWarnings } from '../lib/summary/generator.ts';
 import type { RunReport } from '../lib/summary/types.ts';
-import { componentsSpec, percentilesSpec } from './charts.ts';
+import { componentsSpec, serverMetricsSpec } from './charts.ts';
 import {
   breakdownTable,
   generatorTable,
   interruptedNote,
   levelTable,
+  openLoopTable,
+  serverMetricsTable,
   validationNote,
   verdictTable,
 } from './markdown.ts';
-import { type PlotBudget, renderSvg, throughputSpec } from './plot.ts';
+import { latencySpec, type PlotBudget, renderSvg, throughputSpec } from './plot.ts';
 
 /** Options of reportHtml. */
 export interface HtmlOptions {
@@ -23,8 +25,11 @@ export interface HtmlOptions {
   budget?: PlotBudget;
 }
 
-/** The charts of the page, by id: the browser test and the page's anchors use these ids. */
-export const HTML_CHARTS = ['throughput', 'percentiles', 'components'] as const;
+/**
+ * The charts of the page, by id: the browser test and the page's anchors use these ids. `server-metrics`
+ * is drawn only when the run has a server timeline (the bench scraped the target's Prometheus metrics).
+ */
+export const HTML_CHARTS = ['throughput', 'percentiles', 'components', 'server-metrics'] as const;
 
 const STYLE = `
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; padding: 0 1rem; color: #222; }
@@ -70,13 +75,22 @@ async function charts(report: RunReport, options: HtmlOptions): Promise<string> 
       () => renderSvg(throughputSpec(report.results, plot)),
     ),
     figure('percentiles', 'Latency percentiles against throughput; dashed lines are the budgets.', () =>
-      renderSvg(percentilesSpec(report.results, plot)),
+      renderSvg(latencySpec(report.results, { ...plot, percentiles: ['p50', 'p90', 'p95', 'p99'] })),
     ),
     figure(
       'components',
       'Average latency per level, split as perf_analyzer does (client, network+server, server queue and compute).',
       () => renderSvg(componentsSpec(report.results, plot)),
     ),
+    ...(report.server_timeline
+      ? [
+          figure(
+            'server-metrics',
+            "The target's Prometheus metrics per scrape interval: queue and compute time per request, CPU and GPU utilisation; shaded spans are the levels' measurement windows.",
+            () => renderSvg(serverMetricsSpec(report.server_timeline!, plot)),
+          ),
+        ]
+      : []),
   ]);
   return parts.join('\n');
 }
@@ -111,6 +125,8 @@ ${empty ? '<p><em>No data.</em></p>' : md(generatorTable(report.results))}
 ${generatorWarnings(report.results)
   .map((line) => md(`> ${line}`))
   .join('\n')}
+${md(openLoopTable(report.results))}
+${md(serverMetricsTable(report.results))}
 ${md(validationNote(report))}
 <h2 id="budgets">Budgets</h2>
 ${md(verdictTable(report.results))}

@@ -22,6 +22,9 @@ export interface PlotOptions {
   height?: number;
 }
 
+/** The vega-lite schema every chart names. */
+export const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
+
 function levelAxisTitle(results: readonly LevelResult[]): string {
   return results[0]?.mode === 'request-rate' ? 'Request rate (req/s)' : 'Concurrency';
 }
@@ -29,7 +32,7 @@ function levelAxisTitle(results: readonly LevelResult[]): string {
 /** vega-lite spec of throughput against level (seed 001's shape: where throughput flattens). */
 export function throughputSpec(results: readonly LevelResult[], options: PlotOptions = {}): TopLevelSpec {
   return {
-    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    $schema: SCHEMA,
     title: `${options.title ?? 'throughput'}: throughput vs ${levelAxisTitle(results).toLowerCase()}`,
     width: options.width ?? 560,
     height: options.height ?? 320,
@@ -63,39 +66,60 @@ export function throughputSpec(results: readonly LevelResult[], options: PlotOpt
   };
 }
 
-/** vega-lite spec of p95 and p99 latency (ms) against throughput, budgets as dashed rules. */
-export function latencySpec(results: readonly LevelResult[], options: PlotOptions = {}): TopLevelSpec {
-  const points = results.flatMap((result) => [
+/** Latency percentiles a LevelResult carries. */
+export type Percentile = 'p50' | 'p90' | 'p95' | 'p99';
+
+/** One child of a layered spec, as vega-lite types it. */
+type LayerChild = Extract<TopLevelSpec, { layer: unknown }>['layer'][number];
+
+/** Dashed budget rules with their labels, as a layer; none when no budget is given. */
+function budgetLayers(options: PlotOptions): LayerChild[] {
+  const rules = (['p95_ms', 'p99_ms'] as const).flatMap((key) => {
+    const ms = options.budget?.[key];
+    return ms ? [{ budget_ms: ms, label: `${key.slice(0, 3)} budget ${ms} ms` }] : [];
+  });
+  if (rules.length === 0) return [];
+  return [
     {
-      throughput: result.throughput_infer_s,
-      latency_ms: result.latency_us.p95 / 1000,
-      series: 'p95',
-      level: result.name,
+      data: { values: rules },
+      layer: [
+        {
+          mark: { type: 'rule', color: '#e45756', strokeDash: [6, 4] },
+          encoding: { y: { field: 'budget_ms', type: 'quantitative' } },
+        },
+        {
+          mark: { type: 'text', align: 'left', dx: 4, dy: -6, color: '#e45756' },
+          encoding: {
+            y: { field: 'budget_ms', type: 'quantitative' },
+            x: { value: 0 },
+            text: { field: 'label', type: 'nominal' },
+          },
+        },
+      ],
     },
-    {
-      throughput: result.throughput_infer_s,
-      latency_ms: result.latency_us.p99 / 1000,
-      series: 'p99',
-      level: result.name,
-    },
-  ]);
-  const rules = [
-    ...(options.budget?.p95_ms
-      ? [{ budget_ms: options.budget.p95_ms, label: `p95 budget ${options.budget.p95_ms} ms` }]
-      : []),
-    ...(options.budget?.p99_ms
-      ? [{ budget_ms: options.budget.p99_ms, label: `p99 budget ${options.budget.p99_ms} ms` }]
-      : []),
   ];
-  const color = {
-    field: 'series',
-    type: 'nominal' as const,
-    title: 'Latency',
-    scale: { domain: ['p95', 'p99'] },
-  };
+}
+
+/**
+ * vega-lite spec of latency percentiles (ms) against throughput, budgets as dashed rules: latency.svg draws
+ * p95 and p99 (the default), report.html all four.
+ */
+export function latencySpec(
+  results: readonly LevelResult[],
+  options: PlotOptions & { percentiles?: readonly Percentile[] } = {},
+): TopLevelSpec {
+  const percentiles = options.percentiles ?? ['p95', 'p99'];
+  const points = results.flatMap((result) =>
+    percentiles.map((series) => ({
+      throughput: result.throughput_infer_s,
+      latency_ms: result.latency_us[series] / 1000,
+      series,
+      level: result.name,
+    })),
+  );
   return {
-    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: `${options.title ?? 'latency'}: p95/p99 latency vs throughput`,
+    $schema: SCHEMA,
+    title: `${options.title ?? 'latency'}: ${percentiles.join('/')} latency vs throughput`,
     width: options.width ?? 560,
     height: options.height ?? 320,
     background: 'white',
@@ -106,31 +130,17 @@ export function latencySpec(results: readonly LevelResult[], options: PlotOption
         encoding: {
           x: { field: 'throughput', type: 'quantitative', title: 'Throughput (infer/s)' },
           y: { field: 'latency_ms', type: 'quantitative', title: 'Latency (ms)' },
-          color,
+          color: {
+            field: 'series',
+            type: 'nominal',
+            title: 'Percentile',
+            scale: { domain: [...percentiles] },
+          },
+          // Lines join levels in throughput order, so a level that lost throughput folds the line back (the knee).
           order: { field: 'throughput', type: 'quantitative' },
         },
       },
-      ...(rules.length > 0
-        ? [
-            {
-              data: { values: rules },
-              layer: [
-                {
-                  mark: { type: 'rule' as const, color: '#e45756', strokeDash: [6, 4] },
-                  encoding: { y: { field: 'budget_ms', type: 'quantitative' as const } },
-                },
-                {
-                  mark: { type: 'text' as const, align: 'left' as const, dx: 4, dy: -6, color: '#e45756' },
-                  encoding: {
-                    y: { field: 'budget_ms', type: 'quantitative' as const },
-                    x: { value: 0 },
-                    text: { field: 'label', type: 'nominal' as const },
-                  },
-                },
-              ],
-            },
-          ]
-        : []),
+      ...budgetLayers(options),
     ],
   };
 }

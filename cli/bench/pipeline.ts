@@ -10,7 +10,12 @@ import { buildScenarios } from '../../build.ts';
 import { resolveRunPlan } from '../../lib/scenario/run-plan.ts';
 import { buildRunReport, generatorCost, type K6SummaryData } from '../../lib/summary/from-summary.ts';
 import { cutLevels, windowStart_ms, withoutCut } from '../../lib/summary/partial.ts';
-import { type MetricsScrape, serverMetricsFor } from '../../lib/summary/server-metrics.ts';
+import {
+  type MetricsScrape,
+  serverMetricsFor,
+  serverTimeline,
+  type WindowSpan,
+} from '../../lib/summary/server-metrics.ts';
 import type { LevelResult, PartialLevel } from '../../lib/summary/types.ts';
 import { genericEntry } from '../../models/generic.ts';
 import { getModel } from '../../models/index.ts';
@@ -87,6 +92,16 @@ function withServerMetrics(
     if (start_ms === undefined) return result;
     const server_metrics = serverMetricsFor(scrapes, start_ms, start_ms + result.window_s * 1000, model);
     return server_metrics ? { ...result, server_metrics } : result;
+  });
+}
+
+/** The measured levels' windows (epoch ms, from their stats probes' start times), for the server timeline. */
+function levelWindows(results: readonly LevelResult[], metrics: K6SummaryData['metrics']): WindowSpan[] {
+  return results.flatMap((result) => {
+    const from_ms = windowStart_ms(metrics, result.name);
+    return from_ms === undefined
+      ? []
+      : [{ level: result.name, from_ms, to_ms: from_ms + result.window_s * 1000 }];
   });
 }
 
@@ -228,6 +243,7 @@ async function benchWith(options: BenchOptions, interruption: Interruption): Pro
       scrapes,
       settings.modelName,
     );
+    const timeline = serverTimeline(scrapes, levelWindows(results, summary.metrics), settings.modelName);
     const report = buildRunReport({
       model: settings.modelName,
       protocol: settings.protocol,
@@ -237,6 +253,7 @@ async function benchWith(options: BenchOptions, interruption: Interruption): Pro
       results,
       validate_every: validateEvery,
       ...(interrupted ? { interrupted, partial } : {}),
+      ...(timeline.points.length > 0 ? { server_timeline: timeline } : {}),
     });
     const written = await writeRunReport(dir, report, summary, {
       budget: { p95_ms: overrides.p95_ms ?? budget.p95_ms, p99_ms: overrides.p99_ms ?? budget.p99_ms },

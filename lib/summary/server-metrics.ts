@@ -3,7 +3,7 @@
  * deltas between the scrapes that bound a level's window, gauge averages over the scrapes inside it.
  * Pure: the bench scrapes (cli/bench/metrics-scrape.ts), this only computes, the writers only read.
  */
-import type { ServerMetricsStats } from './types.ts';
+import type { ServerMetricsPoint, ServerMetricsStats, ServerTimeline } from './types.ts';
 
 /** One series' value at one scrape: family name, labels, numeric value. */
 export interface PromSample {
@@ -147,4 +147,66 @@ export function serverMetricsFor(
     if (value !== undefined) (stats as unknown as Record<string, number>)[key] = value;
   }
   return stats;
+}
+
+/** A level's measurement window in epoch milliseconds, as the bench knows it from the stats probe. */
+export interface WindowSpan {
+  level: string;
+  from_ms: number;
+  to_ms: number;
+}
+
+/** A counter's delta between two scrapes (a reset counts from zero), undefined when the later lacks it. */
+function counterDelta(a: MetricsScrape, b: MetricsScrape, name: string, model?: string): number | undefined {
+  const end = familySum(b, name, model);
+  if (end === undefined) return undefined;
+  const start = familySum(a, name, model) ?? 0;
+  return end >= start ? end - start : end;
+}
+
+/**
+ * The run's server metrics over time: per interval between consecutive scrapes, successful requests per
+ * second, average queue and compute-infer time per request, and the utilisation gauges at its end; plus
+ * each level's window on the same clock (seconds since the first scrape). Empty with fewer than 2 scrapes.
+ */
+export function serverTimeline(
+  scrapes: readonly MetricsScrape[],
+  windows: readonly WindowSpan[],
+  model?: string,
+): ServerTimeline {
+  const sorted = [...scrapes].sort((a, b) => a.t_ms - b.t_ms);
+  const t0 = sorted[0]?.t_ms ?? 0;
+  const seconds = (t_ms: number) => (t_ms - t0) / 1000;
+  const points: ServerMetricsPoint[] = [];
+  for (let i = 1; i < sorted.length; i++) {
+    const a = sorted[i - 1]!;
+    const b = sorted[i]!;
+    const span_s = (b.t_ms - a.t_ms) / 1000;
+    const success = counterDelta(a, b, COUNTERS.request_success, model);
+    if (!(span_s > 0) || success === undefined) continue;
+    const failure = counterDelta(a, b, COUNTERS.request_failure, model) ?? 0;
+    const queue = counterDelta(a, b, COUNTERS.queue_duration_us, model);
+    const infer = counterDelta(a, b, COUNTERS.compute_infer_duration_us, model);
+    const mid_ms = (a.t_ms + b.t_ms) / 2;
+    const level = windows.find((w) => mid_ms >= w.from_ms && mid_ms <= w.to_ms)?.level;
+    const cpu = gaugeOf(b, 'nv_cpu_utilization', 'mean');
+    const gpu = gaugeOf(b, 'nv_gpu_utilization', 'mean');
+    points.push({
+      t_s: seconds(b.t_ms),
+      ...(level !== undefined ? { level } : {}),
+      requests_s: success / span_s,
+      ...(queue !== undefined && success + failure > 0 ? { avg_queue_us: queue / (success + failure) } : {}),
+      ...(infer !== undefined && success > 0 ? { avg_compute_infer_us: infer / success } : {}),
+      // Triton's utilisations are fractions [0, 1]; reports read percentages.
+      ...(cpu !== undefined && Number.isFinite(cpu) ? { cpu_utilization_pct: cpu * 100 } : {}),
+      ...(gpu !== undefined && Number.isFinite(gpu) ? { gpu_utilization_pct: gpu * 100 } : {}),
+    });
+  }
+  return {
+    points,
+    windows:
+      points.length === 0
+        ? []
+        : windows.map((w) => ({ level: w.level, from_s: seconds(w.from_ms), to_s: seconds(w.to_ms) })),
+  };
 }

@@ -110,6 +110,38 @@ export interface ServerMetricsStats {
 }
 
 /**
+ * One interval between two consecutive Prometheus scrapes of a run: what the server did in it (for the
+ * server-metrics chart over time). Averages are per request in the interval; absent when it served none.
+ */
+export interface ServerMetricsPoint {
+  /** End of the interval, seconds since the run's first scrape. */
+  t_s: number;
+  /** The level whose measurement window holds the interval's midpoint; absent between windows. */
+  level?: string;
+  /** Successful requests per second over the interval. */
+  requests_s: number;
+  avg_queue_us?: number;
+  avg_compute_infer_us?: number;
+  /** nv_cpu_utilization at the interval's end, percent. */
+  cpu_utilization_pct?: number;
+  /** nv_gpu_utilization at the interval's end, averaged over GPUs, percent. */
+  gpu_utilization_pct?: number;
+}
+
+/** A level's measurement window on the timeline of ServerMetricsPoint (seconds since the first scrape). */
+export interface LevelWindow {
+  level: string;
+  from_s: number;
+  to_s: number;
+}
+
+/** The run's server metrics over time: one point per scrape interval, and where each level's window was. */
+export interface ServerTimeline {
+  points: ServerMetricsPoint[];
+  windows: LevelWindow[];
+}
+
+/**
  * What the load generator spent per request beyond the request itself (perf_analyzer has no such
  * figure): when it is large, the level measured the generator, not the server.
  */
@@ -155,4 +187,6 @@ export interface RunReport {
   interrupted?: string;
   /** Levels cut short by that stop: named as not measured, in no table, plot or CSV row. */
   partial?: PartialLevel[];
+  /** The target's Prometheus metrics over time, when the bench scraped them. */
+  server_timeline?: ServerTimeline;
 }

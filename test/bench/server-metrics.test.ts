@@ -33,6 +33,16 @@ describe('server metrics per level', () => {
     expect(metrics.avg_compute_infer_us).toBeGreaterThan(0);
     expect(metrics.cpu_utilization_avg_pct).toBeGreaterThanOrEqual(0);
     expect(metrics.cpu_memory_used_max_bytes).toBeGreaterThan(0);
+    // Over time: scrape intervals inside c1's window, for report.html's server-metrics chart.
+    const timeline = summary.report.server_timeline;
+    expect(timeline.windows.map((w: { level: string }) => w.level)).toEqual(['c1']);
+    expect(
+      timeline.points.some(
+        (p: { level?: string; requests_s: number }) => p.level === 'c1' && p.requests_s > 0,
+      ),
+    ).toBe(true);
+    const html = readFileSync(join(folder, 'report.html'), 'utf8');
+    expect(html).toContain('data-chart="server-metrics"');
     const md = readFileSync(join(folder, 'report.md'), 'utf8');
     expect(md).toContain('## Server metrics');
     expect(md).toMatch(new RegExp(`\\| c1 \\| ${metrics.request_success} \\|`));

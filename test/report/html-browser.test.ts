@@ -83,8 +83,12 @@ describe.skipIf(absent)('report.html in headless chromium', () => {
     expect(outsideRequests).toEqual([]);
   });
 
+  // The server-metrics chart exists when the run scraped the target's metrics (the fixture did).
+  const charts = HTML_CHARTS.filter((id) => id !== 'server-metrics' || run.server_timeline);
+
   it('draws every chart at a visible size', async () => {
-    for (const id of HTML_CHARTS) {
+    expect(charts).toContain(REAL_PAGE ? 'components' : 'server-metrics');
+    for (const id of charts) {
       const box = await page.locator(`figure[data-chart="${id}"] > svg`).boundingBox();
       expect(box, `chart ${id}`).not.toBeNull();
       expect(box!.width, `chart ${id} width`).toBeGreaterThan(300);
@@ -115,6 +119,39 @@ describe.skipIf(absent)('report.html in headless chromium', () => {
     const budgetText = await page.locator('figure[data-chart="percentiles"] svg').textContent();
     expect(budgetText).toMatch(REAL_PAGE ? /p95 budget [\d.]+ ms/ : /p95 budget 2 ms/);
   });
+
+  it.skipIf(!run.server_timeline)(
+    'draws the server metrics over time: a shaded window per level in each panel, queue, compute and CPU lines',
+    async () => {
+      const marks = (selector: string) =>
+        page.locator(`figure[data-chart="server-metrics"] g.role-mark.${selector}`).count();
+      const timeline = run.server_timeline!;
+      expect(await marks('mark-rect > path')).toBe(2 * timeline.windows.length);
+      const served = (
+        key: 'avg_queue_us' | 'avg_compute_infer_us' | 'cpu_utilization_pct' | 'gpu_utilization_pct',
+      ) => (timeline.points.some((p) => p[key] !== undefined) ? 1 : 0);
+      const lines =
+        served('avg_queue_us') +
+        served('avg_compute_infer_us') +
+        served('cpu_utilization_pct') +
+        served('gpu_utilization_pct');
+      expect(await marks('mark-line > path')).toBe(lines);
+      const text = await page.locator('figure[data-chart="server-metrics"] svg').textContent();
+      for (const label of [
+        'Per request (ms)',
+        'Utilisation (%)',
+        'Queue',
+        'Compute infer',
+        ...timeline.windows.map((w) => w.level),
+      ])
+        expect(text).toContain(label);
+      // A line that rises: the queue grew with the level, so the drawn path spans some height.
+      const tallest = await page
+        .locator('figure[data-chart="server-metrics"] g.role-mark.mark-line > path')
+        .evaluateAll((paths) => Math.max(...paths.map((p) => (p as unknown as SvgShape).getBBox().height)));
+      expect(tallest).toBeGreaterThan(20);
+    },
+  );
 
   it.skipIf(REAL_PAGE)('shows the tables and verdicts of the fixture as text', async () => {
     expect(await page.locator('table').count()).toBe(4);

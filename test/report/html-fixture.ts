@@ -1,5 +1,5 @@
 /** A three-level run for report.html's tests: one unstable level, one missed budget, one generator-bound level. */
-import type { BudgetVerdict, RunReport } from '../../lib/summary/types.ts';
+import type { BudgetVerdict, RunReport, ServerTimeline } from '../../lib/summary/types.ts';
 import { level, report } from './fixture.ts';
 
 const verdict = (name: string, ok: boolean, measured: number): BudgetVerdict => ({
@@ -9,9 +9,34 @@ const verdict = (name: string, ok: boolean, measured: number): BudgetVerdict => 
   measured,
 });
 
+/**
+ * Scrapes every 0.5 s over 12 s: levels c1, c2 and c4 measured 3 s each from 1, 5 and 9 s, queue time
+ * growing with the level, CPU only (no GPU served): the server-metrics chart's input.
+ */
+export function htmlTimeline(): ServerTimeline {
+  const windows = [
+    { level: 'c1', from_s: 1, to_s: 4 },
+    { level: 'c2', from_s: 5, to_s: 8 },
+    { level: 'c4', from_s: 9, to_s: 12 },
+  ];
+  const points = Array.from({ length: 24 }, (_, i) => {
+    const t_s = (i + 1) / 2;
+    const level = windows.find((w) => t_s - 0.25 >= w.from_s && t_s - 0.25 <= w.to_s)?.level;
+    const load = level ? Number(level.slice(1)) : 0;
+    return {
+      t_s,
+      ...(level ? { level } : {}),
+      requests_s: 600 * load,
+      ...(load > 0 ? { avg_queue_us: 150 * load, avg_compute_infer_us: 900 } : {}),
+      cpu_utilization_pct: 10 + 20 * load,
+    };
+  });
+  return { points, windows };
+}
+
 /** The run, its budget (p95 2 ms, p99 4 ms) and the number of levels. */
 export function htmlRun(): RunReport {
-  return report([
+  return withTimeline([
     level({ level: 1, throughput_infer_s: 700.5, budgets: [verdict('c1', true, 1.6)] }),
     level({
       level: 2,
@@ -24,6 +49,10 @@ export function htmlRun(): RunReport {
     }),
     level({ level: 4, throughput_infer_s: 1400, budgets: [verdict('c4', true, 1.9)], server: undefined }),
   ]);
+}
+
+function withTimeline(levels: Parameters<typeof report>[0]): RunReport {
+  return { ...report(levels), server_timeline: htmlTimeline() };
 }
 
 export const HTML_BUDGET = { p95_ms: 2, p99_ms: 4 };

@@ -268,7 +268,13 @@ async function confirmAnswer(
   }
   for (const m of run.measurements) console.log(`confirm ${m.level}: ${measurementText(m, config.budget)}`);
   return {
-    ...judgeConfirmation(plan, final.answer, run.measurements, config.budget, path.length),
+    ...judgeConfirmation(
+      plan,
+      final.answer,
+      run.measurements,
+      config.budget,
+      path.map((t) => t.measurement.level),
+    ),
     dir: run.dir,
   };
 }

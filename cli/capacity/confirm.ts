@@ -48,6 +48,8 @@ export interface Confirmation {
   linear_answer: number | null;
   /** Measured levels of the search (retries and confirmations counted), against the pass's levels.length. */
   search_levels: number;
+  /** Distinct levels among them. */
+  search_distinct_levels: number;
   confirms: boolean;
   /** The bench folder of the pass. */
   dir?: string;
@@ -73,7 +75,8 @@ export function judgeConfirmation(
   answer: Answer,
   measurements: readonly Measurement[],
   budget: SearchBudget,
-  searchLevels: number,
+  /** The levels the search measured, in order, retries included. */
+  searchLevels: readonly number[],
 ): Confirmation {
   const judged = measurements.map((m) => ({ measurement: m, misses: misses(m, budget) }));
   const find = (level: number | undefined) =>
@@ -94,7 +97,8 @@ export function judgeConfirmation(
     ...(at ? { at } : {}),
     ...(next ? { next } : {}),
     linear_answer,
-    search_levels: searchLevels,
+    search_levels: searchLevels.length,
+    search_distinct_levels: new Set(searchLevels).size,
     confirms,
   };
 }
@@ -112,10 +116,14 @@ function levelText(j: ConfirmLevel | undefined, level: number, budget: SearchBud
 
 /** The verdict in one sentence, e.g. "confirmed: a linear bench over 1..14 (14 levels; the search measured 9): ...". */
 export function confirmationSentence(c: Confirmation, budget: SearchBudget): string {
+  const searched =
+    c.search_distinct_levels === c.search_levels
+      ? `the search measured ${c.search_levels}`
+      : `the search measured ${c.search_levels}, ${c.search_distinct_levels} distinct`;
   const range =
     c.kind === 'linear'
-      ? `a linear bench over ${num(c.levels[0]!)}..${num(c.levels[c.levels.length - 1]!)} (${c.levels.length} level${c.levels.length === 1 ? '' : 's'}; the search measured ${c.search_levels})`
-      : `a bench at ${c.levels.map(num).join(' and ')} (the levels around the answer; the search measured ${c.search_levels})`;
+      ? `a linear bench over ${num(c.levels[0]!)}..${num(c.levels[c.levels.length - 1]!)} (${c.levels.length} level${c.levels.length === 1 ? '' : 's'}; ${searched})`
+      : `a bench at ${c.levels.map(num).join(' and ')} (the levels around the answer; ${searched})`;
   const nextLevel = c.next?.measurement.level ?? (c.answer === null ? c.levels[0] : undefined);
   const parts =
     c.answer === null

@@ -29,13 +29,14 @@ function capacityDir(results: string): string {
 }
 
 describe('k6-triton capacity', () => {
-  it('finds the ceiling within a loose budget, confirms it and writes the search path', async () => {
+  it('finds the ceiling within a loose budget, confirms it (also by a linear pass) and writes the search path', async () => {
     const results = mkdtempSync(join(tmpdir(), 'k6-triton-capacity-'));
     const run = await runCli([
       'capacity',
       'mnist',
       ...QUICK,
       ...['--start', '2', '--max', '4', '--p95-ms', '5000', '--p99-ms', '10000', '--target-rate', '100000'],
+      '--confirm-sweep',
       ...['--results-dir', results],
     ]);
     expect(run.stderr).not.toMatch(/k6-triton: /);
@@ -55,6 +56,17 @@ describe('k6-triton capacity', () => {
     expect(run.stdout).toContain('mnist: 4 concurrent requests of 1, ');
     expect(run.stdout).toContain('search: 3 measured levels: 2, 4, 4');
     expect(run.stdout).toMatch(/planning: 100,000 inferences\/s needs \d+ servers/);
+    // The linear pass over --start..the ceiling (no level above it): 2, 3, 4 in one bench run.
+    expect(record.confirmation).toMatchObject({
+      kind: 'linear',
+      levels: [2, 3, 4],
+      answer: 4,
+      confirms: true,
+    });
+    expect(run.stdout).toContain(
+      'confirmed: a linear bench over 2..4 (3 levels; the search measured 3, 2 distinct): 4 within budget',
+    );
+    expect(readdirSync(join(dir, 'confirm', 'mnist'))).toHaveLength(1);
     // Written like a bench run: every measured level in summary.json, a level folder per bench run, no JUnit gate.
     const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
     expect(summary.report.results.map((r: { level: number }) => r.level)).toEqual([2, 4, 4]);

@@ -43,7 +43,7 @@ function search(measure: (level: number) => Measurement, overrides: Partial<Sear
   const trials: Trial[] = [];
   for (;;) {
     const step = nextStep(config, trials);
-    if (step.kind === 'done') return { answer: step.answer, trials: trials.length };
+    if (step.kind === 'done') return { answer: step.answer, trials: trials.map((t) => t.measurement.level) };
     trials.push({ purpose: step.purpose, reason: step.reason, measurement: measure(step.level) });
   }
 }
@@ -60,9 +60,10 @@ describe('capacity confirmation pass', () => {
     expect(c.next?.misses).toEqual(['p95']);
     // The search measured fewer levels than the linear pass that confirms it.
     expect(c.search_levels).toBe(9);
+    expect(c.search_distinct_levels).toBe(8);
     expect(c.search_levels).toBeLessThan(c.levels.length);
     expect(confirmationSentence(c, BUDGET)).toBe(
-      'confirmed: a linear bench over 1..14 (14 levels; the search measured 9): 13 within budget ' +
+      'confirmed: a linear bench over 1..14 (14 levels; the search measured 9, 8 distinct): 13 within budget ' +
         '(p95 19.50 ms, p99 21.50 ms, errors 0.00%), 14 outside it (missed p95: p95 21.00 ms, ' +
         'p99 23.00 ms, errors 0.00%; budget p95 20 ms, p99 30 ms)',
     );

@@ -74,7 +74,13 @@ describe('k6-triton sweep', () => {
     ).toBe(true);
     expect(record.restored).toBe(true);
     expect(run.stdout).toMatch(/config\.pbtxt:\ninstance_group \[\n {2}\{\n {4}count: [12]\n/);
-    expect(readFileSync(join(results, 'mnist', String(sweepDir), 'report.md'), 'utf8')).toContain('| Rank |');
+    const md = readFileSync(join(results, 'mnist', String(sweepDir), 'report.md'), 'utf8');
+    expect(md).toContain('| Rank |');
+    // The Pareto plot of the two configs' levels, embedded in report.md.
+    expect(md).toContain('](pareto.svg)');
+    expect(readFileSync(join(results, 'mnist', String(sweepDir), 'pareto.svg'), 'utf8')).toContain(
+      '1 instance, delay 300 us',
+    );
     // The server holds the original again.
     const after = await config(server.url);
     expect(after.instances).toBe(5);

@@ -47,6 +47,12 @@ const TEST_FILES = readdirSync(join(ROOT, 'test'), { recursive: true, encoding: 
   .map((f) => `test/${f.split('\\').join('/')}`);
 const E2E = TEST_FILES.filter(isE2e);
 
+/** E2E files run at once; E2E_WORKERS=1 runs them one by one (e.g. to time one file alone). */
+const E2E_WORKERS = Number(process.env.E2E_WORKERS ?? 3);
+if (!Number.isInteger(E2E_WORKERS) || E2E_WORKERS < 1) {
+  throw new Error(`E2E_WORKERS=${process.env.E2E_WORKERS}: expected a whole number of workers, 1 or more`);
+}
+
 export default defineConfig({
   test: {
     // Integration tests start real servers; two cores are shared between workers.
@@ -63,9 +69,23 @@ export default defineConfig({
           // Files share a worker's module graph instead of re-importing it per file: the project's CPU
           // time went from ~35 s to ~15 s. Unit tests restore what they change (mocks, timers, log sinks).
           isolate: false,
+          // One worker gets every unit file at once (vitest batches non-isolated files only for a single worker).
+          maxWorkers: 1,
         },
       },
-      { extends: true, test: { name: 'e2e', include: E2E } },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: E2E,
+          // Vitest's default on this 2-core machine is one worker (cores - 1): the e2e files then ran one
+          // after another, 6 of `make test`'s 7 minutes, while most of an e2e file is waiting on timed
+          // levels and child processes. Three files at once keep both cores busy.
+          maxWorkers: E2E_WORKERS,
+          // A project with its own maxWorkers needs its own group; the unit files run first, in one worker.
+          sequence: { groupOrder: 1 },
+        },
+      },
     ],
   },
 });

@@ -3,7 +3,7 @@
  * file and the payloads (their files when they fit a ConfigMap, else the arguments that regenerate the
  * same set from the seed inside the cluster). The only part of `k6-triton k8s` that touches the disk.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildScenarios } from '../../build.ts';
@@ -85,7 +85,11 @@ export async function k8sInput(options: K8sOptions): Promise<ManifestInput> {
   return {
     name,
     ...(options.namespace ? { namespace: options.namespace } : {}),
-    script: { file: `${entry.scenario}.js`, text: readFileSync(bundle!, 'utf8') },
+    script: {
+      file: `${entry.scenario}.js`,
+      text: readFileSync(bundle!, 'utf8'),
+      ...(existsSync(`${bundle}.map`) ? { sourceMap: readFileSync(`${bundle}.map`, 'utf8') } : {}),
+    },
     budget,
     payloads,
     parallelism: options.parallelism,

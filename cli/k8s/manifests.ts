@@ -23,8 +23,8 @@ export interface ManifestInput {
   /** Object name prefix, e.g. `k6-triton-mnist` (a DNS label). */
   name: string;
   namespace?: string;
-  /** Bundle file name and text (dist/<scenario>.js). */
-  script: { file: string; text: string };
+  /** Bundle file name and text (dist/<scenario>.js), and its source map's text when there is one. */
+  script: { file: string; text: string; sourceMap?: string };
   /** Budget file text (thresholds/<model>.json). */
   budget: string;
   payloads: PayloadSource;
@@ -74,13 +74,20 @@ function base64(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 }
 
-/** The script ConfigMap: the bundle and the budget file. */
+/** The script ConfigMap: the bundle, its source map and the budget file. */
 function scriptConfigMap(input: ManifestInput): K8sObject {
+  const { file, text, sourceMap } = input.script;
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: metadata(input, input.name),
-    data: { [input.script.file]: input.script.text, [BUDGET_KEY]: input.budget },
+    data: {
+      [file]: text,
+      // The bundle names `<file>.map` beside it: with the map, k6 reports errors at TypeScript lines
+      // instead of warning that it cannot load it.
+      ...(sourceMap !== undefined ? { [`${file}.map`]: sourceMap } : {}),
+      [BUDGET_KEY]: input.budget,
+    },
   };
 }
 

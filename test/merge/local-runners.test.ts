@@ -48,8 +48,14 @@ function baseEnv(): Record<string, string> {
   return Object.fromEntries(keep.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
 }
 
-/** Runs a command to its exit code (0 or 99, k6's code for crossed thresholds; anything else throws). */
-function run(command: string, args: string[], env: Record<string, string>): Promise<number> {
+/** A finished process: its exit code (0, or 99 for crossed thresholds) and what it logged. */
+interface Exit {
+  code: number;
+  stderr: string;
+}
+
+/** Runs a command to its exit (0 or 99, k6's code for crossed thresholds; anything else throws). */
+function run(command: string, args: string[], env: Record<string, string>): Promise<Exit> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
       env: { ...baseEnv(), ...env },
@@ -62,18 +68,14 @@ function run(command: string, args: string[], env: Record<string, string>): Prom
     child.once('error', reject);
     child.once('exit', (code) =>
       code === 0 || code === 99
-        ? resolve(code)
+        ? resolve({ code, stderr })
         : reject(new Error(`${command} ${args.join(' ')}: exit ${code}: ${stderr}`)),
     );
   });
 }
 
 /** Starts one runner under a runtime: `k6 <args>` or `node bin/k6-triton.js <args>`. */
-function start(
-  runtime: Runtime,
-  runner: LocalRunner,
-  extraEnv: Record<string, string> = {},
-): Promise<number> {
+function start(runtime: Runtime, runner: LocalRunner, extraEnv: Record<string, string> = {}): Promise<Exit> {
   const env = { ...runner.env, ...extraEnv };
   return runtime === 'k6'
     ? run(k6.bin!, runner.args, env)
@@ -146,14 +148,16 @@ describe('local runners with execution segments, merged', () => {
     expect(runners.map((r) => r.args.find((a) => a.startsWith('--execution-segment=')))).toEqual(
       runners.map((_, i) => `--execution-segment=${point(i)}:${point(i + 1)}`),
     );
-    await Promise.all(runners.map((r) => start(runtime, r)));
+    const exits = await Promise.all(runners.map((r) => start(runtime, r)));
+    // A warning (k6's level=warning, the runtime's WARN) means the manifests lack something a runner looks for.
+    for (const exit of exits) expect(exit.stderr).not.toMatch(/level=warning|WARN/);
     const files = runners.map((r) => join(mounts.get('/results')!, `${r.name}.json`));
     const perRunner = files.map(readRunner);
 
     // `k6-triton merge` with the run's settings as the runners had them (their env, minus the pod name).
     const { K6_TRITON_RUNNER: _, ...settings } = runners[0]!.env;
     const mergedDir = join(dir, 'merged');
-    const mergeCode = await run(
+    const { code: mergeCode } = await run(
       process.execPath,
       [CLI, 'merge', '--model', 'mnist', '--out-dir', mergedDir, ...files],
       settings,
@@ -167,7 +171,7 @@ describe('local runners with execution segments, merged', () => {
     const singleRunner = localRunner(single, 1, materialize(single, join(dir, 'single')));
     expect(singleRunner.args.some((a) => a.startsWith('--execution-segment'))).toBe(false);
     const levelsFile = join(dir, 'single-levels.json');
-    const singleCode = await start(runtime, singleRunner, { LEVELS_JSON: levelsFile });
+    const { code: singleCode } = await start(runtime, singleRunner, { LEVELS_JSON: levelsFile });
     const singleLevels = JSON.parse(readFileSync(levelsFile, 'utf8')) as LevelResult[];
 
     // Each runner ran its share of the level's VUs, plus its share of the one-VU statistics probe.
@@ -193,6 +197,10 @@ describe('local runners with execution segments, merged', () => {
     expect(verdicts(level).map((v) => v.ok)).toContain(false);
     expect(mergeCode).toBe(singleCode);
     expect(merged.verdict_ok).toBe(false);
+    const ms = (us: number) => (us / 1000).toFixed(2);
+    console.log(
+      `${runtime}: ${LEVEL} over ${RUNNERS} runners: requests ${perRunner.map((r) => r.durations_ms.length).join('+')}=${level.requests}, vus_max ${perRunner.map((r) => r.vusMax).join(',')}; merged p50/p95/p99 ${ms(level.latency_us.p50)}/${ms(level.latency_us.p95)}/${ms(level.latency_us.p99)} ms, exit ${mergeCode}; single process ${singleLevel.requests} requests, exit ${singleCode}`,
+    );
   }
 
   it('Node-runtime runners, one segment each, merge into the pooled counts, percentiles and verdict', async () => {

@@ -72,6 +72,10 @@ export function registerBench(program: Command): void {
       '--metrics-url <url>',
       "Prometheus endpoint scraped per level, e.g. http://host:8002/metrics ('off': none); default: the embedded server's",
     )
+    .option(
+      '--verbose-csv',
+      "also write perf_analyzer-verbose.csv with perf_analyzer's --verbose-csv columns (avg latency, request/response, response wait, GPU metrics)",
+    )
     .action(async (model: string, k6Args: string[], flags: Record<string, unknown>) => {
       const outcome = await runBench({
         model,
@@ -84,6 +88,7 @@ export function registerBench(program: Command): void {
         ...(flags.count ? { count: flags.count as number } : {}),
         ...(flags.junit ? { junit: String(flags.junit) } : {}),
         ...(flags.metricsUrl ? { metricsUrl: String(flags.metricsUrl) } : {}),
+        ...(flags.verboseCsv ? { verboseCsv: true } : {}),
       });
       process.exitCode = outcome.exitCode;
     });

@@ -1,6 +1,7 @@
 /**
- * perf_analyzer-compatible CSV (its `-f` file without --verbose-csv): exact header, microseconds as
- * integers, rows in ascending Inferences/Second as perf_analyzer's ReportWriter sorts them.
+ * perf_analyzer-compatible CSV (its `-f` file, and with `verbose` its `--verbose-csv --collect-metrics`
+ * file): exact header, microseconds as integers, rows in ascending Inferences/Second as perf_analyzer's
+ * ReportWriter sorts them.
  */
 import Papa from 'papaparse';
 import { formatG, usInt } from '../lib/summary/format.ts';
@@ -22,13 +23,55 @@ export const CSV_COLUMNS = [
   'p99 latency',
 ] as const;
 
-/** The full header for a mode. */
-export function csvHeader(mode: LevelResult['mode']): string[] {
-  return [mode === 'concurrency' ? 'Concurrency' : 'Request Rate', ...CSV_COLUMNS];
+/**
+ * The columns perf_analyzer's --verbose-csv adds (with --collect-metrics, the server's GPU metrics): average
+ * latency, the client's send+receive time and the wait for the response, microseconds.
+ */
+export const VERBOSE_CSV_COLUMNS = [
+  'Avg latency',
+  'request/response',
+  'response wait',
+  'Avg GPU Utilization',
+  'Avg GPU Power Usage',
+  'Max GPU Memory Usage',
+  'Total GPU Memory',
+] as const;
+
+/** The full header for a mode; `verbose` adds perf_analyzer's --verbose-csv columns. */
+export function csvHeader(mode: LevelResult['mode'], verbose = false): string[] {
+  return [
+    mode === 'concurrency' ? 'Concurrency' : 'Request Rate',
+    ...CSV_COLUMNS,
+    ...(verbose ? VERBOSE_CSV_COLUMNS : []),
+  ];
+}
+
+/**
+ * A GPU metric cell as perf_analyzer writes one (`<gpu uuid>:<value>;` per GPU); the suite keeps the figure
+ * over all GPUs, so the one entry is `all:`. Empty when the target served no GPU metric, as perf_analyzer.
+ */
+function gpuCell(value: number | undefined): string {
+  return value === undefined ? '' : `all:${formatG(value)};`;
+}
+
+/** The --verbose-csv cells of one row. */
+function verboseCells(result: LevelResult): string[] {
+  const sendRecv_us = result.client_send_us + result.client_recv_us;
+  const m = result.server_metrics;
+  return [
+    String(usInt(result.latency_us.avg)),
+    String(usInt(sendRecv_us)),
+    String(usInt(result.latency_us.avg - sendRecv_us)),
+    // Triton's nv_gpu_utilization is a fraction; the report keeps percent.
+    gpuCell(m?.gpu_utilization_avg_pct === undefined ? undefined : m.gpu_utilization_avg_pct / 100),
+    gpuCell(m?.gpu_power_usage_avg_w),
+    gpuCell(m?.gpu_memory_used_max_bytes),
+    gpuCell(m?.gpu_memory_total_bytes),
+  ];
 }
 
 /** One CSV row; numbers as perf_analyzer prints them (doubles as %g, microseconds truncated). */
-function row(result: LevelResult): string[] {
+function row(result: LevelResult, verbose: boolean): string[] {
   const server = result.server;
   return [
     formatG(result.level),
@@ -44,22 +87,29 @@ function row(result: LevelResult): string[] {
     String(usInt(result.latency_us.p90)),
     String(usInt(result.latency_us.p95)),
     String(usInt(result.latency_us.p99)),
+    ...(verbose ? verboseCells(result) : []),
   ];
 }
 
+/** Options of perfAnalyzerCsv. */
+export interface CsvOptions {
+  /** Header's first column when there are no results. @default 'concurrency' */
+  mode?: LevelResult['mode'];
+  /** perf_analyzer's --verbose-csv columns. @default false */
+  verbose?: boolean;
+}
+
 /** Renders the CSV text (header only when there are no results); all results must share one mode. */
-export function perfAnalyzerCsv(
-  results: readonly LevelResult[],
-  mode: LevelResult['mode'] = 'concurrency',
-): string {
+export function perfAnalyzerCsv(results: readonly LevelResult[], options: CsvOptions = {}): string {
+  const { mode = 'concurrency', verbose = false } = options;
   const modes = new Set(results.map((result) => result.mode));
   if (modes.size > 1)
     throw new Error(
       'perfAnalyzerCsv: results mix concurrency and request-rate levels; write one CSV per mode',
     );
   const sorted = [...results].sort((a, b) => a.throughput_infer_s - b.throughput_infer_s);
-  const fields = csvHeader(results[0]?.mode ?? mode);
+  const fields = csvHeader(results[0]?.mode ?? mode, verbose);
   // papaparse leaves a blank row when data is empty; perf_analyzer would write the header alone.
-  const table = sorted.length === 0 ? [fields] : { fields, data: sorted.map(row) };
+  const table = sorted.length === 0 ? [fields] : { fields, data: sorted.map((r) => row(r, verbose)) };
   return `${Papa.unparse(table, { newline: '\n' })}\n`;
 }

@@ -16,6 +16,8 @@ import type { RunReport } from '../lib/summary/types.ts';
 export interface WriteOptions {
   /** Budget lines on the latency plot. */
   budget?: PlotBudget;
+  /** Also write perf_analyzer-verbose.csv: the CSV with perf_analyzer's --verbose-csv columns. */
+  verboseCsv?: boolean;
 }
 
 /** What was written: file name → absolute path, plus writers that failed (one line each). */
@@ -52,6 +54,8 @@ export async function writeRunReport(
   };
   await attempt('summary.json', () => `${JSON.stringify({ report, k6: summaryData }, null, 2)}\n`);
   await attempt('perf_analyzer.csv', () => perfAnalyzerCsv(report.results));
+  if (options.verboseCsv)
+    await attempt('perf_analyzer-verbose.csv', () => perfAnalyzerCsv(report.results, { verbose: true }));
   await attempt('report.md', () => reportMarkdown(report));
   await attempt('junit.xml', () => junitXml(report));
   await attempt('report.html', () => reportHtml(report, { budget: options.budget }));

@@ -48,6 +48,8 @@ export interface BenchOptions {
   junit?: string;
   /** The target's Prometheus endpoint, scraped per level; 'off' for none. @default the embedded server's */
   metricsUrl?: string;
+  /** Also write perf_analyzer-verbose.csv (perf_analyzer's --verbose-csv columns). */
+  verboseCsv?: boolean;
 }
 
 /** Where the run's files are and how it ended. */
@@ -257,6 +259,7 @@ async function benchWith(options: BenchOptions, interruption: Interruption): Pro
     });
     const written = await writeRunReport(dir, report, summary, {
       budget: { p95_ms: overrides.p95_ms ?? budget.p95_ms, p99_ms: overrides.p99_ms ?? budget.p99_ms },
+      ...(options.verboseCsv ? { verboseCsv: true } : {}),
     });
     if (results.length > 0 || interrupted) console.log(`\n${reportMarkdown(report)}`);
     else console.log('\nno level completed a request; see the errors above');

@@ -40,4 +40,37 @@ describe('perfAnalyzerCsv', () => {
     expect(() => perfAnalyzerCsv([r, level({ level: 1, throughput_infer_s: 1 })])).toThrow(/mix concurrency/);
     expect(perfAnalyzerCsv([])).toBe(`${HEADER}\n`);
   });
+
+  it('adds the --verbose-csv columns: avg latency, send+recv, the wait, and GPU metrics as perf_analyzer spells them', () => {
+    const r = level({
+      level: 1,
+      throughput_infer_s: 10,
+      latency_us: { avg: 1500.7, p50: 1400, p90: 1600, p95: 1700, p99: 1900, min: 1000, max: 2500 },
+      client_send_us: 50,
+      client_recv_us: 100,
+      server_metrics: {
+        interval_s: 2,
+        scrapes: 4,
+        request_success: 20,
+        request_failure: 0,
+        gpu_utilization_avg_pct: 45,
+        gpu_power_usage_avg_w: 70.5,
+        gpu_memory_used_max_bytes: 2048,
+        gpu_memory_total_bytes: 4096,
+      },
+    });
+    const [header, row] = perfAnalyzerCsv([r], { verbose: true }).trim().split('\n');
+    expect(header).toBe(
+      `${HEADER},Avg latency,request/response,response wait,Avg GPU Utilization,Avg GPU Power Usage,Max GPU Memory Usage,Total GPU Memory`,
+    );
+    expect(row!.split(',').slice(-7)).toEqual([
+      '1500',
+      '150',
+      '1350',
+      'all:0.45;',
+      'all:70.5;',
+      'all:2048;',
+      'all:4096;',
+    ]);
+  });
 });

@@ -1,6 +1,7 @@
 /**
  * What grafana/k6-operator does with a TestRun, done on one machine: each runner's k6 command and
- * environment as the operator builds its Job (pkg/resources/jobs/runner.go, pkg/segmentation), and the
+ * environment as the operator builds its Job (pkg/resources/jobs/runner.go, pkg/segmentation at commit
+ * e2c9571, the one k8s/k6.io_testruns.yaml comes from), and the
  * ConfigMaps and volumes of the manifests laid out as local folders. The local-runner test starts its
  * runners from this, so it runs the command `k6-triton k8s` writes, not one of its own.
  */

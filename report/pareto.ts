@@ -82,7 +82,7 @@ export function paretoSpec(points: readonly ParetoPoint[], options: ParetoOption
       },
       {
         data: { values },
-        mark: { type: 'point', filled: true, size: 70, opacity: 0.85 },
+        mark: { type: 'point', filled: true, opacity: 0.85 },
         encoding: {
           x,
           y,
@@ -92,6 +92,13 @@ export function paretoSpec(points: readonly ParetoPoint[], options: ParetoOption
             type: 'nominal',
             title: 'Pareto',
             scale: { domain: ['on the front', 'dominated'], range: ['diamond', 'circle'] },
+          },
+          // Front points drawn larger: a diamond of the same area reads smaller than a circle.
+          size: {
+            field: 'front',
+            type: 'nominal',
+            scale: { domain: ['on the front', 'dominated'], range: [160, 70] },
+            legend: null,
           },
           tooltip: [
             { field: 'config', type: 'nominal' },

@@ -72,8 +72,9 @@ describe('bench failures', () => {
         ...QUICK,
         '--step-duration',
         '2s',
+        // One level after the stop is enough to find nobody there; each one spins on refused connections.
         '--concurrency',
-        '1,2,4',
+        '1,2',
         '--results-dir',
         results,
       ],

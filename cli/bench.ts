@@ -76,6 +76,7 @@ export function registerBench(program: Command): void {
       '--verbose-csv',
       "also write perf_analyzer-verbose.csv with perf_analyzer's --verbose-csv columns (avg latency, request/response, response wait, GPU metrics)",
     )
+    .option('--no-progress', "don't print the bench's progress lines (level i of n, times, live infer/s)")
     .action(async (model: string, k6Args: string[], flags: Record<string, unknown>) => {
       const outcome = await runBench({
         model,
@@ -89,6 +90,7 @@ export function registerBench(program: Command): void {
         ...(flags.junit ? { junit: String(flags.junit) } : {}),
         ...(flags.metricsUrl ? { metricsUrl: String(flags.metricsUrl) } : {}),
         ...(flags.verboseCsv ? { verboseCsv: true } : {}),
+        ...(flags.progress === false ? { progress: false } : {}),
       });
       process.exitCode = outcome.exitCode;
     });

@@ -60,7 +60,7 @@ export function scrapeMetrics(
   url: string,
   warn: (line: string) => void,
   interval_ms = SCRAPE_INTERVAL_MS,
-): { stop(): Promise<MetricsScrape[]> } {
+): { scrapes(): readonly MetricsScrape[]; stop(): Promise<MetricsScrape[]> } {
   const scrapes: MetricsScrape[] = [];
   let warned = false;
   let inFlight: Promise<void> = Promise.resolve();
@@ -79,6 +79,7 @@ export function scrapeMetrics(
   const timer = setInterval(take, interval_ms);
   timer.unref();
   return {
+    scrapes: () => scrapes,
     async stop() {
       clearInterval(timer);
       take();

@@ -27,6 +27,7 @@ import { type CpuSample, cpuShare_pct } from './cpu.ts';
 import { type EmbeddedServer, servingOptions, startEmbedded } from './embedded.ts';
 import { EXIT_EXTERNAL_ABORT, type Interruption, watchSignals } from './interrupt.ts';
 import { checkMetricsUrl, scrapeMetrics } from './metrics-scrape.ts';
+import { watchProgress } from './progress.ts';
 import { type RunOutcome, type RuntimeChoice, runScenario, runtimeCommand } from './runner.ts';
 
 /** The package's root: scenarios and budget files are found from here, whatever the working directory. */
@@ -50,6 +51,8 @@ export interface BenchOptions {
   metricsUrl?: string;
   /** Also write perf_analyzer-verbose.csv (perf_analyzer's --verbose-csv columns). */
   verboseCsv?: boolean;
+  /** Print the bench's progress lines (level i of n, times, live rate) to stderr. @default true */
+  progress?: boolean;
 }
 
 /** Where the run's files are and how it ended. */
@@ -217,6 +220,19 @@ async function benchWith(options: BenchOptions, interruption: Interruption): Pro
       metricsUrl && !interruption.first
         ? scrapeMetrics(metricsUrl, (line) => console.error(`k6-triton: ${line}`))
         : undefined;
+    // Outside the measured path: a timer in the bench process reading the plan and the scrapes.
+    const stopProgress =
+      options.progress === false || interruption.first
+        ? undefined
+        : watchProgress({
+            levels: plan.levels,
+            total_s: plan.total_s,
+            model: settings.modelName,
+            batch: settings.batch,
+            scrapes: () => scraper?.scrapes() ?? [],
+            started_ms: Date.now(),
+            print: (line) => console.error(`k6-triton: ${line}`),
+          });
     // A signal before the run started: nothing to measure, nothing to stop but the server.
     const run: RunOutcome = interruption.first
       ? {
@@ -232,6 +248,7 @@ async function benchWith(options: BenchOptions, interruption: Interruption): Pro
           k6Args: options.k6Args,
           interruption,
         });
+    stopProgress?.();
     const scrapes = (await scraper?.stop()) ?? [];
 
     // The level results were computed once, by the scenario's handleSummary; here they are only written,

@@ -119,7 +119,12 @@ export function serverMetricsSpec(timeline: ServerTimeline, options: PlotOptions
       },
     ],
   };
-  const panel = (values: object[], title: string, domain: readonly string[], legend: string) => ({
+  const panel = (values: { series: string }[], title: string, all: readonly string[], legend: string) => {
+    // The legend names only the series the target served (no GPU entry for a CPU-only server).
+    const served = all.filter((name) => values.some((v) => v.series === name));
+    return panelSpec(values, title, served.length > 0 ? served : all, legend);
+  };
+  const panelSpec = (values: object[], title: string, domain: readonly string[], legend: string) => ({
     width: options.width ?? 560,
     height: Math.round((options.height ?? 320) / 2),
     layer: [

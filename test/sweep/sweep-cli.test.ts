@@ -52,6 +52,11 @@ describe('k6-triton sweep', () => {
       '0s',
       '--count',
       '2',
+      // A loose budget: the test is about applying and restoring configs, not this busy machine's p99.
+      '--p95-ms',
+      '5000',
+      '--p99-ms',
+      '10000',
       '--runtime',
       'node',
       '--results-dir',

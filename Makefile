@@ -91,7 +91,8 @@ ci-gate: $(NODE_MODULES)
 	$(CLI) bench $(MODEL) --junit $(JUNIT) $(BENCH_ARGS)
 
 # Capacity: the highest concurrency within the model's budget (the bench's variables apply: P95_MS, PROTOCOL,
-# TRITON_URL, STEP_DURATION, ...); CAPACITY_ARGS="--request-rate --target-rate 50000" for the open loop and a plan.
+# TRITON_URL, STEP_DURATION, ...); CAPACITY_ARGS="--request-rate --target-rate 50000" for the open loop and a plan,
+# CAPACITY_ARGS=--confirm-sweep to check the answer with a linear bench from --start to the level above it.
 CAPACITY = $(CLI) capacity $(1) $(CAPACITY_ARGS) $(if $(K6_ARGS),-- $(K6_ARGS))
 
 .PHONY: capacity-generic

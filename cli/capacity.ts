@@ -228,7 +228,8 @@ export async function runCapacity(options: CapacityOptions): Promise<number> {
   console.log(`\n${capacitySentence(record)}\n\n${capacityHeader(mode)}\n${capacityRow(record)}`);
   console.log(`\nsearch: ${path.length} measured levels: ${path.map((t) => t.measurement.level).join(', ')}`);
   if (confirmation) console.log(confirmationSentence(confirmation, budget));
-  else if (options.confirmSweep) console.log('confirm: not run, the search did not finish');
+  else if (options.confirmSweep)
+    console.log('confirm: no verdict (the search stopped early or the confirmation bench failed, see above)');
   if (options.targetRate !== undefined) {
     console.log(
       record.projection

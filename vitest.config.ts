@@ -47,10 +47,10 @@ const TEST_FILES = readdirSync(join(ROOT, 'test'), { recursive: true, encoding: 
   .map((f) => `test/${f.split('\\').join('/')}`);
 const E2E = TEST_FILES.filter(isE2e);
 
-/** E2E files run at once; E2E_WORKERS=1 runs them one by one (e.g. to time one file alone). */
-const E2E_WORKERS = Number(process.env.E2E_WORKERS ?? 3);
-if (!Number.isInteger(E2E_WORKERS) || E2E_WORKERS < 1) {
-  throw new Error(`E2E_WORKERS=${process.env.E2E_WORKERS}: expected a whole number of workers, 1 or more`);
+/** Test files run at once; TEST_WORKERS=1 runs them one by one (e.g. to time one file alone). */
+const TEST_WORKERS = Number(process.env.TEST_WORKERS ?? 3);
+if (!Number.isInteger(TEST_WORKERS) || TEST_WORKERS < 1) {
+  throw new Error(`TEST_WORKERS=${process.env.TEST_WORKERS}: expected a whole number of workers, 1 or more`);
 }
 
 export default defineConfig({
@@ -59,6 +59,11 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Vitest's default on this 2-core machine is one worker (cores - 1): the e2e files then ran one after
+    // another, 6 of `make test`'s 7 minutes, while most of an e2e file waits on timed levels and child
+    // processes. Three at once keep both cores busy. Both projects share the workers (a project with its
+    // own maxWorkers would run in a group of its own, after the other), so unit files fill the gaps.
+    maxWorkers: TEST_WORKERS,
     projects: [
       {
         extends: true,
@@ -69,8 +74,6 @@ export default defineConfig({
           // Files share a worker's module graph instead of re-importing it per file: the project's CPU
           // time went from ~35 s to ~15 s. Unit tests restore what they change (mocks, timers, log sinks).
           isolate: false,
-          // One worker gets every unit file at once (vitest batches non-isolated files only for a single worker).
-          maxWorkers: 1,
         },
       },
       {
@@ -78,12 +81,6 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: E2E,
-          // Vitest's default on this 2-core machine is one worker (cores - 1): the e2e files then ran one
-          // after another, 6 of `make test`'s 7 minutes, while most of an e2e file is waiting on timed
-          // levels and child processes. Three files at once keep both cores busy.
-          maxWorkers: E2E_WORKERS,
-          // A project with its own maxWorkers needs its own group; the unit files run first, in one worker.
-          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -131,8 +131,14 @@ async function scenario(protocol: string, runtime: 'node' | 'k6', urls: Urls, k6
   return { client, points };
 }
 
-async function minimal(protocol: string, runtime: 'node' | 'k6', urls: Urls, k6?: string): Promise<Row> {
-  const client = `minimal script, ${runtime === 'k6' ? 'real k6' : 'Node runtime'}`;
+async function minimal(
+  protocol: string,
+  runtime: 'node' | 'k6',
+  urls: Urls,
+  k6?: string,
+  httpClient?: 'undici',
+): Promise<Row> {
+  const client = `minimal script, ${runtime === 'k6' ? 'real k6' : 'Node runtime'}${httpClient ? ` (${httpClient})` : ''}`;
   if (runtime === 'k6' && !k6) return { client, points: new Map(), missing: 'no k6 (set K6_BIN)' };
   const entry = getModel('mnist');
   const input = entry.inputs[0]!;
@@ -141,7 +147,7 @@ async function minimal(protocol: string, runtime: 'node' | 'k6', urls: Urls, k6?
   const metric = protocol === 'grpc' ? 'grpc_req_duration' : 'http_req_duration';
   const points = new Map<number, Point>();
   for (const level of LEVELS) {
-    const summaryPath = join(OUT, `min-${protocol}-${runtime}-c${level}.json`);
+    const summaryPath = join(OUT, `min-${protocol}-${runtime}${httpClient ?? ''}-c${level}.json`);
     const env = {
       URL: urls.http,
       GRPC_URL: urls.grpc,
@@ -156,7 +162,13 @@ async function minimal(protocol: string, runtime: 'node' | 'k6', urls: Urls, k6?
     const flags = Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
     const [program, pre] =
       runtime === 'k6' ? [k6!, ['run']] : [process.execPath, [join(ROOT, 'bin', 'k6-triton.js'), 'run']];
-    const run = await exec(program, [...pre, '-q', ...flags, '--summary-export', summaryPath, script]);
+    // The runtime's plain-HTTP path against the library it replaced (runtime/modules/http1-connection.ts).
+    const runEnv = httpClient ? { ...process.env, K6_TRITON_HTTP_CLIENT: httpClient } : process.env;
+    const run = await exec(
+      program,
+      [...pre, '-q', ...flags, '--summary-export', summaryPath, script],
+      runEnv,
+    );
     if (!existsSync(summaryPath)) return { client, points, missing: `run failed (exit ${run.code})` };
     const metrics = JSON.parse(readFileSync(summaryPath, 'utf8')).metrics as Record<
       string,
@@ -255,7 +267,7 @@ try {
       await minimal(protocol, 'node', urls),
       await minimal(protocol, 'k6', urls, k6),
       ...(protocol === 'http'
-        ? [await raw('undici', urls)]
+        ? [await minimal(protocol, 'node', urls, undefined, 'undici'), await raw('undici', urls)]
         : [await raw('grpc-js', urls), await raw('http2', urls)]),
     ];
     const text = table(protocol, rows);

@@ -77,7 +77,7 @@ export function k6ErrorFor(err: unknown): K6HttpError {
       if (code && TLS_UNKNOWN_AUTHORITY.has(code)) return { code: 1310, message: 'x509: unknown authority' };
       if (code?.startsWith('ERR_SSL') || code?.startsWith('ERR_TLS')) return { code: 1300, message };
       // undici's "other side closed" is Go's io.EOF: k6 reports it as a generic error.
-      if (code === 'UND_ERR_SOCKET') return { code: ERR_GENERIC, message: 'EOF' };
+      if (code === 'UND_ERR_SOCKET' || code === 'K6_EOF') return { code: ERR_GENERIC, message: 'EOF' };
       return { code: ERR_GENERIC, message };
   }
 }

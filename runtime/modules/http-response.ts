@@ -14,11 +14,12 @@ export function canonicalHeaderKey(name: string): string {
 }
 
 /** undici's raw header list to k6's map: canonical names, repeated headers joined with ", " as k6 does. */
-export function headersFromRaw(raw: Buffer[]): Record<string, string> {
+export function headersFromRaw(raw: ReadonlyArray<Buffer | string>): Record<string, string> {
+  const latin1 = (b: Buffer | string) => (typeof b === 'string' ? b : b.toString('latin1'));
   const out: Record<string, string> = {};
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    const key = canonicalHeaderKey(raw[i]!.toString('latin1'));
-    const value = raw[i + 1]!.toString('latin1');
+    const key = canonicalHeaderKey(latin1(raw[i]!));
+    const value = latin1(raw[i + 1]!);
     out[key] = key in out ? `${out[key]}, ${value}` : value;
   }
   return out;

@@ -9,6 +9,7 @@ import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import { buildConnector, Client } from 'undici';
 import { RequestTimeoutError } from './http-errors.ts';
+import { Http1Connection } from './http1-connection.ts';
 
 /** How the body of a response is kept: k6's responseType. */
 export type ResponseType = 'text' | 'binary' | 'none';
@@ -40,8 +41,8 @@ export interface Timings {
 export interface WireResult {
   status: number;
   statusText: string;
-  /** undici's raw header list: name, value, name, value... */
-  rawHeaders: Buffer[];
+  /** The raw header list, made when asked: name, value, name, value... */
+  rawHeaders: () => ReadonlyArray<Buffer | string>;
   /** Body chunks (empty for responseType 'none'). */
   chunks: Buffer[];
   bodyLength_bytes: number;
@@ -186,15 +187,24 @@ class Exchange {
   }
 }
 
+/**
+ * Plain HTTP goes over http1-connection.ts unless K6_TRITON_HTTP_CLIENT=undici (read at start-up, so
+ * the fidelity benchmark can measure the lean path against undici on the same script).
+ */
+const LEAN_HTTP = process.env['K6_TRITON_HTTP_CLIENT'] !== 'undici';
+
 /** All connections of one VU, keyed by origin; close() ends them (VU retired or test over). */
 export class VuConnections {
   readonly #slots = new Map<string, Slot[]>();
+  readonly #plain = new Map<string, Http1Connection[]>();
   readonly #connector = buildConnector({ timeout: DIAL_TIMEOUT_MS });
   #closed = false;
 
   /** Sends one request on an idle connection of this VU (or a new one) and resolves with the result. */
   send(req: WireRequest): Promise<WireResult> {
     if (this.#closed) return Promise.reject(new Error('the VU has been retired; its connections are closed'));
+    if (LEAN_HTTP && req.url.protocol === 'http:')
+      return this.#plainConnection(req.url).send(req, performance.now());
     const slot = this.#acquire(req.url.origin);
     const t0 = performance.now();
     return new Promise<WireResult>((resolve) => {
@@ -210,7 +220,7 @@ export class VuConnections {
         resolve({
           status: error ? 0 : ex.status,
           statusText: error ? '' : ex.statusText,
-          rawHeaders: error ? [] : ex.rawHeaders,
+          rawHeaders: error ? () => [] : () => ex.rawHeaders,
           chunks: error ? [] : ex.chunks,
           bodyLength_bytes: error ? 0 : ex.length_bytes,
           timings: ex.timings(end),
@@ -243,6 +253,8 @@ export class VuConnections {
   /** Closes every connection of this VU. */
   async close(): Promise<void> {
     this.#closed = true;
+    for (const conn of [...this.#plain.values()].flat()) conn.close();
+    this.#plain.clear();
     const all = [...this.#slots.values()].flat();
     this.#slots.clear();
     await Promise.all(all.map((s) => s.client.destroy().catch(() => undefined)));
@@ -252,7 +264,29 @@ export class VuConnections {
   get connectionCount(): number {
     let n = 0;
     for (const slots of this.#slots.values()) n += slots.length;
+    for (const conns of this.#plain.values()) n += conns.length;
     return n;
+  }
+
+  /** An idle live plain-HTTP connection to the URL's origin, or a new one; dead ones are dropped. */
+  #plainConnection(url: URL): Http1Connection {
+    const origin = url.origin;
+    let conns = this.#plain.get(origin);
+    if (!conns) {
+      conns = [];
+      this.#plain.set(origin, conns);
+    }
+    for (let i = 0; i < conns.length; i++) {
+      const c = conns[i]!;
+      if (c.dead) {
+        conns.splice(i--, 1);
+        continue;
+      }
+      if (!c.busy) return c;
+    }
+    const conn = new Http1Connection(url);
+    conns.push(conn);
+    return conn;
   }
 
   #acquire(origin: string): Slot {

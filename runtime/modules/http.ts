@@ -168,7 +168,7 @@ export async function asyncRequest(
       }),
     );
     const isRedirect = !error && REDIRECT_STATUSES.has(result.status);
-    const redirectHeaders = isRedirect ? headersFromRaw(result.rawHeaders) : null;
+    const redirectHeaders = isRedirect ? headersFromRaw(result.rawHeaders()) : null;
     const location = redirectHeaders?.['Location'];
     if (isRedirect && location !== undefined && hop < p.redirects) {
       const next = new URL(location, target.url);
@@ -189,7 +189,7 @@ export async function asyncRequest(
       status: result.status,
       statusText: error ? '' : `${result.status} ${result.statusText}`,
       proto,
-      headers: redirectHeaders ?? (error ? {} : () => headersFromRaw(result.rawHeaders)),
+      headers: redirectHeaders ?? (error ? {} : () => headersFromRaw(result.rawHeaders())),
       body: () => body(result, p.responseType),
       timings: result.timings,
       error: error ? error.message : '',

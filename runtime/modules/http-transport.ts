@@ -9,6 +9,7 @@ import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import { buildConnector, Client } from 'undici';
 import { RequestTimeoutError } from './http-errors.ts';
+import { k6Timings, type Timings } from './http-timings.ts';
 import { Http1Connection } from './http1-connection.ts';
 
 /** How the body of a response is kept: k6's responseType. */
@@ -26,16 +27,7 @@ export interface WireRequest {
   reuseConnection: boolean;
 }
 
-/** k6's timing phases of one request, in ms. */
-export interface Timings {
-  blocked: number;
-  connecting: number;
-  tls_handshaking: number;
-  sending: number;
-  waiting: number;
-  receiving: number;
-  duration: number;
-}
+export type { Timings } from './http-timings.ts';
 
 /** What came back: the response (status 0 when none) or the error, plus timings and wire bytes. */
 export interface WireResult {
@@ -159,31 +151,16 @@ class Exchange {
   timings(end: number): Timings {
     const slot = this.slot;
     const newConn = slot.connectStart >= this.t0;
-    const gotConn = this.gotConn >= 0 ? this.gotConn : end;
-    const sentEnd = Math.max(gotConn, this.sentEnd >= 0 ? this.sentEnd : end);
-    const firstByte = Math.max(sentEnd, this.firstByte >= 0 ? this.firstByte : end);
-    let blocked = gotConn - this.t0;
-    let connecting = 0;
-    let tls = 0;
-    if (newConn) {
-      const connectEnd = slot.connectEnd >= slot.connectStart ? slot.connectEnd : Math.min(end, gotConn);
-      const tcpEnd = this.https && slot.tcpEnd >= slot.connectStart ? slot.tcpEnd : connectEnd;
-      blocked = slot.connectStart - this.t0 + Math.max(0, gotConn - connectEnd);
-      connecting = tcpEnd - slot.connectStart;
-      tls = connectEnd - tcpEnd;
-    }
-    const sending = sentEnd - gotConn;
-    const waiting = firstByte - sentEnd;
-    const receiving = end - firstByte;
-    return {
-      blocked: Math.max(0, blocked),
-      connecting: Math.max(0, connecting),
-      tls_handshaking: Math.max(0, tls),
-      sending,
-      waiting,
-      receiving,
-      duration: sending + waiting + receiving,
-    };
+    return k6Timings({
+      t0: this.t0,
+      connectStart: newConn ? slot.connectStart : -1,
+      tcpEnd: this.https ? slot.tcpEnd : -1,
+      connectEnd: slot.connectEnd,
+      gotConn: this.gotConn,
+      sentEnd: this.sentEnd,
+      firstByte: this.firstByte,
+      end,
+    });
   }
 }
 

@@ -2,14 +2,16 @@
  * One plain-HTTP/1.1 connection of a VU, written for the measured hot call: a request is one write of
  * its prebuilt head and body, and the response is framed by a small parser (Content-Length, chunked,
  * or until close). A CPU profile of the Node runtime at concurrency 1 put undici's dispatch, its
- * llhttp WASM parser and their promise plumbing at about half the client's CPU per request; this path
- * costs less than half of it (bench/fidelity/raw-clients.ts `socket` against `undici`). TLS stays on
+ * llhttp WASM parser and their promise plumbing at about a third of the client's CPU per request; with
+ * this path the runtime spends 20-30% less CPU per request (paired runs in the README, and the fidelity
+ * benchmark's "(undici)" row). TLS stays on
  * undici (http-transport.ts), and K6_TRITON_HTTP_CLIENT=undici sends plain HTTP there too, so the
  * two can be compared on the same script.
  */
 import { connect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { Timings, WireRequest, WireResult } from './http-transport.ts';
+import { k6Timings, type Timings } from './http-timings.ts';
+import type { WireRequest, WireResult } from './http-transport.ts';
 
 /** k6 dials with a 30 s timeout. */
 const DIAL_TIMEOUT_MS = 30_000;
@@ -407,29 +409,16 @@ export class Http1Connection {
     });
   }
 
-  /** k6's phases; a phase that never started (error) ends where the request ended. */
   #timings(ex: Exchange, end: number): Timings {
-    const gotConn = ex.gotConn >= 0 ? ex.gotConn : end;
-    const sentEnd = Math.max(gotConn, ex.sentEnd >= 0 ? ex.sentEnd : end);
-    const firstByte = Math.max(sentEnd, ex.firstByte >= 0 ? ex.firstByte : end);
-    let blocked = gotConn - ex.t0;
-    let connecting = 0;
-    if (ex.newConnection) {
-      const connectEnd = this.#connectEnd >= 0 ? this.#connectEnd : gotConn;
-      blocked = Math.max(0, this.#connectStart - ex.t0) + Math.max(0, gotConn - connectEnd);
-      connecting = connectEnd - this.#connectStart;
-    }
-    const sending = sentEnd - gotConn;
-    const waiting = firstByte - sentEnd;
-    const receiving = end - firstByte;
-    return {
-      blocked: Math.max(0, blocked),
-      connecting: Math.max(0, connecting),
-      tls_handshaking: 0,
-      sending,
-      waiting,
-      receiving,
-      duration: sending + waiting + receiving,
-    };
+    return k6Timings({
+      t0: ex.t0,
+      connectStart: ex.newConnection ? this.#connectStart : -1,
+      tcpEnd: -1,
+      connectEnd: this.#connectEnd,
+      gotConn: ex.gotConn,
+      sentEnd: ex.sentEnd,
+      firstByte: ex.firstByte,
+      end,
+    });
   }
 }

@@ -28,10 +28,10 @@ const SERVER_COLUMNS = [
 ];
 /**
  * Measurement rounds at most. The two tools measure one after the other on 2 shared cores, and a burst of
- * other work during one of them makes the simulated compute's timers fire late; a second round tells
- * such a burst from a real disagreement, which shows in every round.
+ * other work during one of them makes the simulated compute's timers fire late; a further round tells
+ * such a burst from a real disagreement, which shows in every round (three: make test runs files side by side).
  */
-const MAX_ROUNDS = 2;
+const MAX_ROUNDS = 3;
 
 /** A CSV as header plus rows of raw cells (no quoting in either writer's output). */
 interface Csv {

@@ -1,6 +1,6 @@
 /**
  * One plain-HTTP/1.1 connection of a VU, written for the measured hot call: a request is one write of
- * its prebuilt head and body, and the response is framed by a small parser (Content-Length, chunked,
+ * its head and body, and the response is framed by a small parser (Content-Length, chunked,
  * or until close). A CPU profile of the Node runtime at concurrency 1 put undici's dispatch, its
  * llhttp WASM parser and their promise plumbing at about a third of the client's CPU per request; with
  * this path the runtime spends 20-30% less CPU per request (paired runs in the README, and the fidelity
@@ -86,9 +86,6 @@ export class Http1Connection {
   #ex: Exchange | null = null;
   #pending: Buffer | null = null;
   #timer: NodeJS.Timeout | null = null;
-  #lastHeaders: Record<string, string> | null = null;
-  #lastKey = '';
-  #lastHead: Buffer | null = null;
   /** The request waiting for the dial to finish. */
   #queued: Buffer[] | null = null;
   #timerMs = -1;
@@ -163,7 +160,7 @@ export class Http1Connection {
     this.#socket.destroy();
   }
 
-  /** The request as bytes: the head (memoised for a repeated headers object and target) and the body. */
+  /** The request as bytes: its head, and the body (behind the head in one buffer when small). */
   #serialize(req: WireRequest): Buffer[] {
     const body =
       req.body === null
@@ -172,26 +169,19 @@ export class Http1Connection {
           ? Buffer.from(req.body)
           : Buffer.from(req.body.buffer, req.body.byteOffset, req.body.byteLength);
     const path = req.url.pathname + req.url.search;
-    const key = `${req.method} ${path} ${req.url.host} ${req.reuseConnection} ${body?.length ?? -1}`;
-    let head = this.#lastHeaders === req.headers && this.#lastKey === key ? this.#lastHead : null;
-    if (!head) {
-      let text = `${req.method} ${path} HTTP/1.1\r\nhost: ${req.url.host}\r\n`;
-      text += req.reuseConnection ? 'connection: keep-alive\r\n' : 'connection: close\r\n';
-      let hasLength = false;
-      for (const name in req.headers) {
-        const lower = name.toLowerCase();
-        if (lower === 'host' || lower === 'connection') continue;
-        if (lower === 'content-length') hasLength = true;
-        text += `${name}: ${req.headers[name]}\r\n`;
-      }
-      const needsLength =
-        body !== null || req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH';
-      if (!hasLength && needsLength) text += `content-length: ${body?.length ?? 0}\r\n`;
-      head = Buffer.from(`${text}\r\n`, 'latin1');
-      this.#lastHeaders = req.headers;
-      this.#lastKey = key;
-      this.#lastHead = head;
+    let text = `${req.method} ${path} HTTP/1.1\r\nhost: ${req.url.host}\r\n`;
+    text += req.reuseConnection ? 'connection: keep-alive\r\n' : 'connection: close\r\n';
+    let hasLength = false;
+    for (const name in req.headers) {
+      const lower = name.toLowerCase();
+      if (lower === 'host' || lower === 'connection') continue;
+      if (lower === 'content-length') hasLength = true;
+      text += `${name}: ${req.headers[name]}\r\n`;
     }
+    const needsLength =
+      body !== null || req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH';
+    if (!hasLength && needsLength) text += `content-length: ${body?.length ?? 0}\r\n`;
+    const head = Buffer.from(`${text}\r\n`, 'latin1');
     if (!body || body.length === 0) return [head];
     if (body.length <= COPY_BODY_BYTES) return [Buffer.concat([head, body], head.length + body.length)];
     return [head, body];

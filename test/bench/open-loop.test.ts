@@ -1,7 +1,7 @@
 /**
  * Open loop without coordinated omission (issue 13): a model slowed on purpose (25 ms per request, one
- * instance, so about 40 req/s) and at most 4 VUs. At 10 req/s the server keeps the schedule and the
- * latency from the scheduled start stays near the latency from the send; at 200 req/s the generator runs
+ * instance, so about 40 req/s) and at most 4 VUs. At 10 req/s the server keeps the schedule: nothing is
+ * dropped and the latency from the scheduled start only adds the generator's start lag; at 200 req/s the generator runs
  * out of VUs, drops iterations, and the scheduled-start latency runs far past the send latency, which the
  * 4 busy VUs hold near 4 × 25 ms. Under the Node runtime always, under real k6 when it is present.
  */
@@ -62,11 +62,15 @@ async function benchSlow(runtime: 'node' | 'k6', k6Bin?: string) {
 function checkLevels({ run, held, saturated }: Awaited<ReturnType<typeof benchSlow>>): void {
   expect(held.dropped_iterations).toBe(0);
   expect(held.scheduled_latency_us, 'r10 has scheduled-start latency').toBeDefined();
-  // Held: the scheduled start is the send, give or take the generator's start lag.
-  expect(held.scheduled_latency_us!.p95).toBeLessThan(2 * held.latency_us.p95);
+  // The scheduled start is never after the send, so its latency is not the shorter one (less 2 ms for the
+  // millisecond clocks a script has: Date.now() and the scenario's start time).
+  expect(held.scheduled_latency_us!.p95).toBeGreaterThan(held.latency_us.p95 - 2000);
   expect(saturated.dropped_iterations).toBeGreaterThan(0);
   // Saturated: the schedule runs ahead of the 4 VUs by seconds while each request waits ~100 ms.
+  // Held, it only carries the generator's start lag; the contrast is an order of magnitude by
+  // construction, so a busy machine's lag at 10 req/s does not close it (no bound on either alone).
   expect(saturated.scheduled_latency_us!.p95).toBeGreaterThan(4 * saturated.latency_us.p95);
+  expect(saturated.scheduled_latency_us!.p95).toBeGreaterThan(4 * held.scheduled_latency_us!.p95);
   expect(run.stdout).toMatch(
     /r200: latency from scheduled start p95 [\d.]+ ms.*the server did not hold 200 req\/s/,
   );

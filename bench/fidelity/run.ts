@@ -6,6 +6,10 @@
  * client's CPU per request. A tool that is absent is named in the output, never silently skipped.
  *
  *   node --import tsx bench/fidelity/run.ts [--levels 1,2,3,4] [--seconds 4] [--protocols http,grpc]
+ *     [--rows pa,scenario-node,scenario-k6,minimal-node,minimal-k6,lib] [--rounds 1]
+ *
+ * --rows picks the clients (lib: the Node client libraries alone); --rounds repeats them, alternating,
+ * and adds a table of each row's median per level: on shared cores one sitting swings by ±30%.
  *
  * Tools: PERF_ANALYZER, else ../shared/tools/bin/perf_analyzer; K6_BIN, else ../shared/tools/bin/k6.
  */
@@ -39,16 +43,30 @@ interface Row {
   missing?: string;
 }
 
+/** The rows --rows may pick, in the order they run. */
+const ROW_KEYS = ['pa', 'scenario-node', 'scenario-k6', 'minimal-node', 'minimal-k6', 'lib'] as const;
+
 const { values: args } = parseArgs({
   options: {
     levels: { type: 'string', default: '1,2,3,4' },
     seconds: { type: 'string', default: '4' },
     protocols: { type: 'string', default: 'http,grpc' },
+    rows: { type: 'string', default: ROW_KEYS.join(',') },
+    rounds: { type: 'string', default: '1' },
   },
 });
 const LEVELS = args.levels.split(',').map(Number);
 const SECONDS = Number(args.seconds);
 const PROTOCOLS = args.protocols.split(',') as ('http' | 'grpc')[];
+const ROWS = new Set(args.rows.split(','));
+const ROUNDS = Number(args.rounds);
+for (const key of ROWS) {
+  if (!(ROW_KEYS as readonly string[]).includes(key)) {
+    throw new Error(`unknown row "${key}" in --rows; expected some of ${ROW_KEYS.join(',')}`);
+  }
+}
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1)
+  throw new Error(`invalid --rounds ${args.rounds}; expected 1 or more`);
 const OUT = mkdtempSync(join(tmpdir(), 'k6t-fidelity-'));
 
 function tool(envName: string, shared: string): string | undefined {
@@ -244,7 +262,59 @@ function table(protocol: string, rows: Row[]): string {
       `| ${row.client} | ${cells.join(' | ')} | ${p?.p50_ms?.toFixed(3) ?? 'n/a'} | ${p?.cpu_us === undefined ? 'n/a' : Math.round(p.cpu_us)} |`,
     );
   }
+  if (!base.missing) lines.push('', `Ratios: to ${base.client}'s infer/s at the same level.`);
   return lines.join('\n');
+}
+
+/** One pass over the rows --rows picked; perf_analyzer first, as the ratios' base. */
+async function measureRows(protocol: 'http' | 'grpc'): Promise<Row[]> {
+  const target = protocol === 'http' ? urls.http.replace('http://', '') : urls.grpc;
+  const rows: Row[] = [];
+  if (ROWS.has('pa')) {
+    rows.push(
+      pa
+        ? await perfAnalyzer(pa, model, protocol, target)
+        : { client: 'perf_analyzer', points: new Map(), missing: 'absent (set PERF_ANALYZER)' },
+    );
+  }
+  if (ROWS.has('scenario-node')) rows.push(await scenario(protocol, 'node', urls));
+  if (ROWS.has('scenario-k6')) rows.push(await scenario(protocol, 'k6', urls, k6));
+  if (ROWS.has('minimal-node')) rows.push(await minimal(protocol, 'node', urls));
+  if (ROWS.has('minimal-k6')) rows.push(await minimal(protocol, 'k6', urls, k6));
+  if (ROWS.has('lib')) {
+    if (protocol === 'http') {
+      rows.push(await minimal(protocol, 'node', urls, undefined, 'undici'), await raw('undici', urls));
+    } else {
+      rows.push(await raw('grpc-js', urls), await raw('http2', urls));
+    }
+  }
+  return rows;
+}
+
+/** Each row's median per level (and of its p50 and CPU) over the rounds; a level missing in a round is left out. */
+function medianRows(rounds: Row[][]): Row[] {
+  const median = (values: number[]): number | undefined => {
+    if (values.length === 0) return undefined;
+    const sorted = [...values].sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  };
+  return rounds[0]!.map((first, i) => {
+    const same = rounds.map((rows) => rows[i]!).filter((row) => !row.missing);
+    if (same.length === 0) return first;
+    const points = new Map<number, Point>();
+    for (const level of LEVELS) {
+      const at = same.map((row) => row.points.get(level)).filter((p) => p !== undefined);
+      const infer_s = median(at.map((p) => p.infer_s));
+      if (infer_s === undefined) continue;
+      points.set(level, {
+        infer_s,
+        p50_ms: median(at.flatMap((p) => (p.p50_ms === undefined ? [] : [p.p50_ms]))),
+        cpu_us: median(at.flatMap((p) => (p.cpu_us === undefined ? [] : [p.cpu_us]))),
+      });
+    }
+    return { client: `${first.client} (${same.length} of ${rounds.length})`, points };
+  });
 }
 
 const pa = tool('PERF_ANALYZER', 'perf_analyzer');
@@ -257,22 +327,20 @@ const model = getModel('mnist').name;
 const out: string[] = [];
 try {
   for (const protocol of PROTOCOLS) {
-    const target = protocol === 'http' ? urls.http.replace('http://', '') : urls.grpc;
-    const rows: Row[] = [
-      pa
-        ? await perfAnalyzer(pa, model, protocol, target)
-        : { client: 'perf_analyzer', points: new Map(), missing: 'absent (set PERF_ANALYZER)' },
-      await scenario(protocol, 'node', urls),
-      await scenario(protocol, 'k6', urls, k6),
-      await minimal(protocol, 'node', urls),
-      await minimal(protocol, 'k6', urls, k6),
-      ...(protocol === 'http'
-        ? [await minimal(protocol, 'node', urls, undefined, 'undici'), await raw('undici', urls)]
-        : [await raw('grpc-js', urls), await raw('http2', urls)]),
-    ];
-    const text = table(protocol, rows);
-    console.log(`\n${text}`);
-    out.push(text);
+    const rounds: Row[][] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const rows = await measureRows(protocol);
+      rounds.push(rows);
+      const text = table(protocol, rows);
+      const title = ROUNDS > 1 ? `round ${round} of ${ROUNDS}\n\n` : '';
+      console.log(`\n${title}${text}`);
+      out.push(`${title}${text}`);
+    }
+    if (ROUNDS > 1) {
+      const text = table(protocol, medianRows(rounds));
+      console.log(`\nmedian of ${ROUNDS} rounds\n\n${text}`);
+      out.push(`median of ${ROUNDS} rounds\n\n${text}`);
+    }
   }
 } finally {
   await server.stop();

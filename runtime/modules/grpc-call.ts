@@ -1,4 +1,5 @@
 /** Shared parts of gRPC unary calls and streams: call params, metadata, tags and samples, as k6 has them. */
+import type { IncomingHttpHeaders } from 'node:http2';
 import { Metadata } from '@grpc/grpc-js';
 import type { Sample, Tags, VuState } from '../vu-context.ts';
 import { parseDuration_ms } from './duration.ts';
@@ -49,6 +50,27 @@ export function fromMetadata(md: Metadata | null | undefined): Record<string, st
   return out;
 }
 
+/**
+ * node:http2 headers as k6's headers/trailers object, read as grpc-js reads them (Metadata.fromHttp2Headers,
+ * then fromMetadata) without building Metadata: pseudo-headers dropped, "-bin" values base64-decoded to
+ * latin1 strings, a custom "-bin" header's comma-joined values split.
+ */
+export function metadataRecord(headers: IncomingHttpHeaders | null): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  if (!headers) return out;
+  for (const key of Object.keys(headers)) {
+    const value = headers[key];
+    if (key.charCodeAt(0) === 0x3a || value === undefined) continue;
+    if (!key.endsWith('-bin')) {
+      out[key] = Array.isArray(value) ? value : [value];
+      continue;
+    }
+    const list = Array.isArray(value) ? value : key.startsWith('grpc-') ? [value] : value.split(',');
+    out[key] = list.map((v) => Buffer.from(v.trim(), 'base64').toString('latin1'));
+  }
+  return out;
+}
+
 /** Validates k6's call params (metadata, tags, timeout, discardResponseMessage); unknown keys are errors. */
 export function parseCallParams(input: unknown, fn: string, defaultTimeout_ms: number): CallParams {
   const out: CallParams = {
@@ -90,7 +112,9 @@ const frozenParams = new WeakMap<object, CallParams>();
 
 /**
  * parseCallParams for a params object the script froze (with what it holds), parsed once; other
- * params are parsed per call. Each call gets its own Metadata copy, since grpc-js owns the one it sends.
+ * params are parsed per call. A frozen params object always yields the same CallParams, so a unary
+ * channel can reuse the request headers built from it; whoever hands the metadata to grpc-js, which owns
+ * what it sends, clones it first.
  */
 export function cachedCallParams(input: unknown, fn: string, defaultTimeout_ms: number): CallParams {
   if (input === null || typeof input !== 'object' || !Object.isFrozen(input)) {
@@ -105,7 +129,7 @@ export function cachedCallParams(input: unknown, fn: string, defaultTimeout_ms: 
     parsed = parseCallParams(input, fn, defaultTimeout_ms);
     frozenParams.set(input, parsed);
   }
-  return { ...parsed, metadata: parsed.metadata.clone() };
+  return parsed;
 }
 
 /** Calls without user tags share one (frozen) empty tag set, so they share memoised tag sets too. */

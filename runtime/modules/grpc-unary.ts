@@ -6,15 +6,23 @@
  * http2 on the same server); a load generator's client CPU is what it cannot spare. Streams, TLS and
  * reflection stay on grpc-js.
  */
-import { type ClientHttp2Session, connect, constants, type IncomingHttpHeaders } from 'node:http2';
+import {
+  type ClientHttp2Session,
+  connect,
+  constants,
+  type IncomingHttpHeaders,
+  type OutgoingHttpHeaders,
+} from 'node:http2';
 import * as grpcjs from '@grpc/grpc-js';
 
-/** What a unary call ended with, in grpc-js's terms so the caller maps it as before. */
+/** What a unary call ended with: grpc-js's status codes, the HTTP/2 headers as they arrived. */
 export interface UnaryOutcome {
   code: number;
   details: string;
-  headers: grpcjs.Metadata | null;
-  trailers: grpcjs.Metadata;
+  /** The response headers; null for a trailers-only answer. */
+  headers: IncomingHttpHeaders | null;
+  /** The trailers (a trailers-only answer's headers). */
+  trailers: IncomingHttpHeaders;
   /** The response message's bytes (without the 5-byte prefix), when one arrived. */
   reply: Buffer | null;
 }
@@ -40,18 +48,14 @@ function decodeMessage(raw: unknown): string {
   }
 }
 
-function metadataOf(headers: IncomingHttpHeaders): grpcjs.Metadata {
-  const clean: IncomingHttpHeaders = {};
-  for (const [k, v] of Object.entries(headers)) if (!k.startsWith(':')) clean[k] = v;
-  return grpcjs.Metadata.fromHttp2Headers(clean);
-}
-
 /** One HTTP/2 connection to a gRPC server, carrying unary calls. */
 export class UnaryChannel {
   readonly #address: string;
   readonly #options: UnaryChannelOptions;
   #session: ClientHttp2Session | null = null;
   #connected: Promise<void> | null = null;
+  /** Request headers per metadata object (a frozen params object's is reused) and method path. */
+  readonly #heads = new WeakMap<grpcjs.Metadata, Map<string, OutgoingHttpHeaders>>();
 
   constructor(address: string, options: UnaryChannelOptions) {
     this.#address = address;
@@ -93,17 +97,7 @@ export class UnaryChannel {
       return failure(grpcjs.status.UNAVAILABLE, `connection error: ${(err as Error).message}`);
     }
     const session = this.#session!;
-    const headers = {
-      ...metadata.toHttp2Headers(),
-      [HTTP2_HEADER_METHOD]: 'POST',
-      [HTTP2_HEADER_PATH]: path,
-      [HTTP2_HEADER_AUTHORITY]: this.#address,
-      [HTTP2_HEADER_SCHEME]: 'http',
-      'content-type': 'application/grpc',
-      te: 'trailers',
-      'user-agent': this.#options.userAgent,
-      ...(timeout_ms > 0 ? { 'grpc-timeout': `${Math.ceil(timeout_ms)}m` } : {}),
-    };
+    const headers = this.#head(path, metadata, timeout_ms);
     const maxReceive = this.#options.maxReceive_bytes ?? 4 * 1024 * 1024;
     return new Promise<UnaryOutcome>((resolve) => {
       let responseHeaders: IncomingHttpHeaders | null = null;
@@ -156,8 +150,8 @@ export class UnaryChannel {
         resolve({
           code,
           details: decodeMessage(status?.['grpc-message']),
-          headers: responseHeaders && trailers ? metadataOf(responseHeaders) : null,
-          trailers: metadataOf(status ?? {}),
+          headers: trailers ? responseHeaders : null,
+          trailers: status ?? {},
           reply,
         });
       });
@@ -168,6 +162,35 @@ export class UnaryChannel {
     });
   }
 
+  /**
+   * The request headers of a call, built once per metadata object, path and timeout: node:http2 copies
+   * them into a header list of its own, so they can be reused.
+   */
+  #head(path: string, metadata: grpcjs.Metadata, timeout_ms: number): OutgoingHttpHeaders {
+    let byPath = this.#heads.get(metadata);
+    if (!byPath) {
+      byPath = new Map();
+      this.#heads.set(metadata, byPath);
+    }
+    const key = `${timeout_ms} ${path}`;
+    let headers = byPath.get(key);
+    if (!headers) {
+      headers = {
+        ...metadata.toHttp2Headers(),
+        [HTTP2_HEADER_METHOD]: 'POST',
+        [HTTP2_HEADER_PATH]: path,
+        [HTTP2_HEADER_AUTHORITY]: this.#address,
+        [HTTP2_HEADER_SCHEME]: 'http',
+        'content-type': 'application/grpc',
+        te: 'trailers',
+        'user-agent': this.#options.userAgent,
+        ...(timeout_ms > 0 ? { 'grpc-timeout': `${Math.ceil(timeout_ms)}m` } : {}),
+      };
+      byPath.set(key, headers);
+    }
+    return headers;
+  }
+
   /** Closes the connection. */
   close(): void {
     this.#session?.close();
@@ -176,5 +199,5 @@ export class UnaryChannel {
 }
 
 function failure(code: number, details: string): UnaryOutcome {
-  return { code, details, headers: null, trailers: new grpcjs.Metadata(), reply: null };
+  return { code, details, headers: null, trailers: {}, reply: null };
 }

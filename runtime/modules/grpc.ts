@@ -14,6 +14,7 @@ import {
   callTags,
   DEFAULT_INVOKE_TIMEOUT_MS,
   fromMetadata,
+  metadataRecord,
   cachedCallParams,
   passBuffer,
   statusMessage,
@@ -320,8 +321,8 @@ export class Client {
     const respond = (
       code: number,
       details: string,
-      headers: grpcjs.Metadata | null,
-      trailers: grpcjs.Metadata,
+      headers: Record<string, string[]>,
+      trailers: Record<string, string[]>,
       reply: Buffer | null,
     ): GrpcResponse => {
       const duration_ms = performance.now() - t0;
@@ -335,8 +336,8 @@ export class Client {
       return responseObject(
         {
           status: code,
-          headers: fromMetadata(headers),
-          trailers: fromMetadata(trailers),
+          headers,
+          trailers,
           error: ok ? null : { code, message: statusMessage(code, details), details: [] },
         },
         bytes ? () => messageOut(def.responseType, def.responseType.decode(bytes)) : () => null,
@@ -344,7 +345,8 @@ export class Client {
     };
     if (conn.unary) {
       const out = await conn.unary.call(def.path, payload, p.metadata, p.timeout_ms);
-      return respond(out.code, out.details, out.headers, out.trailers, out.reply);
+      const { code, details, headers, trailers, reply } = out;
+      return respond(code, details, metadataRecord(headers), metadataRecord(trailers), reply);
     }
     return new Promise<GrpcResponse>((resolve) => {
       let headers: grpcjs.Metadata | null = null;
@@ -355,7 +357,8 @@ export class Client {
         passBuffer,
         passBuffer,
         payload,
-        p.metadata,
+        // grpc-js owns the metadata it sends; a frozen params object's is shared by every call.
+        p.metadata.clone(),
         options,
         (_err, value) => {
           reply = value ?? null;
@@ -363,7 +366,7 @@ export class Client {
       );
       call.on('metadata', (md: grpcjs.Metadata) => (headers = md));
       call.on('status', (st: grpcjs.StatusObject) =>
-        resolve(respond(st.code, st.details, headers, st.metadata, reply)),
+        resolve(respond(st.code, st.details, fromMetadata(headers), fromMetadata(st.metadata), reply)),
       );
     });
   }

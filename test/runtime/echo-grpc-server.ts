@@ -48,6 +48,9 @@ export async function startEchoServer(): Promise<EchoServer> {
       call.sendMetadata(md);
       const trailers = new grpcjs.Metadata();
       trailers.set('x-trailer', 'yes');
+      // Binary metadata arrives base64-encoded; two values of one key, joined on the wire.
+      trailers.add('x-raw-bin', Buffer.from([0x00, 0xff, 0x41]));
+      trailers.add('x-raw-bin', Buffer.from('hi'));
       setTimeout(() => {
         if (req.fail_with_code)
           cb({ code: req.fail_with_code, details: 'failed on purpose', metadata: trailers });

@@ -175,11 +175,30 @@ describe('k6/net/grpc', () => {
     });
     expect(ok!.headers['x-echo']).toEqual(['v1']);
     expect(ok!.trailers['x-trailer']).toEqual(['yes']);
+    expect(ok!.trailers['x-raw-bin']).toEqual(['\x00\xffA', 'hi']);
+    expect(ok!.trailers['grpc-status']).toEqual(['0']);
+    expect(Object.keys(ok!.headers).some((k) => k.startsWith(':'))).toBe(false);
     expect(failed!.status).toBe(StatusNotFound);
     expect(failed!.status).toBe(grpc.StatusNotFound);
     expect(failed!.message).toBeNull();
     expect(failed!.error).toEqual({ code: 5, message: 'failed on purpose', details: [] });
     expect(failed!.trailers['x-trailer']).toEqual(['yes']);
+  });
+
+  it('sends the metadata of each frozen params object, reused across calls', async () => {
+    const client = loadedClient();
+    const one = Object.freeze({ metadata: Object.freeze({ 'x-test': 'one' }) });
+    const two = Object.freeze({ metadata: Object.freeze({ 'x-test': 'two' }) });
+    const echoed = await inVu(fakeVu(), async () => {
+      await client.connect(addr, { plaintext: true });
+      const out: string[] = [];
+      for (const params of [one, two, one, two, { metadata: { 'x-test': 'three' } }]) {
+        const res = await client.asyncInvoke('k6t.echo.Echo/Echo', { text_value: 'a' }, params);
+        out.push(res.headers['x-echo']![0]!);
+      }
+      return out;
+    });
+    expect(echoed).toEqual(['one', 'two', 'one', 'two', 'three']);
   });
 
   it('reports a deadline as StatusDeadlineExceeded', async () => {

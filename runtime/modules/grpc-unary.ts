@@ -69,6 +69,8 @@ export class UnaryChannel {
   #conn: Http2Connection | null = null;
   /** Request headers per metadata object (a frozen params object's is reused) and method path. */
   readonly #heads = new WeakMap<grpcjs.Metadata, Map<string, RequestHead>>();
+  /** Request headers of calls without metadata, per method path. */
+  readonly #noMetadata = new Map<string, RequestHead>();
 
   constructor(address: string, options: UnaryChannelOptions) {
     this.#address = address;
@@ -219,8 +221,12 @@ export class UnaryChannel {
   #head(path: string, metadata: grpcjs.Metadata, timeout_ms: number): RequestHead {
     let byPath = this.#heads.get(metadata);
     if (!byPath) {
-      byPath = new Map();
-      this.#heads.set(metadata, byPath);
+      // Calls without params get a new empty Metadata each: they all share one memo.
+      if (isEmpty(metadata)) byPath = this.#noMetadata;
+      else {
+        byPath = new Map();
+        this.#heads.set(metadata, byPath);
+      }
     }
     const key = `${timeout_ms} ${path}`;
     let head = byPath.get(key);
@@ -249,6 +255,12 @@ export class UnaryChannel {
     this.#conn?.close();
     this.#conn = null;
   }
+}
+
+/** Whether a Metadata holds no entries. */
+function isEmpty(metadata: grpcjs.Metadata): boolean {
+  for (const _ in metadata.getMap()) return false;
+  return true;
 }
 
 /** gRPC's default largest message. */

@@ -174,6 +174,10 @@ export class Http2Connection {
   /** DATA bytes consumed since the last connection WINDOW_UPDATE we sent. */
   #unacked = 0;
   #closing = false;
+  /** The connection's deadline timer, its duration, and the call it is armed for. */
+  #timer: NodeJS.Timeout | null = null;
+  #timerMs = -1;
+  #timerCall: Call | null = null;
   /** Set once no new stream may be opened here (GOAWAY, closed, errored, ids used up). */
   dead = false;
   connected = false;
@@ -267,8 +271,7 @@ export class Http2Connection {
       sent: 0,
     };
     this.#calls.set(id, call);
-    if (timeout_ms > 0 && Number.isFinite(timeout_ms))
-      call.timer = setTimeout(() => this.#onDeadline(call), timeout_ms);
+    if (timeout_ms > 0 && Number.isFinite(timeout_ms)) this.#arm(call, timeout_ms);
     const bodyLength = 5 + message.length;
     const blockFits = block.length <= this.#maxFrame;
     if (
@@ -302,6 +305,29 @@ export class Http2Connection {
     call.message = message;
     this.#sendBody(call);
     this.#socket.uncork();
+  }
+
+  /**
+   * A call's deadline. One call at a time re-arms the connection's timer (refresh() costs less than a
+   * new timer and its clearTimeout per call); calls made while it is taken get timers of their own.
+   */
+  #arm(call: Call, timeout_ms: number): void {
+    if (this.#timerCall !== null) {
+      call.timer = setTimeout(() => this.#onDeadline(call), timeout_ms);
+      return;
+    }
+    this.#timerCall = call;
+    if (this.#timer && this.#timerMs === timeout_ms) this.#timer.refresh();
+    else {
+      if (this.#timer) clearTimeout(this.#timer);
+      this.#timerMs = timeout_ms;
+      // Unref'd: a call in flight holds the process through its socket, an idle connection doesn't.
+      this.#timer = setTimeout(() => {
+        const timed = this.#timerCall;
+        this.#timerCall = null;
+        if (timed) this.#onDeadline(timed);
+      }, timeout_ms).unref();
+    }
   }
 
   /** HEADERS, split into CONTINUATION frames when the block is larger than the peer's frame size. */
@@ -615,6 +641,8 @@ export class Http2Connection {
     this.#blocked.delete(call);
     call.message = null;
     if (call.timer) clearTimeout(call.timer);
+    // The shared timer keeps running; it finds no call when it fires.
+    if (this.#timerCall === call) this.#timerCall = null;
     call.resolve(outcome);
     if (this.dead && this.#calls.size === 0 && this.#queued.length === 0) this.#shutdown();
     else this.#dequeue();
@@ -643,6 +671,7 @@ export class Http2Connection {
   #onClose(): void {
     this.dead = true;
     this.#pending = null;
+    if (this.#timer) clearTimeout(this.#timer);
     for (const call of [...this.#calls.values()]) this.#end(call, noStatus(call, CANCEL));
     for (const start of this.#queued.splice(0)) start();
   }

@@ -135,6 +135,21 @@ describe('lean HTTP/2 client against the grpc-js echo server', () => {
     conn.close();
   });
 
+  it('keeps deadlines of concurrent calls and of calls that re-arm the connection timer', async () => {
+    const conn = open(echo.addr);
+    await conn.ready;
+    const slow = encode({ delay_ms: 3000 });
+    const both = await Promise.all([
+      conn.call(head(echo.addr), slow, 100),
+      conn.call(head(echo.addr), slow, 150),
+    ]);
+    expect(both.map((o) => o.code)).toEqual([status.DEADLINE_EXCEEDED, status.DEADLINE_EXCEEDED]);
+    for (let i = 0; i < 3; i++)
+      expect((await conn.call(head(echo.addr), encode({}), 100)).code).toBe(status.OK);
+    expect((await conn.call(head(echo.addr), slow, 100)).code).toBe(status.DEADLINE_EXCEEDED);
+    conn.close();
+  });
+
   it('sends and receives a 4 MB message through both flow-control windows', async () => {
     // A 64 KiB receive window makes us send WINDOW_UPDATEs; the server's 64 KiB window makes us wait for its.
     const conn = open(echo.addr, 65_535, 8 << 20);

@@ -16,7 +16,7 @@ import {
 } from 'node:http2';
 import * as grpcjs from '@grpc/grpc-js';
 import { encodeHeaders } from './hpack.ts';
-import { Http2Connection } from './http2-connection.ts';
+import { decodeMessage, failure, Http2Connection } from './http2-connection.ts';
 
 /** node:http2 instead of the lean client (http2-connection.ts). */
 const NODE_HTTP2 = process.env['K6_TRITON_GRPC_CLIENT'] === 'node-http2';
@@ -49,16 +49,6 @@ interface RequestHead {
 }
 
 const { HTTP2_HEADER_METHOD, HTTP2_HEADER_PATH, HTTP2_HEADER_AUTHORITY, HTTP2_HEADER_SCHEME } = constants;
-
-/** grpc-message is percent-encoded on the wire. */
-function decodeMessage(raw: unknown): string {
-  if (typeof raw !== 'string') return '';
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return raw;
-  }
-}
 
 /** One HTTP/2 connection to a gRPC server, carrying unary calls. */
 export class UnaryChannel {
@@ -283,8 +273,4 @@ function headerFields(headers: OutgoingHttpHeaders): [string, string][] {
     for (const v of Array.isArray(value) ? value : [value]) list.push([name.toLowerCase(), String(v)]);
   }
   return [...pseudo, ...regular];
-}
-
-function failure(code: number, details: string): UnaryOutcome {
-  return { code, details, headers: null, trailers: {}, reply: null };
 }

@@ -85,8 +85,8 @@ interface Call {
   sent: number;
 }
 
-/** grpc-message is percent-encoded on the wire. */
-function decodeMessage(raw: unknown): string {
+/** The grpc-message text (percent-encoded on the wire). */
+export function decodeMessage(raw: unknown): string {
   if (typeof raw !== 'string') return '';
   try {
     return decodeURIComponent(raw);
@@ -95,7 +95,8 @@ function decodeMessage(raw: unknown): string {
   }
 }
 
-function failure(code: number, details: string): UnaryOutcome {
+/** An outcome without response: a status code and its details. */
+export function failure(code: number, details: string): UnaryOutcome {
   return { code, details, headers: null, trailers: {}, reply: null };
 }
 

@@ -1,9 +1,13 @@
 /**
  * The seam between the runtime's engine and its protocol modules (k6/http, k6/net/grpc).
  *
- * VUs interleave on one event loop, so a module cannot keep "the current VU" in a
- * variable: the engine runs every VU call (init code, iterations, setup, teardown)
- * inside `runInVu(state, fn)`, and modules read `currentVu()` from the async context.
+ * VUs interleave on one event loop, so "the current VU" is only known synchronously: the engine
+ * calls into a VU (init code, iterations, setup, teardown) through `runInVu(state, fn)`, and each VU
+ * requires its own copy of every k6 module, bound to it (`bindToVu`), whose functions set the current
+ * VU while they run. A module reads `currentVu()` on entry, before its first await. Node 20's
+ * AsyncLocalStorage would follow a VU across awaits instead, but its promise hooks cost every
+ * request about 30 us of client CPU (paired runs of the minimal HTTP script at c1); tests that call
+ * module functions directly across awaits turn it on with followVuAcrossAwaits().
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 
@@ -40,21 +44,119 @@ export interface VuState {
   onRetire(fn: () => void | Promise<void>): void;
 }
 
-const storage = new AsyncLocalStorage<VuState>();
+/** The VU whose code runs synchronously now. */
+let current: VuState | undefined;
+/** Set by followVuAcrossAwaits (tests only). */
+let storage: AsyncLocalStorage<VuState> | undefined;
 
-/** Runs fn with `state` as the current VU for everything it calls, synchronously or not. */
+/**
+ * Follows the VU across awaits with AsyncLocalStorage, for tests that call module functions directly
+ * (the runtime never does: it binds modules to VUs). Costs every promise a hook from then on.
+ */
+export function followVuAcrossAwaits(): void {
+  storage ??= new AsyncLocalStorage<VuState>();
+}
+
+/** Runs fn with `state` as the current VU for its synchronous part (and, in tests, across awaits). */
 export function runInVu<T>(state: VuState, fn: () => T): T {
-  return storage.run(state, fn);
+  if (storage) return storage.run(state, fn);
+  const prev = current;
+  current = state;
+  try {
+    return fn();
+  } finally {
+    current = prev;
+  }
 }
 
 /** The VU whose code is running; throws when called outside any VU (a runtime bug, not a user error). */
 export function currentVu(): VuState {
-  const state = storage.getStore();
+  const state = current ?? storage?.getStore();
   if (!state) throw new Error('k6 API called outside a VU context');
   return state;
 }
 
 /** The current VU, or undefined outside one. */
 export function maybeCurrentVu(): VuState | undefined {
-  return storage.getStore();
+  return current ?? storage?.getStore();
+}
+
+/** Where a bound class records the VU that constructed an instance (see ownerVu). */
+const OWNER = Symbol('k6-triton.vu');
+
+/**
+ * The VU an object of a bound class was made in (k6 objects such as a metric or a gRPC client belong
+ * to the VU whose init code made them), else the current VU.
+ */
+export function ownerVu(object: object): VuState {
+  return (object as { [OWNER]?: VuState })[OWNER] ?? currentVu();
+}
+
+/** A function that makes `vu` current while it runs synchronously. */
+function bindFunction<F extends (...args: never[]) => unknown>(fn: F, vu: VuState): F {
+  return function (this: unknown, ...args: never[]) {
+    const prev = current;
+    current = vu;
+    try {
+      return fn.apply(this, args);
+    } finally {
+      current = prev;
+    }
+  } as F;
+}
+
+const isClass = (fn: (...args: never[]) => unknown): boolean =>
+  /^class[\s{]/.test(Function.prototype.toString.call(fn));
+
+/**
+ * A module namespace (or any value in it) bound to `vu`: functions and getters make it current while
+ * they run, classes also mark the objects they construct as the VU's (ownerVu), plain objects are
+ * copied with their members bound. Other values (class instances, constants) are shared as they are.
+ */
+export function bindToVu<T>(value: T, vu: VuState, seen = new Map<unknown, unknown>()): T {
+  if (seen.has(value)) return seen.get(value) as T;
+  if (typeof value === 'function') {
+    const fn = value as unknown as (...args: never[]) => unknown;
+    const bound = isClass(fn)
+      ? new Proxy(fn, {
+          construct(target, args, newTarget) {
+            const prev = current;
+            current = vu;
+            try {
+              const object = Reflect.construct(target, args, newTarget) as object;
+              // A constructor may return something shared instead (SharedArray's frozen array): not the VU's.
+              if (object instanceof target && Object.isExtensible(object))
+                Object.defineProperty(object, OWNER, { value: vu });
+              return object;
+            } finally {
+              current = prev;
+            }
+          },
+        })
+      : bindFunction(fn, vu);
+    seen.set(value, bound);
+    return bound as T;
+  }
+  if (value === null || typeof value !== 'object') return value;
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value;
+  const copy = Object.create(proto) as Record<PropertyKey, unknown>;
+  seen.set(value, copy);
+  for (const key of Reflect.ownKeys(value)) {
+    const d = Object.getOwnPropertyDescriptor(value, key)!;
+    if (d.get || d.set) {
+      // Getters run on the original object (execution's `this`-free getters read the current VU).
+      const get = d.get;
+      const set = d.set;
+      Object.defineProperty(copy, key, {
+        configurable: d.configurable,
+        enumerable: d.enumerable,
+        ...(get ? { get: bindFunction(() => get.call(value), vu) } : {}),
+        ...(set ? { set: bindFunction((v: unknown) => set.call(value, v), vu) } : {}),
+      });
+    } else {
+      Object.defineProperty(copy, key, { ...d, value: bindToVu(d.value, vu, seen) });
+    }
+  }
+  return copy as T;
 }

@@ -20,11 +20,13 @@ export class VU implements VuState {
   dataReady = false;
   scenario: ScenarioRuntime | null = null;
   iterationInInstance = -1;
-  iterationInScenario = -1;
+  #iterationInScenario = -1;
   /** Scenario-wide number of the running iteration (exec.scenario.iterationInTest). */
   iterationInTest = -1;
   group: Group;
-  env: Record<string, string>;
+  #env: Record<string, string>;
+  /** Updates __ITER and __ENV in the script's closure (program.ts); set when the init context runs. */
+  #scriptGlobals: ((iteration: number, env: Record<string, string>) => void) | null = null;
   retired = false;
   /** Monotonic time until which `sleep()` calls made so far keep the iteration going. */
   sleepUntil_ms = 0;
@@ -47,8 +49,29 @@ export class VU implements VuState {
   ) {
     this.group = run.rootGroup;
     // Each VU gets its own __ENV, as in k6: a script changing it changes only its VU's copy.
-    this.env = { ...run.env };
+    this.#env = { ...run.env };
     this.options = { discardResponseBodies: false, noConnectionReuse: false };
+  }
+
+  /** The iteration number within the current scenario (-1 before the first); __ITER follows it. */
+  get iterationInScenario(): number {
+    return this.#iterationInScenario;
+  }
+
+  set iterationInScenario(n: number) {
+    this.#iterationInScenario = n;
+    this.#scriptGlobals?.(Math.max(0, n), this.#env);
+  }
+
+  /** This VU's environment (__ENV): the run's, or its scenario's, copied per VU. */
+  get env(): Record<string, string> {
+    return this.#env;
+  }
+
+  /** Called once by the script's closure: how to keep its __ITER and __ENV current. */
+  trackScriptGlobals(update: (iteration: number, env: Record<string, string>) => void): void {
+    this.#scriptGlobals = update;
+    update(Math.max(0, this.#iterationInScenario), this.#env);
   }
 
   /** The tags of this VU's samples now; one cached object, rebuilt when the scenario or group changes. Do not mutate. */
@@ -81,8 +104,8 @@ export class VU implements VuState {
   /** Assigns the VU to a scenario (or none), resetting its per-scenario iteration counter. */
   setScenario(sc: ScenarioRuntime | null): void {
     this.scenario = sc;
+    this.#env = { ...(sc ? sc.env : this.run.env) };
     this.iterationInScenario = -1;
-    this.env = { ...(sc ? sc.env : this.run.env) };
     this.#tags = null;
   }
 

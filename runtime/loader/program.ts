@@ -1,20 +1,21 @@
 /**
  * A loaded script: compiled once, evaluated once per VU (k6's per-VU init context) by calling
- * the compiled wrapper with that VU's `require`, `module` and `console`. Globals k6 scripts use
- * (__VU, __ITER, __ENV, open) are getters on globalThis that read the current VU from the async
- * context, so they stay right although VUs interleave on one event loop.
+ * the compiled wrapper with that VU's `require`, `module` and `console`. The k6 globals (__VU, __ITER,
+ * __ENV, open) are variables of the VU's own closure around the script, which the VU updates as its
+ * iteration and scenario change, so they stay right although VUs interleave on one event loop; the
+ * script's own declarations of those names shadow them, as they would shadow globals.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { runInThisContext } from 'node:vm';
 import { k6Console } from '../log.ts';
-import { VU } from '../vu.ts';
-import { maybeCurrentVu, runInVu, type VuState } from '../vu-context.ts';
+import type { VU } from '../vu.ts';
+import { bindToVu, runInVu, type VuState } from '../vu-context.ts';
 import { bundleScript, ScriptLoadError } from './bundle.ts';
 import { resolveK6Modules } from './k6-modules.ts';
 import { registerSourceMap } from './source-map.ts';
 
-type Wrapper = (
+type ScriptFn = (
   exports: object,
   require: (spec: string) => unknown,
   module: { exports: object },
@@ -23,19 +24,22 @@ type Wrapper = (
   console: typeof k6Console,
 ) => void;
 
-/** The VU whose code runs now, as the runtime's VU class (k6 globals need its run). */
-function vuOrNull(): VU | null {
-  const s = maybeCurrentVu();
-  return s instanceof VU ? s : null;
+/** What a VU's closure around the script starts from, and the hook that keeps it current. */
+interface ScriptScope {
+  vu: number;
+  env: Record<string, string>;
+  open: (path: string, mode?: string) => string | ArrayBuffer;
+  /** Receives the setter the VU calls when its iteration or environment changes. */
+  track: (update: (iteration: number, env: Record<string, string>) => void) => void;
 }
+
+type Wrapper = (scope: ScriptScope) => ScriptFn;
 
 /**
  * k6's open(): only in the init context, paths relative to the script; the file is read once
  * per test run and every VU gets the same string or ArrayBuffer (held in memory once).
  */
-export function k6Open(path: string, mode?: string): string | ArrayBuffer {
-  const vu = vuOrNull();
-  if (!vu) throw new Error('open() called outside a VU');
+export function k6Open(vu: VU, path: string, mode?: string): string | ArrayBuffer {
   if (!vu.inInit)
     throw new Error('The "open()" function is only available in the init stage (i.e. the global scope)');
   if (mode !== undefined && mode !== 'b' && mode !== 'r')
@@ -57,33 +61,18 @@ export function k6Open(path: string, mode?: string): string | ArrayBuffer {
   return entry.text;
 }
 
-const getVu = () => vuOrNull()?.idInTest ?? 0;
-const getIter = () => Math.max(0, vuOrNull()?.iterationInScenario ?? 0);
-const getEnv = () => vuOrNull()?.env ?? {};
-
-/** A global the runtime owns; assigning it (other code sharing the process) replaces it with a plain value. */
-function owned(name: string, get: () => unknown): PropertyDescriptor {
-  return {
-    configurable: true,
-    get,
-    set(value: unknown) {
-      Object.defineProperty(globalThis, name, { configurable: true, writable: true, value });
-    },
-  };
-}
-
-/** Defines __VU, __ITER, __ENV and open on globalThis; again if something replaced them since. */
-export function installGlobals(): void {
-  const has = (name: string, get: () => unknown) =>
-    Object.getOwnPropertyDescriptor(globalThis, name)?.get === get;
-  if (has('__VU', getVu) && has('__ITER', getIter) && has('__ENV', getEnv) && globalThis.open === k6Open)
-    return;
-  Object.defineProperties(globalThis, {
-    __VU: owned('__VU', getVu),
-    __ITER: owned('__ITER', getIter),
-    __ENV: owned('__ENV', getEnv),
-    open: { configurable: true, writable: true, value: k6Open },
-  });
+/**
+ * The script wrapped in a closure of k6 globals (see ScriptScope). The prefix stays on the script's first
+ * line, so generated line numbers (stack traces, source maps) are the bundle's own.
+ */
+function wrapperSource(code: string): string {
+  const prefix = [
+    '(function (__k6) {',
+    'let __VU = __k6.vu, __ITER = 0, __ENV = __k6.env; const open = __k6.open;',
+    '__k6.track(function (iteration, env) { __ITER = iteration; __ENV = env; });',
+    'return function (exports, require, module, __filename, __dirname, console) {',
+  ].join(' ');
+  return `${prefix}${code}\n}; })`;
 }
 
 /** A compiled script plus the k6 modules it imports. */
@@ -107,16 +96,24 @@ export class Program {
   /** Evaluates the init context for `vu` and returns the module's exports. */
   instantiate(vu: VU): Record<string, unknown> {
     const module = { exports: {} as Record<string, unknown> };
+    // The VU's own copy of each k6 module, bound to it (k6 too gives each VU its module instances).
+    const seen = new Map<unknown, unknown>();
+    const modules = new Map<string, unknown>();
+    for (const [spec, ns] of this.modules) modules.set(spec, bindToVu(ns, vu, seen));
     const require = (spec: string): unknown => {
-      const m = this.modules.get(spec);
+      const m = modules.get(spec);
       if (!m) throw new ScriptLoadError(`cannot find module "${spec}"`);
       return m;
     };
+    const script = this.wrapper({
+      vu: vu.idInTest,
+      env: vu.env,
+      open: (path, mode) => k6Open(vu, path, mode),
+      track: (update) => vu.trackScriptGlobals(update),
+    });
     vu.inInit = true;
     try {
-      runInVu(vu, () =>
-        this.wrapper(module.exports, require, module, this.path, dirname(this.path), k6Console),
-      );
+      runInVu(vu, () => script(module.exports, require, module, this.path, dirname(this.path), k6Console));
     } finally {
       vu.inInit = false;
     }
@@ -127,16 +124,12 @@ export class Program {
 
 /** Bundles, checks and compiles the script at `path`. */
 export async function loadProgram(path: string): Promise<Program> {
-  installGlobals();
   const abs = resolve(path);
   const bundled = await bundleScript(abs);
   const modules = await resolveK6Modules(bundled.imports, dirname(abs));
   let wrapper: Wrapper;
   try {
-    wrapper = runInThisContext(
-      `(function (exports, require, module, __filename, __dirname, console) {${bundled.code}\n})`,
-      { filename: abs },
-    ) as Wrapper;
+    wrapper = runInThisContext(wrapperSource(bundled.code), { filename: abs }) as Wrapper;
   } catch (err) {
     throw new ScriptLoadError(`cannot compile ${abs}: ${(err as Error).message}`);
   }

@@ -7,7 +7,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import * as grpcjs from '@grpc/grpc-js';
-import { currentVu, type VuState } from '../vu-context.ts';
+import { ownerVu, type VuState } from '../vu-context.ts';
 import { parseDuration_ms } from './duration.ts';
 import {
   callSamples,
@@ -222,7 +222,7 @@ export class Client {
 
   /** Parses proto files; only in the init context, as in k6. Returns k6's method infos. */
   load(importPaths: string[] | string | null, ...protoFiles: string[]): MethodInfo[] {
-    if (!currentVu().inInit) throw new Error('load must be called in the init context');
+    if (!ownerVu(this).inInit) throw new Error('load must be called in the init context');
     const paths = importPaths === null || importPaths === undefined ? [] : [importPaths].flat();
     const defs = loadProtos(paths, protoFiles);
     for (const d of defs) this.#methods.set(d.path, d);
@@ -236,7 +236,7 @@ export class Client {
 
   /** Connects this VU to `address`; resolves with true when the connection is ready. */
   connect(address: string, params?: Record<string, unknown>): Promise<true> {
-    const vu = currentVu();
+    const vu = ownerVu(this);
     if (vu.inInit) throw new Error('connecting to a gRPC server in the init context is not supported');
     const p = connectParams(params);
     this.#closeFor(vu);
@@ -298,7 +298,7 @@ export class Client {
 
   /** k6's asyncInvoke(method, request, params): resolves with a Response whatever the gRPC status. */
   async asyncInvoke(method: string, request: unknown, params?: unknown): Promise<GrpcResponse> {
-    const vu = currentVu();
+    const vu = ownerVu(this);
     if (vu.inInit) throw new Error('invoking RPC methods in the init context is not supported');
     const conn = this.#connections.get(vu);
     if (!conn) throw new Error('no gRPC connection, you must call connect first');
@@ -373,7 +373,7 @@ export class Client {
 
   /** Closes this VU's connection. */
   close(): void {
-    this.#closeFor(currentVu());
+    this.#closeFor(ownerVu(this));
   }
 
   /** The method definition for k6's method argument ("pkg.Service/Method", leading slash optional). */

@@ -1,22 +1,25 @@
 /** `k6/metrics`: custom Counter, Gauge, Rate and Trend metrics, declared in the init context. */
 import type { Metric, MetricType } from '../metrics/registry.ts';
-import { currentRuntimeVu } from '../vu.ts';
+import { currentRuntimeVu, type VU } from '../vu.ts';
 
 abstract class CustomMetric {
   readonly name: string;
   readonly #metric: Metric;
+  /** The VU whose init code declared it: its samples carry that VU's tags, as in k6. */
+  readonly #vu: VU;
 
   constructor(name: string, type: MetricType, isTime: boolean) {
     const vu = currentRuntimeVu();
     if (!vu.inInit) throw new Error('metrics must be declared in the init context');
     if (typeof name !== 'string' || name === '') throw new Error('a metric needs a non-empty name');
     this.name = name;
+    this.#vu = vu;
     this.#metric = vu.run.registry.define(name, type, isTime ? 'time' : 'default');
   }
 
   /** Adds a sample with the VU's tags plus `tags`; returns true as k6 does. */
   add(value: unknown, tags?: Record<string, unknown>): boolean {
-    const vu = currentRuntimeVu();
+    const vu = this.#vu;
     if (vu.inInit) throw new Error('metric values can only be added in the VU context, not the init context');
     const v = this.toNumber(value);
     if (Number.isNaN(v))

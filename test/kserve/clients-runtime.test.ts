@@ -6,9 +6,12 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { encodeTensor } from '../../lib/tensor/index.ts';
 import { getModel } from '../../models/index.ts';
-import { runInVu } from '../../runtime/vu-context.ts';
+import { followVuAcrossAwaits, runInVu } from '../../runtime/vu-context.ts';
 import { type RunningServer, startServer } from '../../server/index.ts';
 import { type FakeVu, fakeVu } from '../runtime/fake-vu.ts';
+
+// These tests call module functions directly across awaits, where a script's would be bound to its VU.
+followVuAcrossAwaits();
 
 vi.mock('k6/http', () => import('../../runtime/modules/http.ts'));
 vi.mock('k6/net/grpc', () => import('../../runtime/modules/grpc.ts'));

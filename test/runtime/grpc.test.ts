@@ -6,9 +6,12 @@ import grpc, {
   Stream,
   waitForStreams,
 } from '../../runtime/modules/grpc.ts';
-import { runInVu } from '../../runtime/vu-context.ts';
+import { followVuAcrossAwaits, runInVu } from '../../runtime/vu-context.ts';
 import { type EchoServer, FIXTURES, startEchoServer } from './echo-grpc-server.ts';
 import { type FakeVu, fakeVu, samplesOf } from './fake-vu.ts';
+
+// These tests call module functions directly across awaits, where a script's would be bound to its VU.
+followVuAcrossAwaits();
 
 let echo: EchoServer;
 let addr: string;

@@ -8,8 +8,11 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from '../../runtime/modules/http.ts';
 import { asyncRequest, expectedStatuses, setResponseCallback } from '../../runtime/modules/http.ts';
-import { runInVu } from '../../runtime/vu-context.ts';
+import { followVuAcrossAwaits, runInVu } from '../../runtime/vu-context.ts';
 import { type FakeVu, fakeVu, samplesOf } from './fake-vu.ts';
+
+// These tests call module functions directly across awaits, where a script's would be bound to its VU.
+followVuAcrossAwaits();
 
 const SMALL = '0123456789abcdef';
 

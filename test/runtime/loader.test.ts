@@ -1,6 +1,7 @@
 /** The loader's static view of a bundle's k6 imports (the load-time "not supported" check relies on it). */
 import { describe, expect, it } from 'vitest';
 import { scanImports } from '../../runtime/loader/bundle.ts';
+import { checks, runScript, values } from './run-script.ts';
 
 describe('scanImports', () => {
   it('collects named imports and members read off default and namespace imports', () => {
@@ -25,15 +26,18 @@ describe('scanImports', () => {
   });
 });
 
-describe('installGlobals', () => {
-  it('lets other code assign the k6 globals, and installs them again for the next run', async () => {
-    const { installGlobals } = await import('../../runtime/loader/program.ts');
-    installGlobals();
-    const g = globalThis as unknown as { __ENV: unknown; __VU: unknown };
-    expect(g.__VU).toBe(0);
-    g.__ENV = { FROM_TEST: '1' };
-    expect(g.__ENV).toEqual({ FROM_TEST: '1' });
-    installGlobals();
-    expect(g.__ENV).toEqual({});
+describe('VUs interleaving across awaits', () => {
+  it('keep their own __VU, __ITER, __ENV, k6/execution values and tags after every await', async () => {
+    const r = await runScript('vu-across-awaits.js');
+    expect(r.exitCode).toBe(0);
+    // 3 VUs x 4 iterations and 2 VUs x 2, three awaits each.
+    const all = { passes: (12 + 4) * 3, fails: 0 };
+    expect(checks(r)).toEqual({
+      '__VU is the VU': all,
+      '__ITER is the iteration': all,
+      '__ENV is the scenario': all,
+      'the VU tag is the VU': all,
+    });
+    expect(values(r, 'seen')['count']).toBe(48);
   });
 });

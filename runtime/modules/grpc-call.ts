@@ -71,10 +71,16 @@ export function metadataRecord(headers: IncomingHttpHeaders | null): Record<stri
   return out;
 }
 
+/**
+ * The metadata of calls whose params have none, one object for all of them: a unary channel memoises
+ * its request headers per metadata object, and whoever hands metadata to grpc-js clones it first.
+ */
+const NO_METADATA = new Metadata();
+
 /** Validates k6's call params (metadata, tags, timeout, discardResponseMessage); unknown keys are errors. */
 export function parseCallParams(input: unknown, fn: string, defaultTimeout_ms: number): CallParams {
   const out: CallParams = {
-    metadata: new Metadata(),
+    metadata: NO_METADATA,
     tags: NO_TAGS,
     timeout_ms: defaultTimeout_ms,
     discardResponseMessage: false,

@@ -54,7 +54,14 @@ export class Stream {
     this.#vu = vu;
     this.#def = def;
     const options: grpcjs.CallOptions = p.timeout_ms > 0 ? { deadline: Date.now() + p.timeout_ms } : {};
-    this.#call = conn.client.makeBidiStreamRequest(def.path, passBuffer, passBuffer, p.metadata, options);
+    // grpc-js owns the metadata it sends; params without metadata share one object (grpc-call.ts).
+    this.#call = conn.client.makeBidiStreamRequest(
+      def.path,
+      passBuffer,
+      passBuffer,
+      p.metadata.clone(),
+      options,
+    );
     // A copy without status: callTags' objects are shared and never mutated.
     const { status: _status, ...base } = callTags(vu, p.tags, conn.addr, def, 0);
     this.#tags = base;

@@ -57,10 +57,11 @@ export class UnaryChannel {
   #session: ClientHttp2Session | null = null;
   #connected: Promise<void> | null = null;
   #conn: Http2Connection | null = null;
-  /** Request headers per metadata object (a frozen params object's is reused) and method path. */
+  /**
+   * Request headers per metadata object and method path: a frozen params object's metadata is reused,
+   * and calls without metadata share one (grpc-call.ts).
+   */
   readonly #heads = new WeakMap<grpcjs.Metadata, Map<string, RequestHead>>();
-  /** Request headers of calls without metadata, per method path. */
-  readonly #noMetadata = new Map<string, RequestHead>();
 
   constructor(address: string, options: UnaryChannelOptions) {
     this.#address = address;
@@ -211,12 +212,8 @@ export class UnaryChannel {
   #head(path: string, metadata: grpcjs.Metadata, timeout_ms: number): RequestHead {
     let byPath = this.#heads.get(metadata);
     if (!byPath) {
-      // Calls without params get a new empty Metadata each: they all share one memo.
-      if (isEmpty(metadata)) byPath = this.#noMetadata;
-      else {
-        byPath = new Map();
-        this.#heads.set(metadata, byPath);
-      }
+      byPath = new Map();
+      this.#heads.set(metadata, byPath);
     }
     const key = `${timeout_ms} ${path}`;
     let head = byPath.get(key);
@@ -245,12 +242,6 @@ export class UnaryChannel {
     this.#conn?.close();
     this.#conn = null;
   }
-}
-
-/** Whether a Metadata holds no entries. */
-function isEmpty(metadata: grpcjs.Metadata): boolean {
-  for (const _ in metadata.getMap()) return false;
-  return true;
 }
 
 /** gRPC's default largest message. */

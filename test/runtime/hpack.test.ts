@@ -86,33 +86,20 @@ const RESPONSE_TABLES: [string, string][][] = [
   ],
 ];
 
-function requests(blocks: string[]): Step[] {
-  const fields = [REQ_1, REQ_2, REQ_3];
-  const sizes = [57, 110, 164];
-  return blocks.map((block, i) => ({
-    block,
-    fields: fields[i]!,
-    table: REQUEST_TABLES[i]!,
-    size: sizes[i]!,
-  }));
-}
-
-function responses(blocks: string[]): Step[] {
-  const fields = [RES_1, RES_2, RES_3];
-  const sizes = [222, 222, 215];
-  return blocks.map((block, i) => ({
-    block,
-    fields: fields[i]!,
-    table: RESPONSE_TABLES[i]!,
-    size: sizes[i]!,
-  }));
+/** RFC 7541's three request (C.3, C.4) or response (C.5, C.6) blocks, with what each leaves behind. */
+function sequence(kind: 'request' | 'response', blocks: string[]): Step[] {
+  const [fields, tables, sizes] =
+    kind === 'request'
+      ? [[REQ_1, REQ_2, REQ_3], REQUEST_TABLES, [57, 110, 164]]
+      : [[RES_1, RES_2, RES_3], RESPONSE_TABLES, [222, 222, 215]];
+  return blocks.map((block, i) => ({ block, fields: fields[i]!, table: tables[i]!, size: sizes[i]! }));
 }
 
 const EXAMPLES: [string, number, Step[]][] = [
   [
     'C.3 requests without Huffman',
     4096,
-    requests([
+    sequence('request', [
       '828684410f7777772e6578616d706c652e636f6d',
       '828684be58086e6f2d6361636865',
       '828785bf400a637573746f6d2d6b65790c637573746f6d2d76616c7565',
@@ -121,7 +108,7 @@ const EXAMPLES: [string, number, Step[]][] = [
   [
     'C.4 requests with Huffman',
     4096,
-    requests([
+    sequence('request', [
       '828684418cf1e3c2e5f23a6ba0ab90f4ff',
       '828684be5886a8eb10649cbf',
       '828785bf408825a849e95ba97d7f8925a849e95bb8e8b4bf',
@@ -130,7 +117,7 @@ const EXAMPLES: [string, number, Step[]][] = [
   [
     'C.5 responses without Huffman (table of 256 bytes, with evictions)',
     256,
-    responses([
+    sequence('response', [
       '4803333032580770726976617465611d4d6f6e2c203231204f637420323031332032303a31333a323120474d546e1768747470733a2f2f7777772e6578616d706c652e636f6d',
       '4803333037c1c0bf',
       '88c1611d4d6f6e2c203231204f637420323031332032303a31333a323220474d54c05a04677a69707738666f6f3d4153444a4b48514b425a584f5157454f50495541585157454f49553b206d61782d6167653d333630303b2076657273696f6e3d31',
@@ -139,7 +126,7 @@ const EXAMPLES: [string, number, Step[]][] = [
   [
     'C.6 responses with Huffman (table of 256 bytes, with evictions)',
     256,
-    responses([
+    sequence('response', [
       '488264025885aec3771a4b6196d07abe941054d444a8200595040b8166e082a62d1bff6e919d29ad171863c78f0b97c8e9ae82ae43d3',
       '4883640effc1c0bf',
       '88c16196d07abe941054d444a8200595040b8166e084a62d1bffc05a839bd9ab77ad94e7821dd7f2e6c7b335dfdfcd5b3960d5af27087f3672c1ab270fb5291f9587316065c003ed4ee5b1063d5007',

@@ -64,7 +64,7 @@ export interface CapacityOptions {
   timeScale?: number;
   modelRepository?: string;
   count?: number;
-  /** After the search, a linear bench over --start..the level above the answer checks it (confirm.ts). */
+  /** After the search, a linear bench over --start..the level it found outside the budget checks it (confirm.ts). */
   confirmSweep?: boolean;
 }
 
@@ -305,7 +305,7 @@ export function registerCapacity(program: Command): void {
     )
     .option(
       '--confirm-sweep',
-      'after the search, bench every level from --start to the one above the answer and say whether it confirms',
+      'after the search, bench every level from --start to the first one it found outside the budget and say whether it confirms',
     );
   addTargetOptions(command, 'Triton HTTP endpoint (TRITON_URL); default: start the embedded server');
   command

@@ -1,13 +1,23 @@
 /**
  * The linear pass that checks a capacity answer, pure: which levels to measure after the search, and whether
- * what they showed confirms it (the answer within budget, the next level above it outside). The pass is the
- * linear sweep the search saved (every concurrency from --start to the level above the answer), so the two
- * counts of measured levels can be compared; the measuring itself is the caller's (measure.ts).
+ * what they showed confirms it (the answer within budget, and the level the search found outside the budget
+ * in every measurement, `answer.above`, outside). The levels between them are within noise of the budget
+ * (search.ts): the pass measures them but does not judge them. The pass is the linear sweep the search saved
+ * (every concurrency from --start to that level), so the two counts of measured levels can be compared; the
+ * measuring itself is the caller's (measure.ts).
  */
 import type { LoadMode } from '../../lib/load/shapes.ts';
-import { type Answer, type Measurement, type Miss, misses, type SearchBudget } from './search.ts';
+import {
+  type Answer,
+  type Measurement,
+  type Miss,
+  misses,
+  type Noise,
+  noiseWords,
+  type SearchBudget,
+} from './search.ts';
 
-/** A linear range longer than this is cut to the answer and the level above it (a 256-level pass is hours). */
+/** A linear range longer than this is cut to the answer and `next` (a 256-level pass is hours). */
 export const MAX_LINEAR_LEVELS = 64;
 
 /** Where the search ran: its mode, first level and ceiling. */
@@ -22,7 +32,7 @@ export interface ConfirmPlan {
   levels: number[];
   /** 'linear': every level from start to `next`; 'around': only the answer and `next`. */
   kind: 'linear' | 'around';
-  /** The level that must be outside the budget; undefined when the answer is the ceiling. */
+  /** The level that must be outside the budget (the search's `above`); undefined when it found none. */
   next: number | undefined;
 }
 
@@ -42,8 +52,10 @@ export interface Confirmation {
   answer: number | null;
   /** The answer level as the pass measured it; undefined when the answer was null. */
   at?: ConfirmLevel;
-  /** The level above the answer (or the first level, when the answer was null) as the pass measured it. */
+  /** The level `next` (the first level, when the answer was null) as the pass measured it. */
   next?: ConfirmLevel;
+  /** The search's levels within noise of the budget, between the answer and `next`: not judged. */
+  noise: Noise;
   /** The pass's own answer, read as a linear sweep reads: the last level before its first miss. */
   linear_answer: number | null;
   /** Measured levels of the search (retries and confirmations counted), against the pass's levels.length. */
@@ -58,8 +70,8 @@ export interface Confirmation {
 /** The levels to measure to check `answer`. */
 export function confirmPlan(range: ConfirmRange, answer: Answer): ConfirmPlan {
   if (answer.level === null) return { levels: [range.start], kind: 'linear', next: range.start };
-  const step = range.mode === 'concurrency' ? answer.level + 1 : answer.above?.level;
-  // Rates have no "next" level of their own: the lowest rate the search saw outside the budget stands for it.
+  // The lowest level the search established outside the budget: a level within noise of it may pass or not.
+  const step = answer.above?.level;
   const next = step !== undefined && step <= range.max ? step : undefined;
   const top = next ?? answer.level;
   if (range.mode === 'concurrency' && top - range.start + 1 <= MAX_LINEAR_LEVELS) {
@@ -96,6 +108,7 @@ export function judgeConfirmation(
     answer: answer.level,
     ...(at ? { at } : {}),
     ...(next ? { next } : {}),
+    noise: answer.noise,
     linear_answer,
     search_levels: searchLevels.length,
     search_distinct_levels: new Set(searchLevels).size,
@@ -114,7 +127,7 @@ function levelText(j: ConfirmLevel | undefined, level: number, budget: SearchBud
     : `${num(level)} outside it (missed ${j.misses.join(', ')}: ${figures}; budget p95 ${budget.p95_ms} ms, p99 ${budget.p99_ms} ms)`;
 }
 
-/** The verdict in one sentence, e.g. "confirmed: a linear bench over 1..14 (14 levels; the search measured 9): ...". */
+/** The verdict in one sentence, e.g. "confirmed: a linear bench over 1..14 (14 levels; the search measured 10): ...". */
 export function confirmationSentence(c: Confirmation, budget: SearchBudget): string {
   const searched =
     c.search_distinct_levels === c.search_levels
@@ -125,12 +138,16 @@ export function confirmationSentence(c: Confirmation, budget: SearchBudget): str
       ? `a linear bench over ${num(c.levels[0]!)}..${num(c.levels[c.levels.length - 1]!)} (${c.levels.length} level${c.levels.length === 1 ? '' : 's'}; ${searched})`
       : `a bench at ${c.levels.map(num).join(' and ')} (the levels around the answer; ${searched})`;
   const nextLevel = c.next?.measurement.level ?? (c.answer === null ? c.levels[0] : undefined);
+  const noise = noiseWords(c.noise);
   const parts =
     c.answer === null
       ? [`no level within budget: ${levelText(c.next, nextLevel ?? 0, budget)}`]
       : [
           levelText(c.at, c.answer, budget),
-          nextLevel === undefined ? 'no level above it (the ceiling)' : levelText(c.next, nextLevel, budget),
+          ...(noise ? [`${noise} (not judged)`] : []),
+          nextLevel === undefined
+            ? 'no level above it was found outside the budget'
+            : levelText(c.next, nextLevel, budget),
         ];
   const own =
     c.kind === 'linear' && c.linear_answer !== c.answer

@@ -10,7 +10,14 @@ import { reportMarkdown } from '../../report/markdown.ts';
 import { writeRunReport } from '../../report/write.ts';
 import { type Confirmation, confirmationSentence } from './confirm.ts';
 import type { Projection } from './projection.ts';
-import { type Answer, type Measurement, misses, type SearchBudget, type Trial } from './search.ts';
+import {
+  type Answer,
+  type Measurement,
+  misses,
+  noiseWords,
+  type SearchBudget,
+  type Trial,
+} from './search.ts';
 
 /** Everything a capacity run found, as capacity.json stores it. */
 export interface CapacityRecord {
@@ -40,16 +47,21 @@ function loadWords(mode: LoadMode, level: number, batch: number): string {
     : `${num(level)} requests/s of ${batch}`;
 }
 
-/** The answer in one sentence, e.g. "dlrm: 8 concurrent requests of 4096, 1,054,310 inferences/s, p95 18.7 ms (budget 20 ms)". */
+/**
+ * The answer in one sentence, e.g. "dlrm: 8 concurrent requests of 4096, 1,054,310 inferences/s, p95 18.7 ms
+ * (budget 20 ms), ...; 9-10 within noise of the budget; limited by the latency budget at 11 ...".
+ */
 export function capacitySentence(record: CapacityRecord): string {
   const { answer, budget } = record;
   if (answer.level === null || !answer.measurement) {
     return `${record.model}: no ${record.mode === 'concurrency' ? 'concurrency' : 'request rate'} within budget (p95 ${budgetMs(budget.p95_ms)} ms, p99 ${budgetMs(budget.p99_ms)} ms); ${answer.limit_detail}`;
   }
   const m = answer.measurement;
+  const noise = noiseWords(answer.noise);
   return (
     `${record.model}: ${loadWords(record.mode, answer.level, record.batch)}, ${int(m.throughput_infer_s)} inferences/s, ` +
     `p95 ${ms(m.p95_ms)} ms (budget ${budgetMs(budget.p95_ms)} ms), p99 ${ms(m.p99_ms)} ms (budget ${budgetMs(budget.p99_ms)} ms); ` +
+    (noise ? `${noise}; ` : '') +
     `limited by ${answer.limit_detail}` +
     // An unstable answer is the last of its attempts; say so rather than let it pass for a steady figure.
     (m.stable === false ? '; the level did not stabilise, the figures are its last measurement' : '')

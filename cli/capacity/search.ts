@@ -1,8 +1,18 @@
 /**
  * The capacity search, pure: measured levels in, the next level to measure (or the answer) out.
  * Exponential growth until a level misses the budget, then bisection between the highest level within it
- * and the lowest outside it (perf_analyzer's --binary-search with --latency-threshold), an unstable level
- * re-measured, and the boundary re-measured before it is believed. No I/O, no clock: tests feed it numbers.
+ * and the lowest level that missed it (perf_analyzer's --binary-search with --latency-threshold), an unstable
+ * level re-measured, and the boundary re-measured before it is believed. No I/O, no clock: tests feed it numbers.
+ *
+ * Noise: near the boundary p95 moves less per level (MNIST: ~0.7 ms) than between two runs of one level
+ * (3-5 ms), so one miss does not make a level outside the budget. A level's verdict comes from all its
+ * measurements: within (every one within budget), outside (every one missed) or ambiguous (they disagree).
+ * The answer is the highest level within budget in every measurement below the lowest level that missed at
+ * all. Once the answer is re-measured, the level that missed above it is measured again; if it now holds, the
+ * search steps up from it (max(resolution, 10% of the level), the step doubling on each level that holds or
+ * disagrees) to the lowest level outside the budget in at least two measurements, each miss re-measured once.
+ * Every level measured between the answer and that level is "within noise of the budget": ambiguous, or
+ * within budget but above a level that was not (one good run above a miss proves no more than the miss did).
  */
 import type { LoadMode } from '../../lib/load/shapes.ts';
 
@@ -61,14 +71,33 @@ export type Miss = 'p95' | 'p99' | 'errors';
 /** What stops the load from going higher. */
 export type LimitKind = 'budget' | 'errors' | 'generator' | 'ceiling' | 'trials';
 
+/** A level's verdict from all its judged measurements. */
+export type Verdict = 'within' | 'outside' | 'ambiguous';
+
+/** Levels above the answer the search could not tell apart from the budget. */
+export interface Noise {
+  /** The measured levels within noise of the budget, ascending; empty when none. */
+  levels: number[];
+  /**
+   * The band they stand for, both ends included; null when there are none. Concurrency: every level between
+   * the answer and `above` (up to the highest noisy level when there is no `above`); a rate: the measured ones.
+   */
+  band: { from: number; to: number } | null;
+}
+
 /** The search's answer. */
 export interface Answer {
-  /** The highest level within budget, or null when even the first level missed it. */
+  /** The highest level within budget in every measurement below any level that missed it; null: none. */
   level: number | null;
   /** The measurement reported for it: its confirmation when there was one. */
   measurement: Measurement | null;
-  /** The lowest level measured outside the budget, when there was one. */
+  /**
+   * The lowest level above the noise band that missed the budget in every measurement (normally two or more;
+   * one when the search ran out of measurements or no level was within budget), or null.
+   */
   above: { level: number; misses: Miss[]; measurement: Measurement } | null;
+  /** The levels between the answer and `above` within noise of the budget. */
+  noise: Noise;
   limit: LimitKind;
   /** One line saying what limits the capacity. */
   limit_detail: string;
@@ -90,12 +119,29 @@ export function misses(m: Measurement, budget: SearchBudget): Miss[] {
   return out;
 }
 
+/** The band of an answer's noise in words, e.g. "24-25 within noise of the budget"; undefined when none. */
+export function noiseWords(noise: Noise): string | undefined {
+  if (!noise.band) return undefined;
+  const { from, to } = noise.band;
+  return `${from === to ? fmt(from) : `${fmt(from)}-${fmt(to)}`} within noise of the budget`;
+}
+
+/** Above a noisy level the search steps up by this share of the level (at least the resolution), doubling. */
+const NOISE_STEP = 0.1;
+
 /** A measurement the search judges: the last of a level's attempts (stable, or the attempts ran out). */
 interface Judged {
   level: number;
   purpose: Purpose;
   measurement: Measurement;
   misses: Miss[];
+}
+
+/** A measured level: its judged measurements in order and their verdict. */
+interface Level {
+  level: number;
+  judged: Judged[];
+  verdict: Verdict;
 }
 
 /** Groups trials into episodes (a measurement and its retries) and keeps the last of each. */
@@ -110,6 +156,19 @@ function judged(trials: readonly Trial[], budget: SearchBudget): Judged[] {
     } else out.push(entry);
   }
   return out;
+}
+
+/** The measured levels, ascending, each with its verdict. */
+function levels(all: readonly Judged[]): Level[] {
+  const byLevel = new Map<number, Judged[]>();
+  for (const j of all) byLevel.set(j.level, [...(byLevel.get(j.level) ?? []), j]);
+  return [...byLevel.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([level, list]) => {
+      const missed = list.filter((j) => j.misses.length > 0).length;
+      const verdict: Verdict = missed === 0 ? 'within' : missed === list.length ? 'outside' : 'ambiguous';
+      return { level, judged: list, verdict };
+    });
 }
 
 /** Trailing trials at the last trial's level in one episode (the measurement and its retries). */
@@ -141,14 +200,21 @@ function missText(m: Measurement, list: Miss[], budget: SearchBudget): string {
     .join(', ');
 }
 
+/** The last measurement of a level that missed the budget (its last one, when none did). */
+function lastMiss(level: Level): Judged {
+  const missed = level.judged.filter((j) => j.misses.length > 0);
+  return missed[missed.length - 1] ?? level.judged[level.judged.length - 1]!;
+}
+
 /** Decides the limit of an answer from the level within budget and the first one outside it. */
 function limitOf(
   config: SearchConfig,
   best: Judged | undefined,
-  above: Judged | undefined,
+  above: Level | undefined,
   outOfTrials: boolean,
 ): Pick<Answer, 'limit' | 'limit_detail'> {
-  const bound = [best, above].filter((j) => j?.measurement.generator_bound).map((j) => j!.level);
+  const miss = above ? lastMiss(above) : undefined;
+  const bound = [best, miss].filter((j) => j?.measurement.generator_bound).map((j) => j!.level);
   if (bound.length > 0) {
     // A bound generator measured itself: the server may hold more than the search found.
     return {
@@ -161,31 +227,151 @@ function limitOf(
       limit: 'trials',
       limit_detail: `the search ran out of its ${config.maxTrials ?? 24} measurements`,
     };
-  if (!above) {
+  if (!above || !miss) {
     return {
       limit: 'ceiling',
       limit_detail: `the search's ceiling ${fmt(config.max)} (raise --max to search higher)`,
     };
   }
-  const kind = above.misses.every((m) => m === 'errors') ? 'errors' : 'budget';
+  const kind = miss.misses.every((m) => m === 'errors') ? 'errors' : 'budget';
+  const n = above.judged.length;
+  const times = n === 1 ? '' : ` (missed ${n === 2 ? 'twice' : `${n} times`})`;
   return {
     limit: kind,
-    limit_detail: `${kind === 'errors' ? 'errors' : 'the latency budget'} at ${fmt(above.level)}: ${missText(above.measurement, above.misses, config.budget)}`,
+    limit_detail: `${kind === 'errors' ? 'errors' : 'the latency budget'} at ${fmt(above.level)}${times}: ${missText(miss.measurement, miss.misses, config.budget)}`,
+  };
+}
+
+/** What the search knows: the measured levels, the answer so far and the lowest miss. */
+interface State {
+  levels: Level[];
+  /** The highest level within budget in every measurement below `hi`. */
+  lo: Level | undefined;
+  /** The lowest level that missed the budget at least once. */
+  hi: Level | undefined;
+}
+
+function stateOf(config: SearchConfig, trials: readonly Trial[]): State {
+  const list = levels(judged(trials, config.budget));
+  const hi = list.find((l) => l.verdict !== 'within');
+  const below = list.filter((l) => l.verdict === 'within' && (hi === undefined || l.level < hi.level));
+  return { levels: list, lo: below[below.length - 1], hi };
+}
+
+/** Where the walk above the answer ended: the lowest level outside the budget, and the noise below it. */
+interface WalkEnd {
+  above: Level | undefined;
+  noise: number[];
+}
+
+/** The next level up from a noisy level `from`, the `nth` noisy level in a row; undefined at the ceiling. */
+function stepUp(config: SearchConfig, from: number, nth: number): number | undefined {
+  if (from >= config.max) return undefined;
+  const base = Math.max(config.resolution.absolute, config.resolution.relative * from, NOISE_STEP * from);
+  const least = config.mode === 'concurrency' ? 1 : 0.1;
+  const next = Math.max(roundLevel(config, from + base * 2 ** (nth - 1)), roundLevel(config, from + least));
+  return Math.min(next, config.max);
+}
+
+/**
+ * Walks the levels above the answer upward: a level that missed every time twice or more ends it (`above`),
+ * one that missed once is measured again, and a noisy one (ambiguous, or within above a miss) is passed,
+ * with a new level measured a step above it unless a measured level is already that close. `final` measures
+ * nothing: a single miss ends the walk, and so does the last measured level.
+ */
+function walk(config: SearchConfig, state: State, final: boolean): Step | WalkEnd {
+  const upper = state.levels.filter((l) => state.lo === undefined || l.level > state.lo.level);
+  const noise: number[] = [];
+  for (let i = 0; i < upper.length; i++) {
+    const level = upper[i]!;
+    if (level.verdict === 'outside') {
+      if (level.judged.length >= 2 || final) return { above: level, noise };
+      return {
+        kind: 'measure',
+        level: level.level,
+        purpose: 'confirm',
+        reason: `${fmt(level.level)} missed once; measure it again to tell noise from the limit`,
+      };
+    }
+    noise.push(level.level);
+    if (final) continue;
+    const next = stepUp(config, level.level, noise.length);
+    const measured = upper[i + 1]?.level;
+    if (next !== undefined && (measured === undefined || next < measured)) {
+      const within = level.judged.filter((j) => j.misses.length === 0).length;
+      const why =
+        level.verdict === 'ambiguous'
+          ? `within budget in ${within} of ${level.judged.length} measurements`
+          : `within budget, above ${fmt(noise[0]!)} that was not every time`;
+      return {
+        kind: 'measure',
+        level: next,
+        purpose: 'explore',
+        reason: `${fmt(level.level)} was ${why}: within noise of the budget; step up to ${fmt(next)} for a level outside it`,
+      };
+    }
+  }
+  return { above: undefined, noise };
+}
+
+/** The answer from what was measured. */
+function answerOf(config: SearchConfig, trials: readonly Trial[], outOfTrials: boolean): Answer {
+  const state = stateOf(config, trials);
+  const { lo } = state;
+  const end = walk(config, state, true) as WalkEnd;
+  const best = lo?.judged[lo.judged.length - 1];
+  const above = end.above;
+  const aboveMiss = above ? lastMiss(above) : undefined;
+  const levelsOfNoise = end.noise;
+  const band =
+    levelsOfNoise.length === 0
+      ? null
+      : config.mode === 'concurrency'
+        ? {
+            from: lo ? lo.level + 1 : levelsOfNoise[0]!,
+            to: above ? above.level - 1 : levelsOfNoise[levelsOfNoise.length - 1]!,
+          }
+        : { from: levelsOfNoise[0]!, to: levelsOfNoise[levelsOfNoise.length - 1]! };
+  // No level within budget: the first level measured (the lowest) missed it at least once.
+  const first = lo === undefined ? state.hi : undefined;
+  const firstMiss = first ? lastMiss(first) : undefined;
+  return {
+    level: lo?.level ?? null,
+    measurement: best?.measurement ?? null,
+    above:
+      above && aboveMiss
+        ? { level: above.level, misses: aboveMiss.misses, measurement: aboveMiss.measurement }
+        : null,
+    noise: { levels: levelsOfNoise, band },
+    ...(first && firstMiss
+      ? {
+          limit: firstMiss.misses.every((m) => m === 'errors') ? ('errors' as const) : ('budget' as const),
+          limit_detail: `no level within budget; the first, ${fmt(first.level)}, missed it: ${missText(firstMiss.measurement, firstMiss.misses, config.budget)}`,
+        }
+      : limitOf(config, best, above, outOfTrials)),
+    trials: trials.length,
   };
 }
 
 /** The next level to measure given the trials so far, or the answer when the search has converged. */
 export function nextStep(config: SearchConfig, trials: readonly Trial[]): Step {
-  const attempts = config.attempts ?? 3;
-  const maxTrials = config.maxTrials ?? 24;
   if (!(config.start > 0) || !(config.max >= config.start))
     throw new Error(`capacity search: start ${config.start} must be > 0 and at most max ${config.max}`);
+  const step = plan(config, trials);
+  // Out of measurements: the answer from what was measured.
+  if (step.kind === 'measure' && trials.length >= (config.maxTrials ?? 24))
+    return { kind: 'done', answer: answerOf(config, trials, true) };
+  return step;
+}
+
+/** The search's next move with no limit on measurements. */
+function plan(config: SearchConfig, trials: readonly Trial[]): Step {
+  const attempts = config.attempts ?? 3;
   if (trials.length === 0)
     return { kind: 'measure', level: config.start, purpose: 'explore', reason: 'the first level' };
 
   const last = trials[trials.length - 1]!;
-  const outOfTrials = trials.length >= maxTrials;
-  if (!outOfTrials && last.measurement.stable === false && episodeLength(trials) < attempts) {
+  if (last.measurement.stable === false && episodeLength(trials) < attempts) {
     return {
       kind: 'measure',
       level: last.measurement.level,
@@ -194,67 +380,49 @@ export function nextStep(config: SearchConfig, trials: readonly Trial[]): Step {
     };
   }
 
-  const all = judged(trials, config.budget);
-  // A level is within budget only if every judged measurement of it was: noise counts against it.
-  const failing = all.filter((j) => j.misses.length > 0).map((j) => j.level);
-  const hi = failing.length > 0 ? Math.min(...failing) : undefined;
-  const okLevels = all
-    .map((j) => j.level)
-    .filter((l) => !failing.includes(l) && (hi === undefined || l < hi));
-  const lo = okLevels.length > 0 ? Math.max(...okLevels) : undefined;
-  const at = (level: number | undefined, pick: (list: Judged[]) => Judged | undefined) =>
-    level === undefined ? undefined : pick(all.filter((j) => j.level === level));
-  const above = at(hi, (list) => list.find((j) => j.misses.length > 0));
-  const best = at(lo, (list) => list[list.length - 1]);
-
-  const done = (): Step => ({
-    kind: 'done',
-    answer: {
-      level: lo ?? null,
-      measurement: best?.measurement ?? null,
-      above: above ? { level: above.level, misses: above.misses, measurement: above.measurement } : null,
-      ...(lo === undefined && above
-        ? {
-            limit: above.misses.every((m) => m === 'errors') ? ('errors' as const) : ('budget' as const),
-            limit_detail: `no level within budget; the first, ${fmt(above.level)}, missed it: ${missText(above.measurement, above.misses, config.budget)}`,
-          }
-        : limitOf(config, best, above, outOfTrials)),
-      trials: trials.length,
-    },
-  });
-  if (lo === undefined || outOfTrials) return done();
+  const state = stateOf(config, trials);
+  const done = (): Step => ({ kind: 'done', answer: answerOf(config, trials, false) });
+  const { lo, hi } = state;
+  if (lo === undefined) return done();
+  const confirmed = lo.judged.some((j) => j.purpose === 'confirm');
 
   if (hi === undefined) {
-    if (lo >= config.max) {
-      if (all.some((j) => j.level === lo && j.purpose === 'confirm')) return done();
-      return confirm(lo, 'the ceiling is within budget; measure it again to confirm');
+    if (lo.level >= config.max) {
+      if (confirmed) return done();
+      return confirm(lo.level, 'the ceiling is within budget; measure it again to confirm');
     }
-    const next = Math.min(config.mode === 'concurrency' ? lo * 2 : roundLevel(config, lo * 2), config.max);
+    const next = Math.min(
+      config.mode === 'concurrency' ? lo.level * 2 : roundLevel(config, lo.level * 2),
+      config.max,
+    );
     return {
       kind: 'measure',
       level: next,
       purpose: 'explore',
-      reason: `${fmt(lo)} is within budget; double to ${fmt(next)}`,
+      reason: `${fmt(lo.level)} is within budget; double to ${fmt(next)}`,
     };
   }
 
-  const gap = Math.max(config.resolution.absolute, config.resolution.relative * lo);
-  if (hi - lo > gap) {
-    const mid = roundLevel(config, (lo + hi) / 2);
-    if (mid > lo && mid < hi) {
+  const gap = Math.max(config.resolution.absolute, config.resolution.relative * lo.level);
+  if (hi.level - lo.level > gap) {
+    const mid = roundLevel(config, (lo.level + hi.level) / 2);
+    if (mid > lo.level && mid < hi.level) {
       return {
         kind: 'measure',
         level: mid,
         purpose: 'bisect',
-        reason: `${fmt(lo)} is within budget and ${fmt(hi)} is not; halve the gap`,
+        reason: `${fmt(lo.level)} is within budget and ${fmt(hi.level)} is not; halve the gap`,
       };
     }
   }
-  if (all.some((j) => j.level === lo && j.purpose === 'confirm')) return done();
-  return confirm(
-    lo,
-    `${fmt(lo)} is the highest level within budget below ${fmt(hi)}; measure it again to confirm`,
-  );
+  if (!confirmed)
+    return confirm(
+      lo.level,
+      `${fmt(lo.level)} is the highest level within budget below ${fmt(hi.level)}; measure it again to confirm`,
+    );
+  // The answer holds; now tell the levels above it that missed from noise.
+  const step = walk(config, state, false);
+  return 'kind' in step ? step : done();
 }
 
 function confirm(level: number, reason: string): Step {

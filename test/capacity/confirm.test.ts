@@ -59,11 +59,11 @@ describe('capacity confirmation pass', () => {
     expect(c.at?.misses).toEqual([]);
     expect(c.next?.misses).toEqual(['p95']);
     // The search measured fewer levels than the linear pass that confirms it.
-    expect(c.search_levels).toBe(9);
+    expect(c.search_levels).toBe(10);
     expect(c.search_distinct_levels).toBe(8);
     expect(c.search_levels).toBeLessThan(c.levels.length);
     expect(confirmationSentence(c, BUDGET)).toBe(
-      'confirmed: a linear bench over 1..14 (14 levels; the search measured 9, 8 distinct): 13 within budget ' +
+      'confirmed: a linear bench over 1..14 (14 levels; the search measured 10, 8 distinct): 13 within budget ' +
         '(p95 19.50 ms, p99 21.50 ms, errors 0.00%), 14 outside it (missed p95: p95 21.00 ms, ' +
         'p99 23.00 ms, errors 0.00%; budget p95 20 ms, p99 30 ms)',
     );
@@ -105,6 +105,45 @@ describe('capacity confirmation pass', () => {
     expect(missed.at?.misses).toEqual(['errors']);
   });
 
+  it('judges the answer against the level the search found outside, and names the noise between unjudged', () => {
+    // p95 0.7 ms per request: within 20 ms up to 23; the search's second look at 24 came out 1.5 ms fast.
+    const slope = (level: number, noise = 0) => ({
+      ...server(level),
+      p95_ms: 0.7 * level + 3.6 + noise,
+      p99_ms: 0.7 * level + 5.6 + noise,
+    });
+    let seen24 = 0;
+    const { answer, trials } = search((level) => slope(level, level === 24 && ++seen24 === 2 ? -1.5 : 0));
+    expect(answer.level).toBe(23);
+    expect(answer.above?.level).toBe(26);
+    const plan = confirmPlan(RANGE, answer);
+    // No longer answer + 1: the pass runs to 26, the first level outside in every measurement.
+    expect(plan).toEqual({ kind: 'linear', next: 26, levels: Array.from({ length: 26 }, (_, i) => i + 1) });
+    // The pass sees 24 and 25 within budget: noise, not a verdict against the answer.
+    const pass = plan.levels.map((l) => slope(l, l === 24 || l === 25 ? -2 : 0));
+    const c = judgeConfirmation(plan, answer, pass, BUDGET, trials);
+    expect(c.confirms).toBe(true);
+    expect(c.next?.measurement.level).toBe(26);
+    expect(c.noise.band).toEqual({ from: 24, to: 25 });
+    expect(c.linear_answer).toBe(25);
+    expect(confirmationSentence(c, BUDGET)).toBe(
+      'confirmed: a linear bench over 1..26 (26 levels; the search measured 14, 11 distinct): 23 within budget ' +
+        '(p95 19.70 ms, p99 21.70 ms, errors 0.00%), 24-25 within noise of the budget (not judged), 26 outside it ' +
+        '(missed p95: p95 21.80 ms, p99 23.80 ms, errors 0.00%; budget p95 20 ms, p99 30 ms); ' +
+        'the linear bench alone would answer 25',
+    );
+    // 26 within budget in the pass: the level the search called outside is not, so no confirmation.
+    const held = judgeConfirmation(
+      plan,
+      answer,
+      plan.levels.map((l) => slope(l, l === 26 ? -2.5 : 0)),
+      BUDGET,
+      trials,
+    );
+    expect(held.confirms).toBe(false);
+    expect(confirmationSentence(held, BUDGET)).toMatch(/^NOT confirmed: .*26 within budget/);
+  });
+
   it('checks "no level within budget" with the first level alone', () => {
     const slow = (level: number) => ({ ...server(level), p95_ms: 20.3, p99_ms: 66 });
     const { answer, trials } = search(slow);
@@ -121,19 +160,21 @@ describe('capacity confirmation pass', () => {
     expect(fine.confirms).toBe(false);
   });
 
-  it('measures only the answer and the level above it when the linear range is too long', () => {
+  it('measures only the answer and the level found outside when the linear range is too long', () => {
     const answer: Answer = {
       level: 100,
       measurement: server(100),
-      above: null,
+      above: { level: 104, misses: ['p95'], measurement: server(104) },
+      noise: { levels: [101, 102], band: { from: 101, to: 103 } },
       limit: 'budget',
       limit_detail: '',
       trials: 12,
     };
-    expect(100 - RANGE.start + 2).toBeGreaterThan(MAX_LINEAR_LEVELS);
-    expect(confirmPlan(RANGE, answer)).toEqual({ kind: 'around', levels: [100, 101], next: 101 });
+    expect(104 - RANGE.start + 1).toBeGreaterThan(MAX_LINEAR_LEVELS);
+    expect(confirmPlan(RANGE, answer)).toEqual({ kind: 'around', levels: [100, 104], next: 104 });
     // At the ceiling there is no level above: the answer alone is checked.
-    expect(confirmPlan({ ...RANGE, max: 8 }, { ...answer, level: 8 })).toEqual({
+    const top = { ...answer, level: 8, above: null, noise: { levels: [], band: null } };
+    expect(confirmPlan({ ...RANGE, max: 8 }, top)).toEqual({
       kind: 'linear',
       levels: [1, 2, 3, 4, 5, 6, 7, 8],
       next: undefined,

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { project } from '../../cli/capacity/projection.ts';
 import {
   type CapacityRecord,
+  capacityMarkdown,
   capacityRow,
   capacitySentence,
   projectionSentence,
@@ -29,6 +30,7 @@ function record(overrides: Partial<CapacityRecord> = {}): CapacityRecord {
       level: 8,
       measurement: m,
       above: null,
+      noise: { levels: [], band: null },
       limit: 'budget',
       limit_detail: 'the latency budget at 9: p95 21.30 ms (budget 20 ms)',
       trials: 7,
@@ -45,6 +47,27 @@ describe('capacity report', () => {
         'p99 26.2 ms (budget 30 ms); limited by the latency budget at 9: p95 21.30 ms (budget 20 ms)',
     );
     expect(capacityRow(record())).toBe('| dlrm | 8 | 1,054,310 | 18.7 | 26.2 | 0.00% | budget |');
+  });
+
+  it('names the levels within noise of the budget between the answer and the level outside it', () => {
+    const noisy = record({
+      model: 'mnist',
+      batch: 1,
+      answer: {
+        ...record().answer,
+        level: 23,
+        measurement: { ...m, level: 23, throughput_infer_s: 2291, p95_ms: 16.6, p99_ms: 19.1 },
+        above: { level: 26, misses: ['p95'], measurement: { ...m, level: 26, p95_ms: 22 } },
+        noise: { levels: [24], band: { from: 24, to: 25 } },
+        limit_detail: 'the latency budget at 26 (missed twice): p95 22.00 ms (budget 20 ms)',
+      },
+    });
+    expect(capacitySentence(noisy)).toBe(
+      'mnist: 23 concurrent requests of 1, 2,291 inferences/s, p95 16.6 ms (budget 20 ms), ' +
+        'p99 19.1 ms (budget 30 ms); 24-25 within noise of the budget; ' +
+        'limited by the latency budget at 26 (missed twice): p95 22.00 ms (budget 20 ms)',
+    );
+    expect(capacityMarkdown(noisy)).toContain('; 24-25 within noise of the budget; ');
   });
 
   it('says when the answer never stabilised and when nothing was within budget', () => {

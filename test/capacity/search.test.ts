@@ -4,6 +4,7 @@ import {
   type Measurement,
   misses,
   nextStep,
+  noiseWords,
   type SearchConfig,
   type Step,
   type Trial,
@@ -36,6 +37,20 @@ function linear(level: number, extra: Partial<Measurement> = {}): Measurement {
   };
 }
 
+/**
+ * A server whose p95 rises 0.7 ms per concurrent request (19.7 ms at 23, 20.4 ms at 24: the boundary), plus a
+ * scripted noise per level: the n-th measurement of `level` adds noise[level][n - 1] ms (0 past the script).
+ */
+function noisy(noise: Record<number, number[]>): (level: number) => Measurement {
+  const seen = new Map<number, number>();
+  return (level) => {
+    const n = (seen.get(level) ?? 0) + 1;
+    seen.set(level, n);
+    const p95 = 0.7 * level + 3.6 + (noise[level]?.[n - 1] ?? 0);
+    return linear(level, { p95_ms: p95, p99_ms: p95 + 2 });
+  };
+}
+
 /** Runs the search to its answer, measuring with `measure`; at most 100 steps. */
 function run(cfg: SearchConfig, measure: (level: number, trial: number) => Measurement) {
   const trials: Trial[] = [];
@@ -53,10 +68,11 @@ describe('capacity search', () => {
     expect(answer.level).toBe(13);
     expect(answer.above?.level).toBe(14);
     expect(answer.above?.misses).toEqual(['p95']);
+    expect(answer.noise).toEqual({ levels: [], band: null });
     expect(answer.limit).toBe('budget');
-    expect(answer.limit_detail).toContain('p95 21.00 ms (budget 20 ms)');
-    // 1,2,4,8,16 then 12,14,13 then the confirmation of 13: 9 levels, against 14 for 1..14.
-    expect(trials.map((t) => t.measurement.level)).toEqual([1, 2, 4, 8, 16, 12, 14, 13, 13]);
+    expect(answer.limit_detail).toBe('the latency budget at 14 (missed twice): p95 21.00 ms (budget 20 ms)');
+    // 1,2,4,8,16 then 12,14,13, the confirmation of 13 and the second look at 14: 10 levels, against 14 for 1..14.
+    expect(trials.map((t) => t.measurement.level)).toEqual([1, 2, 4, 8, 16, 12, 14, 13, 13, 14]);
     expect(trials.map((t) => t.purpose)).toEqual([
       'explore',
       'explore',
@@ -67,7 +83,9 @@ describe('capacity search', () => {
       'bisect',
       'bisect',
       'confirm',
+      'confirm',
     ]);
+    expect(trials[9]!.reason).toBe('14 missed once; measure it again to tell noise from the limit');
   });
 
   it('reports the confirmation measurement of the answer', () => {
@@ -75,18 +93,21 @@ describe('capacity search', () => {
     expect(answer.measurement?.throughput_infer_s).toBe(108);
   });
 
-  it('moves down when the confirmation misses the budget, and confirms the new boundary', () => {
+  it('moves down when the confirmation misses the budget, confirms the new boundary, and calls 13 noise', () => {
     let seen13 = 0;
     const { answer, trials } = run(config(), (level) =>
       level === 13 && ++seen13 === 2 ? linear(13, { p99_ms: 40 }) : linear(level),
     );
     expect(answer.level).toBe(12);
-    expect(answer.above?.level).toBe(13);
-    expect(answer.above?.misses).toEqual(['p99']);
-    expect(trials.slice(-3).map((t) => [t.measurement.level, t.purpose])).toEqual([
+    // 13 was within budget once and missed once: ambiguous. 14 missed twice: outside.
+    expect(answer.noise).toEqual({ levels: [13], band: { from: 13, to: 13 } });
+    expect(answer.above?.level).toBe(14);
+    expect(answer.above?.misses).toEqual(['p95']);
+    expect(trials.slice(-4).map((t) => [t.measurement.level, t.purpose])).toEqual([
       [13, 'bisect'],
       [13, 'confirm'],
       [12, 'confirm'],
+      [14, 'confirm'],
     ]);
   });
 
@@ -157,7 +178,8 @@ describe('capacity search', () => {
     expect(answer.level!).toBeLessThan(1000);
     expect(answer.level!).toBeGreaterThanOrEqual(950);
     expect(answer.above!.level - answer.level!).toBeLessThanOrEqual(0.05 * answer.level!);
-    expect(trials.length).toBeLessThan(12);
+    expect(trials.filter((t) => t.measurement.level === answer.above!.level)).toHaveLength(2);
+    expect(trials.length).toBeLessThanOrEqual(12);
   });
 
   it('answers with what it has when the measurements run out', () => {
@@ -165,6 +187,139 @@ describe('capacity search', () => {
     expect(trials).toHaveLength(6);
     expect(answer.limit).toBe('trials');
     expect(answer.level).toBe(12);
+  });
+
+  it('re-measures only the level above the answer on a clean boundary', () => {
+    const { answer, trials } = run(config(), (level) => linear(level));
+    // Every level but the answer and the one above it is measured once: no walk above the boundary.
+    const counts = new Map<number, number>();
+    for (const t of trials) counts.set(t.measurement.level, (counts.get(t.measurement.level) ?? 0) + 1);
+    expect([...counts].filter(([, n]) => n > 1)).toEqual([
+      [14, 2],
+      [13, 2],
+    ]);
+    expect(answer.noise.levels).toEqual([]);
+  });
+
+  it('steps above a level that misses only sometimes to a level that misses twice, keeping the answer below', () => {
+    // MNIST-like: p95 rises 0.7 ms per request (within 20 ms up to 23), and a run is sometimes 1.5 ms fast.
+    const { answer, trials } = run(config(), noisy({ 24: [0, -1.5] }));
+    expect(trials.map((t) => [t.measurement.level, t.purpose])).toEqual([
+      [1, 'explore'],
+      [2, 'explore'],
+      [4, 'explore'],
+      [8, 'explore'],
+      [16, 'explore'],
+      [32, 'explore'],
+      [24, 'bisect'],
+      [20, 'bisect'],
+      [22, 'bisect'],
+      [23, 'bisect'],
+      [23, 'confirm'],
+      // 24 missed once and holds the second time: within noise of the budget.
+      [24, 'confirm'],
+      // A step of 10% above it; 26 misses, and misses again.
+      [26, 'explore'],
+      [26, 'confirm'],
+    ]);
+    expect(trials[12]!.reason).toBe(
+      '24 was within budget in 1 of 2 measurements: within noise of the budget; step up to 26 for a level outside it',
+    );
+    expect(answer.level).toBe(23);
+    expect(answer.measurement?.p95_ms).toBeCloseTo(19.7);
+    expect(answer.noise).toEqual({ levels: [24], band: { from: 24, to: 25 } });
+    expect(answer.above?.level).toBe(26);
+    expect(answer.limit).toBe('budget');
+    expect(answer.limit_detail).toBe('the latency budget at 26 (missed twice): p95 21.80 ms (budget 20 ms)');
+    expect(noiseWords(answer.noise)).toBe('24-25 within noise of the budget');
+    // Still fewer levels than the linear sweep 1..26.
+    expect(trials.length).toBeLessThan(26);
+  });
+
+  it('does not raise the answer for a level within budget above a noisy one; the step doubles', () => {
+    // 24 holds on its second look, 26 on its first; 31 (two steps up: 2.6 × 2) misses twice.
+    const { answer, trials } = run(config(), noisy({ 24: [0, -1.5], 26: [-2.5] }));
+    expect(
+      trials.slice(11).map((t) => [t.measurement.level, t.purpose, misses(t.measurement, BUDGET)]),
+    ).toEqual([
+      [24, 'confirm', []],
+      [26, 'explore', []],
+      [31, 'explore', ['p95']],
+      [31, 'confirm', ['p95']],
+    ]);
+    expect(answer.level).toBe(23);
+    expect(answer.noise).toEqual({ levels: [24, 26], band: { from: 24, to: 30 } });
+    expect(answer.above?.level).toBe(31);
+  });
+
+  it('re-measures a level that missed while exploring once the steps above the noise reach it', () => {
+    // 24 and 26 each miss once and hold once, 31 holds; the next step (3.1 × 8) passes 32, measured while
+    // exploring: it missed once there and misses again.
+    const cfg = config({ max: 64 });
+    const { answer, trials } = run(cfg, noisy({ 24: [0, -1.5], 26: [0, -2.5], 31: [-6] }));
+    expect(trials.slice(11).map((t) => [t.measurement.level, t.purpose])).toEqual([
+      [24, 'confirm'],
+      [26, 'explore'],
+      [26, 'confirm'],
+      [31, 'explore'],
+      [32, 'confirm'],
+    ]);
+    expect(answer.level).toBe(23);
+    expect(answer.noise.levels).toEqual([24, 26, 31]);
+    expect(answer.above?.level).toBe(32);
+  });
+
+  it('names the ceiling when the noise reaches it', () => {
+    // Every level from 24 up holds on its second look: nothing above the answer misses twice.
+    const { answer, trials } = run(config({ max: 26 }), noisy({ 24: [0, -3], 26: [0, -3] }));
+    expect(trials.slice(-3).map((t) => [t.measurement.level, t.purpose])).toEqual([
+      [23, 'confirm'],
+      [24, 'confirm'],
+      [26, 'confirm'],
+    ]);
+    expect(answer.level).toBe(23);
+    expect(answer.noise).toEqual({ levels: [24, 26], band: { from: 24, to: 26 } });
+    expect(answer.above).toBeNull();
+    expect(answer.limit).toBe('ceiling');
+  });
+
+  it('respects maxTrials in the walk above the answer', () => {
+    const { answer, trials } = run(config({ maxTrials: 13 }), noisy({ 24: [0, -1.5], 26: [-2.5] }));
+    expect(trials).toHaveLength(13);
+    expect(answer.limit).toBe('trials');
+    expect(answer.level).toBe(23);
+    expect(answer.noise.levels).toEqual([24, 26]);
+    // What it has: the level that missed once while exploring stands for the limit, unconfirmed.
+    expect(answer.above?.level).toBe(32);
+    expect(nextStep(config({ maxTrials: 13 }), trials)).toMatchObject({ kind: 'done' });
+    expect(nextStep(config({ maxTrials: 14 }), trials)).toMatchObject({ kind: 'measure', level: 31 });
+  });
+
+  it('steps up over request rates by 10% of the noisy rate', () => {
+    // p95 = rate / 50 ms: within 20 ms below 1,000 req/s; the second look at the first rate that missed holds.
+    const cfg = config({
+      mode: 'request-rate',
+      start: 100,
+      max: 100_000,
+      resolution: { absolute: 1, relative: 0.05 },
+    });
+    const seen = new Map<number, number>();
+    const { answer, trials } = run(cfg, (rate) => {
+      const n = (seen.get(rate) ?? 0) + 1;
+      seen.set(rate, n);
+      const p95 = rate >= 1000 && rate < 1100 && n === 2 ? 19 : rate / 50;
+      return linear(rate, { p95_ms: p95, p99_ms: p95 });
+    });
+    // Bisection ends at 975 within and 1,000 missed; 1,000 holds on its second look; 10% up, 1,100 misses twice.
+    expect(trials.slice(-4).map((t) => [t.measurement.level, t.purpose])).toEqual([
+      [975, 'confirm'],
+      [1000, 'confirm'],
+      [1100, 'explore'],
+      [1100, 'confirm'],
+    ]);
+    expect(answer.level).toBe(975);
+    expect(answer.noise).toEqual({ levels: [1000], band: { from: 1000, to: 1000 } });
+    expect(answer.above?.level).toBe(1100);
   });
 
   it('judges the budget strictly, as k6 thresholds do', () => {

@@ -40,6 +40,8 @@ export interface VuState {
   readonly options: ModuleOptions;
   /** Records samples (the engine adds time and routes them to metrics, thresholds and outputs). */
   emit(samples: Sample[]): void;
+  /** Records build(input)'s samples; build runs later, off the VU's path (it must not read mutable state). */
+  emitLater<T>(build: (input: T) => Sample[], input: T): void;
   /** Registers a clean-up (close connections) run when the VU is retired or the test ends. */
   onRetire(fn: () => void | Promise<void>): void;
 }

@@ -7,6 +7,8 @@ import type { Group } from './groups.ts';
 import type { ScenarioRuntime, TestRun } from './run-state.ts';
 import { currentVu, type ModuleOptions, type Sample, type Tags, type VuState } from './vu-context.ts';
 
+const asIs = (samples: Sample[]): Sample[] => samples;
+
 /** A VU; `idInTest` 0 is the VU that reads options and runs setup, teardown and handleSummary. */
 export class VU implements VuState {
   inInit = true;
@@ -109,13 +111,16 @@ export class VU implements VuState {
     this.#tags = null;
   }
 
+  /** Hands a protocol call's samples to the pipeline, which records them after this turn (defer). */
   emit(samples: Sample[]): void {
     if (this.retired) return;
-    const p = this.run.pipeline;
-    for (let i = 0; i < samples.length; i++) {
-      const s = samples[i]!;
-      p.addByName(s.metric, s.value, s.tags, s.time);
-    }
+    this.run.pipeline.defer(asIs, samples);
+  }
+
+  /** emit(build(input)), with build run after this turn too: a request's tags and samples are made off its VU's path. */
+  emitLater<T>(build: (input: T) => Sample[], input: T): void {
+    if (this.retired) return;
+    this.run.pipeline.defer(build, input);
   }
 
   onRetire(fn: () => void | Promise<void>): void {

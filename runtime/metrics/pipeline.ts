@@ -3,7 +3,7 @@
  * configured. Outputs buffer and write asynchronously; without outputs a sample costs a map
  * lookup and the sink updates, nothing else.
  */
-import type { Tags } from '../vu-context.ts';
+import type { Sample, Tags } from '../vu-context.ts';
 import type { Metric, MetricRegistry } from './registry.ts';
 import type { SectionTracker } from './sections.ts';
 
@@ -26,6 +26,12 @@ export function nowEpochMs(): number {
 export class SamplePipeline {
   #closed = false;
   readonly #unknown = new Set<string>();
+  /** Sample makers and their inputs waiting for the event loop's check phase (see defer). */
+  #builds: ((input: never) => Sample[])[] = [];
+  #inputs: unknown[] = [];
+  /** When each was deferred, kept only when outputs need sample times. */
+  #times: number[] = [];
+  #scheduled = false;
   /** Per-scenario/group aggregates, set only for the full summary mode. */
   sections: SectionTracker | null = null;
 
@@ -58,9 +64,45 @@ export class SamplePipeline {
     }
   }
 
+  /**
+   * Records `build(input)`'s samples once the current turn of the event loop is done. The VU that
+   * deferred them goes on at once, so at low concurrency its next request is on the wire before its
+   * last one's samples are even made, as k6 hands samples to its metrics engine over a channel.
+   */
+  defer<T>(build: (input: T) => Sample[], input: T): void {
+    if (this.#closed) return;
+    this.#builds.push(build as (input: never) => Sample[]);
+    this.#inputs.push(input);
+    if (this.outputs.length > 0) this.#times.push(nowEpochMs());
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(this.flush);
+    }
+  }
+
+  /** Records every deferred sample now (the summary, thresholds and tests read after this). */
+  readonly flush = (): void => {
+    this.#scheduled = false;
+    const builds = this.#builds;
+    if (builds.length === 0) return;
+    const inputs = this.#inputs;
+    const times = this.#times;
+    this.#builds = [];
+    this.#inputs = [];
+    this.#times = [];
+    for (let i = 0; i < builds.length; i++) {
+      const samples = (builds[i] as (input: unknown) => Sample[])(inputs[i]);
+      for (let j = 0; j < samples.length; j++) {
+        const s = samples[j]!;
+        this.addByName(s.metric, s.value, s.tags, s.time ?? times[i]);
+      }
+    }
+  };
+
   /** Stops recording (the summary is being computed) and closes outputs. */
   async close(): Promise<void> {
     if (this.#closed) return;
+    this.flush();
     this.#closed = true;
     await Promise.all(this.outputs.map((o) => o.close()));
   }

@@ -75,32 +75,17 @@ function selectPath(value: unknown, selector: string): unknown {
   return cur;
 }
 
-/**
- * Sets obj[key] to `value`, or, when `value` is a function, to an own enumerable accessor that calls it
- * on first read: reads and JSON.stringify see a plain field, and unread fields cost nothing.
- */
-function defineLazy<T>(obj: object, key: string, value: T | (() => T)): void {
-  if (typeof value !== 'function') {
-    Object.defineProperty(obj, key, { value, enumerable: true, configurable: true, writable: true });
-    return;
-  }
-  let made = false;
-  let v: T;
-  Object.defineProperty(obj, key, {
-    enumerable: true,
-    configurable: true,
-    get: () => {
-      if (!made) {
-        v = (value as () => T)();
-        made = true;
-      }
-      return v;
-    },
-    set: (nv: T) => {
-      v = nv;
-      made = true;
-    },
-  });
+/** A value, or the function that makes it on first read. */
+type Lazy<T> = T | (() => T);
+
+/** The value of a lazy: made on first read. */
+function settle<T>(v: Lazy<T>): T {
+  return typeof v === 'function' ? (v as () => T)() : v;
+}
+
+/** A value a script assigned, as a lazy (a function it assigns is the value, not its maker). */
+function assigned<T>(v: T): Lazy<T> {
+  return typeof v === 'function' ? () => v : v;
 }
 
 /** k6's Response object. */
@@ -123,21 +108,66 @@ export class Response {
   ocsp = { status: 'unknown' };
   #parsed: unknown = undefined;
   #parsedOk = false;
+  #headers: Lazy<Record<string, string>>;
+  #body: Lazy<string | ArrayBuffer | null>;
+  #request: Lazy<RequestInfo>;
 
   constructor(init: ResponseInit) {
     this.url = init.url;
     this.status = init.status;
     this.status_text = init.statusText;
     this.proto = init.proto;
-    defineLazy(this, 'headers', init.headers);
-    defineLazy(this, 'body', init.body);
+    this.#headers = init.headers;
+    this.#body = init.body;
+    this.#request = init.request;
+    // Own enumerable accessors, so reads and JSON.stringify see plain fields and unread ones cost
+    // nothing; the descriptors are shared by every Response (per-instance closures cost a visible
+    // part of a small request's CPU, and give each object its own hidden class).
+    Object.defineProperty(this, 'headers', Response.#lazyHeaders);
+    Object.defineProperty(this, 'body', Response.#lazyBody);
     this.timings = init.timings;
     this.error = init.error;
     this.error_code = init.errorCode;
-    defineLazy(this, 'request', init.request);
+    Object.defineProperty(this, 'request', Response.#lazyRequest);
     this.remote_ip = init.remoteIp;
     this.remote_port = init.remotePort;
   }
+
+  static readonly #lazyHeaders: PropertyDescriptor = {
+    enumerable: true,
+    configurable: true,
+    get(this: Response) {
+      this.#headers = settle(this.#headers);
+      return this.#headers;
+    },
+    set(this: Response, v: Record<string, string>) {
+      this.#headers = assigned(v);
+    },
+  };
+
+  static readonly #lazyBody: PropertyDescriptor = {
+    enumerable: true,
+    configurable: true,
+    get(this: Response) {
+      this.#body = settle(this.#body);
+      return this.#body;
+    },
+    set(this: Response, v: string | ArrayBuffer | null) {
+      this.#body = assigned(v);
+    },
+  };
+
+  static readonly #lazyRequest: PropertyDescriptor = {
+    enumerable: true,
+    configurable: true,
+    get(this: Response) {
+      this.#request = settle(this.#request);
+      return this.#request;
+    },
+    set(this: Response, v: RequestInfo) {
+      this.#request = assigned(v);
+    },
+  };
 
   /** Parses the body as JSON (once) and optionally returns the part a gjson selector names, as k6 does. */
   json(selector?: string): unknown {

@@ -151,22 +151,20 @@ export async function asyncRequest(
     });
     const error = result.error ? k6ErrorFor(result.error) : null;
     const proto = error ? '' : 'HTTP/1.1';
-    vu.emit(
-      requestSamples({
-        vuTags,
-        userTags: p.tags,
-        method: method_,
-        tagUrl: target.tagUrl,
-        name: target.name,
-        status: result.status,
-        proto,
-        error,
-        timings: result.timings,
-        sent_bytes: result.sent_bytes,
-        received_bytes: result.received_bytes,
-        expected,
-      }),
-    );
+    vu.emitLater(requestSamples, {
+      vuTags,
+      userTags: p.tags,
+      method: method_,
+      tagUrl: target.tagUrl,
+      name: target.name,
+      status: result.status,
+      proto,
+      error,
+      timings: result.timings,
+      sent_bytes: result.sent_bytes,
+      received_bytes: result.received_bytes,
+      expected,
+    });
     const isRedirect = !error && REDIRECT_STATUSES.has(result.status);
     const redirectHeaders = isRedirect ? headersFromRaw(result.rawHeaders()) : null;
     const location = redirectHeaders?.['Location'];

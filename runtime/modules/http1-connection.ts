@@ -21,6 +21,12 @@ const MAX_HEAD_BYTES = 1 << 20;
 const COPY_BODY_BYTES = 64 * 1024;
 const HEAD_END = Buffer.from('\r\n\r\n');
 const CRLF = Buffer.from('\r\n');
+/**
+ * Every connection of the thread reads into this one buffer (net's `onread`), skipping the Readable
+ * stream a 'data' listener needs: a fresh buffer, push and emit per read. What a response keeps of it
+ * (its body, a partial head) is copied out before the callback returns.
+ */
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
 /** A socket error in the style Node raises, so http-errors.ts maps it as it maps undici's. */
 function socketError(message: string, code: string): Error {
@@ -95,7 +101,13 @@ export class Http1Connection {
   constructor(readonly url: URL) {
     this.#connectStart = performance.now();
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-    this.#socket = connect({ host, port: Number(url.port || 80), noDelay: true, keepAlive: true });
+    this.#socket = connect({
+      host,
+      port: Number(url.port || 80),
+      noDelay: true,
+      keepAlive: true,
+      onread: { buffer: READ_BUFFER, callback: this.#onRead },
+    });
     this.#socket.setTimeout(DIAL_TIMEOUT_MS, () => {
       if (!this.#connected) this.#socket.destroy(socketError('dial: i/o timeout', 'ETIMEDOUT'));
     });
@@ -108,7 +120,6 @@ export class Http1Connection {
       if (this.#ex) this.#write(this.#ex, this.#queued!);
       this.#queued = null;
     });
-    this.#socket.on('data', (chunk: Buffer) => this.#onData(chunk));
     this.#socket.on('error', (err) => this.#fail(err));
     this.#socket.on('close', () => this.#onClose());
   }
@@ -206,6 +217,12 @@ export class Http1Connection {
       });
   }
 
+  readonly #onRead = (n: number, buffer: Uint8Array): boolean => {
+    this.#onData(Buffer.from(buffer.buffer, buffer.byteOffset, n));
+    return true;
+  };
+
+  /** Frames the bytes just read; `chunk` is READ_BUFFER's, valid only until this returns. */
   #onData(chunk: Buffer): void {
     const ex = this.#ex;
     if (!ex) {
@@ -226,7 +243,7 @@ export class Http1Connection {
             this.#fail(socketError('malformed HTTP response', 'HPE_HEADER_OVERFLOW'));
             return;
           }
-          this.#pending = buf.subarray(off);
+          this.#pending = Buffer.from(buf.subarray(off));
           return;
         }
         const error = this.#parseHead(ex, buf.toString('latin1', off, end));
@@ -266,7 +283,7 @@ export class Http1Connection {
       }
       const eol = buf.indexOf(CRLF, off);
       if (eol < 0) {
-        this.#pending = buf.subarray(off);
+        this.#pending = Buffer.from(buf.subarray(off));
         return;
       }
       const line = buf.toString('latin1', off, eol);
@@ -299,7 +316,7 @@ export class Http1Connection {
   #body(ex: Exchange, buf: Buffer, off: number, n: number): void {
     if (n === 0) return;
     ex.length_bytes += n;
-    if (ex.keepBody) ex.chunks.push(off === 0 && n === buf.length ? buf : buf.subarray(off, off + n));
+    if (ex.keepBody) ex.chunks.push(Buffer.from(buf.subarray(off, off + n)));
   }
 
   /** Reads a response head for its status and framing; undefined on success, the error when it is not HTTP/1.x. */

@@ -25,6 +25,9 @@ export function fakeVu(opts: Partial<ModuleOptions> & { idInTest?: number; tags?
     emit(samples) {
       vu.samples.push(...samples);
     },
+    emitLater(build, input) {
+      vu.samples.push(...build(input));
+    },
     onRetire(fn) {
       retireFns.push(fn);
     },

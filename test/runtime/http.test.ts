@@ -110,6 +110,21 @@ describe('k6/http asyncRequest', () => {
     expect(Object.keys(res)).toContain('body');
   });
 
+  it('lets scripts assign the lazy fields, each Response its own (the accessors are shared)', async () => {
+    const vu = fakeVu();
+    const [a, b] = await inVu(vu, () =>
+      Promise.all([http.asyncRequest('GET', `${base}/small`), http.asyncRequest('GET', `${base}/small`)]),
+    );
+    a.body = 'replaced';
+    const fn = () => 'a function is a value too';
+    a.headers = fn as unknown as Record<string, string>;
+    expect(a.body).toBe('replaced');
+    expect(a.headers).toBe(fn);
+    expect(b.body).toBe(SMALL);
+    expect(b.headers['Content-Type']).toBe('text/plain');
+    expect(JSON.parse(JSON.stringify(a)).body).toBe('replaced');
+  });
+
   it('gives the body as an exact ArrayBuffer for responseType binary and null for none', async () => {
     const vu = fakeVu();
     const [bin, none] = await inVu(vu, () =>

@@ -1,0 +1,63 @@
+/** The sample pipeline records deferred samples after the current turn, and all of them before the summary. */
+import { describe, expect, it } from 'vitest';
+import { SamplePipeline, type SampleOutput } from '../../runtime/metrics/pipeline.ts';
+import { type CounterSink, type Metric, MetricRegistry } from '../../runtime/metrics/registry.ts';
+import type { Sample, Tags } from '../../runtime/vu-context.ts';
+
+const TAGS = { scenario: 'default', group: '' };
+
+function count(registry: MetricRegistry, name: string): number {
+  return (registry.get(name)!.sink as CounterSink).sum;
+}
+
+/** Samples of `n` requests, made when the pipeline gets to them; `made` counts the calls. */
+function requestsOf(made: { calls: number }) {
+  return (n: number): Sample[] => {
+    made.calls++;
+    return Array.from({ length: n }, () => ({ metric: 'http_reqs', value: 1, tags: TAGS }));
+  };
+}
+
+describe('SamplePipeline.defer', () => {
+  it('makes and records the samples after the current turn, in one pass', async () => {
+    const registry = new MetricRegistry();
+    const pipeline = new SamplePipeline(registry);
+    const made = { calls: 0 };
+    pipeline.defer(requestsOf(made), 2);
+    pipeline.defer(requestsOf(made), 3);
+    expect(made.calls).toBe(0);
+    expect(count(registry, 'http_reqs')).toBe(0);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(made.calls).toBe(2);
+    expect(count(registry, 'http_reqs')).toBe(5);
+  });
+
+  it('records what is still deferred when it closes, and nothing after', async () => {
+    const registry = new MetricRegistry();
+    const pipeline = new SamplePipeline(registry);
+    pipeline.defer(requestsOf({ calls: 0 }), 4);
+    await pipeline.close();
+    expect(count(registry, 'http_reqs')).toBe(4);
+    pipeline.defer(requestsOf({ calls: 0 }), 1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(count(registry, 'http_reqs')).toBe(4);
+  });
+
+  it('gives outputs the time a sample was deferred, not the time it was made', async () => {
+    const times: number[] = [];
+    const output: SampleOutput = {
+      sample: (_m: Metric, _v: number, _t: Tags, time_ms: number) => void times.push(time_ms),
+      close: async () => {},
+    };
+    const pipeline = new SamplePipeline(new MetricRegistry(), [output]);
+    const before = Date.now();
+    pipeline.defer(requestsOf({ calls: 0 }), 1);
+    const after = Date.now();
+    // The samples are made 30 ms later, before the event loop turns.
+    while (Date.now() < after + 30) {}
+    pipeline.flush();
+    expect(times).toHaveLength(1);
+    expect(times[0]).toBeGreaterThanOrEqual(before - 1);
+    expect(times[0]).toBeLessThanOrEqual(after + 1);
+  });
+});

@@ -14,6 +14,11 @@ import { HpackDecoder, HpackError } from './hpack.ts';
 
 /** k6 dials with a 30 s timeout. */
 const DIAL_TIMEOUT_MS = 30_000;
+/**
+ * Every connection of the thread reads into this one buffer (net's `onread`) instead of a Readable
+ * stream's fresh buffer per read; what a call keeps (its DATA, a split header block or frame) is copied.
+ */
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
 /** Frame types (RFC 9113 section 6). */
 const DATA = 0x0;
@@ -187,7 +192,13 @@ export class Http2Connection {
 
   constructor(host: string, port: number, options: Http2ConnectionOptions) {
     this.#options = options;
-    const socket = connect({ host, port, noDelay: true, keepAlive: true });
+    const socket = connect({
+      host,
+      port,
+      noDelay: true,
+      keepAlive: true,
+      onread: { buffer: READ_BUFFER, callback: this.#onRead },
+    });
     this.#socket = socket;
     socket.setNoDelay(true);
     this.ready = new Promise<void>((resolve, reject) => {
@@ -204,7 +215,6 @@ export class Http2Connection {
       if (!this.connected)
         socket.destroy(Object.assign(new Error('dial: i/o timeout'), { code: 'ETIMEDOUT' }));
     });
-    socket.on('data', (chunk: Buffer) => this.#onData(chunk));
     socket.on('error', () => this.#onClose());
     socket.on('close', () => this.#onClose());
     // The preface, our settings and the connection window opened to window_bytes, in one write.
@@ -383,6 +393,12 @@ export class Http2Connection {
     this.#socket.uncork();
   }
 
+  readonly #onRead = (n: number, buffer: Uint8Array): boolean => {
+    this.#onData(Buffer.from(buffer.buffer, buffer.byteOffset, n));
+    return true;
+  };
+
+  /** Reads the frames in the bytes just read; `chunk` is READ_BUFFER's, valid only until this returns. */
   #onData(chunk: Buffer): void {
     let buf = this.#pending ? Buffer.concat([this.#pending, chunk]) : chunk;
     this.#pending = null;
@@ -404,10 +420,7 @@ export class Http2Connection {
       this.#connectionError(err);
       return;
     }
-    if (off < buf.length) {
-      buf = buf.subarray(off);
-      this.#pending = buf;
-    }
+    if (off < buf.length) this.#pending = Buffer.from(buf.subarray(off));
   }
 
   #onFrame(type: number, flags: number, id: number, payload: Buffer): void {
@@ -490,7 +503,7 @@ export class Http2Connection {
         );
         return;
       }
-      call.chunks.push(data);
+      call.chunks.push(Buffer.from(data));
     }
     if (flags & END_STREAM) this.#complete(call);
     else if (payload.length > 0) {
@@ -521,8 +534,12 @@ export class Http2Connection {
     this.#blockBytes += part.length;
     if (this.#blockBytes > MAX_HEADER_BLOCK_BYTES)
       throw new ConnectionError(PROTOCOL_ERROR, 'header block too large');
+    if (!(flags & END_HEADERS)) {
+      // The rest of the block comes in a later read: keep a copy of this part.
+      this.#block!.push(Buffer.from(part));
+      return;
+    }
     this.#block!.push(part);
-    if (!(flags & END_HEADERS)) return;
     const parts = this.#block!;
     this.#block = null;
     const block = parts.length === 1 ? parts[0]! : Buffer.concat(parts);

@@ -400,7 +400,7 @@ export class Http2Connection {
 
   /** Reads the frames in the bytes just read; `chunk` is READ_BUFFER's, valid only until this returns. */
   #onData(chunk: Buffer): void {
-    let buf = this.#pending ? Buffer.concat([this.#pending, chunk]) : chunk;
+    const buf = this.#pending ? Buffer.concat([this.#pending, chunk]) : chunk;
     this.#pending = null;
     let off = 0;
     try {

@@ -170,6 +170,13 @@ function parseParams(p: Params, discard: boolean): RequestParams {
 /** A request body as k6 takes it: string, ArrayBuffer, typed array view or a form object. */
 export type Body = string | ArrayBuffer | ArrayBufferView | Record<string, unknown> | null | undefined;
 
+/** True for a plain-object body, which is sent as a form and may set Content-Type (see wireBody). */
+export function isFormBody(body: Body): body is Record<string, unknown> {
+  return (
+    body !== null && typeof body === 'object' && !(body instanceof ArrayBuffer) && !ArrayBuffer.isView(body)
+  );
+}
+
 /**
  * Converts the body for the wire without copying binary data (views share the caller's memory).
  * A plain object is sent form-urlencoded, as k6 does, and sets Content-Type when absent.

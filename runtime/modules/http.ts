@@ -16,6 +16,7 @@ import {
   parseUrl,
   type RequestParams,
   TaggedUrl,
+  isFormBody,
   wireBody,
 } from './http-params.ts';
 import { canonicalHeaderKey, headersFromRaw, type RequestInfo, Response } from './http-response.ts';
@@ -124,7 +125,10 @@ export async function asyncRequest(
         : initResponseCallback;
   let method_ = String(method).toUpperCase();
   let target: ReturnType<typeof parseUrl>;
-  const headers = { ...p.headers };
+  // The params' own headers, shared by every request made with them (so the connection can reuse
+  // their serialised head): replaced by a copy before anything adds or removes a header.
+  let headers = p.headers;
+  if (isFormBody(reqBody)) headers = { ...headers };
   let wire = wireBody(reqBody, headers);
   try {
     target = parseUrl(url);
@@ -136,7 +140,7 @@ export async function asyncRequest(
   if (target.url.username && !Object.keys(headers).some((k) => k.toLowerCase() === 'authorization')) {
     const user = decodeURIComponent(target.url.username);
     const pass = decodeURIComponent(target.url.password);
-    headers['Authorization'] = `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
+    headers = { ...headers, Authorization: `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}` };
   }
   const vuTags: Tags = vu.tags();
   for (let hop = 0; ; hop++) {
@@ -174,6 +178,7 @@ export async function asyncRequest(
       if (result.status === 303 || ((result.status === 301 || result.status === 302) && method_ === 'POST')) {
         if (method_ !== 'HEAD') method_ = 'GET';
         wire = null;
+        headers = { ...headers };
         for (const k of Object.keys(headers)) if (k.toLowerCase() === 'content-type') delete headers[k];
       }
       target = { url: next, tagUrl: next.href, name: next.href };

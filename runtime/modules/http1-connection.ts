@@ -80,6 +80,40 @@ interface Exchange {
   resolve: (r: WireResult) => void;
 }
 
+/** A serialised request head and the request it was made for; keyed by the request's headers object. */
+interface HeadMemo {
+  method: string;
+  url: URL;
+  reuse: boolean;
+  /** The body's length, -1 for none. */
+  length: number;
+  head: Buffer;
+}
+
+/**
+ * Heads already serialised, per headers object: a params object's headers are shared by all its
+ * requests (http.ts copies them before any change), so a prepared request's head is built once.
+ */
+const heads = new WeakMap<object, HeadMemo>();
+
+/** The request line and headers, as latin1 bytes. */
+function serializeHead(req: WireRequest, body: Buffer | null): Buffer {
+  const path = req.url.pathname + req.url.search;
+  let text = `${req.method} ${path} HTTP/1.1\r\nhost: ${req.url.host}\r\n`;
+  text += req.reuseConnection ? 'connection: keep-alive\r\n' : 'connection: close\r\n';
+  let hasLength = false;
+  for (const name in req.headers) {
+    const lower = name.toLowerCase();
+    if (lower === 'host' || lower === 'connection') continue;
+    if (lower === 'content-length') hasLength = true;
+    text += `${name}: ${req.headers[name]}\r\n`;
+  }
+  const needsLength =
+    body !== null || req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH';
+  if (!hasLength && needsLength) text += `content-length: ${body?.length ?? 0}\r\n`;
+  return Buffer.from(`${text}\r\n`, 'latin1');
+}
+
 /** One socket to one origin; `send` one request at a time (no pipelining, as k6's VUs). */
 export class Http1Connection {
   readonly #socket: Socket;
@@ -179,20 +213,21 @@ export class Http1Connection {
         : typeof req.body === 'string'
           ? Buffer.from(req.body)
           : Buffer.from(req.body.buffer, req.body.byteOffset, req.body.byteLength);
-    const path = req.url.pathname + req.url.search;
-    let text = `${req.method} ${path} HTTP/1.1\r\nhost: ${req.url.host}\r\n`;
-    text += req.reuseConnection ? 'connection: keep-alive\r\n' : 'connection: close\r\n';
-    let hasLength = false;
-    for (const name in req.headers) {
-      const lower = name.toLowerCase();
-      if (lower === 'host' || lower === 'connection') continue;
-      if (lower === 'content-length') hasLength = true;
-      text += `${name}: ${req.headers[name]}\r\n`;
+    const length = body === null ? -1 : body.length;
+    const memo = heads.get(req.headers);
+    let head: Buffer;
+    if (
+      memo !== undefined &&
+      memo.url === req.url &&
+      memo.method === req.method &&
+      memo.reuse === req.reuseConnection &&
+      memo.length === length
+    ) {
+      head = memo.head;
+    } else {
+      head = serializeHead(req, body);
+      heads.set(req.headers, { method: req.method, url: req.url, reuse: req.reuseConnection, length, head });
     }
-    const needsLength =
-      body !== null || req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH';
-    if (!hasLength && needsLength) text += `content-length: ${body?.length ?? 0}\r\n`;
-    const head = Buffer.from(`${text}\r\n`, 'latin1');
     if (!body || body.length === 0) return [head];
     if (body.length <= COPY_BODY_BYTES) return [Buffer.concat([head, body], head.length + body.length)];
     return [head, body];

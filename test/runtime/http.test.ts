@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deepFreeze } from '../../lib/kserve/freeze.ts';
 import http from '../../runtime/modules/http.ts';
 import { asyncRequest, expectedStatuses, setResponseCallback } from '../../runtime/modules/http.ts';
 import { followVuAcrossAwaits, runInVu } from '../../runtime/vu-context.ts';
@@ -339,6 +340,29 @@ describe('k6/http asyncRequest', () => {
     );
     expect((res.json() as { auth: string }).auth).toBe(`Basic ${Buffer.from('u:p').toString('base64')}`);
     expect(samplesOf(vu, 'http_reqs')[0]!.tags['url']).toBe(`${base}/echo`);
+  });
+
+  it('shares frozen params between requests without a header of one reaching another', async () => {
+    const vu = fakeVu();
+    const params = deepFreeze({ headers: { 'Content-Type': 'application/x-test' } });
+    const echo = (res: { json(): unknown }) => res.json() as Record<string, unknown>;
+    const [plain, longer, withAuth, form, again] = await inVu(vu, async () => [
+      echo(await asyncRequest('POST', `${base}/echo`, 'ab', params)),
+      echo(await asyncRequest('POST', `${base}/echo`, 'abcd', params)),
+      echo(await asyncRequest('POST', `${base.replace('//', '//u:p@')}/echo`, 'ab', params)),
+      echo(await asyncRequest('POST', `${base}/echo`, { k: 'v' }, params)),
+      echo(await asyncRequest('PUT', `${base}/echo?x=1`, 'ab', params)),
+    ]);
+    expect(plain).toMatchObject({
+      method: 'POST',
+      auth: null,
+      contentType: 'application/x-test',
+      text: 'ab',
+    });
+    expect(withAuth!['auth']).toBe(`Basic ${Buffer.from('u:p').toString('base64')}`);
+    expect(form).toMatchObject({ auth: null, contentType: 'application/x-test', text: 'k=v' });
+    expect(again).toMatchObject({ method: 'PUT', auth: null, text: 'ab' });
+    expect(longer).toMatchObject({ method: 'POST', length: 4, text: 'abcd' });
   });
 
   it('reports an untrusted (self-signed) certificate with error_code 1310', async (ctx) => {

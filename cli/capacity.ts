@@ -34,7 +34,7 @@ import {
   trialLine,
   writeCapacity,
 } from './capacity/report.ts';
-import { nextStep, type SearchConfig, type Trial } from './capacity/search.ts';
+import { DEFAULT_MAX_TRIALS, nextStep, type SearchConfig, type Trial } from './capacity/search.ts';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -44,7 +44,7 @@ export const CAPACITY_DEFAULTS = {
   // Rates bisect to 5%: a 1 req/s resolution at 3,000 req/s costs levels and is below the noise.
   'request-rate': { start: 10, max: 100_000, resolution: { absolute: 1, relative: 0.05 } },
   attempts: 3,
-  maxTrials: 24,
+  maxTrials: DEFAULT_MAX_TRIALS,
 } as const;
 
 /** What a capacity run takes. */
@@ -297,7 +297,11 @@ export function registerCapacity(program: Command): void {
       'measurements of an unstable level before the last is taken (default 3)',
       positive('--attempts', true),
     )
-    .option('--max-levels <n>', 'most measured levels in all (default 24)', positive('--max-levels', true))
+    .option(
+      '--max-levels <n>',
+      `most measured levels in all (default ${DEFAULT_MAX_TRIALS})`,
+      positive('--max-levels', true),
+    )
     .option(
       '--target-rate <n>',
       'plan: servers needed for this many inferences/s, with the headroom',

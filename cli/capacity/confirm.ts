@@ -69,7 +69,15 @@ export interface Confirmation {
 
 /** The levels to measure to check `answer`. */
 export function confirmPlan(range: ConfirmRange, answer: Answer): ConfirmPlan {
-  if (answer.level === null) return { levels: [range.start], kind: 'linear', next: range.start };
+  if (answer.level === null) {
+    // Nothing within budget: the first level must miss, or, when it was noise, the level the search found outside.
+    const next = answer.above?.level ?? range.start;
+    if (range.mode === 'concurrency' && next - range.start + 1 <= MAX_LINEAR_LEVELS) {
+      const levels = Array.from({ length: next - range.start + 1 }, (_, i) => range.start + i);
+      return { levels, kind: 'linear', next };
+    }
+    return { levels: next === range.start ? [next] : [range.start, next], kind: 'linear', next };
+  }
   // The lowest level the search established outside the budget: a level within noise of it may pass or not.
   const step = answer.above?.level;
   const next = step !== undefined && step <= range.max ? step : undefined;
@@ -141,7 +149,9 @@ export function confirmationSentence(c: Confirmation, budget: SearchBudget): str
   const noise = noiseWords(c.noise);
   const parts =
     c.answer === null
-      ? [`no level within budget: ${levelText(c.next, nextLevel ?? 0, budget)}`]
+      ? [
+          `no level within budget: ${noise ? `${noise} (not judged), ` : ''}${levelText(c.next, nextLevel ?? 0, budget)}`,
+        ]
       : [
           levelText(c.at, c.answer, budget),
           ...(noise ? [`${noise} (not judged)`] : []),

@@ -53,11 +53,12 @@ function loadWords(mode: LoadMode, level: number, batch: number): string {
  */
 export function capacitySentence(record: CapacityRecord): string {
   const { answer, budget } = record;
+  const noise = noiseWords(answer.noise);
   if (answer.level === null || !answer.measurement) {
-    return `${record.model}: no ${record.mode === 'concurrency' ? 'concurrency' : 'request rate'} within budget (p95 ${budgetMs(budget.p95_ms)} ms, p99 ${budgetMs(budget.p99_ms)} ms); ${answer.limit_detail}`;
+    const why = noise ? `${noise}; limited by ${answer.limit_detail}` : answer.limit_detail;
+    return `${record.model}: no ${record.mode === 'concurrency' ? 'concurrency' : 'request rate'} within budget (p95 ${budgetMs(budget.p95_ms)} ms, p99 ${budgetMs(budget.p99_ms)} ms); ${why}`;
   }
   const m = answer.measurement;
-  const noise = noiseWords(answer.noise);
   return (
     `${record.model}: ${loadWords(record.mode, answer.level, record.batch)}, ${int(m.throughput_infer_s)} inferences/s, ` +
     `p95 ${ms(m.p95_ms)} ms (budget ${budgetMs(budget.p95_ms)} ms), p99 ${ms(m.p99_ms)} ms (budget ${budgetMs(budget.p99_ms)} ms); ` +

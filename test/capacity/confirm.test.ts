@@ -154,10 +154,33 @@ describe('capacity confirmation pass', () => {
     expect(c.confirms).toBe(true);
     expect(c.linear_answer).toBeNull();
     expect(confirmationSentence(c, BUDGET)).toMatch(
-      /^confirmed: a linear bench over 1\.\.1 \(1 level; the search measured 1\): no level within budget: 1 outside it \(missed p95, p99/,
+      /^confirmed: a linear bench over 1\.\.1 \(1 level; the search measured 2, 1 distinct\): no level within budget: 1 outside it \(missed p95, p99/,
     );
     const fine = judgeConfirmation(plan, answer, [server(1)], BUDGET, trials);
     expect(fine.confirms).toBe(false);
+  });
+
+  it('checks "no level within budget" against the level above when the first level was noise', () => {
+    const answer: Answer = {
+      level: null,
+      measurement: null,
+      above: { level: 2, misses: ['p95'], measurement: { ...server(2), p95_ms: 21 } },
+      noise: { levels: [1], band: { from: 1, to: 1 } },
+      limit: 'budget',
+      limit_detail: '',
+      trials: 4,
+    };
+    const plan = confirmPlan(RANGE, answer);
+    expect(plan).toEqual({ kind: 'linear', levels: [1, 2], next: 2 });
+    const outside = (level: number) => ({ ...server(level), p95_ms: 21 });
+    const c = judgeConfirmation(plan, answer, [server(1), outside(2)], BUDGET, [1, 1, 2, 2]);
+    expect(c.confirms).toBe(true);
+    expect(confirmationSentence(c, BUDGET)).toContain(
+      'no level within budget: 1 within noise of the budget (not judged), 2 outside it',
+    );
+    expect(judgeConfirmation(plan, answer, [outside(1), server(2)], BUDGET, [1, 1, 2, 2]).confirms).toBe(
+      false,
+    );
   });
 
   it('measures only the answer and the level found outside when the linear range is too long', () => {

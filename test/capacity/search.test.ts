@@ -133,12 +133,26 @@ describe('capacity search', () => {
     ]);
   });
 
-  it('answers null when the first level misses the budget', () => {
+  it('answers null when the first level misses the budget twice', () => {
     const { answer, trials } = run(config({ start: 16 }), (level) => linear(level));
-    expect(trials).toHaveLength(1);
+    expect(trials.map((t) => [t.measurement.level, t.purpose])).toEqual([
+      [16, 'explore'],
+      [16, 'confirm'],
+    ]);
     expect(answer.level).toBeNull();
     expect(answer.limit).toBe('budget');
-    expect(answer.limit_detail).toMatch(/^no level within budget; the first, 16, missed it/);
+    expect(answer.noise.band).toBeNull();
+    expect(answer.limit_detail).toMatch(/^no level within budget; the first, 16, missed it twice/);
+  });
+
+  it('calls a first level that misses once and then holds noise, and finds the level outside above it', () => {
+    // p95 = 0.7 * level + 3.6: 1 is 4.3 ms; noise pushes 1's first measurement and both of 2's over 20 ms.
+    const { answer, trials } = run(config({ start: 1 }), noisy({ 1: [16], 2: [16, 16] }));
+    expect(trials.map((t) => t.measurement.level)).toEqual([1, 1, 2, 2]);
+    expect(answer.level).toBeNull();
+    expect(answer.noise).toEqual({ levels: [1], band: { from: 1, to: 1 } });
+    expect(answer.above?.level).toBe(2);
+    expect(answer.limit_detail).toMatch(/^the latency budget at 2 \(missed twice\)/);
   });
 
   it('names the ceiling when every level up to --max is within budget', () => {

@@ -8,8 +8,9 @@
  *   node --import tsx bench/fidelity/run.ts [--levels 1,2,3,4] [--seconds 4] [--protocols http,grpc]
  *     [--rows pa,scenario-node,scenario-k6,minimal-node,minimal-k6,lib] [--rounds 1]
  *
- * --rows picks the clients (lib: the Node client libraries alone); --rounds repeats them, alternating,
- * and adds a table of each row's median per level: on shared cores one sitting swings by ±30%.
+ * --rows picks the clients (lib: the Node client libraries alone); --rounds repeats them, alternating (each
+ * round starts one row later), and adds a table of each row's median per level: on shared cores one sitting
+ * swings by ±30%.
  *
  * Tools: PERF_ANALYZER, else ../shared/tools/bin/perf_analyzer; K6_BIN, else ../shared/tools/bin/k6.
  */
@@ -266,29 +267,45 @@ function table(protocol: string, rows: Row[]): string {
   return lines.join('\n');
 }
 
-/** One pass over the rows --rows picked; perf_analyzer first, as the ratios' base. */
-async function measureRows(protocol: 'http' | 'grpc'): Promise<Row[]> {
+/**
+ * One pass over the rows --rows picked. Round n starts at the n-th of them, so no row always runs right after
+ * perf_analyzer (a level it could not stabilise leaves the machine in its slowest minute); the rows come back
+ * in --rows order, perf_analyzer first, as the ratios' base.
+ */
+async function measureRows(protocol: 'http' | 'grpc', round: number): Promise<Row[]> {
   const target = protocol === 'http' ? urls.http.replace('http://', '') : urls.grpc;
-  const rows: Row[] = [];
+  const jobs: Array<[string, () => Promise<Row[]>]> = [];
   if (ROWS.has('pa')) {
-    rows.push(
-      pa
-        ? await perfAnalyzer(pa, model, protocol, target)
-        : { client: 'perf_analyzer', points: new Map(), missing: 'absent (set PERF_ANALYZER)' },
-    );
+    jobs.push([
+      'pa',
+      async () => [
+        pa
+          ? await perfAnalyzer(pa, model, protocol, target)
+          : { client: 'perf_analyzer', points: new Map(), missing: 'absent (set PERF_ANALYZER)' },
+      ],
+    ]);
   }
-  if (ROWS.has('scenario-node')) rows.push(await scenario(protocol, 'node', urls));
-  if (ROWS.has('scenario-k6')) rows.push(await scenario(protocol, 'k6', urls, k6));
-  if (ROWS.has('minimal-node')) rows.push(await minimal(protocol, 'node', urls));
-  if (ROWS.has('minimal-k6')) rows.push(await minimal(protocol, 'k6', urls, k6));
+  if (ROWS.has('scenario-node'))
+    jobs.push(['scenario-node', async () => [await scenario(protocol, 'node', urls)]]);
+  if (ROWS.has('scenario-k6'))
+    jobs.push(['scenario-k6', async () => [await scenario(protocol, 'k6', urls, k6)]]);
+  if (ROWS.has('minimal-node'))
+    jobs.push(['minimal-node', async () => [await minimal(protocol, 'node', urls)]]);
+  if (ROWS.has('minimal-k6'))
+    jobs.push(['minimal-k6', async () => [await minimal(protocol, 'k6', urls, k6)]]);
   if (ROWS.has('lib')) {
-    if (protocol === 'http') {
-      rows.push(await minimal(protocol, 'node', urls, undefined, 'undici'), await raw('undici', urls));
-    } else {
-      rows.push(await raw('grpc-js', urls), await raw('http2', urls));
-    }
+    jobs.push([
+      'lib',
+      async () =>
+        protocol === 'http'
+          ? [await minimal(protocol, 'node', urls, undefined, 'undici'), await raw('undici', urls)]
+          : [await raw('grpc-js', urls), await raw('http2', urls)],
+    ]);
   }
-  return rows;
+  const shift = (round - 1) % jobs.length;
+  const measured = new Map<string, Row[]>();
+  for (const [key, run] of [...jobs.slice(shift), ...jobs.slice(0, shift)]) measured.set(key, await run());
+  return jobs.flatMap(([key]) => measured.get(key)!);
 }
 
 /** Each row's median per level (and of its p50 and CPU) over the rounds; a level missing in a round is left out. */
@@ -329,7 +346,7 @@ try {
   for (const protocol of PROTOCOLS) {
     const rounds: Row[][] = [];
     for (let round = 1; round <= ROUNDS; round++) {
-      const rows = await measureRows(protocol);
+      const rows = await measureRows(protocol, round);
       rounds.push(rows);
       const text = table(protocol, rows);
       const title = ROUNDS > 1 ? `round ${round} of ${ROUNDS}\n\n` : '';

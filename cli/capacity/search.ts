@@ -206,6 +206,12 @@ function missText(m: Measurement, list: Miss[], budget: SearchBudget): string {
     .join(', ');
 }
 
+/** How often a level was measured, as the limit sentences say it: "", " twice", " 3 times". */
+function times(level: Level): string {
+  const n = level.judged.length;
+  return n === 1 ? '' : n === 2 ? ' twice' : ` ${n} times`;
+}
+
 /** The last measurement of a level that missed the budget (its last one, when none did). */
 function lastMiss(level: Level): Judged {
   const missed = level.judged.filter((j) => j.misses.length > 0);
@@ -240,11 +246,10 @@ function limitOf(
     };
   }
   const kind = miss.misses.every((m) => m === 'errors') ? 'errors' : 'budget';
-  const n = above.judged.length;
-  const times = n === 1 ? '' : ` (missed ${n === 2 ? 'twice' : `${n} times`})`;
+  const missed = above.judged.length === 1 ? '' : ` (missed${times(above)})`;
   return {
     limit: kind,
-    limit_detail: `${kind === 'errors' ? 'errors' : 'the latency budget'} at ${fmt(above.level)}${times}: ${missText(miss.measurement, miss.misses, config.budget)}`,
+    limit_detail: `${kind === 'errors' ? 'errors' : 'the latency budget'} at ${fmt(above.level)}${missed}: ${missText(miss.measurement, miss.misses, config.budget)}`,
   };
 }
 
@@ -353,7 +358,7 @@ function answerOf(config: SearchConfig, trials: readonly Trial[], outOfTrials: b
     ...(first && firstMiss
       ? {
           limit: firstMiss.misses.every((m) => m === 'errors') ? ('errors' as const) : ('budget' as const),
-          limit_detail: `no level within budget; the first, ${fmt(first.level)}, missed it${first.judged.length === 2 ? ' twice' : first.judged.length > 2 ? ` ${first.judged.length} times` : ''}: ${missText(firstMiss.measurement, firstMiss.misses, config.budget)}`,
+          limit_detail: `no level within budget; the first, ${fmt(first.level)}, missed it${times(first)}: ${missText(firstMiss.measurement, firstMiss.misses, config.budget)}`,
         }
       : limitOf(config, best, above, outOfTrials)),
     trials: trials.length,

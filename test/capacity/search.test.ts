@@ -51,6 +51,16 @@ function noisy(noise: Record<number, number[]>): (level: number) => Measurement 
   };
 }
 
+/** The request-rate search: from 100 req/s, bisecting to 5%. */
+function rateConfig(): SearchConfig {
+  return config({
+    mode: 'request-rate',
+    start: 100,
+    max: 100_000,
+    resolution: { absolute: 1, relative: 0.05 },
+  });
+}
+
 /** Runs the search to its answer, measuring with `measure`; at most 100 steps. */
 function run(cfg: SearchConfig, measure: (level: number, trial: number) => Measurement) {
   const trials: Trial[] = [];
@@ -181,12 +191,7 @@ describe('capacity search', () => {
 
   it('searches request rates to a relative resolution', () => {
     // p95 = rate / 50 ms: within 20 ms below 1,000 req/s.
-    const cfg = config({
-      mode: 'request-rate',
-      start: 100,
-      max: 100_000,
-      resolution: { absolute: 1, relative: 0.05 },
-    });
+    const cfg = rateConfig();
     const { answer, trials } = run(cfg, (rate) => linear(rate, { p95_ms: rate / 50, p99_ms: rate / 50 }));
     expect(answer.level).not.toBeNull();
     expect(answer.level!).toBeLessThan(1000);
@@ -311,12 +316,7 @@ describe('capacity search', () => {
 
   it('steps up over request rates by 10% of the noisy rate', () => {
     // p95 = rate / 50 ms: within 20 ms below 1,000 req/s; the second look at the first rate that missed holds.
-    const cfg = config({
-      mode: 'request-rate',
-      start: 100,
-      max: 100_000,
-      resolution: { absolute: 1, relative: 0.05 },
-    });
+    const cfg = rateConfig();
     const seen = new Map<number, number>();
     const { answer, trials } = run(cfg, (rate) => {
       const n = (seen.get(rate) ?? 0) + 1;

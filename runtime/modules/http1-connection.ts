@@ -11,6 +11,7 @@
 import { connect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { k6Timings, type Timings } from './http-timings.ts';
+import { sharedRead } from './socket-read.ts';
 import type { WireRequest, WireResult } from './http-transport.ts';
 
 /** k6 dials with a 30 s timeout. */
@@ -21,12 +22,6 @@ const MAX_HEAD_BYTES = 1 << 20;
 const COPY_BODY_BYTES = 64 * 1024;
 const HEAD_END = Buffer.from('\r\n\r\n');
 const CRLF = Buffer.from('\r\n');
-/**
- * Every connection of the thread reads into this one buffer (net's `onread`), skipping the Readable
- * stream a 'data' listener needs: a fresh buffer, push and emit per read. What a response keeps of it
- * (its body, a partial head) is copied out before the callback returns.
- */
-const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
 /** A socket error in the style Node raises, so http-errors.ts maps it as it maps undici's. */
 function socketError(message: string, code: string): Error {
@@ -140,7 +135,7 @@ export class Http1Connection {
       port: Number(url.port || 80),
       noDelay: true,
       keepAlive: true,
-      onread: { buffer: READ_BUFFER, callback: this.#onRead },
+      onread: sharedRead((chunk) => this.#onData(chunk)),
     });
     this.#socket.setTimeout(DIAL_TIMEOUT_MS, () => {
       if (!this.#connected) this.#socket.destroy(socketError('dial: i/o timeout', 'ETIMEDOUT'));
@@ -252,12 +247,7 @@ export class Http1Connection {
       });
   }
 
-  readonly #onRead = (n: number, buffer: Uint8Array): boolean => {
-    this.#onData(Buffer.from(buffer.buffer, buffer.byteOffset, n));
-    return true;
-  };
-
-  /** Frames the bytes just read; `chunk` is READ_BUFFER's, valid only until this returns. */
+  /** Frames the bytes just read; `chunk` is valid only until this returns (socket-read.ts). */
   #onData(chunk: Buffer): void {
     const ex = this.#ex;
     if (!ex) {

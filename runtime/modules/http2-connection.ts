@@ -11,14 +11,10 @@ import { connect, type Socket } from 'node:net';
 import * as grpcjs from '@grpc/grpc-js';
 import type { UnaryOutcome } from './grpc-unary.ts';
 import { HpackDecoder, HpackError } from './hpack.ts';
+import { sharedRead } from './socket-read.ts';
 
 /** k6 dials with a 30 s timeout. */
 const DIAL_TIMEOUT_MS = 30_000;
-/**
- * Every connection of the thread reads into this one buffer (net's `onread`) instead of a Readable
- * stream's fresh buffer per read; what a call keeps (its DATA, a split header block or frame) is copied.
- */
-const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
 /** Frame types (RFC 9113 section 6). */
 const DATA = 0x0;
@@ -197,7 +193,7 @@ export class Http2Connection {
       port,
       noDelay: true,
       keepAlive: true,
-      onread: { buffer: READ_BUFFER, callback: this.#onRead },
+      onread: sharedRead((chunk) => this.#onData(chunk)),
     });
     this.#socket = socket;
     socket.setNoDelay(true);
@@ -393,12 +389,7 @@ export class Http2Connection {
     this.#socket.uncork();
   }
 
-  readonly #onRead = (n: number, buffer: Uint8Array): boolean => {
-    this.#onData(Buffer.from(buffer.buffer, buffer.byteOffset, n));
-    return true;
-  };
-
-  /** Reads the frames in the bytes just read; `chunk` is READ_BUFFER's, valid only until this returns. */
+  /** Reads the frames in the bytes just read; `chunk` is valid only until this returns (socket-read.ts). */
   #onData(chunk: Buffer): void {
     const buf = this.#pending ? Buffer.concat([this.#pending, chunk]) : chunk;
     this.#pending = null;

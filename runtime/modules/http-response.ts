@@ -133,41 +133,43 @@ export class Response {
     this.remote_port = init.remotePort;
   }
 
-  static readonly #lazyHeaders: PropertyDescriptor = {
-    enumerable: true,
-    configurable: true,
-    get(this: Response) {
-      this.#headers = settle(this.#headers);
-      return this.#headers;
-    },
-    set(this: Response, v: Record<string, string>) {
-      this.#headers = assigned(v);
-    },
-  };
+  /** An own enumerable accessor over one lazy field, made once per field and shared by every Response. */
+  static #lazy<T>(
+    read: (r: Response) => Lazy<T>,
+    write: (r: Response, v: Lazy<T>) => void,
+  ): PropertyDescriptor {
+    return {
+      enumerable: true,
+      configurable: true,
+      get(this: Response) {
+        const v = settle(read(this));
+        write(this, v);
+        return v;
+      },
+      set(this: Response, v: T) {
+        write(this, assigned(v));
+      },
+    };
+  }
 
-  static readonly #lazyBody: PropertyDescriptor = {
-    enumerable: true,
-    configurable: true,
-    get(this: Response) {
-      this.#body = settle(this.#body);
-      return this.#body;
+  static readonly #lazyHeaders = Response.#lazy(
+    (r) => r.#headers,
+    (r, v) => {
+      r.#headers = v;
     },
-    set(this: Response, v: string | ArrayBuffer | null) {
-      this.#body = assigned(v);
+  );
+  static readonly #lazyBody = Response.#lazy(
+    (r) => r.#body,
+    (r, v) => {
+      r.#body = v;
     },
-  };
-
-  static readonly #lazyRequest: PropertyDescriptor = {
-    enumerable: true,
-    configurable: true,
-    get(this: Response) {
-      this.#request = settle(this.#request);
-      return this.#request;
+  );
+  static readonly #lazyRequest = Response.#lazy(
+    (r) => r.#request,
+    (r, v) => {
+      r.#request = v;
     },
-    set(this: Response, v: RequestInfo) {
-      this.#request = assigned(v);
-    },
-  };
+  );
 
   /** Parses the body as JSON (once) and optionally returns the part a gjson selector names, as k6 does. */
   json(selector?: string): unknown {

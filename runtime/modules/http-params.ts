@@ -170,22 +170,25 @@ function parseParams(p: Params, discard: boolean): RequestParams {
 /** A request body as k6 takes it: string, ArrayBuffer, typed array view or a form object. */
 export type Body = string | ArrayBuffer | ArrayBufferView | Record<string, unknown> | null | undefined;
 
-/** True for a plain-object body, which is sent as a form and may set Content-Type (see wireBody). */
-export function isFormBody(body: Body): body is Record<string, unknown> {
-  return (
-    body !== null && typeof body === 'object' && !(body instanceof ArrayBuffer) && !ArrayBuffer.isView(body)
-  );
+/** A body as it goes on the wire, and the headers it goes with. */
+export interface WireBody {
+  body: string | Uint8Array | null;
+  /** The headers passed in, or a copy with Content-Type added for a form body that had none. */
+  headers: Record<string, string>;
 }
 
 /**
  * Converts the body for the wire without copying binary data (views share the caller's memory).
- * A plain object is sent form-urlencoded, as k6 does, and sets Content-Type when absent.
+ * A plain object is sent form-urlencoded, as k6 does, and sets Content-Type when absent; the headers
+ * passed in are never changed (a params object's headers are shared by its requests, see http.ts).
  */
-export function wireBody(body: Body, headers: Record<string, string>): string | Uint8Array | null {
-  if (body === null || body === undefined) return null;
-  if (typeof body === 'string') return body;
-  if (body instanceof ArrayBuffer) return Buffer.from(body);
-  if (ArrayBuffer.isView(body)) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+export function wireBody(body: Body, headers: Record<string, string>): WireBody {
+  if (body === null || body === undefined) return { body: null, headers };
+  if (typeof body === 'string') return { body, headers };
+  if (body instanceof ArrayBuffer) return { body: Buffer.from(body), headers };
+  if (ArrayBuffer.isView(body)) {
+    return { body: Buffer.from(body.buffer, body.byteOffset, body.byteLength), headers };
+  }
   if (typeof body === 'object') {
     const form = new URLSearchParams();
     for (const [k, v] of Object.entries(body)) {
@@ -196,12 +199,13 @@ export function wireBody(body: Body, headers: Record<string, string>): string | 
       }
       form.append(k, String(v));
     }
-    if (!Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')) {
-      headers['Content-Type'] = 'application/x-www-form-urlencoded';
-    }
-    return form.toString();
+    const typed = Object.keys(headers).some((k) => k.toLowerCase() === 'content-type');
+    return {
+      body: form.toString(),
+      headers: typed ? headers : { ...headers, 'Content-Type': 'application/x-www-form-urlencoded' },
+    };
   }
-  return String(body);
+  return { body: String(body), headers };
 }
 
 /** A parsed URL argument: the URL (never mutated), its `url` tag and its `name` tag. */

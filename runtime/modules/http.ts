@@ -16,7 +16,6 @@ import {
   parseUrl,
   type RequestParams,
   TaggedUrl,
-  isFormBody,
   wireBody,
 } from './http-params.ts';
 import { canonicalHeaderKey, headersFromRaw, type RequestInfo, Response } from './http-response.ts';
@@ -127,9 +126,9 @@ export async function asyncRequest(
   let target: ReturnType<typeof parseUrl>;
   // The params' own headers, shared by every request made with them (so the connection can reuse
   // their serialised head): replaced by a copy before anything adds or removes a header.
-  let headers = p.headers;
-  if (isFormBody(reqBody)) headers = { ...headers };
-  let wire = wireBody(reqBody, headers);
+  const converted = wireBody(reqBody, p.headers);
+  let headers = converted.headers;
+  let wire = converted.body;
   try {
     target = parseUrl(url);
   } catch (e) {

@@ -363,6 +363,14 @@ describe('k6/http asyncRequest', () => {
     expect(form).toMatchObject({ auth: null, contentType: 'application/x-test', text: 'k=v' });
     expect(again).toMatchObject({ method: 'PUT', auth: null, text: 'ab' });
     expect(longer).toMatchObject({ method: 'POST', length: 4, text: 'abcd' });
+    // A form body on params without Content-Type gets the form's type; the next request must not.
+    const untyped = deepFreeze({ headers: { 'X-A': '1' } });
+    const [formFirst, after] = await inVu(fakeVu(), async () => [
+      echo(await asyncRequest('POST', `${base}/echo`, { k: 'v' }, untyped)),
+      echo(await asyncRequest('POST', `${base}/echo`, 'ab', untyped)),
+    ]);
+    expect(formFirst).toMatchObject({ contentType: 'application/x-www-form-urlencoded', text: 'k=v' });
+    expect(after).toMatchObject({ contentType: null, text: 'ab' });
   });
 
   it('reports an untrusted (self-signed) certificate with error_code 1310', async (ctx) => {

@@ -4,7 +4,7 @@
  * costs less than a promise per request. Infer bodies are prepared once per payload; responses are
  * parsed only when outputs() is called.
  */
-import http, { type RefinedResponse, type ResponseType } from 'k6/http';
+import http, { type Params, type RefinedResponse, type ResponseType } from 'k6/http';
 import type { DecodeOptions } from '../tensor/codec.ts';
 import { type BinaryInferRequest, buildBinaryInferRequest } from './binary.ts';
 import { buildJsonInferRequest, type JsonInferInput, type JsonInferRequest } from './json.ts';
@@ -159,17 +159,20 @@ export class KServeHttp {
     const { body } = request;
     const params = deepFreeze(this.#inferParams(request, { responseType: 'none' }));
     return {
-      sendSync: () => failure(http.request('POST', url, body, params)),
+      sendSync: () => failure(http.post(url, body, params)),
       send: async () => failure(await http.asyncRequest('POST', url, body, params)),
     };
   }
 
-  #inferParams(request: PreparedHttpRequest, params: HttpInferParams) {
+  /** Infer params; k6's defaults (60 s timeout, no tags) are left out, as k6 parses each one per request. */
+  #inferParams(request: PreparedHttpRequest, params: HttpInferParams): Params {
+    const timeout = params.timeout ?? this.#timeout;
+    const tags = { ...this.#tags, ...params.tags };
     return {
       headers: { ...request.headers },
-      timeout: params.timeout ?? this.#timeout,
-      tags: { ...this.#tags, ...params.tags },
-      responseType: params.responseType ?? ('binary' as const),
+      ...(timeout === DEFAULT_HTTP_TIMEOUT ? {} : { timeout }),
+      ...(Object.keys(tags).length > 0 ? { tags } : {}),
+      responseType: params.responseType ?? 'binary',
     };
   }
 

@@ -59,8 +59,10 @@ export function utf8Length(text: string): number {
 
 /** Decodes UTF-8 bytes; malformed sequences become U+FFFD. */
 export function utf8Decode(bytes: Uint8Array, start = 0, end = bytes.length): string {
-  const parts: string[] = [];
-  let units: number[] = [];
+  // UTF-16 units go into a typed array (never more units than bytes) and become a string in slices:
+  // a spread or a push per character costs far more under k6's interpreter.
+  const units = new Uint16Array(Math.max(0, end - start));
+  let n = 0;
   let i = start;
   while (i < end) {
     const byte = bytes[i]!;
@@ -104,19 +106,26 @@ export function utf8Decode(bytes: Uint8Array, start = 0, end = bytes.length): st
     i += width;
     if (code >= 0x10000) {
       code -= 0x10000;
-      units.push(0xd800 + (code >> 10), 0xdc00 + (code & 0x3ff));
+      units[n++] = 0xd800 + (code >> 10);
+      units[n++] = 0xdc00 + (code & 0x3ff);
     } else {
-      units.push(code);
-    }
-    // Flush in chunks: String.fromCharCode takes its arguments on the stack.
-    if (units.length >= 8192) {
-      parts.push(String.fromCharCode(...units));
-      units = [];
+      units[n++] = code;
     }
   }
-  if (units.length > 0) parts.push(String.fromCharCode(...units));
+  // String.fromCharCode takes its arguments on the stack: convert in slices.
+  const parts: string[] = [];
+  for (let from = 0; from < n; from += CHUNK_UNITS) {
+    parts.push(
+      String.fromCharCode.apply(
+        null,
+        units.subarray(from, Math.min(n, from + CHUNK_UNITS)) as unknown as number[],
+      ),
+    );
+  }
   return parts.join('');
 }
+
+const CHUNK_UNITS = 8192;
 
 function isContinuation(byte: number): boolean {
   return (byte & 0xc0) === 0x80;

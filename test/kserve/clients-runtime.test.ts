@@ -8,7 +8,7 @@ import { encodeTensor } from '../../lib/tensor/index.ts';
 import { getModel } from '../../models/index.ts';
 import { followVuAcrossAwaits, runInVu } from '../../runtime/vu-context.ts';
 import { type RunningServer, startServer } from '../../server/index.ts';
-import { type FakeVu, fakeVu } from '../runtime/fake-vu.ts';
+import { type FakeVu, fakeVu, samplesOf } from '../runtime/fake-vu.ts';
 
 // These tests call module functions directly across awaits, where a script's would be bound to its VU.
 followVuAcrossAwaits();
@@ -73,6 +73,29 @@ describe('KServeHttp on the runtime', () => {
 
       const stats = await client.statistics(resnext.name);
       expect(stats[0]!.inferenceCount).toBeGreaterThanOrEqual(4);
+    });
+  });
+
+  it('sends client tags and a non-default timeout with infer and bound requests, and neither by default', async () => {
+    await runInVu(vu, async () => {
+      const url = `http://127.0.0.1:${server.httpPort}`;
+      const tagged = new KServeHttp({ url, tags: { team: 'vision' }, timeout: '5s' });
+      const prepared = tagged.prepareBinary(sample(1));
+      vu.samples.length = 0;
+      expect((await tagged.infer(resnext.name, prepared, { tags: { step: 'one' } })).ok).toBe(true);
+      expect(await tagged.bind(resnext.name, prepared).send()).toBeUndefined();
+      const [infer, bound] = samplesOf(vu, 'http_req_duration');
+      expect(infer!.tags).toMatchObject({ team: 'vision', step: 'one' });
+      expect(bound!.tags).toMatchObject({ team: 'vision' });
+
+      // A timeout shorter than any round trip fails the request: it was sent, not dropped with the default.
+      const hasty = new KServeHttp({ url, timeout: 0.001 });
+      expect(await hasty.bind(resnext.name, hasty.prepareBinary(sample(8))).send()).toMatch(/timeout/i);
+
+      const plain = new KServeHttp({ url });
+      vu.samples.length = 0;
+      expect(await plain.bind(resnext.name, plain.prepareBinary(sample(1))).send()).toBeUndefined();
+      expect(samplesOf(vu, 'http_req_duration')[0]!.tags).not.toHaveProperty('team');
     });
   });
 

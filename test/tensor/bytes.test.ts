@@ -45,4 +45,12 @@ describe('utf8', () => {
     const text = 'é'.repeat(20000);
     expect(utf8Decode(utf8Encode(text))).toBe(text);
   });
+
+  it('decodes a byte range, keeping surrogate pairs whole across chunk boundaries', () => {
+    // 8191 ASCII characters put the first pair's two halves in different chunks of 8192 units.
+    const text = `${'a'.repeat(8191)}😀${'𝄞'.repeat(5000)}`;
+    const bytes = new TextEncoder().encode(`{${text}}`);
+    expect(utf8Decode(bytes, 1, bytes.length - 1)).toBe(text);
+    expect(utf8Decode(bytes, 3, 3)).toBe('');
+  });
 });

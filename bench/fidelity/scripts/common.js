@@ -1,4 +1,4 @@
-// What the minimal scripts share: one warm-up second, one measured window, the request, and the
+// What the minimal scripts share: a warm-up (WARMUP), one measured window, the request, and the
 // window mark (a Gauge set once per VU) that tells the bench when the window started.
 import encoding from 'k6/encoding';
 import exec from 'k6/execution';
@@ -14,17 +14,18 @@ export function mark() {
   windowStart.add(exec.scenario.startTime);
 }
 
-/** VUS closed-loop VUs: 1 s of warm-up, then DURATION measured. */
+/** VUS closed-loop VUs: WARMUP of warm-up, then DURATION measured. */
 export function options(metric) {
   const vus = Number(__ENV.VUS || 1);
+  const warmup = __ENV.WARMUP || '1s';
   return {
     scenarios: {
-      warm: { executor: 'constant-vus', vus, duration: '1s', exec: 'warm', gracefulStop: '0s' },
+      warm: { executor: 'constant-vus', vus, duration: warmup, exec: 'warm', gracefulStop: '0s' },
       c: {
         executor: 'constant-vus',
         vus,
         duration: __ENV.DURATION || '4s',
-        startTime: '1s',
+        startTime: warmup,
         exec: 'measure',
       },
     },

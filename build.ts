@@ -1,6 +1,6 @@
 /**
  * Bundles every scenario 1:1 to dist/<name>.js for k6: ESM, k6 modules external,
- * source maps beside each bundle. Usage: node --import tsx build.ts [scenario ...]
+ * source maps beside each bundle. Usage: node --import tsx build.ts [scenario ... | --runtime]
  */
 import { readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -74,6 +74,10 @@ export async function buildRuntime(): Promise<string> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  if (process.argv[2] === '--runtime') {
+    console.log(await buildRuntime());
+    process.exit(0);
+  }
   const wanted = process.argv.slice(2);
   const out = await buildScenarios(wanted.length ? wanted : undefined);
   for (const file of out) console.log(file);

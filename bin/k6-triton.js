@@ -3,6 +3,7 @@
 // clone needs no build step before its first command. `run`, the load generator, starts from a
 // prebuilt bundle instead (build.ts buildRuntime; `npm ci` and `make build` make one, and a run
 // after a source change makes a new one first): no TypeScript loader in the process that measures.
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -31,18 +32,25 @@ function prebuiltRun() {
   }
 }
 
+/**
+ * Builds the runtime in a child process and returns its run.js: tsx's module hooks must stay out of the
+ * process that runs scripts, where they also keep the supervisor from interrupting code that never yields.
+ */
+function buildRuntime() {
+  const tsx = import.meta.resolve('tsx');
+  const build = join(root, 'build.ts');
+  return execFileSync(process.execPath, ['--import', tsx, build, '--runtime'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).trim();
+}
+
 const prebuilt = process.env.K6_TRITON_NO_PREBUILT !== '1';
-const fresh = process.argv[2] === 'run' && prebuilt ? prebuiltRun() : undefined;
-if (fresh) {
-  await import(pathToFileURL(fresh).href);
+if (process.argv[2] === 'run' && prebuilt) {
+  await import(pathToFileURL(prebuiltRun() ?? buildRuntime()).href);
 } else {
   const { register } = await import('tsx/esm/api');
   register();
-  if (process.argv[2] === 'run' && prebuilt) {
-    const { buildRuntime } = await import('../build.ts');
-    await import(pathToFileURL(await buildRuntime()).href);
-  } else {
-    const { main } = await import('../cli/main.ts');
-    process.exitCode = await main(process.argv);
-  }
+  const { main } = await import('../cli/main.ts');
+  process.exitCode = await main(process.argv);
 }

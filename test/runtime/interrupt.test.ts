@@ -3,6 +3,7 @@
  * on SIGINT, with teardown, the summary and k6's exit codes (0 and 105), as real k6 does.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync, utimesSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { scriptPath } from './run-script.ts';
@@ -41,6 +42,18 @@ describe('a CPU-bound iteration', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('teardown ran {"from":"setup"}');
     expect(r.stdout).toContain('█ TOTAL RESULTS');
+  });
+
+  it('is interrupted after a source change made the CLI rebuild its runtime first', async () => {
+    // A source newer than build/stamp.json makes `run` build a new bundle before it starts.
+    const stamp = fileURLToPath(new URL('../../build/stamp.json', import.meta.url));
+    const source = fileURLToPath(new URL('../../runtime/log.ts', import.meta.url));
+    const now = new Date();
+    utimesSync(source, now, now);
+    const r = await runCli('busy-duration.js');
+    expect(JSON.parse(readFileSync(stamp, 'utf8')).built_ms).toBeGreaterThanOrEqual(now.getTime());
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('teardown ran {"from":"setup"}');
   });
 
   it('is interrupted by SIGINT: teardown and the summary run, exit 105', async () => {

@@ -2,7 +2,8 @@
 // The package's command line. Sources are TypeScript; tsx compiles them on load so that a fresh
 // clone needs no build step before its first command. `run`, the load generator, starts from a
 // prebuilt bundle instead (build.ts buildRuntime; `npm ci` and `make build` make one, and a run
-// after a source change makes a new one first): no TypeScript loader in the process that measures.
+// after a source change has a child process make a new one first): no TypeScript loader in the
+// process that measures.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';

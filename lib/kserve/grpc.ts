@@ -200,10 +200,13 @@ export class KServeGrpc {
     );
   }
 
+  /** Call params; empty metadata and tags are left out, as k6 reads each one per call. */
   #params(params: GrpcInferParams): grpc.Params {
+    const metadata = { ...this.#options.metadata };
+    const tags = { ...this.#options.tags, ...params.tags };
     const out: grpc.Params = {
-      metadata: { ...this.#options.metadata },
-      tags: { ...this.#options.tags, ...params.tags },
+      ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
+      ...(Object.keys(tags).length > 0 ? { tags } : {}),
       timeout: params.timeout ?? this.#options.timeout ?? '60s',
     };
     if (params.discardResponse) out.discardResponseMessage = true;

@@ -161,4 +161,27 @@ describe('KServeGrpc on the runtime', () => {
       client.close();
     });
   });
+
+  it('sends client tags with infer and bound calls, and none by default', async () => {
+    vu.inInit = true;
+    const address = `127.0.0.1:${server.grpcPort}`;
+    const [tagged, plain] = runInVu(vu, () => [
+      new KServeGrpc({ address, protoDirs: [PROTO_DIR], tags: { team: 'vision' }, metadata: { x: '1' } }),
+      new KServeGrpc({ address, protoDirs: [PROTO_DIR] }),
+    ]);
+    vu.inInit = false;
+    await runInVu(vu, async () => {
+      vu.samples.length = 0;
+      const request = tagged!.prepareInfer(resnext.name, sample(1));
+      expect((await tagged!.infer(request, { tags: { step: 'one' } })).ok).toBe(true);
+      expect(await tagged!.bind(request).send()).toBeUndefined();
+      expect(await plain!.bind(request).send()).toBeUndefined();
+      const [infer, bound, untagged] = samplesOf(vu, 'grpc_req_duration');
+      expect(infer!.tags).toMatchObject({ team: 'vision', step: 'one' });
+      expect(bound!.tags).toMatchObject({ team: 'vision' });
+      expect(untagged!.tags).not.toHaveProperty('team');
+      tagged!.close();
+      plain!.close();
+    });
+  });
 });

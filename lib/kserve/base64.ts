@@ -2,6 +2,7 @@
  * Standard base64 (RFC 4648, with padding): the JSON mapping of protobuf `bytes`
  * fields that k6/net/grpc uses. Pure, so request building is testable outside k6.
  */
+import { charCodesToString } from '../tensor/utf8.ts';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const DECODE = new Int16Array(128).fill(-1);
@@ -13,8 +14,6 @@ DECODE['_'.charCodeAt(0)] = 63;
 const ALPHABET_CODES = new Uint8Array(64);
 for (let i = 0; i < 64; i++) ALPHABET_CODES[i] = ALPHABET.charCodeAt(i);
 const PAD = 61;
-// String.fromCharCode takes its arguments on the stack: convert in slices this long.
-const CHUNK_CHARS = 8192;
 
 /** Base64 text of bytes. */
 export function base64Encode(bytes: Uint8Array): string {
@@ -37,13 +36,7 @@ export function base64Encode(bytes: Uint8Array): string {
     out[o++] = rest === 2 ? ALPHABET_CODES[(value >> 6) & 63]! : PAD;
     out[o++] = PAD;
   }
-  const parts: string[] = [];
-  for (let start = 0; start < out.length; start += CHUNK_CHARS) {
-    parts.push(
-      String.fromCharCode.apply(null, out.subarray(start, start + CHUNK_CHARS) as unknown as number[]),
-    );
-  }
-  return parts.join('');
+  return charCodesToString(out);
 }
 
 /** Bytes of base64 text (standard or URL-safe alphabet, padding optional). */

@@ -112,20 +112,22 @@ export function utf8Decode(bytes: Uint8Array, start = 0, end = bytes.length): st
       units[n++] = code;
     }
   }
-  // String.fromCharCode takes its arguments on the stack: convert in slices.
+  return charCodesToString(units.subarray(0, n));
+}
+
+/** String.fromCharCode takes its arguments on the stack: codes are converted in slices this long. */
+const CHUNK_UNITS = 8192;
+
+/** The string of UTF-16 code units (or Latin-1 bytes) held in a typed array, without a copy into a number array. */
+export function charCodesToString(codes: Uint8Array | Uint16Array): string {
   const parts: string[] = [];
-  for (let from = 0; from < n; from += CHUNK_UNITS) {
+  for (let from = 0; from < codes.length; from += CHUNK_UNITS) {
     parts.push(
-      String.fromCharCode.apply(
-        null,
-        units.subarray(from, Math.min(n, from + CHUNK_UNITS)) as unknown as number[],
-      ),
+      String.fromCharCode.apply(null, codes.subarray(from, from + CHUNK_UNITS) as unknown as number[]),
     );
   }
   return parts.join('');
 }
-
-const CHUNK_UNITS = 8192;
 
 function isContinuation(byte: number): boolean {
   return (byte & 0xc0) === 0x80;

@@ -39,10 +39,22 @@ export function base64Encode(bytes: Uint8Array): string {
   return charCodesToString(out);
 }
 
-/** Bytes of base64 text (standard or URL-safe alphabet, padding optional). */
-export function base64Decode(text: string): Uint8Array {
+/** Whitespace inside base64 text (payload files wrap it); skipped by base64Decode. */
+const SKIP = -2;
+for (const c of ' \t\r\n') DECODE[c.charCodeAt(0)] = SKIP;
+
+/**
+ * Bytes of base64 text (standard or URL-safe alphabet, padding optional, whitespace skipped); a bad
+ * character throws one line naming `what`.
+ */
+export function base64Decode(text: string, what = 'base64 data'): Uint8Array {
   let end = text.length;
-  while (end > 0 && text.charCodeAt(end - 1) === 61) end--;
+  // Padding and trailing whitespace carry no bits.
+  while (end > 0) {
+    const c = text.charCodeAt(end - 1);
+    if (c !== PAD && DECODE[c] !== SKIP) break;
+    end--;
+  }
   const out = new Uint8Array(Math.floor((end * 3) / 4));
   let buffer = 0;
   let bits = 0;
@@ -50,7 +62,10 @@ export function base64Decode(text: string): Uint8Array {
   for (let i = 0; i < end; i++) {
     const code = text.charCodeAt(i);
     const value = code < 128 ? DECODE[code]! : -1;
-    if (value < 0) throw new Error(`invalid base64: unexpected character at offset ${i}`);
+    if (value < 0) {
+      if (value === SKIP) continue;
+      throw new Error(`invalid base64 in ${what}: character ${JSON.stringify(text[i])} at offset ${i}`);
+    }
     buffer = ((buffer << 6) | value) & 0xffffff;
     bits += 6;
     if (bits >= 8) {
@@ -58,5 +73,7 @@ export function base64Decode(text: string): Uint8Array {
       out[o++] = (buffer >> bits) & 0xff;
     }
   }
+  // Six bits left over: one character too many, not a whole byte (standard or not).
+  if (bits === 6) throw new Error(`invalid base64 in ${what}: a trailing single character is no byte`);
   return o === out.length ? out : out.subarray(0, o);
 }

@@ -16,7 +16,7 @@ export type {
 } from './manifest.ts';
 export { checkPayloadBytes, MANIFEST_FORMAT, parseManifest, resolveBeside } from './manifest.ts';
 export { parsePerfAnalyzerData, perfAnalyzerEntry, splitRows } from './perf-analyzer.ts';
-export { base64Decode, base64Encode } from './base64.ts';
+export { base64Decode, base64Encode } from '../kserve/base64.ts';
 
 /** k6's readers: open() is only callable in the init context, which is where sets are loaded. */
 const K6_READERS = {

@@ -6,7 +6,7 @@
  */
 import type { TensorSpec } from '../../models/types.ts';
 import { encodeBytesTensor, encodeTensor } from '../tensor/index.ts';
-import { base64Decode, base64Encode } from './base64.ts';
+import { base64Decode, base64Encode } from '../kserve/base64.ts';
 import { checkPayloadBytes, type PayloadSample, type PayloadTensor } from './manifest.ts';
 
 /** How to turn perf_analyzer entries into requests. */

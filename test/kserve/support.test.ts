@@ -18,7 +18,12 @@ describe('base64', () => {
 
   it('accepts unpadded and URL-safe input, rejects garbage', () => {
     expect([...base64Decode('-_8')]).toEqual([0xfb, 0xff]);
-    expect(() => base64Decode('ab$d')).toThrow('unexpected character at offset 2');
+    expect(() => base64Decode('ab$d')).toThrow('invalid base64 in base64 data: character "$" at offset 2');
+    expect(() => base64Decode('AAAAB', 'IN')).toThrow('invalid base64 in IN: a trailing single character');
+  });
+
+  it('skips the whitespace of wrapped text', () => {
+    expect([...base64Decode('AQID\nBAUG\r\n Bw==\t')]).toEqual([1, 2, 3, 4, 5, 6, 7]);
   });
 });
 

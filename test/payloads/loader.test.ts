@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { base64Decode, base64Encode } from '../../lib/payload/base64.ts';
+import { base64Decode, base64Encode } from '../../lib/kserve/base64.ts';
 import { loadPayloadFile } from '../../lib/payload/load.ts';
 import {
   checkPayloadBytes,
@@ -22,7 +22,7 @@ describe('k6-side payload loading (pure parts)', () => {
       expect(text).toBe(Buffer.from(bytes).toString('base64'));
       expect(Buffer.from(base64Decode(text))).toEqual(Buffer.from(bytes));
     }
-    expect(() => base64Decode('ab$d', 'IN')).toThrow('invalid base64 in IN: character "$" at 2');
+    expect(() => base64Decode('ab$d', 'IN')).toThrow('invalid base64 in IN: character "$" at offset 2');
   });
 
   it('checks sizes: fixed-size datatypes by bytes, BYTES by its length prefixes', () => {

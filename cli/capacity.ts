@@ -221,6 +221,7 @@ export async function runCapacity(options: CapacityOptions): Promise<number> {
     started_at: startedAt,
     results,
     validate_every: plan.validateEvery,
+    warmup_checks: plan.warmupChecks,
   });
   const written = await writeCapacity(dir, record, report);
   for (const error of written.errors) console.error(`k6-triton: could not write ${error}`);

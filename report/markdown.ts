@@ -202,7 +202,7 @@ export function openLoopTable(results: readonly LevelResult[]): string {
   ].join('\n');
 }
 
-/** What the run checked in the responses (every warm-up response, a sample of measured ones). */
+/** What the run checked in the responses (each VU's first warm-up responses, a sample of measured ones). */
 export function validationNote(report: RunReport): string {
   const every = report.validate_every;
   if (every === undefined) return '';
@@ -212,7 +212,11 @@ export function validationNote(report: RunReport): string {
       : every === 1
         ? 'every measured response'
         : `1 in ${every} measured responses`;
-  return `Validation: every warm-up response and ${measured} checked (status, output names, shapes and datatypes; labels where the model is real).`;
+  const warmup =
+    report.warmup_checks === undefined
+      ? ''
+      : `each VU's first ${report.warmup_checks} warm-up responses and `;
+  return `Validation: ${warmup}${measured} checked (status, output names, shapes and datatypes; labels where the model is real).`;
 }
 
 /** One row per budget verdict, failures first so they are seen. */

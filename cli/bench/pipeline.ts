@@ -159,7 +159,7 @@ async function benchWith(options: BenchOptions, interruption: Interruption): Pro
     ? resolve(env.THRESHOLDS)
     : join(PACKAGE_ROOT, 'thresholds', `${catalogEntry.id}.json`);
   // The same plan the scenario resolves inside k6: bad settings fail here, before anything starts.
-  const { settings, overrides, budget, validateEvery, plan } = resolveRunPlan(
+  const { settings, overrides, budget, validateEvery, warmupChecks, plan } = resolveRunPlan(
     catalogEntry,
     env,
     readFileSync(budgetPath, 'utf8'),
@@ -271,6 +271,7 @@ async function benchWith(options: BenchOptions, interruption: Interruption): Pro
       started_at: startedAt,
       results,
       validate_every: validateEvery,
+      warmup_checks: warmupChecks,
       ...(interrupted ? { interrupted, partial } : {}),
       ...(timeline.points.length > 0 ? { server_timeline: timeline } : {}),
     });

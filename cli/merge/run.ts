@@ -74,6 +74,7 @@ export async function runMerge(options: MergeOptions): Promise<MergeOutcome> {
     started_at: new Date().toISOString(),
     results,
     validate_every: plan.validateEvery,
+    warmup_checks: plan.warmupChecks,
   });
   const written = await writeRunReport(options.dir, report, summary, {
     budget: {

@@ -5,8 +5,9 @@
  *
  * The measured loop (`infer`) is kept as lean as a five-line k6 script, because whatever it does per
  * request is load-generator time the server never sees: it sends a request bound once and records
- * only a failure; the stability sub-window is a VU tag, changed three times a level. Responses are validated (outputs, labels) on every
- * warm-up request (`warmup`) and on one in VALIDATE_EVERY measured ones. Under real k6 the exec
+ * only a failure; the stability sub-window is a VU tag, changed three times a level. Responses are validated
+ * (outputs, labels) on each VU's first WARMUP_CHECKS warm-up requests (`warmup`), after which the warm-up
+ * sends as the measured loop does, and on one in VALIDATE_EVERY measured ones. Under real k6 the exec
  * functions block (cheaper there than a promise per request); under the Node runtime they are async.
  * Scenario files stay a few lines long.
  */
@@ -51,7 +52,7 @@ export interface ModelTest {
   run: RunPlan;
   settings: Settings;
   setup(): Promise<SetupData>;
-  /** Warm-up iterations: every response validated. */
+  /** Warm-up iterations: the VU's first WARMUP_CHECKS responses validated, then the measured path. */
   warmup: ExecFunction;
   /** Measured iterations: send and record; one in VALIDATE_EVERY validated. */
   infer: ExecFunction;
@@ -63,7 +64,7 @@ export interface ModelTest {
 export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: string): ModelTest {
   const env = __ENV as Record<string, string | undefined>;
   const run = resolveRunPlan(entry, env, budgetJson, budgetPath);
-  const { settings, validateEvery } = run;
+  const { settings, validateEvery, warmupChecks: checksPerVu } = run;
   const transport = createTransport(settings);
   // Generic models: inputs and outputs come from the server in setup(); without PAYLOAD the
   // requests are random tensors made from them, as perf_analyzer does.
@@ -86,6 +87,7 @@ export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: str
   let warned = false;
   let windowTagged = -1;
   let windowChange_ms = 0;
+  let warmupChecks = checksPerVu;
   // Open loop: the level's schedule, read when the sub-window changes (so once per level for a new one).
   let levelStart_ms = 0;
   let period_ms = 0;
@@ -149,7 +151,12 @@ export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: str
   const blocking: Pick<ModelTest, 'warmup' | 'infer'> = {
     warmup(data) {
       const i = pick(data);
-      validated(transport.inferSync(prepared[i]), data, i);
+      if (warmupChecks > 0) {
+        warmupChecks--;
+        return validated(transport.inferSync(prepared[i]), data, i);
+      }
+      const error = bound[i]!.sendSync();
+      if (error !== undefined || inferErrors) failed(error);
     },
     infer(data) {
       const i = next < 0 ? pick(data) : next++ % prepared.length;
@@ -164,7 +171,12 @@ export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: str
   const async: Pick<ModelTest, 'warmup' | 'infer'> = {
     async warmup(data) {
       const i = pick(data);
-      validated(await transport.infer(prepared[i]), data, i);
+      if (warmupChecks > 0) {
+        warmupChecks--;
+        return validated(await transport.infer(prepared[i]), data, i);
+      }
+      const error = await bound[i]!.send();
+      if (error !== undefined || inferErrors) failed(error);
     },
     async infer(data) {
       const i = next < 0 ? pick(data) : next++ % prepared.length;

@@ -179,8 +179,10 @@ export interface RunReport {
   batch: number;
   started_at: string;
   results: LevelResult[];
-  /** One in this many measured responses was validated (every warm-up response was); absent: unknown. */
+  /** One in this many measured responses was validated; absent: unknown. */
   validate_every?: number;
+  /** Each VU's first this many warm-up responses were validated; absent: unknown. */
+  warmup_checks?: number;
   /** True when every budget verdict passed. */
   verdict_ok: boolean;
   /** Why the run stopped before its end ('SIGINT', 'SIGTERM', 'exit 108'); absent for a whole run. */

@@ -3,7 +3,8 @@
  * Starts the embedded server, then at the same concurrency levels, HTTP and gRPC, runs perf_analyzer,
  * the model's scenario (`bench`) under the Node runtime and under real k6, and a minimal k6 script on
  * each runtime; prints throughput as a ratio to perf_analyzer, p50 at the first level, and the
- * client's CPU per request. A tool that is absent is named in the output, never silently skipped.
+ * client's CPU per request at the first and last levels. A tool that is absent is named in the output,
+ * never silently skipped.
  *
  *   node --import tsx bench/fidelity/run.ts [--levels 1,2,3,4] [--seconds 5] [--warmup 2] [--protocols http,grpc]
  *     [--rows pa,scenario-node,scenario-k6,minimal-node,minimal-k6,lib] [--rounds 1]
@@ -101,8 +102,11 @@ function exec(
   });
 }
 
+/** Tool runs so far: each writes its own file, so a run that writes none cannot pass off an earlier round's. */
+let runs = 0;
+
 async function perfAnalyzer(pa: string, model: string, protocol: string, target: string): Promise<Row> {
-  const csv = join(OUT, `pa-${protocol}.csv`);
+  const csv = join(OUT, `pa-${protocol}-${++runs}.csv`);
   const range = `${Math.min(...LEVELS)}:${Math.max(...LEVELS)}`;
   const run = await exec(pa, [
     ...['-m', model, '-u', target, '-i', protocol, '--concurrency-range', range],
@@ -173,7 +177,7 @@ async function minimal(
   const metric = protocol === 'grpc' ? 'grpc_req_duration' : 'http_req_duration';
   const points = new Map<number, Point>();
   for (const level of LEVELS) {
-    const summaryPath = join(OUT, `min-${protocol}-${runtime}${httpClient ?? ''}-c${level}.json`);
+    const summaryPath = join(OUT, `min-${protocol}-${runtime}${httpClient ?? ''}-c${level}-${++runs}.json`);
     const env = {
       URL: urls.http,
       GRPC_URL: urls.grpc,
@@ -247,11 +251,13 @@ interface Urls {
 function table(protocol: string, rows: Row[]): string {
   const base = rows[0]!;
   const first = LEVELS[0]!;
+  // CPU at the first level and at the last: at the top the two cores are shared, so a client's CPU is the server's loss.
+  const cpuLevels = LEVELS.length > 1 ? [first, LEVELS[LEVELS.length - 1]!] : [first];
   const header = [
     `${protocol.toUpperCase()}, infer/s`,
     ...LEVELS.map((l) => `c${l}`),
     `p50 c${first} (ms)`,
-    `client CPU µs/req c${first}`,
+    ...cpuLevels.map((l) => `client CPU µs/req c${l}`),
   ];
   const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`];
   for (const row of rows) {
@@ -266,10 +272,12 @@ function table(protocol: string, rows: Row[]): string {
       const ratio = ref && row !== base ? ` (${Math.round((p.infer_s / ref.infer_s) * 100)}%)` : '';
       return `${Math.round(p.infer_s).toLocaleString('en-US')}${ratio}`;
     });
-    const p = row.points.get(first);
-    lines.push(
-      `| ${row.client} | ${cells.join(' | ')} | ${p?.p50_ms?.toFixed(3) ?? 'n/a'} | ${p?.cpu_us === undefined ? 'n/a' : Math.round(p.cpu_us)} |`,
-    );
+    const p50 = row.points.get(first)?.p50_ms;
+    const cpu = cpuLevels.map((l) => {
+      const us = row.points.get(l)?.cpu_us;
+      return us === undefined ? 'n/a' : String(Math.round(us));
+    });
+    lines.push(`| ${row.client} | ${cells.join(' | ')} | ${p50?.toFixed(3) ?? 'n/a'} | ${cpu.join(' | ')} |`);
   }
   if (!base.missing) lines.push('', `Ratios: to ${base.client}'s infer/s at the same level.`);
   return lines.join('\n');

@@ -1,11 +1,14 @@
 /**
  * Bundles every scenario 1:1 to dist/<name>.js for k6: ESM, k6 modules external,
- * source maps beside each bundle. Usage: node --import tsx build.ts [scenario ... | --runtime]
+ * source maps beside each bundle; and beside each, the CommonJS the Node runtime runs
+ * (dist/<name>.cjs, runtime/loader/prebuilt.ts). Usage: node --import tsx build.ts [scenario ... | --runtime]
  */
-import { readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
+import { SCRIPT_CJS_OPTIONS } from './runtime/loader/bundle.ts';
+import { sidecarBanner, sidecarPath } from './runtime/loader/prebuilt.ts';
 
 /** This file sits at the package root: scenarios/ and dist/ are found from here, not the working directory. */
 const ROOT = dirname(fileURLToPath(import.meta.url));
@@ -33,7 +36,19 @@ export function scenarioEntries(dir = join(ROOT, 'scenarios')): string[] {
 export async function buildScenarios(entries = scenarioEntries()): Promise<string[]> {
   if (entries.length === 0) return [];
   await build({ ...BUILD_OPTIONS, entryPoints: entries });
-  return entries.map((e) => join(ROOT, 'dist', basename(e).replace(/\.ts$/, '.js')));
+  const bundles = entries.map((e) => join(ROOT, 'dist', basename(e).replace(/\.ts$/, '.js')));
+  await Promise.all(
+    entries.map((entry, i) =>
+      build({
+        ...SCRIPT_CJS_OPTIONS,
+        entryPoints: [entry],
+        outfile: sidecarPath(bundles[i]!),
+        banner: { js: sidecarBanner(readFileSync(bundles[i]!, 'utf8')) },
+        logLevel: 'warning',
+      }),
+    ),
+  );
+  return bundles;
 }
 
 /** Where prebuilt runtimes go; build/stamp.json names the current one (see bin/k6-triton.js). */

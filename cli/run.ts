@@ -3,7 +3,9 @@
  * (k6's exit codes; CLI flags and K6_* environment variables override the script's options, as in k6).
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { runTest } from '../runtime/index.ts';
+// The supervisor, not the engine: the engine and the libraries it loads (esbuild, undici, HDR
+// histograms) belong to the worker thread only, so the main thread stays small.
+import { runSupervised } from '../runtime/supervisor.ts';
 import { parseSegment, parseSequence } from '../runtime/options/segment.ts';
 
 function positiveInt(value: string): number {
@@ -116,7 +118,7 @@ export function registerRun(program: Command): void {
     .option('--no-color', 'no colors in the output')
     .option('--no-include-system-env-vars', 'keep the system environment out of __ENV')
     .action(async (script: string, flags: RunFlags) => {
-      const result = await runTest({
+      const result = await runSupervised({
         script,
         env: flags.env,
         includeSystemEnv: flags.includeSystemEnvVars,
@@ -137,7 +139,6 @@ export function registerRun(program: Command): void {
         noThresholds: !flags.thresholds,
         quiet: flags.quiet,
         noColor: !flags.color,
-        handleSignals: true,
       });
       process.exitCode = result.exitCode;
       // A timer or socket the script left open must not keep the process alive after the test,

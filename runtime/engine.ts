@@ -1,11 +1,10 @@
 /**
  * One test run as k6 runs it: load and evaluate the script (init context per VU), consolidate
  * options, initialize VUs, then the phases of run-phases.ts (setup, scenarios, teardown,
- * thresholds, summary). Returns k6's exit code. From the CLI (handleSignals) the run happens on
- * a worker thread that the main thread supervises (supervisor.ts), so a script that never
- * yields still stops at its deadline or on a signal.
+ * thresholds, summary). Returns k6's exit code. The CLI runs it on a worker thread that the main
+ * thread supervises (supervisor.ts, worker-main.ts), so a script that never yields still stops at
+ * its deadline or on a signal.
  */
-import { isMainThread } from 'node:worker_threads';
 import { peakPlannedVus, maxScenarioDuration_ms } from './executors/index.ts';
 import { logScriptError } from './executors/iteration.ts';
 import { VuPool } from './executors/pool.ts';
@@ -27,7 +26,6 @@ import { RunPhases } from './run-phases.ts';
 import { EXIT, TestAbortError, TestRun } from './run-state.ts';
 import type { SummaryData } from './summary/data.ts';
 import type { SummaryMode } from './summary/text.ts';
-import { runSupervised } from './supervisor.ts';
 import { buildThresholds, type ThresholdSet } from './thresholds.ts';
 import { VU } from './vu.ts';
 
@@ -58,8 +56,8 @@ export interface RunTestOptions {
   stdout?: (s: string) => void;
   stderr?: (s: string) => void;
   /**
-   * Handle SIGINT/SIGTERM like k6 (stop, teardown, summary, exit 105); the CLI sets it. The run
-   * then happens on a worker thread, so that busy script code can be interrupted too.
+   * Handle SIGINT/SIGTERM like k6 (stop, teardown, summary, exit 105) in this thread. The CLI runs
+   * under runSupervised() instead, which also interrupts script code that never yields.
    */
   handleSignals?: boolean;
   /** Whether stdout and stderr are terminals (default: the process streams'). */
@@ -81,7 +79,6 @@ function fail(code: number, message: string): RunTestResult {
 
 /** Runs a k6 script to the end and returns k6's exit code and handleSummary's data. */
 export async function runTest(opts: RunTestOptions): Promise<RunTestResult> {
-  if (opts.handleSignals && isMainThread && !opts.stdout && !opts.stderr) return runSupervised(opts);
   const control = opts.control ?? null;
   if (!control) return loadAndRun(opts, null);
   // Supervised: a phase the supervisor cuts short never settles its own chain, so the result

@@ -2,11 +2,13 @@
  * Turns a k6 script (an esbuild bundle in dist/, a plain .js or a .ts scenario) into CommonJS
  * code that the runtime can evaluate once per VU. esbuild bundles the script with every
  * `k6`/`k6/*` import left external, then converts the ES module to CommonJS so that `require`
- * is ours: that is where `k6/*` specifiers resolve to the runtime's modules.
+ * is ours: that is where `k6/*` specifiers resolve to the runtime's modules. A prebuilt scenario
+ * with its CommonJS sidecar (prebuilt.ts) is read as it is, and esbuild is not even loaded.
  */
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { build } from 'esbuild';
+import type { BuildOptions } from 'esbuild';
+import { readSidecar } from './prebuilt.ts';
 
 /** What a script imports from one k6 module: named imports and properties read off its default/namespace. */
 export interface ModuleImports {
@@ -70,10 +72,37 @@ export function scanImports(esm: string): Map<string, ModuleImports> {
 /** Thrown when a script cannot be loaded (k6 exits with 107 for script errors). */
 export class ScriptLoadError extends Error {}
 
+/** How a script becomes the CommonJS the runtime evaluates; build.ts makes dist/ sidecars with it too. */
+export const SCRIPT_CJS_OPTIONS = {
+  bundle: true,
+  format: 'cjs',
+  platform: 'neutral',
+  target: 'es2022',
+  external: ['k6', 'k6/*'],
+  mainFields: ['module', 'main'],
+  sourcemap: 'external',
+} as const satisfies BuildOptions;
+
+/** Refuses remote modules, which k6 fetches and the Node runtime does not. */
+function checkImports(imports: Map<string, ModuleImports>): Map<string, ModuleImports> {
+  for (const spec of imports.keys()) {
+    if (/^https?:\/\//.test(spec)) {
+      throw new ScriptLoadError(
+        `k6 API remote module ${spec} is not supported by the Node runtime; run with k6`,
+      );
+    }
+  }
+  return imports;
+}
+
 /** Bundles the script at `path` and returns CommonJS code plus its k6 imports. */
 export async function bundleScript(path: string): Promise<BundledScript> {
   if (!existsSync(path))
     throw new ScriptLoadError(`script not found: ${path} (give the path of a k6 script, e.g. dist/mnist.js)`);
+  const prebuilt = readSidecar(path);
+  if (prebuilt)
+    return { path, code: prebuilt.code, imports: checkImports(scanImports(prebuilt.esm)), map: prebuilt.map };
+  const { build } = await import('esbuild');
   let esm: string;
   try {
     const result = await build({
@@ -95,29 +124,16 @@ export async function bundleScript(path: string): Promise<BundledScript> {
     const where = first?.location ? ` (${first.location.file}:${first.location.line})` : '';
     throw new ScriptLoadError(`cannot load ${path}: ${first ? first.text + where : (err as Error).message}`);
   }
-  const imports = scanImports(esm);
-  for (const spec of imports.keys()) {
-    if (/^https?:\/\//.test(spec)) {
-      throw new ScriptLoadError(
-        `k6 API remote module ${spec} is not supported by the Node runtime; run with k6`,
-      );
-    }
-  }
+  const imports = checkImports(scanImports(esm));
   try {
     // The same bundle again as CommonJS, straight from the sources, so its source map leads back
     // to them (and through a dist/ bundle's own .map to the TypeScript it was built from).
     const result = await build({
+      ...SCRIPT_CJS_OPTIONS,
       entryPoints: [path],
-      bundle: true,
       write: false,
-      format: 'cjs',
-      platform: 'neutral',
-      target: 'es2022',
-      external: ['k6', 'k6/*'],
-      mainFields: ['module', 'main'],
       logLevel: 'silent',
       absWorkingDir: dirname(path),
-      sourcemap: 'external',
       outfile: path,
       allowOverwrite: true,
     });

@@ -7,7 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
-import { buildConnector, Client } from 'undici';
+import type { buildConnector, Client } from 'undici';
 import { RequestTimeoutError } from './http-errors.ts';
 import { k6Timings, type Timings } from './http-timings.ts';
 import { Http1Connection } from './http1-connection.ts';
@@ -51,6 +51,17 @@ const DIAL_TIMEOUT_MS = 30_000;
 /** Go's transport keeps idle connections for 90 s; servers usually close them earlier. */
 const IDLE_KEEP_ALIVE_MS = 90_000;
 
+type Undici = typeof import('undici');
+let undici: Promise<Undici> | undefined;
+/**
+ * undici, loaded by the first request that needs it (HTTPS, or K6_TRITON_HTTP_CLIENT=undici): plain
+ * HTTP never does, and loading it costs a thread about 9 MiB of memory.
+ */
+const loadUndici = (): Promise<Undici> => (undici ??= import('undici'));
+
+const retired = (): Promise<never> =>
+  Promise.reject(new Error('the VU has been retired; its connections are closed'));
+
 /** One connection of a VU to an origin and the timestamps of its latest dial. */
 class Slot {
   readonly client: Client;
@@ -61,8 +72,8 @@ class Slot {
   tcpEnd = -1;
   connectEnd = -1;
 
-  constructor(origin: string, connector: buildConnector.connector) {
-    this.client = new Client(origin, {
+  constructor(lib: Undici, origin: string, connector: buildConnector.connector) {
+    this.client = new lib.Client(origin, {
       pipelining: 1,
       keepAliveTimeout: IDLE_KEEP_ALIVE_MS,
       keepAliveMaxTimeout: IDLE_KEEP_ALIVE_MS,
@@ -174,15 +185,22 @@ const LEAN_HTTP = process.env['K6_TRITON_HTTP_CLIENT'] !== 'undici';
 export class VuConnections {
   readonly #slots = new Map<string, Slot[]>();
   readonly #plain = new Map<string, Http1Connection[]>();
-  readonly #connector = buildConnector({ timeout: DIAL_TIMEOUT_MS });
+  #connector: buildConnector.connector | undefined;
   #closed = false;
 
   /** Sends one request on an idle connection of this VU (or a new one) and resolves with the result. */
   send(req: WireRequest): Promise<WireResult> {
-    if (this.#closed) return Promise.reject(new Error('the VU has been retired; its connections are closed'));
+    if (this.#closed) return retired();
     if (LEAN_HTTP && req.url.protocol === 'http:')
       return this.#plainConnection(req.url).send(req, performance.now());
-    const slot = this.#acquire(req.url.origin);
+    return loadUndici().then((lib) => this.#dispatch(lib, req));
+  }
+
+  /** Sends one request through undici (HTTPS, or plain HTTP when asked for). */
+  #dispatch(lib: Undici, req: WireRequest): Promise<WireResult> {
+    if (this.#closed) return retired();
+    this.#connector ??= lib.buildConnector({ timeout: DIAL_TIMEOUT_MS });
+    const slot = this.#acquire(lib, req.url.origin, this.#connector);
     const t0 = performance.now();
     return new Promise<WireResult>((resolve) => {
       const finish = (ex: Exchange, error: unknown): void => {
@@ -266,7 +284,7 @@ export class VuConnections {
     return conn;
   }
 
-  #acquire(origin: string): Slot {
+  #acquire(lib: Undici, origin: string, connector: buildConnector.connector): Slot {
     let slots = this.#slots.get(origin);
     if (!slots) {
       slots = [];
@@ -278,7 +296,7 @@ export class VuConnections {
         return s;
       }
     }
-    const slot = new Slot(origin, this.#connector);
+    const slot = new Slot(lib, origin, connector);
     slot.busy = true;
     slots.push(slot);
     return slot;

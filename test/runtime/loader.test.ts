@@ -1,6 +1,13 @@
 /** The loader's static view of a bundle's k6 imports (the load-time "not supported" check relies on it). */
-import { describe, expect, it } from 'vitest';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
 import { scanImports } from '../../runtime/loader/bundle.ts';
+import { buildScenarios } from '../../build.ts';
+import { readSidecar, sidecarBanner } from '../../runtime/loader/prebuilt.ts';
+import { runTest } from '../../runtime/index.ts';
 import { checks, runScript, values } from './run-script.ts';
 
 describe('scanImports', () => {
@@ -39,5 +46,56 @@ describe('VUs interleaving across awaits', () => {
       'the VU tag is the VU': all,
     });
     expect(values(r, 'seen')['count']).toBe(48);
+  });
+});
+
+describe('a prebuilt bundle with its CommonJS sidecar', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'k6t-sidecar-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const script = (counter: string) =>
+    [
+      "import { Counter } from 'k6/metrics';",
+      `const c = new Counter('${counter}');`,
+      'export const options = { iterations: 1 };',
+      'export default function () { c.add(1); }',
+    ].join('\n');
+  const bundle = join(dir, 'bundle.js');
+  const esm = script('from_esm');
+  writeFileSync(bundle, esm);
+  // The sidecar counts under another name, so the run shows which of the two was evaluated.
+  const sidecar = [
+    sidecarBanner(esm),
+    '"use strict";',
+    "const { Counter } = require('k6/metrics');",
+    "const c = new Counter('from_sidecar');",
+    'exports.options = { iterations: 1 };',
+    'exports.default = function () { c.add(1); };',
+  ].join('\n');
+  writeFileSync(join(dir, 'bundle.cjs'), sidecar);
+  const metricNames = async () => {
+    const r = await runTest({
+      script: bundle,
+      quiet: true,
+      noSummary: true,
+      includeSystemEnv: false,
+      stdout: () => {},
+    });
+    expect(r.exitCode).toBe(0);
+    return Object.keys(r.summaryData?.metrics ?? {}).filter((m) => m.startsWith('from_'));
+  };
+
+  it('runs the sidecar made from this very bundle, and the bundle itself once the sidecar is stale', async () => {
+    expect(await metricNames()).toEqual(['from_sidecar']);
+    appendFileSync(bundle, '\n// edited after the build\n');
+    expect(await metricNames()).toEqual(['from_esm']);
+  });
+
+  it('is what build.ts writes beside each scenario bundle', async () => {
+    const [mnist] = await buildScenarios([
+      fileURLToPath(new URL('../../scenarios/mnist.ts', import.meta.url)),
+    ]);
+    const prebuilt = readSidecar(mnist!);
+    expect(prebuilt?.code).toMatch(/modelTest\(/);
+    expect(prebuilt?.map).toMatch(/"sources"/);
   });
 });

@@ -1,9 +1,12 @@
 /**
  * Requests/s and RSS of whole k6 scripts run by the runtime's engine (runTest) against a local server
- * that answers at once: the figure a user gets, engine and metrics included.
+ * that answers at once: the figure a user gets, engine and metrics included. The same scripts then run
+ * under real k6 (K6_BIN, else ../shared/tools/bin/k6) against the same server, and the last lines give
+ * the runtime's rate as a multiple of k6's and the 602 KB gRPC rate as a share of the 602 KB POST rate.
  *   node --import tsx bench/runtime/protocols.ts [--vus 8] [--duration 10s] [--case get|post600k|grpc600k|all]
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,7 +38,87 @@ const CASES: Record<string, Case> = {
   },
 };
 
-async function runCase(c: Case, vus: number, duration: string, payloadFile: string): Promise<void> {
+/** One case's figures under one runtime. */
+interface Measured {
+  rate: number;
+  rss_mib: number;
+  client_pct: number;
+  server_pct: number;
+  exitCode: number;
+}
+
+const K6 =
+  process.env['K6_BIN'] ??
+  [
+    path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'tools', 'bin', 'k6'),
+  ].find(existsSync);
+
+function report(name: string, runtime: string, vus: number, m: Measured): void {
+  console.log(
+    `${name.padEnd(32)} ${runtime.padEnd(12)} vus=${String(vus).padStart(3)}  ${m.rate.toFixed(0).padStart(6)} req/s  ` +
+      `exit=${m.exitCode}  max RSS ${m.rss_mib.toFixed(0)} MiB  ` +
+      `CPU client ${m.client_pct.toFixed(0)}% server ${m.server_pct.toFixed(0)}%`,
+  );
+}
+
+/** The case's script under real k6, in a process of its own; its RSS and CPU come from /proc. */
+async function runCaseK6(
+  k6: string,
+  c: Case,
+  vus: number,
+  duration: string,
+  payloadFile: string,
+): Promise<Measured> {
+  const server = await startServer(c.server, 16);
+  const target = c.server === 'http' ? `http://127.0.0.1:${server.port}/` : `127.0.0.1:${server.port}`;
+  const dir = mkdtempSync(path.join(tmpdir(), 'k6t-bench-k6-'));
+  const summary = path.join(dir, 'summary.json');
+  const env = { TARGET: target, PAYLOAD: payloadFile, PAYLOAD_BYTES: String(PAYLOAD_BYTES), PROTO_DIR };
+  const argv = ['run', '-q', '--vus', String(vus), '--duration', duration, '--summary-export', summary];
+  for (const [k, v] of Object.entries(env)) argv.push('-e', `${k}=${v}`);
+  const serverCpu0 = processCpu_ms(server.child.pid);
+  const t0 = performance.now();
+  try {
+    const child = spawn(k6, [...argv, path.join(SCRIPTS, c.script)], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let log = '';
+    child.stderr.on('data', (d: Buffer) => (log += d.toString()));
+    let rss_kib = 0;
+    let cpu_ms = 0;
+    const timer = setInterval(() => {
+      cpu_ms = Math.max(cpu_ms, processCpu_ms(child.pid));
+      const status = existsSync(`/proc/${child.pid}/status`)
+        ? readFileSync(`/proc/${child.pid}/status`, 'utf8')
+        : '';
+      rss_kib = Math.max(rss_kib, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0));
+    }, 250);
+    const exitCode = await new Promise<number>((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
+    clearInterval(timer);
+    const wall_ms = performance.now() - t0;
+    if (exitCode !== 0) process.stderr.write(log.slice(-2000));
+    const data = existsSync(summary)
+      ? (JSON.parse(readFileSync(summary, 'utf8')) as { metrics: Record<string, { count?: number }> })
+      : { metrics: {} };
+    const count = data.metrics[c.metric]?.count ?? 0;
+    return {
+      rate: count / (parseDuration_s(duration) || wall_ms / 1000),
+      rss_mib: rss_kib / 1024,
+      client_pct: (cpu_ms / wall_ms) * 100,
+      server_pct: ((processCpu_ms(server.child.pid) - serverCpu0) / wall_ms) * 100,
+      exitCode,
+    };
+  } finally {
+    server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Seconds of a k6 duration such as "10s" or "1m"; 0 when it is not one of those. */
+function parseDuration_s(d: string): number {
+  const m = /^(\d+(?:\.\d+)?)(s|m)$/.exec(d);
+  return m ? Number(m[1]) * (m[2] === 'm' ? 60 : 1) : 0;
+}
+
+async function runCase(c: Case, vus: number, duration: string, payloadFile: string): Promise<Measured> {
   const server = await startServer(c.server, 16);
   const target = c.server === 'http' ? `http://127.0.0.1:${server.port}/` : `127.0.0.1:${server.port}`;
   let rssMax_bytes = 0;
@@ -67,13 +150,14 @@ async function runCase(c: Case, vus: number, duration: string, payloadFile: stri
     const m = data?.metrics[c.metric]?.values ?? {};
     const count = m['count'] ?? 0;
     const runMs = data?.state.testRunDurationMs ?? wall_ms;
-    const rate = count / (runMs / 1000);
-    console.log(
-      `${c.name.padEnd(32)} vus=${String(vus).padStart(3)}  ${rate.toFixed(0).padStart(6)} req/s  ` +
-        `exit=${result.exitCode}  max RSS ${(rssMax_bytes / 2 ** 20).toFixed(0)} MiB  ` +
-        `CPU client ${(((cpu.user + cpu.system) / 1e3 / wall_ms) * 100).toFixed(0)}% server ${(serverCpu * 100).toFixed(0)}%`,
-    );
     if (result.exitCode !== 0) process.stderr.write(log.slice(-2000));
+    return {
+      rate: count / (runMs / 1000),
+      rss_mib: rssMax_bytes / 2 ** 20,
+      client_pct: ((cpu.user + cpu.system) / 1e3 / wall_ms) * 100,
+      server_pct: serverCpu * 100,
+      exitCode: result.exitCode,
+    };
   } finally {
     setLogSink(prevSink);
     clearInterval(timer);
@@ -94,12 +178,30 @@ const names = values.case === 'all' ? Object.keys(CASES) : [values.case!];
 const dir = mkdtempSync(path.join(tmpdir(), 'k6t-bench-'));
 const payloadFile = path.join(dir, 'payload.bin');
 writeFileSync(payloadFile, Buffer.alloc(PAYLOAD_BYTES, 7));
+const node = new Map<string, Measured>();
+const k6 = new Map<string, Measured>();
 try {
   for (const name of names) {
     const c = CASES[name];
     if (!c) throw new Error(`invalid --case ${name}; expected ${Object.keys(CASES).join('|')}|all`);
-    await runCase(c, vus, values.duration!, payloadFile);
+    node.set(name, await runCase(c, vus, values.duration!, payloadFile));
+    report(c.name, 'Node runtime', vus, node.get(name)!);
+    if (!K6) continue;
+    k6.set(name, await runCaseK6(K6, c, vus, values.duration!, payloadFile));
+    report(c.name, 'real k6', vus, k6.get(name)!);
   }
+  if (!K6) console.log('real k6: absent (set K6_BIN); no comparison');
+  for (const [name, m] of node) {
+    const ref = k6.get(name);
+    if (ref && ref.rate > 0)
+      console.log(`${CASES[name]!.name}: Node runtime ${(m.rate / ref.rate).toFixed(1)}x real k6`);
+  }
+  const grpc = node.get('grpc600k');
+  const post = node.get('post600k');
+  if (grpc && post)
+    console.log(
+      `602 KB over gRPC: ${((grpc.rate / post.rate) * 100).toFixed(0)}% of the 602 KB POST rate (Node runtime)`,
+    );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -55,11 +55,6 @@ export interface RunTestOptions {
   /** Writers for stdout/stderr (defaults: the process streams). */
   stdout?: (s: string) => void;
   stderr?: (s: string) => void;
-  /**
-   * Handle SIGINT/SIGTERM like k6 (stop, teardown, summary, exit 105) in this thread. The CLI runs
-   * under runSupervised() instead, which also interrupts script code that never yields.
-   */
-  handleSignals?: boolean;
   /** Whether stdout and stderr are terminals (default: the process streams'). */
   tty?: { stdout: boolean; stderr: boolean };
   /** Set on the supervised worker: the supervisor's side of the run. */
@@ -177,16 +172,6 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
       }),
     );
   }
-  const onSignal = (signal: string) => {
-    if (run.abortRequest) process.exit(EXIT.EXTERNAL_ABORT);
-    logLine('WARN', 'Stopping k6-triton in response to signal...');
-    run.requestAbort(EXIT.EXTERNAL_ABORT, SIGNAL_ABORT(signal));
-  };
-  const onProcessSignal = (signal: NodeJS.Signals) => onSignal(signal);
-  if (opts.handleSignals) {
-    process.on('SIGINT', onProcessSignal);
-    process.on('SIGTERM', onProcessSignal);
-  }
   // Script code can leave a promise rejected un-awaited or throw from a timer: k6 logs those and
   // goes on; so does the runtime, instead of letting Node end the process.
   const onStray = (err: unknown) => logScriptError(err, null);
@@ -225,10 +210,6 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
     }
     return await phases.run();
   } finally {
-    if (opts.handleSignals) {
-      process.off('SIGINT', onProcessSignal);
-      process.off('SIGTERM', onProcessSignal);
-    }
     process.off('unhandledRejection', onStray);
     process.off('uncaughtException', onStray);
     await pool.retireAll();

@@ -43,7 +43,7 @@ const CHECK_INTERVAL_MS = 500;
 
 /** Runs `opts` on a worker thread, forwarding SIGINT/SIGTERM and interrupting busy script code. */
 export function runSupervised(opts: RunTestOptions): Promise<RunTestResult> {
-  const { handleSignals: _h, stdout: _o, stderr: _e, control: _c, ...plain } = opts;
+  const { stdout: _o, stderr: _e, control: _c, ...plain } = opts;
   const worker = new Worker(new URL('./worker.js', import.meta.url), {
     workerData: {
       opts: { ...plain, tty: opts.tty ?? { stdout: !!process.stdout.isTTY, stderr: !!process.stderr.isTTY } },

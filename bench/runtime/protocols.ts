@@ -14,7 +14,8 @@ import { parseArgs } from 'node:util';
 import { runTest } from '../../runtime/index.ts';
 import { setLogSink } from '../../runtime/log.ts';
 import { PROTO_DIR } from './bench-proto.ts';
-import { processCpu_ms, startServer } from './servers.ts';
+import { type BenchServer, processCpu_ms, startServer } from './servers.ts';
+import { parseDuration } from '../../runtime/options/duration.ts';
 
 const SCRIPTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'scripts');
 const PAYLOAD_BYTES = 602 * 1024;
@@ -53,6 +54,19 @@ const K6 =
     path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'tools', 'bin', 'k6'),
   ].find(existsSync);
 
+/** The case's server, started in its own process, and the environment its script reads. */
+async function caseServer(
+  c: Case,
+  payloadFile: string,
+): Promise<{ server: BenchServer; env: Record<string, string> }> {
+  const server = await startServer(c.server, 16);
+  const target = c.server === 'http' ? `http://127.0.0.1:${server.port}/` : `127.0.0.1:${server.port}`;
+  return {
+    server,
+    env: { TARGET: target, PAYLOAD: payloadFile, PAYLOAD_BYTES: String(PAYLOAD_BYTES), PROTO_DIR },
+  };
+}
+
 function report(name: string, runtime: string, vus: number, m: Measured): void {
   console.log(
     `${name.padEnd(32)} ${runtime.padEnd(12)} vus=${String(vus).padStart(3)}  ${m.rate.toFixed(0).padStart(6)} req/s  ` +
@@ -69,11 +83,9 @@ async function runCaseK6(
   duration: string,
   payloadFile: string,
 ): Promise<Measured> {
-  const server = await startServer(c.server, 16);
-  const target = c.server === 'http' ? `http://127.0.0.1:${server.port}/` : `127.0.0.1:${server.port}`;
+  const { server, env } = await caseServer(c, payloadFile);
   const dir = mkdtempSync(path.join(tmpdir(), 'k6t-bench-k6-'));
   const summary = path.join(dir, 'summary.json');
-  const env = { TARGET: target, PAYLOAD: payloadFile, PAYLOAD_BYTES: String(PAYLOAD_BYTES), PROTO_DIR };
   const argv = ['run', '-q', '--vus', String(vus), '--duration', duration, '--summary-export', summary];
   for (const [k, v] of Object.entries(env)) argv.push('-e', `${k}=${v}`);
   const serverCpu0 = processCpu_ms(server.child.pid);
@@ -100,7 +112,7 @@ async function runCaseK6(
       : { metrics: {} };
     const count = data.metrics[c.metric]?.count ?? 0;
     return {
-      rate: count / (parseDuration_s(duration) || wall_ms / 1000),
+      rate: count / (parseDuration(duration, '--duration') / 1000),
       rss_mib: rss_kib / 1024,
       client_pct: (cpu_ms / wall_ms) * 100,
       server_pct: ((processCpu_ms(server.child.pid) - serverCpu0) / wall_ms) * 100,
@@ -112,15 +124,8 @@ async function runCaseK6(
   }
 }
 
-/** Seconds of a k6 duration such as "10s" or "1m"; 0 when it is not one of those. */
-function parseDuration_s(d: string): number {
-  const m = /^(\d+(?:\.\d+)?)(s|m)$/.exec(d);
-  return m ? Number(m[1]) * (m[2] === 'm' ? 60 : 1) : 0;
-}
-
 async function runCase(c: Case, vus: number, duration: string, payloadFile: string): Promise<Measured> {
-  const server = await startServer(c.server, 16);
-  const target = c.server === 'http' ? `http://127.0.0.1:${server.port}/` : `127.0.0.1:${server.port}`;
+  const { server, env } = await caseServer(c, payloadFile);
   let rssMax_bytes = 0;
   const timer = setInterval(() => (rssMax_bytes = Math.max(rssMax_bytes, process.memoryUsage.rss())), 250);
   let log = '';
@@ -133,7 +138,7 @@ async function runCase(c: Case, vus: number, duration: string, payloadFile: stri
   try {
     const result = await runTest({
       script: path.join(SCRIPTS, c.script),
-      env: { TARGET: target, PAYLOAD: payloadFile, PAYLOAD_BYTES: String(PAYLOAD_BYTES), PROTO_DIR },
+      env,
       includeSystemEnv: false,
       overrides: { vus, duration },
       quiet: true,

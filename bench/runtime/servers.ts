@@ -74,8 +74,8 @@ async function serveHttp(response_bytes: number): Promise<void> {
  * about 1,750 requests/s of 602 KB, before the client did; this one only pays for HTTP/2 itself.
  */
 async function serveGrpc(response_bytes: number): Promise<void> {
-  const { benchService } = await import('./bench-proto.ts');
-  const reply = benchService().encodeReply(response_bytes);
+  const { encodeReply } = await import('./bench-proto.ts');
+  const reply = encodeReply(response_bytes);
   // gRPC's length-prefixed message: a compression flag byte (0), then the length, big-endian.
   const message = Buffer.alloc(5 + reply.length);
   message.writeUInt32BE(reply.length, 1);

@@ -3,6 +3,7 @@
  * help text per flag, each naming the environment variable it sets (see FLAG_ENV in cli/bench.ts).
  */
 import { type Command, Option } from 'commander';
+import { DEFAULT_VALIDATE_EVERY } from '../lib/scenario/run-plan.ts';
 
 /** Where the requests go and what they carry: --url .. --headers. */
 export function addTargetOptions(command: Command, urlHelp: string, withPayload = true): Command {
@@ -27,7 +28,7 @@ export function addBudgetOptions(command: Command): Command {
     .option('--p99-ms <ms>', 'override the p99 budget (P99_MS)')
     .option(
       '--validate-every <n>',
-      'check outputs of 1 in n measured responses (VALIDATE_EVERY; default 100; 1 = all, 0 = none); warm-up responses are all checked',
+      `check outputs of 1 in n measured responses (VALIDATE_EVERY; default ${DEFAULT_VALIDATE_EVERY}; 1 = all, 0 = none); warm-up responses are all checked`,
     )
     .option('--thresholds <file>', 'budget file (THRESHOLDS); default thresholds/<model>.json');
 }

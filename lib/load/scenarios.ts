@@ -59,7 +59,7 @@ export interface LoadPlan {
 }
 
 /** Seconds the stats probe may overrun its window (two statistics requests) before k6 stops it. */
-const STATS_SLACK_S = 30;
+const STATS_SLACK_S = 5;
 
 /** Whole-number rate per time unit: k6's arrival rate is an integer, so 2.5/s becomes 5 per 2s. */
 function arrivalRate(rate: number): { rate: number; timeUnit: string } {

@@ -24,7 +24,7 @@ import { type LoadPlanSettings, loadPlanFromEnv } from '../load/shapes.ts';
 import { readSettings, type Settings } from './settings.ts';
 
 /** Measured requests validated by default: one in this many. */
-export const DEFAULT_VALIDATE_EVERY = 100;
+export const DEFAULT_VALIDATE_EVERY = 1000;
 
 /**
  * Warm-up responses each VU validates before its warm-up sends as the measured loop does. Validating every

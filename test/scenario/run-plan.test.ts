@@ -33,7 +33,7 @@ describe('resolveRunPlan', () => {
     expect(run.plan.scenarios['c1_stats']?.exec).toBe('stats');
     expect(run.metric).toBe('http_req_duration');
     expect(run.options.thresholds?.['iteration_duration{scenario:c2}']).toEqual(['max>=0']);
-    expect(run.validateEvery).toBe(100);
+    expect(run.validateEvery).toBe(1000);
   });
 
   it('passes STABILITY to the level verdicts computed in handleSummary', () => {

@@ -189,13 +189,13 @@ export function budgetThresholds(
     const budgeted = budgetApplies(budget, level);
     thresholds[subMetricKey(metric, level)] = budgeted ? budgetExprs(budget, overrides) : ['max>=0'];
     thresholds[subMetricKey(errorMetric, level)] = [budgeted ? errorExpr : 'rate>=0'];
-    thresholds[subMetricKey('iterations', level)] = ['count>=0'];
-    // Iteration time minus request time is the load generator's own cost per request.
+    // Iteration time minus request time is the load generator's own cost per request. Request and
+    // iteration counts come from these trends' counts: k6 matches every sample against every
+    // sub-metric of its metric, so a per-level http_reqs or iterations sub-metric costs per request.
     thresholds[subMetricKey('iteration_duration', level)] = ['max>=0'];
     thresholds[subMetricKey('checks', level)] = ['rate>=0'];
     thresholds[subMetricKey('dropped_iterations', level)] = ['count>=0'];
     if (metric === 'http_req_duration') {
-      thresholds[subMetricKey('http_reqs', level)] = ['count>=0'];
       thresholds[subMetricKey('http_req_sending', level)] = ['max>=0'];
       thresholds[subMetricKey('http_req_receiving', level)] = ['max>=0'];
     }

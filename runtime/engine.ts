@@ -12,6 +12,7 @@ import { loadProgram, type Program } from './loader/program.ts';
 import { logLine } from './log.ts';
 import { SectionTracker } from './metrics/sections.ts';
 import { SamplePipeline } from './metrics/pipeline.ts';
+import { systemTagFilter } from './metrics/system-tags.ts';
 import { MetricRegistry } from './metrics/registry.ts';
 import {
   consolidateOptions,
@@ -145,6 +146,7 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
   }
   run.options = options;
   if (opts.summaryMode === 'full') pipeline.sections = new SectionTracker();
+  pipeline.tagFilter = systemTagFilter(options.systemTags);
   const moduleOptions = {
     discardResponseBodies: options.discardResponseBodies,
     noConnectionReuse: options.noConnectionReuse,

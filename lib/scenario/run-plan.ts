@@ -18,6 +18,7 @@ import {
   errorMetricFor,
   type RequestMetric,
   SUMMARY_TREND_STATS,
+  SYSTEM_TAGS,
 } from '../load/names.ts';
 import { buildPlan, type LoadPlan } from '../load/scenarios.ts';
 import { type LoadPlanSettings, loadPlanFromEnv } from '../load/shapes.ts';
@@ -116,6 +117,7 @@ export function resolveRunPlan(
       { subWindows: DEFAULT_SUB_WINDOWS, scheduledLatency: load.mode === 'request-rate' },
     ),
     summaryTrendStats: SUMMARY_TREND_STATS,
+    systemTags: SYSTEM_TAGS,
     setupTimeout: '60s',
     tags: { model: settings.modelName, protocol: settings.protocol },
   };

@@ -34,6 +34,8 @@ export class SamplePipeline {
   #scheduled = false;
   /** Per-scenario/group aggregates, set only for the full summary mode. */
   sections: SectionTracker | null = null;
+  /** Leaves off the system tags options.systemTags does not keep (system-tags.ts); null keeps all. */
+  tagFilter: ((tags: Tags) => Tags) | null = null;
 
   constructor(
     readonly registry: MetricRegistry,
@@ -43,6 +45,7 @@ export class SamplePipeline {
   /** Records a sample of a known metric. */
   add(metric: Metric, value: number, tags: Tags, time_ms?: number): void {
     if (this.#closed) return;
+    if (this.tagFilter !== null) tags = this.tagFilter(tags);
     metric.add(value, tags);
     if (this.sections !== null) this.sections.add(metric, value, tags);
     const outs = this.outputs;

@@ -2,6 +2,7 @@
  * Consolidates a test's options as k6 does: k6's defaults < the script's `options` < CLI flags.
  * Execution shortcuts on the CLI (duration, iterations) replace the script's scenarios.
  */
+import { parseSystemTags } from '../metrics/system-tags.ts';
 import { validateTrendStat, DEFAULT_TREND_STATS } from '../metrics/values.ts';
 import { parseDuration } from './duration.ts';
 import { parseScenario, type ScenarioConfig, scenarioFromShortcuts, segmentScenario } from './scenarios.ts';
@@ -32,6 +33,8 @@ export interface TestOptions {
   summaryTrendStats: string[];
   summaryTimeUnit: string | null;
   tags: Record<string, string>;
+  /** The system tags kept on samples; undefined: k6's default set. */
+  systemTags: string[] | undefined;
   discardResponseBodies: boolean;
   noConnectionReuse: boolean;
   setupTimeout_ms: number;
@@ -142,6 +145,7 @@ function consolidate(script: unknown, over: OptionOverrides): TestOptions {
     summaryTrendStats: trendStats.map(String),
     summaryTimeUnit: timeUnit,
     tags,
+    systemTags: parseSystemTags(s['systemTags']),
     discardResponseBodies:
       over.discardResponseBodies ?? boolOpt(s['discardResponseBodies'], 'discardResponseBodies'),
     noConnectionReuse: over.noConnectionReuse ?? boolOpt(s['noConnectionReuse'], 'noConnectionReuse'),

@@ -86,10 +86,14 @@ describe('budgetThresholds', () => {
     expect(t['http_req_failed{scenario:c8}']).toEqual(['rate<0.01']);
   });
 
+  it('leaves out per-level counters whose counts the trends already carry (each costs k6 per request)', () => {
+    const t = budgetThresholds(budget, ['c1', 'c8'], {});
+    expect(Object.keys(t).filter((k) => /^(http_reqs|iterations)\{/.test(k))).toEqual([]);
+  });
+
   it('adds probes for every sub-metric the report reads', () => {
     const t = budgetThresholds(budget, ['c8'], {});
-    expect(t['iterations{scenario:c8}']).toEqual(['count>=0']);
-    expect(t['http_reqs{scenario:c8}']).toEqual(['count>=0']);
+    expect(t['iteration_duration{scenario:c8}']).toEqual(['max>=0']);
     expect(t['http_req_sending{scenario:c8}']).toEqual(['max>=0']);
     expect(t['http_req_receiving{scenario:c8}']).toEqual(['max>=0']);
     expect(t['dropped_iterations{scenario:c8}']).toEqual(['count>=0']);

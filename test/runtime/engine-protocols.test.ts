@@ -87,6 +87,32 @@ describe('engine with k6/http', () => {
     expect(r.stdout).toContain('    HTTP\n    http_req_duration');
   });
 
+  it('keeps only the system tags options.systemTags lists, on samples and in sub-metric matching', async () => {
+    const json = join(dir, 'system-tags.json');
+    const env = { BASE_URL: baseUrl, SYSTEM_TAGS: JSON.stringify(['scenario', 'status', 'check']) };
+    const r = await runScript('system-tags.js', { env, out: [`json=${json}`] });
+    expect(r.exitCode).toBe(0);
+    expect(values(r, 'http_req_duration{scenario:default}')['count']).toBe(3);
+    // method is no longer on the samples, so its sub-metric sees none of them.
+    expect(values(r, 'http_req_duration{method:GET}')['count']).toBe(0);
+    const points = readFileSync(json, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.type === 'Point');
+    const request = points.find((l) => l.metric === 'http_req_duration');
+    expect(request.data.tags).toEqual({ scenario: 'default', status: '200', kind: 'mine' });
+    const checked = points.find((l) => l.metric === 'checks');
+    expect(checked.data.tags).toEqual({ scenario: 'default', check: 'status is 200' });
+  });
+
+  it('refuses a systemTags entry that is not a k6 system tag, naming it', async () => {
+    const env = { BASE_URL: baseUrl, SYSTEM_TAGS: JSON.stringify(['scenario', 'model']) };
+    const r = await runScript('system-tags.js', { env });
+    expect(r.exitCode).toBe(104);
+    expect(r.log).toContain('invalid option systemTags: "model" is not a k6 system tag');
+  });
+
   it('records grpc_req_duration with k6 tags through k6/net/grpc against a grpc-js server', async () => {
     const json = join(dir, 'grpc.json');
     const r = await runScript('grpc-echo.js', { env: { GRPC_ADDR: grpcAddr }, out: [`json=${json}`] });

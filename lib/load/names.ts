@@ -95,11 +95,12 @@ export const SCHEDULED_LATENCY_METRIC = 'k6_triton_scheduled_latency';
 export type ServerCounterField = keyof typeof SERVER_COUNTERS;
 
 /**
- * The system tags a scenario keeps (options.systemTags): `scenario` for the per-level sub-metrics, and
- * a request's outcome. k6 builds each sample's tag set tag by tag and matches it against every
- * sub-metric of its metric, so a tag nobody reads (url, method, name, proto, group...) costs per request.
+ * The system tags a scenario keeps (options.systemTags): `scenario` for the per-level sub-metrics,
+ * `group` and `check` for the summary's checks (k6 files them by these tags), and a request's
+ * outcome. k6 builds each sample's tag set tag by tag and matches it against every sub-metric of its
+ * metric, so a tag nobody reads (url, method, name, proto...) costs per request.
  */
-export const SYSTEM_TAGS = ['scenario', 'status', 'expected_response', 'check', 'error', 'error_code'];
+export const SYSTEM_TAGS = ['scenario', 'group', 'status', 'expected_response', 'check', 'error', 'error_code'];
 
 /** Trend statistics the report needs in k6's summary; set as options.summaryTrendStats. */
 export const SUMMARY_TREND_STATS = ['avg', 'min', 'med', 'max', 'p(50)', 'p(90)', 'p(95)', 'p(99)', 'count'];

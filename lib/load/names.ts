@@ -100,7 +100,15 @@ export type ServerCounterField = keyof typeof SERVER_COUNTERS;
  * outcome. k6 builds each sample's tag set tag by tag and matches it against every sub-metric of its
  * metric, so a tag nobody reads (url, method, name, proto...) costs per request.
  */
-export const SYSTEM_TAGS = ['scenario', 'group', 'status', 'expected_response', 'check', 'error', 'error_code'];
+export const SYSTEM_TAGS = [
+  'scenario',
+  'group',
+  'status',
+  'expected_response',
+  'check',
+  'error',
+  'error_code',
+];
 
 /** Trend statistics the report needs in k6's summary; set as options.summaryTrendStats. */
 export const SUMMARY_TREND_STATS = ['avg', 'min', 'med', 'max', 'p(50)', 'p(90)', 'p(95)', 'p(99)', 'count'];

@@ -241,7 +241,8 @@ export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
     if (start_ms !== undefined && cutAfter_s(start_ms, ref.window_s, stopped_ms) !== undefined) continue;
     const get = (name: string) => normalize(summary.metrics[subMetricKey(name, ref.name)])?.values;
     const duration = get(metric);
-    const requests = duration?.['count'] ?? get('http_reqs')?.['count'] ?? get('iterations')?.['count'] ?? 0;
+    // The run plan asks k6 for the trend's count (SUMMARY_TREND_STATS); it makes no per-level counters.
+    const requests = duration?.['count'] ?? 0;
     if (!duration || requests <= 0) continue;
     const latency_us = latencyStats_us(duration);
     const scheduled = get(SCHEDULED_LATENCY_METRIC);

@@ -6,7 +6,7 @@
 import type { Tags } from '../vu-context.ts';
 
 /** k6's system tags, in k6's order; the last four are off by default. */
-export const SYSTEM_TAGS = [
+export const K6_SYSTEM_TAGS = [
   'proto',
   'subproto',
   'status',
@@ -35,11 +35,11 @@ export function parseSystemTags(value: unknown): string[] | undefined {
       `invalid option systemTags: expected an array of tag names, got ${JSON.stringify(value)}`,
     );
   }
-  const known: readonly string[] = SYSTEM_TAGS;
+  const known: readonly string[] = K6_SYSTEM_TAGS;
   for (const tag of value) {
     if (typeof tag !== 'string' || !known.includes(tag)) {
       throw new Error(
-        `invalid option systemTags: ${JSON.stringify(tag)} is not a k6 system tag (one of ${SYSTEM_TAGS.join(', ')})`,
+        `invalid option systemTags: ${JSON.stringify(tag)} is not a k6 system tag (one of ${K6_SYSTEM_TAGS.join(', ')})`,
       );
     }
   }
@@ -53,7 +53,7 @@ export function parseSystemTags(value: unknown): string[] | undefined {
  */
 export function systemTagFilter(enabled: readonly string[] | undefined): ((tags: Tags) => Tags) | null {
   if (enabled === undefined) return null;
-  const dropped = SYSTEM_TAGS.filter((tag) => !enabled.includes(tag));
+  const dropped = K6_SYSTEM_TAGS.filter((tag) => !enabled.includes(tag));
   const filtered = new WeakMap<Tags, Tags>();
   return (tags) => {
     let kept = filtered.get(tags);

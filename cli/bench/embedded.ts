@@ -1,8 +1,9 @@
 /** Starts and stops the embedded server in a child process for a bench run. */
-import { fork } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { ServerOptions } from '../../server/index.ts';
 import type { Interruption } from './interrupt.ts';
+import { ownGroup } from './process-group.ts';
 
 /** A running embedded server: its URLs and how to stop it. */
 export interface EmbeddedServer {
@@ -47,11 +48,16 @@ export async function startEmbedded(
   options: ServerOptions = {},
   interruption?: Interruption,
 ): Promise<EmbeddedServer> {
-  const child = fork(fileURLToPath(new URL('./embedded-child.ts', import.meta.url)), [], {
-    execArgv: ['--import', 'tsx'],
+  // fork() with the group's command line: the same node, loader and IPC channel, started through perl.
+  const script = fileURLToPath(new URL('./embedded-child.ts', import.meta.url));
+  const node = ['--import', 'tsx', script];
+  const start = interruption
+    ? ownGroup(process.execPath, node)
+    : { program: process.execPath, args: node, detached: false };
+  const child = spawn(start.program, start.args, {
     env: { ...process.env, K6_TRITON_SERVER_OPTIONS: JSON.stringify(options) },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    detached: interruption !== undefined,
+    detached: start.detached,
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const kill = () => {

@@ -4,10 +4,11 @@
  * bench command writes its reports from.
  */
 import { missedBudgetLines } from '../summary/verdicts.ts';
-import { type K6SummaryData, levelsFromSummary } from '../summary/from-summary.ts';
+import { type K6SummaryData, levelsFromSummary, uncountedTrend } from '../summary/from-summary.ts';
 import { generatorWarnings } from '../summary/generator.ts';
 import { openLoopLines } from '../summary/open-loop.ts';
 import { perfAnalyzerSummary } from '../summary/stdout.ts';
+import { SUMMARY_TREND_STATS } from '../load/names.ts';
 import type { RunPlan } from './run-plan.ts';
 
 /**
@@ -35,8 +36,17 @@ export function levelSummary(
   // Levels the run never finished (interrupted, aborted) are named: "all budgets met" must not hide them.
   const measured = new Set(results.map((r) => r.name));
   const unmeasured = run.plan.levels.filter((l) => !measured.has(l.name)).map((l) => l.name);
-  if (unmeasured.length > 0)
-    lines.push(`not measured: ${unmeasured.join(', ')} (the run ended before their windows did)`);
+  // A level is counted from its trend's `count`; summary trend stats without it (a user's
+  // --summary-trend-stats) leave every level uncounted, which is not an early end.
+  const uncounted = unmeasured.filter((name) => uncountedTrend(data as K6SummaryData, run.metric, name));
+  if (uncounted.length > 0) {
+    lines.push(
+      `not measured: ${uncounted.join(', ')} (the summary's ${run.metric} has no count; keep count in --summary-trend-stats, e.g. ${SUMMARY_TREND_STATS.join(',')})`,
+    );
+  }
+  const ended = unmeasured.filter((name) => !uncounted.includes(name));
+  if (ended.length > 0)
+    lines.push(`not measured: ${ended.join(', ')} (the run ended before their windows did)`);
   if (results.length > 0 && missed.length === 0) {
     lines.push(unmeasured.length > 0 ? 'budgets met on the measured levels' : 'all budgets met');
   }

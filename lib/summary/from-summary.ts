@@ -228,6 +228,12 @@ function latencyStats_us(values: Record<string, number>): LatencyStats_us {
   };
 }
 
+/** Whether a level's trend is in the summary with values but without the count that measures the level. */
+export function uncountedTrend(summary: K6SummaryData, metric: string, level: string): boolean {
+  const values = normalize(summary.metrics?.[subMetricKey(metric, level)])?.values;
+  return values !== undefined && Object.keys(values).length > 0 && values['count'] === undefined;
+}
+
 /** One LevelResult per level that ran its whole window with a completed request (a cut run keeps the rest). */
 export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
   const { summary, batch } = input;

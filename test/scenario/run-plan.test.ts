@@ -85,4 +85,15 @@ describe('handleSummary after a run that ended early', () => {
     expect(stdout).toContain('not measured: c2');
     expect(stdout).not.toContain('all budgets met');
   });
+
+  it('says which stat is missing when the trend stats leave out count', () => {
+    const run = resolveRunPlan(MNIST, { CONCURRENCY: '1', STEP_DURATION: '3s' }, BUDGET, 'b');
+    const data = summary() as { metrics: Record<string, { values: Record<string, number> }> };
+    for (const metric of Object.values(data.metrics)) delete metric.values['count'];
+    const stdout = levelSummary(data, run, {})['stdout']!;
+    expect(stdout).toContain(
+      "not measured: c1 (the summary's http_req_duration has no count; keep count in --summary-trend-stats",
+    );
+    expect(stdout).not.toContain('the run ended before');
+  });
 });

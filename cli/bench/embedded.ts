@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { ServerOptions } from '../../server/index.ts';
 import type { Interruption } from './interrupt.ts';
-import { ownGroup } from './process-group.ts';
+import { childCommand } from './process-group.ts';
 
 /** A running embedded server: its URLs and how to stop it. */
 export interface EmbeddedServer {
@@ -48,12 +48,10 @@ export async function startEmbedded(
   options: ServerOptions = {},
   interruption?: Interruption,
 ): Promise<EmbeddedServer> {
-  // fork() with the group's command line: the same node, loader and IPC channel, started through perl.
+  // What fork() would run (this node, the tsx loader, an IPC channel), through childCommand so that
+  // the server's own group stays in the bench's session.
   const script = fileURLToPath(new URL('./embedded-child.ts', import.meta.url));
-  const node = ['--import', 'tsx', script];
-  const start = interruption
-    ? ownGroup(process.execPath, node)
-    : { program: process.execPath, args: node, detached: false };
+  const start = childCommand(process.execPath, ['--import', 'tsx', script], interruption !== undefined);
   const child = spawn(start.program, start.args, {
     env: { ...process.env, K6_TRITON_SERVER_OPTIONS: JSON.stringify(options) },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],

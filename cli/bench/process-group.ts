@@ -36,3 +36,8 @@ export function ownGroup(
   if (!perl) return { program, args: [...args], detached: true };
   return { program: perl, args: ['-e', SETPGRP, '--', program, ...args], detached: false };
 }
+
+/** `program args` as it is (own false) or in a process group of its own (ownGroup). */
+export function childCommand(program: string, args: readonly string[], own: boolean): GroupCommand {
+  return own ? ownGroup(program, args) : { program, args: [...args], detached: false };
+}

@@ -9,7 +9,7 @@ import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type CpuSample, sampleCpu } from './cpu.ts';
 import { EXIT_EXTERNAL_ABORT, type Interruption } from './interrupt.ts';
-import { ownGroup } from './process-group.ts';
+import { childCommand } from './process-group.ts';
 
 /** Which runtime to use; auto prefers real k6. */
 export type RuntimeChoice = 'auto' | 'k6' | 'node';
@@ -69,10 +69,9 @@ export async function runScenario(options: {
   // In its own group the runtime no longer dies with the bench's group; the kernel kills it if the bench
   // itself is killed (SIGKILL cannot be handled), so it never goes on loading a stopped server.
   const setpriv = own ? findSetpriv() : undefined;
-  const [program, ...argv] = setpriv
-    ? [setpriv, '--pdeathsig', 'KILL', '--', command.program, ...args]
-    : [command.program, ...args];
-  const start = own ? ownGroup(program!, argv) : { program: program!, args: argv, detached: false };
+  const start = setpriv
+    ? childCommand(setpriv, ['--pdeathsig', 'KILL', '--', command.program, ...args], own)
+    : childCommand(command.program, args, own);
   const child = spawn(start.program, start.args, { stdio: 'inherit', detached: start.detached });
   const cpu = child.pid === undefined ? undefined : sampleCpu(child.pid);
   let killed = false;

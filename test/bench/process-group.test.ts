@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { findPerl, ownGroup } from '../../cli/bench/process-group.ts';
+import { childCommand, findPerl, ownGroup } from '../../cli/bench/process-group.ts';
 
 /** pid, process group and session of a process, from /proc/<pid>/stat. */
 function ids(stat: string): { pid: number; pgrp: number; session: number } {
@@ -44,6 +44,15 @@ describe('ownGroup', () => {
   it('detaches the child where there is no perl', () => {
     const start = ownGroup('/bin/k6', ['run', 'script.js'], null);
     expect(start).toEqual({ program: '/bin/k6', args: ['run', 'script.js'], detached: true });
+  });
+
+  it('leaves a command as it is when it needs no group of its own', () => {
+    expect(childCommand('/bin/k6', ['run'], false)).toEqual({
+      program: '/bin/k6',
+      args: ['run'],
+      detached: false,
+    });
+    expect(childCommand('/bin/k6', ['run'], true)).toEqual(ownGroup('/bin/k6', ['run']));
   });
 
   it('finds no perl among paths that do not exist', () => {

@@ -8,7 +8,8 @@ import { BackendRegistry } from './backends/registry.ts';
 import type { SimulatedOptions } from './backends/simulated.ts';
 import type { BackendFactory } from './backends/types.ts';
 import { InferenceCore } from './core.ts';
-import { createGrpcServer } from './grpc/server.ts';
+import { modelInferTaker } from './grpc/model-infer.ts';
+import { createGrpcServer, MAX_MESSAGE_BYTES, modelInferCodec } from './grpc/server.ts';
 import { tuneGrpcTransport } from './grpc/transport.ts';
 import type { FaultOptions } from './faults/spec.ts';
 import type { HttpLimits } from './http/limits.ts';
@@ -19,6 +20,9 @@ import { type IndexRow, Repository } from './repository.ts';
 
 export { modelTable } from './table.ts';
 export type { IndexRow } from './repository.ts';
+
+/** K6_TRITON_SERVER_GRPC=grpc-js: the default of ServerOptions.grpcModelInfer, so the two can be compared. */
+const GRPC_MODEL_INFER = process.env['K6_TRITON_SERVER_GRPC'] === 'grpc-js' ? 'grpc-js' : 'node-http2';
 
 /** How long a restart keeps the ports closed when no downtime is given. */
 const RESTART_DOWN_MS = 1000;
@@ -41,6 +45,11 @@ export interface ServerOptions {
   loadModels?: string[];
   /** Simulated backend defaults (timeScale multiplies every profile's compute time). */
   simulated?: SimulatedOptions;
+  /**
+   * Who answers gRPC ModelInfer: node:http2 (grpc/model-infer.ts, one write per answer, as gRPC C++) or
+   * grpc-js, which answers every other RPC. @default 'node-http2', or K6_TRITON_SERVER_GRPC
+   */
+  grpcModelInfer?: 'node-http2' | 'grpc-js';
   /** Largest HTTP body / gRPC message. @default 67108864 */
   maxBody_bytes?: number;
   /** Built-in repository only: PRECISION per catalog id, e.g. { 'resnext101-32x4d': 'FP16' }. */
@@ -211,7 +220,15 @@ class Frontends {
       // A shut-down grpc-js server cannot bind again: each opening gets a new one.
       this.#grpc = createGrpcServer(this.#core, { maxMessage_bytes: o.maxBody_bytes });
       this.grpcPort = await bindGrpc(this.#grpc, this.#host, grpcPort);
-      tuneGrpcTransport(this.#grpc, o.limits?.maxConnections);
+      tuneGrpcTransport(this.#grpc, {
+        maxConnections: o.limits?.maxConnections,
+        takeStream:
+          (o.grpcModelInfer ?? GRPC_MODEL_INFER) === 'grpc-js'
+            ? undefined
+            : modelInferTaker(this.#core, modelInferCodec(), {
+                maxMessage_bytes: o.maxBody_bytes ?? MAX_MESSAGE_BYTES,
+              }),
+      });
     }
   }
 

@@ -15,6 +15,7 @@ import {
   parameterMap,
   toInferResponseMsg,
 } from './convert.ts';
+import type { MessageCodec } from './model-infer.ts';
 
 type Unary = grpc.handleUnaryCall<unknown, unknown>;
 type Stream = grpc.ServerDuplexStream<InferRequestMsg, unknown>;
@@ -30,6 +31,9 @@ interface RepoRequest {
   parameters?: Record<string, ParameterMsg>;
 }
 
+/** The largest message either way unless the server says otherwise. */
+export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
 /** proto-loader options shared by the server and the tests' clients. */
 export const PROTO_OPTIONS: protoLoader.Options = {
   keepCase: true,
@@ -40,13 +44,23 @@ export const PROTO_OPTIONS: protoLoader.Options = {
   includeDirs: [PROTO_DIR],
 };
 
-/** The GRPCInferenceService definition. */
+let loaded: grpc.ServiceDefinition | undefined;
+
+/** The GRPCInferenceService definition (loaded once). */
 export function inferenceService(): grpc.ServiceDefinition {
+  if (loaded) return loaded;
   const def = protoLoader.loadSync('grpc_service.proto', PROTO_OPTIONS);
   const pkg = grpc.loadPackageDefinition(def) as unknown as {
     inference: { GRPCInferenceService: { service: grpc.ServiceDefinition } };
   };
-  return pkg.inference.GRPCInferenceService.service;
+  loaded = pkg.inference.GRPCInferenceService.service;
+  return loaded;
+}
+
+/** ModelInfer's request and response codec, from the service definition. */
+export function modelInferCodec(): MessageCodec {
+  const m = inferenceService().ModelInfer!;
+  return { deserialize: m.requestDeserialize, serialize: m.responseSerialize };
 }
 
 /** Wraps a handler: a thrown or rejected error answers with its catalog status. */
@@ -85,7 +99,7 @@ function modelInfer(core: InferenceCore): Unary {
 
 /** Creates (does not bind) a gRPC server for a core. */
 export function createGrpcServer(core: InferenceCore, opts: { maxMessage_bytes?: number } = {}): grpc.Server {
-  const max = opts.maxMessage_bytes ?? 64 * 1024 * 1024;
+  const max = opts.maxMessage_bytes ?? MAX_MESSAGE_BYTES;
   const server = new grpc.Server({
     'grpc.max_receive_message_length': max,
     'grpc.max_send_message_length': max,

@@ -6,8 +6,8 @@
  *
  * Protobuf work stays with the service definition's own (de)serializers; every other RPC, and a compressed
  * ModelInfer, stays on grpc-js. Headers, statuses and their words follow grpc-js; only a message flagged
- * compressed under identity encoding is refused, as the gRPC protocol asks, where grpc-js reads it. Like grpc-js, an answer leaves in two writes (HEADERS and DATA, then the trailers): Node
- * ends an HTTP/2 stream only after its last write has gone out.
+ * compressed under identity encoding is refused, as the gRPC protocol asks, where grpc-js reads it. Like grpc-js, an answer leaves in two writes (HEADERS and DATA, then the trailers): a Node
+ * stream ends only after its last write completes, and the trailers follow the end.
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { status as Status } from '@grpc/grpc-js';

@@ -44,7 +44,11 @@ export function tuneGrpcTransport(server: grpc.Server, opts: TransportOptions = 
   }
 }
 
-/** Routes each stream to `take`, and those it leaves to grpc-js's own listener. */
+/**
+ * Routes each stream to `take`, and those it leaves to grpc-js's own listener. grpc-js's per-stream
+ * bookkeeping then skips taken streams; it only feeds the idle-connection timer, off unless
+ * grpc.max_connection_idle_ms is set, which this server does not set.
+ */
 function putFirst(h2: Http2Server, take: StreamTaker): void {
   const grpcJs = h2.listeners('stream');
   // One listener is what grpc-js registers; anything else is internals this code does not know.

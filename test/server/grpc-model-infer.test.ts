@@ -11,16 +11,8 @@ import type { RunningServer } from '../../server/index.ts';
 import { MODEL_INFER_PATH } from '../../server/grpc/model-infer.ts';
 import { inferenceService } from '../../server/grpc/server.ts';
 import { gateBackend, int32Bytes, makeRepository, removeRepository, start, waitFor } from './helpers.ts';
-import { SIMPLE } from './repo-fixtures.ts';
+import { GATED, SIMPLE } from './repo-fixtures.ts';
 
-const GATED = `
-name: "gated"
-backend: "gate"
-max_batch_size: 0
-input [ { name: "X" data_type: TYPE_FP32 dims: [ 4 ] } ]
-output [ { name: "Y" data_type: TYPE_FP32 dims: [ 2 ] } ]
-instance_group [ { count: 1 kind: KIND_CPU } ]
-`;
 const MAX_BYTES = 4096;
 
 /** What came back for one call: headers and trailers without `date`, and the DATA bytes. */

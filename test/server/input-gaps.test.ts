@@ -17,17 +17,7 @@ import {
   start,
   waitFor,
 } from './helpers.ts';
-import { NOBATCH, SIMPLE, STRINGS } from './repo-fixtures.ts';
-
-/** One instance, no dynamic batcher: while one request executes on the gate, the next waits in the queue. */
-const GATED = `
-name: "gated"
-backend: "gate"
-max_batch_size: 0
-input [ { name: "X" data_type: TYPE_FP32 dims: [ 4 ] } ]
-output [ { name: "Y" data_type: TYPE_FP32 dims: [ 2 ] } ]
-instance_group [ { count: 1 kind: KIND_CPU } ]
-`;
+import { GATED, NOBATCH, SIMPLE, STRINGS } from './repo-fixtures.ts';
 
 const seq = (n: number) => Array.from({ length: n }, (_, i) => i);
 const simpleInputs = [

@@ -56,3 +56,16 @@ output [ { name: "B" data_type: TYPE_INT32 dims: [ 1 ] } ]
 parameters { key: "compute_ms" value: { string_value: "0" } }
 parameters { key: "error_rate" value: { string_value: "1" } }
 `;
+
+/**
+ * The "gate" test backend (helpers.ts gateBackend), one instance, no dynamic batcher: while one request
+ * executes on the gate, the next waits in the queue.
+ */
+export const GATED = `
+name: "gated"
+backend: "gate"
+max_batch_size: 0
+input [ { name: "X" data_type: TYPE_FP32 dims: [ 4 ] } ]
+output [ { name: "Y" data_type: TYPE_FP32 dims: [ 2 ] } ]
+instance_group [ { count: 1 kind: KIND_CPU } ]
+`;

@@ -9,13 +9,14 @@
  *
  * perf_analyzer: PERF_ANALYZER, else ../shared/tools/bin/perf_analyzer; without it the bench says so and stops.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { processCpu_s } from '../../cli/bench/cpu.ts';
 import { getModel } from '../../models/index.ts';
+import { startServeProcess } from '../serve-process.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PATHS = ['node-http2', 'grpc-js'] as const;
@@ -29,36 +30,6 @@ const { values: args } = parseArgs({
 });
 const SECONDS = Number(args.seconds);
 
-/** Starts `serve` on ephemeral ports; resolves once it printed its ports. */
-function serve(
-  path: (typeof PATHS)[number],
-): Promise<{ child: ChildProcess; grpc: number; metrics: number }> {
-  const child = spawn(
-    process.execPath,
-    [
-      join(ROOT, 'bin', 'k6-triton.js'),
-      'serve',
-      '--http-port',
-      '0',
-      '--grpc-port',
-      '0',
-      '--metrics-port',
-      '0',
-    ],
-    { env: { ...process.env, K6_TRITON_SERVER_GRPC: path }, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const grpc = /GRPCInferenceService at [\d.]+:(\d+)/.exec(out);
-      const metrics = /Metrics Service at [\d.]+:(\d+)/.exec(out);
-      if (grpc && metrics) resolve({ child, grpc: Number(grpc[1]), metrics: Number(metrics[1]) });
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code} before listening:\n${out}`)));
-  });
-}
-
 /** Inferences the server has counted so far (Triton's nv_inference_count, all models). */
 async function inferences(metricsPort: number): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
@@ -68,7 +39,7 @@ async function inferences(metricsPort: number): Promise<number> {
 }
 
 async function measure(pa: string, path: (typeof PATHS)[number]): Promise<string> {
-  const server = await serve(path);
+  const server = await startServeProcess({ env: { ...process.env, K6_TRITON_SERVER_GRPC: path } });
   try {
     const run = spawn(pa, [
       ...['-m', getModel('mnist').name, '-i', 'grpc', '-u', `127.0.0.1:${server.grpc}`],

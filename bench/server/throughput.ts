@@ -6,14 +6,15 @@
  *   2. the most infer/s for MNIST-size binary requests (3136-byte FP32 input) over HTTP (undici) and gRPC.
  * The client runs in this process; on a small machine it competes with the server for CPU, as a k6 run would.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { Pool } from 'undici';
+import { processCpu_s } from '../../cli/bench/cpu.ts';
+import { startServeProcess } from '../serve-process.ts';
 import { mnistZeroRepository, mnistZeroRequest } from './mnist-zero.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -24,52 +25,6 @@ const GRPC_CHANNELS = 8;
 type GrpcInfer = grpc.Client & {
   ModelInfer(req: object, cb: (err: Error | null, res: { raw_output_contents: Buffer[] }) => void): void;
 };
-
-interface Ports {
-  http: number;
-  grpc: number;
-}
-
-async function startServerProcess(repo: string): Promise<{ child: ChildProcess; ports: Ports }> {
-  const child = spawn(
-    process.execPath,
-    [
-      path.join(ROOT, 'bin/k6-triton.js'),
-      'serve',
-      '--model-repository',
-      repo,
-      '--http-port',
-      '0',
-      '--grpc-port',
-      '0',
-      '--metrics-port',
-      '0',
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  let out = '';
-  const ports = await new Promise<Ports>((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
-      out += d.toString();
-      const h = /Started HTTPService at [^:]+:(\d+)/.exec(out);
-      const g = /Started GRPCInferenceService at [^:]+:(\d+)/.exec(out);
-      if (h && g && out.includes('Started Metrics Service'))
-        resolve({ http: Number(h[1]), grpc: Number(g[1]) });
-    });
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
-  });
-  return { child, ports };
-}
-
-/** CPU seconds a process has used (Linux /proc; undefined elsewhere). */
-function processCpu_s(pid: number | undefined): number | undefined {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return undefined;
-  }
-}
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -106,7 +61,7 @@ async function closedLoop(concurrency: number, once: () => Promise<void>, second
 
 async function main(): Promise<void> {
   const repo = mnistZeroRepository(0);
-  const { child, ports } = await startServerProcess(repo);
+  const { child, ...ports } = await startServeProcess({ args: ['--model-repository', repo] });
   const { image, header, body } = mnistZeroRequest();
 
   const pool = new Pool(`http://127.0.0.1:${ports.http}`, { connections: 256, pipelining: 1 });
@@ -188,12 +143,12 @@ async function main(): Promise<void> {
       ['gRPC', grpcOnce],
     ] as const) {
       for (const c of CONCURRENCIES) {
-        const server0 = processCpu_s(child.pid);
+        const server0 = processCpu_s(child.pid!);
         const client0 = process.cpuUsage();
         const t0 = performance.now();
         const r = await closedLoop(c, once);
         const wall_s = (performance.now() - t0) / 1000;
-        const server1 = processCpu_s(child.pid);
+        const server1 = processCpu_s(child.pid!);
         const client = process.cpuUsage(client0);
         // Share of one core: Node serves on one thread, so near 100% means the server is the bottleneck.
         const serverPct =

@@ -12,6 +12,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseDuration_s } from '../../lib/load/parse.ts';
+import { startServeProcess } from '../serve-process.ts';
 import { mnistZeroRepository } from '../server/mnist-zero.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -55,34 +56,6 @@ function rss_MiB(pid: number | undefined): number {
   return Number(kb[1]) / 1024;
 }
 
-function startServer(repo: string, extra: string[]): Promise<{ child: ChildProcess; httpPort: number }> {
-  const args = [
-    'bin/k6-triton.js',
-    'serve',
-    '--model-repository',
-    repo,
-    '--http-port',
-    '0',
-    '--grpc-port',
-    '0',
-    '--metrics-port',
-    '0',
-    ...extra,
-  ];
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
-      out += d.toString();
-      const h = /Started HTTPService at [^:]+:(\d+)/.exec(out);
-      if (h) resolve({ child, httpPort: Number(h[1]) });
-    });
-    child.on('exit', (code) =>
-      reject(new Error(`the server exited with ${code} before listening: ${out.trim()}`)),
-    );
-  });
-}
-
 /** SIGTERM, then SIGKILL if the child is still there after the grace period. */
 function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
@@ -109,7 +82,7 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => cleanup().then(() => process.exit(130)));
   try {
-    const server = await startServer(repo, opts.serveArgs);
+    const server = await startServeProcess({ args: ['--model-repository', repo, ...opts.serveArgs] });
     children.push(server.child);
     const serverStart_MiB = rss_MiB(server.child.pid);
     const load = spawn(
@@ -118,7 +91,7 @@ async function main(): Promise<void> {
         '--import',
         'tsx',
         'bench/soak/load.ts',
-        String(server.httpPort),
+        String(server.http),
         String(opts.concurrency),
         String(opts.duration_s),
       ],

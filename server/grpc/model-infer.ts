@@ -79,11 +79,15 @@ function serveCall(
   let answered = false;
   let deadline: NodeJS.Timeout | undefined;
 
-  const fail = (code: Status, details: string) => {
-    if (answered) return;
+  /** Marks the call answered, once; true when this caller may still write to the stream. */
+  const settle = (): boolean => {
+    if (answered) return false;
     answered = true;
     clearTimeout(deadline);
-    if (stream.destroyed || stream.closed) return;
+    return !(stream.destroyed || stream.closed);
+  };
+  const fail = (code: Status, details: string) => {
+    if (!settle()) return;
     // Trailers-only, as grpc-js answers an error before any message.
     stream.respond(
       { ...STATUS_HEADERS, 'grpc-status': String(code), 'grpc-message': encodeURI(details) },
@@ -93,10 +97,7 @@ function serveCall(
     stream.resume();
   };
   const reply = (message: Buffer) => {
-    if (answered) return;
-    answered = true;
-    clearTimeout(deadline);
-    if (stream.destroyed || stream.closed) return;
+    if (!settle()) return;
     stream.respond(RESPONSE_HEADERS, { waitForTrailers: true });
     stream.once('wantTrailers', () => stream.sendTrailers(OK_TRAILERS));
     stream.end(message);
@@ -105,8 +106,7 @@ function serveCall(
   stream.once('close', () => {
     // The client reset the stream or the connection closed: a queued request is dropped.
     if (!answered) abort.abort();
-    answered = true;
-    clearTimeout(deadline);
+    settle();
   });
 
   const timeout = headers['grpc-timeout'];

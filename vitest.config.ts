@@ -14,7 +14,7 @@ import { defineConfig } from 'vitest/config';
 const ROOT = fileURLToPath(new URL('.', import.meta.url));
 
 /** Folders of end-to-end tests: the bench CLI, the agreement suite against k6, perf_analyzer and tritonclient, the server. */
-const E2E_FOLDERS = ['test/agreement/', 'test/bench/', 'test/tools/', 'test/server/'];
+const E2E_FOLDERS = ['test/agreement/', 'test/bench/', 'test/tools/', 'test/server/', 'test/triton/'];
 
 /** Files inside E2E_FOLDERS that are pure (parsers, catalogs, the model on its own). */
 const UNIT_IN_E2E_FOLDERS = [

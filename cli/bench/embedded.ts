@@ -51,7 +51,9 @@ export async function startEmbedded(
   // What fork() would run (this node, the tsx loader, an IPC channel), through childCommand so that
   // the server's own group stays in the bench's session.
   const script = fileURLToPath(new URL('./embedded-child.ts', import.meta.url));
-  const start = childCommand(process.execPath, ['--import', 'tsx', script], interruption !== undefined);
+  // tsx by its resolved path: a bare 'tsx' would be looked up from the working directory, which need not be ours.
+  const tsx = import.meta.resolve('tsx');
+  const start = childCommand(process.execPath, ['--import', tsx, script], interruption !== undefined);
   const child = spawn(start.program, start.args, {
     env: { ...process.env, K6_TRITON_SERVER_OPTIONS: JSON.stringify(options) },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],

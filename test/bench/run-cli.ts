@@ -27,10 +27,11 @@ export function runFolder(results: string, model: string): string {
   return join(results, model, runs[0]!);
 }
 
-/** Runs the CLI with args; never rejects on a non-zero exit. */
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+/** Runs the CLI with args (from `cwd`, default this process's); never rejects on a non-zero exit. */
+export function runCli(args: string[], env: Record<string, string> = {}, cwd?: string): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
+      cwd,
       // The caller's shell settings must not reach the run: each test states what it sets.
       env: {
         ...process.env,

@@ -38,6 +38,10 @@ function prebuiltRun() {
  * process that runs scripts, where they also keep the supervisor from interrupting code that never yields.
  */
 function buildRuntime() {
+  // Said aloud: a measuring tool must not change what it runs without telling.
+  process.stderr.write(
+    "k6-triton: the runtime's sources changed since its last build; rebuilding it first (make build)\n",
+  );
   const tsx = import.meta.resolve('tsx');
   const build = join(root, 'build.ts');
   return execFileSync(process.execPath, ['--import', tsx, build, '--runtime'], {

@@ -10,17 +10,7 @@ import type { TestOptions } from './options/index.ts';
 import type { ScenarioConfig } from './options/scenarios.ts';
 import type { VuState } from './vu-context.ts';
 
-/** k6's exit codes. */
-export const EXIT = {
-  OK: 0,
-  THRESHOLDS_FAILED: 99,
-  SETUP_TIMEOUT: 100,
-  TEARDOWN_TIMEOUT: 101,
-  INVALID_CONFIG: 104,
-  EXTERNAL_ABORT: 105,
-  SCRIPT_EXCEPTION: 107,
-  SCRIPT_ABORTED: 108,
-} as const;
+export { EXIT } from './exit-codes.ts';
 
 /** A running scenario as VUs and k6/execution see it. */
 export interface ScenarioRuntime {

@@ -2,6 +2,7 @@
  * `k6-triton merge` as a pipeline: resolve the run's plan (the same settings the runners had), pool the
  * runners' samples, judge the budgets on the pool, build the level results and write one report.
  */
+import { EXIT } from '../../runtime/exit-codes.ts';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -82,5 +83,5 @@ export async function runMerge(options: MergeOptions): Promise<MergeOutcome> {
       p99_ms: plan.overrides.p99_ms ?? plan.budget.p99_ms,
     },
   });
-  return { report, written, stats, exitCode: report.verdict_ok ? 0 : 99 };
+  return { report, written, stats, exitCode: report.verdict_ok ? EXIT.OK : EXIT.THRESHOLDS_FAILED };
 }

@@ -3,6 +3,7 @@
  * runs each, new VUs are initialized up to maxVUs, and when none is free the iteration is
  * dropped (dropped_iterations), as k6 does.
  */
+import { EXIT } from '../exit-codes.ts';
 import type { Stage } from '../options/scenarios.ts';
 import type { VU } from '../vu.ts';
 import { Executor } from './base.ts';
@@ -114,7 +115,10 @@ abstract class ArrivalRate extends Executor {
         vu = this.takeVu();
       } catch (err) {
         // A VU whose init code throws mid-test ends the test, as k6 does (exit 107).
-        this.ctx.run.requestAbort(107, `initializing a VU failed: ${(err as Error).message}`);
+        this.ctx.run.requestAbort(
+          EXIT.SCRIPT_EXCEPTION,
+          `initializing a VU failed: ${(err as Error).message}`,
+        );
         return true;
       }
     }

@@ -1,4 +1,5 @@
 /** `k6/execution`: the running VU, scenario, instance and test, read from the current VU. */
+import { EXIT } from '../exit-codes.ts';
 import { TestAbortError } from '../run-state.ts';
 import { currentRuntimeVu } from '../vu.ts';
 
@@ -111,7 +112,7 @@ export const test = {
     // k6 counts the aborting iteration (only while the test runs: not from setup or teardown).
     vu.abortedTest = vu.scenario !== null && !vu.run.abortRequest;
     // Requested before throwing, so a script that catches the error still stops.
-    vu.run.requestAbort(108, err.message);
+    vu.run.requestAbort(EXIT.SCRIPT_ABORTED, err.message);
     throw err;
   },
   get options(): Record<string, unknown> {

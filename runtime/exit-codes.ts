@@ -1,0 +1,20 @@
+/**
+ * Every process exit code the project gives, in one table: k6's own codes (the Node runtime gives the
+ * same, and bench, capacity, sweep and merge keep them) and the few that are k6-triton's alone.
+ */
+export const EXIT = {
+  OK: 0,
+  /** A bad input or a broken run (k6-triton's commands; k6 itself says 255 for a generic error). */
+  FAILED: 1,
+  /** `compare`: the new run regressed past its tolerances (distinct from a missed budget). */
+  REGRESSION: 98,
+  /** A threshold (budget) was crossed. */
+  THRESHOLDS_FAILED: 99,
+  SETUP_TIMEOUT: 100,
+  TEARDOWN_TIMEOUT: 101,
+  INVALID_CONFIG: 104,
+  /** Stopped from outside: SIGINT or SIGTERM, for every command alike. */
+  EXTERNAL_ABORT: 105,
+  SCRIPT_EXCEPTION: 107,
+  SCRIPT_ABORTED: 108,
+} as const;

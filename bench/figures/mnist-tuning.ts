@@ -5,9 +5,10 @@
  * comparison table. Run: node --import tsx bench/figures/mnist-tuning.ts [STEP_DURATION]
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { mnistModelWithBatchDim } from '../../server/models/mnist/export-onnx.ts';
 
 interface Tuning {
   label: string;
@@ -27,14 +28,14 @@ const TUNINGS: Tuning[] = [
 
 const MODEL = 'onnx-mnist-cpu';
 
-/** A one-model repository; max_batch_size 8 so the batcher can batch (seed 003 had 0, which cannot). */
+/**
+ * A one-model repository; max_batch_size 8 so the batcher can batch (seed 003 had 0, which cannot), on the shipped
+ * weights re-exported with a symbolic batch dim (the shipped file takes one digit, as seed 003's did).
+ */
 function repository(tuning: Tuning): string {
   const repo = mkdtempSync(join(tmpdir(), 'mnist-tuning-'));
   mkdirSync(join(repo, MODEL, '1'), { recursive: true });
-  copyFileSync(
-    join(import.meta.dirname, '../../server/models/mnist/model.onnx'),
-    join(repo, MODEL, '1', 'model.onnx'),
-  );
+  writeFileSync(join(repo, MODEL, '1', 'model.onnx'), mnistModelWithBatchDim('N'));
   const batching =
     tuning.queueDelay_us === undefined
       ? ''
@@ -45,7 +46,7 @@ function repository(tuning: Tuning): string {
 platform: "onnxruntime_onnx"
 max_batch_size: 8
 input [ { name: "input.1" data_type: TYPE_FP32 dims: [ 1, 28, 28 ] } ]
-output [ { name: "output" data_type: TYPE_FP32 dims: [ 1, 10 ] } ]
+output [ { name: "output" data_type: TYPE_FP32 dims: [ 10 ] } ]
 instance_group [ { count: ${tuning.instances} kind: KIND_CPU } ]
 ${batching}`,
   );

@@ -1,13 +1,12 @@
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../server/index.ts';
 import { DIGIT_PIXELS, loadDigitSplit } from '../../server/models/mnist/digits.ts';
+import { mnistModelWithBatchDim } from '../../server/models/mnist/export-onnx.ts';
 
-const MODEL_FILE = fileURLToPath(new URL('../../server/models/mnist/model.onnx', import.meta.url));
 const hasOnnxRuntime = (() => {
   try {
     createRequire(import.meta.url).resolve('onnxruntime-node');
@@ -97,7 +96,8 @@ describe.skipIf(!hasOnnxRuntime)(suiteName, () => {
   it('batches concurrent requests into fewer onnxruntime executions with the same answers', async () => {
     repoDir = mkdtempSync(join(tmpdir(), 'onnx-repo-'));
     mkdirSync(join(repoDir, 'mnist-batched', '1'), { recursive: true });
-    copyFileSync(MODEL_FILE, join(repoDir, 'mnist-batched', '1', 'model.onnx'));
+    // The shipped model takes one digit; its weights re-exported with a symbolic batch dim take batches.
+    writeFileSync(join(repoDir, 'mnist-batched', '1', 'model.onnx'), mnistModelWithBatchDim('N'));
     writeFileSync(
       join(repoDir, 'mnist-batched', 'config.pbtxt'),
       [

@@ -48,6 +48,19 @@ export class ServerError extends Error {
   }
 }
 
+/**
+ * A model version that failed to load, with Triton's reason ("Invalid argument: <message>"): the repository index and
+ * model table show the reason, the load API answers "version <v> is at UNAVAILABLE state: <reason>;\n".
+ */
+export class VersionLoadError extends Error {
+  readonly version: string;
+  constructor(version: string, reason: string) {
+    super(reason);
+    this.name = 'VersionLoadError';
+    this.version = version;
+  }
+}
+
 /** Any thrown value as a ServerError (unknown errors are INTERNAL). */
 export function asServerError(err: unknown): ServerError {
   if (err instanceof ServerError) return err;

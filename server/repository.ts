@@ -11,7 +11,7 @@ import type { BackendRegistry } from './backends/registry.ts';
 import { catalogEntries, configFromCatalog } from './config/from-catalog.ts';
 import { completeConfig, parseConfigJson, parsePbtxt } from './config/parse.ts';
 import type { ModelConfigJson } from './config/types.ts';
-import { Errors, ServerError } from './errors.ts';
+import { Errors, ServerError, VersionLoadError } from './errors.ts';
 import type { ServerMetrics } from './metrics.ts';
 import type { FaultOptions } from './faults/spec.ts';
 import { LoadedModel } from './model.ts';
@@ -233,7 +233,12 @@ export class Repository {
         entry.reason = reason;
       }
       this.#opts.log?.(`failed to load '${name}': ${reason}`);
-      throw new ServerError('INVALID_ARG', `load failed for model '${name}': ${reason}`);
+      // A version's own failure reads as Triton's per-version line.
+      const detail =
+        err instanceof VersionLoadError
+          ? `version ${err.version} is at UNAVAILABLE state: ${reason};\n`
+          : reason;
+      throw new ServerError('INVALID_ARG', `load failed for model '${name}': ${detail}`);
     }
     entry.versions = loaded;
     entry.state = 'READY';

@@ -14,9 +14,10 @@ export interface OrtValue {
   dims: number[];
 }
 
-/** A model input's or output's name and shape as the ONNX file declares it (strings are symbolic dims). */
+/** A model input's or output's name, onnxruntime type and shape as the ONNX file declares it (strings are symbolic dims). */
 export interface OrtValueMetadata {
   name: string;
+  type?: string;
   shape?: (number | string)[];
 }
 

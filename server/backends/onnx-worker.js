@@ -34,7 +34,12 @@ try {
       port.postMessage({ id: message.id, error: error instanceof Error ? error.message : String(error) });
     }
   });
-  const meta = (list = []) => list.map((m) => ({ name: m.name, shape: m.isTensor ? m.shape : undefined }));
+  const meta = (list = []) =>
+    list.map((m) => ({
+      name: m.name,
+      type: m.isTensor ? m.type : undefined,
+      shape: m.isTensor ? m.shape : undefined,
+    }));
   port.postMessage({
     ready: true,
     inputs: meta(session.inputMetadata),

@@ -9,6 +9,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { VersionLoadError } from '../errors.ts';
+import { CODE_TEXT, onnxConfigMismatch, tensorInfoFromOrt } from '../onnx/config-check.ts';
 import {
   configOutputShape,
   fromOrtValue,
@@ -101,6 +103,15 @@ export function makeOnnxBackendFactory(options: OnnxBackendOptions = {}): Backen
         );
       },
     );
+    // Triton's ONNX Runtime backend checks the config against the session as each instance loads.
+    const mismatch = onnxConfigMismatch(ctx.config, {
+      inputs: runner.inputs.map(tensorInfoFromOrt),
+      outputs: runner.outputs.map(tensorInfoFromOrt),
+    });
+    if (mismatch) {
+      await runner.release();
+      throw new VersionLoadError(ctx.version, `${CODE_TEXT[mismatch.code]}: ${mismatch.message}`);
+    }
     return onnxBackend(ctx, runner, inWorker);
   };
 }
@@ -133,8 +144,18 @@ async function startMainRunner(spec: SessionSpec): Promise<SessionRunner> {
   const ort = (await import(spec.ortUrl)) as typeof import('onnxruntime-node');
   const session = await ort.InferenceSession.create(spec.modelPath, spec.sessionOptions);
   const meta = (
-    list: readonly { name: string; isTensor: boolean; shape?: readonly (number | string)[] }[] = [],
-  ) => list.map((m) => ({ name: m.name, shape: m.isTensor && m.shape ? [...m.shape] : undefined }));
+    list: readonly {
+      name: string;
+      isTensor: boolean;
+      type?: string;
+      shape?: readonly (number | string)[];
+    }[] = [],
+  ) =>
+    list.map((m) => ({
+      name: m.name,
+      type: m.isTensor ? m.type : undefined,
+      shape: m.isTensor && m.shape ? [...m.shape] : undefined,
+    }));
   return {
     inputs: meta(session.inputMetadata),
     outputs: meta(session.outputMetadata),

@@ -1,9 +1,13 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createOnnxBackend, makeOnnxBackendFactory } from '../../server/backends/onnx.ts';
 import type { Backend, ModelConfigJson, TensorData } from '../../server/backends/types.ts';
 import { DIGIT_PIXELS, type DigitSet, loadDigitSplit } from '../../server/models/mnist/digits.ts';
+import { mnistModelWithBatchDim } from '../../server/models/mnist/export-onnx.ts';
 
 const MODEL_DIR = fileURLToPath(new URL('../../server/models/mnist', import.meta.url));
 /** The accuracy server/models/mnist/README.md states for the shipped model on the held-out digits, less a margin. */
@@ -55,11 +59,14 @@ if (!hasOnnxRuntime) console.warn(suiteName);
 describe.skipIf(!hasOnnxRuntime)(suiteName, () => {
   const { test } = loadDigitSplit();
   const open: Backend[] = [];
-  const start = async (cfg: ModelConfigJson, factory = createOnnxBackend) => {
+  // The shipped weights with a symbolic batch dim, for configs with max_batch_size > 0.
+  const batchableDir = mkdtempSync(join(tmpdir(), 'mnist-batchable-'));
+  writeFileSync(join(batchableDir, 'model.onnx'), mnistModelWithBatchDim('N'));
+  const start = async (cfg: ModelConfigJson, factory = createOnnxBackend, versionDir = MODEL_DIR) => {
     const backend = await factory({
       modelName: cfg.name,
       version: '1',
-      versionDir: MODEL_DIR,
+      versionDir,
       config: cfg,
       instance: 0,
     });
@@ -69,6 +76,7 @@ describe.skipIf(!hasOnnxRuntime)(suiteName, () => {
   afterEach(async () => {
     await Promise.all(open.splice(0).map((backend) => backend.close()));
   });
+  afterAll(() => rmSync(batchableDir, { recursive: true, force: true }));
 
   it('labels 200 held-out digits one request at a time with at least 95 % accuracy', async () => {
     const backend = await start(CATALOG_CONFIG);
@@ -88,8 +96,8 @@ describe.skipIf(!hasOnnxRuntime)(suiteName, () => {
     expect(correct / 200).toBeGreaterThanOrEqual(MIN_ACCURACY);
   });
 
-  it('answers a batch of 100 with max_batch_size > 0 exactly as 100 single requests', async () => {
-    const batched = await start(config(128, [1, 28, 28], [10]));
+  it('answers a batch of 100 with max_batch_size > 0 (the batchable export) exactly as 100 single requests', async () => {
+    const batched = await start(config(128, [1, 28, 28], [10]), createOnnxBackend, batchableDir);
     const single = await start(CATALOG_CONFIG);
     const [output] = await batched.execute(
       [{ name: 'input.1', datatype: 'FP32', shape: [100, 1, 28, 28], data: digits(test, 200, 100) }],
@@ -113,14 +121,17 @@ describe.skipIf(!hasOnnxRuntime)(suiteName, () => {
     expect(accuracy).toBeGreaterThanOrEqual(MIN_ACCURACY);
   });
 
-  it('feeds a rank-3 max_batch_size 0 input to the rank-4 model and answers the config output dims', async () => {
-    const backend = await start(config(0, [1, 28, 28], [10]));
-    const [output] = await backend.execute(
-      [{ name: 'input.1', datatype: 'FP32', shape: [1, 28, 28], data: digits(test, 0, 1) }],
-      ['output'],
+  it("refuses configs the shipped model does not match, in the words of Triton's ONNX Runtime backend", async () => {
+    await expect(start(config(0, [1, 28, 28], [1, 10]))).rejects.toThrow(
+      "Invalid argument: model 'onnx-mnist-cpu', tensor 'input.1': the model expects 4 dimensions (shape [1,1,28,28]) but the model configuration specifies 3 dimensions (shape [1,28,28])",
     );
-    expect(output?.shape).toEqual([10]);
-    expect(output ? argmaxRows(output)[0] : -1).toBe(test.labels[0]);
+    await expect(start(config(8, [1, 28, 28], [10]))).rejects.toThrow(
+      "Invalid argument: model 'onnx-mnist-cpu', tensor 'input.1': for the model to support batching the shape should have at least 1 dimension and the first dimension must be -1; but shape expected by the model is [1,1,28,28]",
+    );
+    // The batchable export takes -1 where the shipped model says 1: outputs compare exactly.
+    await expect(start(CATALOG_CONFIG, createOnnxBackend, batchableDir)).rejects.toThrow(
+      "Invalid argument: model 'onnx-mnist-cpu', tensor 'output': the model expects 2 dimensions (shape [-1,10]) but the model configuration specifies 2 dimensions (shape [1,10])",
+    );
   });
 
   it('gives identical logits on the main thread, also for input bytes at an unaligned offset', async () => {

@@ -6,6 +6,7 @@ import { registerCompare } from './compare.ts';
 import { registerK8s } from './k8s.ts';
 import { registerMerge } from './merge.ts';
 import { registerPayloads } from './payloads.ts';
+import { registerRepository } from './repository.ts';
 import { registerRun } from './run.ts';
 import { registerServe } from './serve.ts';
 import { registerSweep } from './sweep.ts';
@@ -23,6 +24,7 @@ export function program(): Command {
   registerK8s(prog);
   registerMerge(prog);
   registerPayloads(prog);
+  registerRepository(prog);
   registerRun(prog);
   registerServe(prog);
   registerSweep(prog);

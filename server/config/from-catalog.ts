@@ -20,8 +20,11 @@ export function configFromCatalog(entry: ModelEntry, backend: string, precision?
     input: inputsFor(entry, precision).map(tensor),
     output: entry.outputs.map(tensor),
     instance_group: [{ count: entry.deployment.instanceCount, kind: 'KIND_CPU' }],
-    parameters: { latency_profile: { string_value: latencyProfile(entry, precision) } },
   };
+  // Only the simulated backend reads a latency profile.
+  if (backend === 'simulated') {
+    json.parameters = { latency_profile: { string_value: latencyProfile(entry, precision) } };
+  }
   if (db) {
     json.dynamic_batching = {
       preferred_batch_size: db.preferredBatchSize ?? [],

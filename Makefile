@@ -58,6 +58,12 @@ payloads: $(NODE_MODULES)
 	@test -n "$(MODEL)" || { echo "make payloads: set MODEL=<id>, e.g. make payloads MODEL=mnist (ids: node bin/k6-triton.js payloads --help)"; exit 2; }
 	$(CLI) payloads --model $(MODEL) $(if $(BATCH),--batch $(BATCH)) $(if $(PRECISION),--precision $(PRECISION)) $(if $(COUNT),--count $(COUNT)) $(if $(SEED),--seed $(SEED)) $(PAYLOAD_ARGS)
 
+.PHONY: repository
+## repository: write the catalog as a Triton model repository (onnxruntime backend): make repository DIR=<folder> [REPOSITORY_ARGS="--model dlrm --precision dlrm=FP16"]
+repository: $(NODE_MODULES)
+	@test -n "$(DIR)" || { echo "make repository: set DIR=<folder>, e.g. make repository DIR=/tmp/triton-repo"; exit 2; }
+	$(CLI) repository "$(DIR)" $(REPOSITORY_ARGS)
+
 .PHONY: server
 ## server: run the embedded Triton-compatible server (HTTP 8000, gRPC 8001, metrics 8002); SERVE_ARGS="--time-scale 0 ..."
 server: $(NODE_MODULES)

@@ -45,6 +45,6 @@ export function registerRepository(program: Command): void {
         const precision = m.precision ? ` at ${m.precision}` : '';
         console.log(`${m.name}: ${m.kind} model${precision}, ${m.onnx_bytes} bytes -> ${m.dir}`);
       }
-      console.log(`wrote ${written.length} models to ${dir}`);
+      console.log(`wrote ${written.length} model${written.length === 1 ? '' : 's'} to ${dir}`);
     });
 }

@@ -40,7 +40,7 @@ async function observe(target: Target): Promise<Observed> {
   const repo = `${target.url}/v2/repository`;
   const diskLoad = await post(`${repo}/models/${WRONG}/load`, {});
   const index = (await post(`${repo}/index`, {})).body as { name: string; state?: string; reason?: string }[];
-  const row = index.find((r) => r.name === WRONG) ?? {};
+  const row = index.find((r) => r.name === WRONG);
   const config = (await (await fetch(`${target.url}/v2/models/onnx-mnist-cpu/config`)).json()) as {
     output: { dims: number[] }[];
   };
@@ -54,7 +54,7 @@ async function observe(target: Target): Promise<Observed> {
   };
   return {
     diskLoad,
-    diskIndex: { state: row.state, reason: row.reason },
+    diskIndex: { state: row?.state, reason: row?.reason },
     overrideLoad,
     afterOverride: { ready, outputDims: after.output[0]!.dims },
   };

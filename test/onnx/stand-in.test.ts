@@ -136,6 +136,23 @@ describe('MNIST export', () => {
 });
 
 describe.skipIf(!hasOnnxRuntime)('stand-in models', () => {
+  it('also fits a model without a batch dim (max_batch_size 0: dims as they are)', async () => {
+    const ort = (await import('onnxruntime-node')) as Ort;
+    const entry = CATALOG.mnist!;
+    const session = await ort.InferenceSession.create(standInModel(entry));
+    const io = {
+      inputs: session.inputMetadata.map(tensorInfoFromOrt),
+      outputs: session.outputMetadata.map(tensorInfoFromOrt),
+    };
+    expect(io.outputs).toEqual([{ name: 'output', datatype: 'FP32', dims: [1, 10] }]);
+    expect(onnxConfigMismatch(configFromCatalog(entry, 'onnxruntime'), io)).toBeUndefined();
+    const result = await run(ort, session, catalogInputs(entry));
+    expect(outputProblems(entry.outputs, result, { maxBatchSize: 0 })).toEqual([]);
+    const probabilities = Array.from(result.outputs[0]!.data as Float32Array);
+    expect(probabilities.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 5);
+    await session.release();
+  });
+
   it.each(STAND_INS)(
     '%s at %s loads with the catalog config and passes the suite output checks',
     async (_id, entry, precision) => {

@@ -5,9 +5,12 @@ NODE_MODULES := node_modules/.package-lock.json
 
 .PHONY: test typecheck lint format build install
 
-# Installs dependencies only when missing or older than the lock file.
+# Installs dependencies only when missing or older than the lock file. npm 11 reads package.json's
+# allowScripts (esbuild's postinstall runs; onnxruntime-node's, which downloads CUDA providers from
+# nuget.org, and protobufjs's, a no-op here, do not); npm 10 ignores allowScripts, so the variable
+# onnxruntime-node's install script reads skips that download there too: the CPU binary is in the package.
 $(NODE_MODULES): package-lock.json
-	npm ci --no-audit --no-fund
+	ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
 	@touch $@
 
 install: $(NODE_MODULES)

@@ -3,7 +3,14 @@ SHELL := /bin/bash
 CLI := node bin/k6-triton.js
 NODE_MODULES := node_modules/.package-lock.json
 
-.PHONY: test typecheck lint format build install
+.PHONY: help test typecheck lint format build install
+.DEFAULT_GOAL := help
+
+## help: list these targets (what `make` alone prints)
+help:
+	@echo 'make <target>, one of (README.md has the details):'
+	@awk '/^## / { line = substr($$0, 4); i = index(line, ": "); \
+	  printf "  %-24s %s\n", substr(line, 1, i - 1), substr(line, i + 2) }' $(firstword $(MAKEFILE_LIST))
 
 # Installs dependencies only when missing or older than the lock file. npm 11 reads package.json's
 # allowScripts (esbuild's postinstall runs; onnxruntime-node's, which downloads CUDA providers from
@@ -13,6 +20,7 @@ $(NODE_MODULES): package-lock.json
 	ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
 	@touch $@
 
+## install: npm ci, only when node_modules is missing or older than package-lock.json
 install: $(NODE_MODULES)
 
 # Incremental: tsc keeps what it learnt in node_modules/.cache, so a re-run checks only what changed (22 s -> 6 s of CPU).
@@ -42,12 +50,15 @@ test-k6: $(NODE_MODULES)
 fidelity: $(NODE_MODULES)
 	node --import tsx bench/fidelity/run.ts $(FIDELITY_ARGS)
 
+## typecheck: tsc, strict, incremental
 typecheck: $(NODE_MODULES)
 	$(TSC)
 
+## lint: biome check (format and lint rules)
 lint: $(NODE_MODULES)
 	npx biome check .
 
+## format: biome format --write
 format: $(NODE_MODULES)
 	npx biome format --write .
 
@@ -93,7 +104,7 @@ bench-all: $(NODE_MODULES)
 	@status=0; for m in $$($(CATALOG_IDS)); do \
 	  $(CLI) bench $$m $(BENCH_ARGS) || status=$$?; done; exit $$status
 
-## ci-gate MODEL=<id>: the CI job: exits 99 on a missed budget and writes $(JUNIT)
+## ci-gate MODEL=<id>: the CI job: exits 99 on a missed budget and writes JUNIT (default results/junit.xml)
 JUNIT ?= results/junit.xml
 ci-gate: $(NODE_MODULES)
 	@test -n "$(MODEL)" || { echo "make ci-gate: set MODEL=<id>, e.g. make ci-gate MODEL=dlrm"; exit 2; }

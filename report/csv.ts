@@ -4,6 +4,7 @@
  * ReportWriter sorts them.
  */
 import Papa from 'papaparse';
+import { levelsWithFigures } from '../lib/summary/failure.ts';
 import { formatG, usInt } from '../lib/summary/format.ts';
 import type { LevelResult } from '../lib/summary/types.ts';
 
@@ -99,7 +100,10 @@ export interface CsvOptions {
   verbose?: boolean;
 }
 
-/** Renders the CSV text (header only when there are no results); all results must share one mode. */
+/**
+ * Renders the CSV text (header only when there are no results); all results must share one mode. A level
+ * with no successful request has no row, as perf_analyzer writes none for a level it could not measure.
+ */
 export function perfAnalyzerCsv(results: readonly LevelResult[], options: CsvOptions = {}): string {
   const { mode = 'concurrency', verbose = false } = options;
   const modes = new Set(results.map((result) => result.mode));
@@ -107,7 +111,7 @@ export function perfAnalyzerCsv(results: readonly LevelResult[], options: CsvOpt
     throw new Error(
       'perfAnalyzerCsv: results mix concurrency and request-rate levels; write one CSV per mode',
     );
-  const sorted = [...results].sort((a, b) => a.throughput_infer_s - b.throughput_infer_s);
+  const sorted = levelsWithFigures(results).sort((a, b) => a.throughput_infer_s - b.throughput_infer_s);
   const fields = csvHeader(results[0]?.mode ?? mode, verbose);
   // papaparse leaves a blank row when data is empty; perf_analyzer would write the header alone.
   const table = sorted.length === 0 ? [fields] : { fields, data: sorted.map((r) => row(r, verbose)) };

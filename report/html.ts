@@ -4,11 +4,13 @@
  * never disagree about a cell; the charts are vega-lite rendered to SVG in Node.
  */
 import { marked } from 'marked';
+import { levelsWithFigures } from '../lib/summary/failure.ts';
 import { generatorWarnings } from '../lib/summary/generator.ts';
 import type { RunReport } from '../lib/summary/types.ts';
 import { componentsSpec, serverMetricsSpec } from './charts.ts';
 import {
   breakdownTable,
+  failureNote,
   generatorTable,
   interruptedNote,
   levelTable,
@@ -66,21 +68,22 @@ async function figure(id: string, caption: string, render: () => Promise<string>
 
 /** The charts section; empty when no level was measured. */
 async function charts(report: RunReport, options: HtmlOptions): Promise<string> {
-  if (report.results.length === 0) return '<p><em>No level completed a request: no charts.</em></p>';
+  const results = levelsWithFigures(report.results);
+  if (results.length === 0) return '<p><em>No level completed a request: no charts.</em></p>';
   const plot = { title: report.model, ...(options.budget ? { budget: options.budget } : {}) };
   const parts = await Promise.all([
     figure(
       'throughput',
       'Throughput per load level; the point shape tells stable levels from unstable ones.',
-      () => renderSvg(throughputSpec(report.results, plot)),
+      () => renderSvg(throughputSpec(results, plot)),
     ),
     figure('percentiles', 'Latency percentiles against throughput; dashed lines are the budgets.', () =>
-      renderSvg(latencySpec(report.results, { ...plot, percentiles: ['p50', 'p90', 'p95', 'p99'] })),
+      renderSvg(latencySpec(results, { ...plot, percentiles: ['p50', 'p90', 'p95', 'p99'] })),
     ),
     figure(
       'components',
       'Average latency per level, split as perf_analyzer does (client, network+server, server queue and compute).',
-      () => renderSvg(componentsSpec(report.results, plot)),
+      () => renderSvg(componentsSpec(results, plot)),
     ),
     ...(report.server_timeline
       ? [
@@ -99,7 +102,8 @@ async function charts(report: RunReport, options: HtmlOptions): Promise<string> 
 export async function reportHtml(report: RunReport, options: HtmlOptions = {}): Promise<string> {
   const failed = report.results.flatMap((result) => result.budgets).filter((verdict) => !verdict.ok).length;
   const verdict = report.verdict_ok ? 'All budgets met' : `${failed} budget(s) missed`;
-  const empty = report.results.length === 0;
+  const measured = levelsWithFigures(report.results);
+  const empty = measured.length === 0;
   const title = `${report.model}: throughput and latency`;
   return `<!doctype html>
 <html lang="en">
@@ -114,19 +118,20 @@ export async function reportHtml(report: RunReport, options: HtmlOptions = {}): 
 <p>Protocol ${escapeHtml(report.protocol)}, runtime ${escapeHtml(report.runtime)}, batch ${report.batch}, started ${escapeHtml(report.started_at)}.</p>
 <p class="verdict ${report.verdict_ok ? 'ok' : 'missed'}" data-verdict="${report.verdict_ok ? 'ok' : 'missed'}">${verdict}${report.interrupted ? ' by the measured levels' : ''}.</p>
 <h2 id="levels">Levels</h2>
-${empty ? '<p><em>No level completed a request.</em></p>' : md(levelTable(report.results))}
+${empty ? '<p><em>No level completed a request.</em></p>' : md(levelTable(measured))}
+${md(failureNote(report))}
 ${md(interruptedNote(report))}
 <h2 id="charts">Charts</h2>
 ${await charts(report, options)}
 <h2 id="breakdown">Latency breakdown (ms, averages per request)</h2>
-${empty ? '<p><em>No data.</em></p>' : md(breakdownTable(report.results))}
+${empty ? '<p><em>No data.</em></p>' : md(breakdownTable(measured))}
 <h2 id="generator">Load generator</h2>
-${empty ? '<p><em>No data.</em></p>' : md(generatorTable(report.results))}
-${generatorWarnings(report.results)
+${empty ? '<p><em>No data.</em></p>' : md(generatorTable(measured))}
+${generatorWarnings(measured)
   .map((line) => md(`> ${line}`))
   .join('\n')}
-${md(openLoopTable(report.results))}
-${md(serverMetricsTable(report.results))}
+${md(openLoopTable(measured))}
+${md(serverMetricsTable(measured))}
 ${md(validationNote(report))}
 <h2 id="budgets">Budgets</h2>
 ${md(verdictTable(report.results))}

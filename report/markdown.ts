@@ -2,6 +2,7 @@
  * report.md: the seeds' table (level, throughput, avg/p90/p95/p99 latency in ms), the latency breakdown
  * that seed 002 draws (client, network, server queue and compute) and the budget verdicts. Pure.
  */
+import { failureLines, levelsWithFigures } from '../lib/summary/failure.ts';
 import { formatG, msFixed } from '../lib/summary/format.ts';
 import { generatorWarnings } from '../lib/summary/generator.ts';
 import { behindSchedule } from '../lib/summary/open-loop.ts';
@@ -80,6 +81,12 @@ export function breakdownTable(results: readonly LevelResult[]): string {
   return table(header, rows);
 }
 
+/** The generator column's verdict: a level whose requests mostly failed is not judged (failure.ts). */
+function generatorVerdict(result: LevelResult): string {
+  if (result.failure) return 'not judged: most requests failed';
+  return result.generator?.bound ? '**load generator bound: the server may hold more**' : 'kept up';
+}
+
 /** The load generator's cost per level: what the iteration spent beyond the request. */
 export function generatorTable(results: readonly LevelResult[]): string {
   const header = [
@@ -102,7 +109,7 @@ export function generatorTable(results: readonly LevelResult[]): string {
       msFixed(cost.overhead_us, 3),
       `${cost.overhead_pct.toFixed(1)}%`,
       cost.cpu_pct === undefined ? 'n/a' : cost.cpu_pct.toFixed(0),
-      cost.bound ? '**load generator bound: the server may hold more**' : 'kept up',
+      generatorVerdict(result),
     ];
   });
   return table(header, rows);
@@ -241,6 +248,16 @@ export function interruptedNote(report: RunReport): string {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * One line per level whose requests (mostly) failed, saying why (empty when none did): such a level's
+ * verdict is its failure, and one with no successful request is in no table, plot or CSV row.
+ */
+export function failureNote(report: RunReport): string {
+  const lines = failureLines(report.results);
+  if (lines.length === 0) return '';
+  return `**Requests failed:**\n\n${lines.map((line) => `- ${line}`).join('\n')}\n`;
+}
+
 /** The run's verdict in words; a stopped run judges only the levels it measured. */
 function verdictWords(report: RunReport, failed: number): string {
   if (report.interrupted && report.results.length === 0) return 'none, no level was measured';
@@ -251,26 +268,28 @@ function verdictWords(report: RunReport, failed: number): string {
 /** The whole report.md. */
 export function reportMarkdown(report: RunReport): string {
   const failed = report.results.flatMap((result) => result.budgets).filter((verdict) => !verdict.ok).length;
+  const measured = levelsWithFigures(report.results);
   return [
     `# ${report.model}: throughput and latency`,
     '',
     `Protocol ${report.protocol}, runtime ${report.runtime}, batch ${report.batch}, started ${report.started_at}. ` +
       `Verdict: ${verdictWords(report, failed)}.`,
     '',
-    report.results.length === 0 ? '_No level completed a request._' : levelTable(report.results),
+    measured.length === 0 ? '_No level completed a request._' : levelTable(measured),
     '',
+    failureNote(report),
     interruptedNote(report),
     '## Latency breakdown (ms, averages per request)',
     '',
-    report.results.length === 0 ? '_No data._' : breakdownTable(report.results),
+    measured.length === 0 ? '_No data._' : breakdownTable(measured),
     '',
     '## Load generator',
     '',
-    report.results.length === 0 ? '_No data._' : generatorTable(report.results),
-    ...generatorWarnings(report.results).map((line) => `\n> ${line}`),
+    measured.length === 0 ? '_No data._' : generatorTable(measured),
+    ...generatorWarnings(measured).map((line) => `\n> ${line}`),
     '',
-    openLoopTable(report.results),
-    serverMetricsTable(report.results),
+    openLoopTable(measured),
+    serverMetricsTable(measured),
     validationNote(report),
     '',
     '## Budgets',

@@ -10,6 +10,7 @@ import { reportHtml } from './html.ts';
 import { junitXml } from './junit.ts';
 import { reportMarkdown } from './markdown.ts';
 import { type PlotBudget, renderPlots } from './plot.ts';
+import { levelsWithFigures } from '../lib/summary/failure.ts';
 import type { RunReport } from '../lib/summary/types.ts';
 
 /** Options of writeRunReport. */
@@ -59,10 +60,11 @@ export async function writeRunReport(
   await attempt('report.md', () => reportMarkdown(report));
   await attempt('junit.xml', () => junitXml(report));
   await attempt('report.html', () => reportHtml(report, { budget: options.budget }));
-  if (report.results.length > 0) {
+  const plotted = levelsWithFigures(report.results);
+  if (plotted.length > 0) {
     let plots: Record<string, string> = {};
     try {
-      plots = await renderPlots(report.results, { title: report.model, budget: options.budget });
+      plots = await renderPlots(plotted, { title: report.model, budget: options.budget });
     } catch (error) {
       written.errors.push(`plots: ${(error as Error).message.split('\n')[0]}`);
     }

@@ -80,7 +80,12 @@ function withGeneratorCpu(
     const cpu_pct = cpuShare_pct(samples, start_ms, start_ms + result.window_s * 1000);
     if (cpu_pct === undefined) return result;
     const { iteration_avg_us } = result.generator;
-    const generator = generatorCost(iteration_avg_us / 1000, result.latency_us.avg / 1000, cpu_pct);
+    const generator = generatorCost(
+      iteration_avg_us / 1000,
+      result.latency_us.avg / 1000,
+      cpu_pct,
+      result.failure !== undefined,
+    );
     return { ...result, generator };
   });
 }

@@ -91,6 +91,31 @@ export const WINDOW_START_METRIC = 'k6_triton_window_start_ms';
  */
 export const SCHEDULED_LATENCY_METRIC = 'k6_triton_scheduled_latency';
 
+/**
+ * A k6 check each VU records once per measured level, failing, at its first failed request there: its name
+ * carries the level, whether the server answered at all, and the error (k6 summaries carry text only in
+ * names), e.g. `first error at c8 (no response): dial: connection refused`. The report words a level
+ * whose requests (mostly) failed from it.
+ */
+const FIRST_ERROR_CHECK = /^first error at ([^ :]+)( \(no response\))?: (.*)$/s;
+
+/** Longest error text a first-error check keeps. */
+const FIRST_ERROR_MAX_CHARS = 200;
+
+/** The first-error check's name for a level; `noResponse`: the request got no answer from the server. */
+export function firstErrorCheck(level: string, error: string, noResponse: boolean): string {
+  const text = error.length > FIRST_ERROR_MAX_CHARS ? `${error.slice(0, FIRST_ERROR_MAX_CHARS)}...` : error;
+  return `first error at ${level}${noResponse ? ' (no response)' : ''}: ${text}`;
+}
+
+/** Reverses firstErrorCheck; undefined for any other check name. */
+export function parseFirstErrorCheck(
+  name: string,
+): { level: string; noResponse: boolean; error: string } | undefined {
+  const match = FIRST_ERROR_CHECK.exec(name);
+  return match ? { level: match[1]!, noResponse: match[2] !== undefined, error: match[3]! } : undefined;
+}
+
 /** Field names of SERVER_COUNTERS. */
 export type ServerCounterField = keyof typeof SERVER_COUNTERS;
 

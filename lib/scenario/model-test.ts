@@ -11,6 +11,7 @@
  * functions block (cheaper there than a promise per request); under the Node runtime they are async.
  * Scenario files stay a few lines long.
  */
+import { check } from 'k6';
 import exec from 'k6/execution';
 import type { Options } from 'k6/options';
 import { inputsFor } from '../../models/index.ts';
@@ -24,7 +25,7 @@ import {
 } from '../load/metrics.ts';
 import type { LoadPlan } from '../load/scenarios.ts';
 import { serverStatsDelta } from '../load/server-stats.ts';
-import { parseLevelName, WINDOW_TAG } from '../load/names.ts';
+import { firstErrorCheck, parseLevelName, WINDOW_TAG } from '../load/names.ts';
 import { WindowClock } from '../load/windows.ts';
 import { blockingCallsAllowed } from './blocking.ts';
 import { normalizeModelConfig } from '../kserve/config.ts';
@@ -85,6 +86,8 @@ export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: str
   let next = -1;
   let measured = 0;
   let warned = false;
+  /** The scenario whose first failure this VU has noted (see noteFirstError). */
+  let errorScenario = '';
   let windowTagged = -1;
   let windowChange_ms = 0;
   let warmupChecks = checksPerVu;
@@ -114,17 +117,30 @@ export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: str
     return next++ % prepared.length;
   }
 
-  function failed(error: string | undefined): void {
+  /** Counts a request's outcome; `answered`: the server replied (a wrong output, not a failed call). */
+  function failed(error: string | undefined, answered = false): void {
     inferErrors?.add(error !== undefined);
-    if (error !== undefined && !warned) {
+    if (error === undefined) return;
+    if (!warned) {
       warned = true;
       console.warn(`${settings.modelName} on ${transport.target}: ${error}`);
     }
+    if (exec.scenario.name !== errorScenario) noteFirstError(error, !answered && transport.noResponse(error));
+  }
+
+  /**
+   * Records this VU's first failure in a measured level as a failing check (firstErrorCheck), once per
+   * level: the report says why a level's requests failed with it instead of blaming the generator.
+   */
+  function noteFirstError(error: string, noResponse: boolean): void {
+    errorScenario = exec.scenario.name;
+    if (!parseLevelName(errorScenario)) return;
+    check(null, { [firstErrorCheck(errorScenario, error, noResponse)]: () => false });
   }
 
   function validated(outcome: InferOutcome, data: SetupData, i: number): void {
     const ok = checkOutcome(outcome, data.expect, labels[i]);
-    failed(ok ? undefined : (outcome.error() ?? 'outputs do not match the model'));
+    failed(ok ? undefined : (outcome.error() ?? 'outputs do not match the model'), outcome.ok);
   }
 
   /**
@@ -249,13 +265,18 @@ export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: str
     async stats(): Promise<void> {
       const window_s = Number(__ENV.WINDOW_S);
       windowStart.add(Date.now());
-      const before = await transport.statistics();
-      await new Promise((resolve) => setTimeout(resolve, window_s * 1000));
-      const after = await transport.statistics();
-      recordServerStats(
-        counters,
-        serverStatsDelta(before, after, { model: settings.modelName, version: settings.modelVersion }),
-      );
+      // A server lost in the window costs one line here, not a stack trace: the level's verdict says the rest.
+      try {
+        const before = await transport.statistics();
+        await new Promise((resolve) => setTimeout(resolve, window_s * 1000));
+        const after = await transport.statistics();
+        recordServerStats(
+          counters,
+          serverStatsDelta(before, after, { model: settings.modelName, version: settings.modelVersion }),
+        );
+      } catch (err) {
+        console.warn(`${exec.scenario.name}: server statistics not read: ${message(err)}`);
+      }
     },
     handleSummary: (data) => levelSummary(data, run, env),
   };

@@ -5,6 +5,7 @@
  */
 import { missedBudgetLines } from '../summary/verdicts.ts';
 import { type K6SummaryData, levelsFromSummary, uncountedTrend } from '../summary/from-summary.ts';
+import { failureLines } from '../summary/failure.ts';
 import { generatorWarnings } from '../summary/generator.ts';
 import { openLoopLines } from '../summary/open-loop.ts';
 import { perfAnalyzerSummary } from '../summary/stdout.ts';
@@ -29,6 +30,7 @@ export function levelSummary(
     stability_pct: run.load.stability_pct,
   });
   const lines = [perfAnalyzerSummary(results).trimEnd()];
+  lines.push(...failureLines(results));
   lines.push(...openLoopLines(results));
   lines.push(...generatorWarnings(results));
   const missed = missedBudgetLines(results);

@@ -34,6 +34,8 @@ export interface Transport {
   inferSync(prepared: unknown, tags?: Record<string, string>): InferOutcome;
   /** Binds a prepared request for the measured loop. */
   bind(prepared: unknown): BoundRequest;
+  /** Whether a failure (as send() words it) got no answer from the server: refused, reset, timed out. */
+  noResponse(error: string): boolean;
   serverLive(): Promise<boolean>;
   modelReady(): Promise<boolean>;
   modelMetadata(): Promise<ModelMetadata>;
@@ -53,6 +55,8 @@ export function createTransport(settings: Settings): Transport {
       infer: (prepared, tags) => client.infer(prepared as GrpcInferRequest, tags ? { tags } : {}),
       inferSync: (prepared, tags) => client.inferSync(prepared as GrpcInferRequest, tags ? { tags } : {}),
       bind: (prepared) => client.bind(prepared as GrpcInferRequest),
+      // UNAVAILABLE (14) is what a gRPC client reports when it cannot reach the server, or lost it.
+      noResponse: (error) => error.startsWith('status 14'),
       serverLive: () => client.serverLive(),
       modelReady: () => client.modelReady(model, version),
       modelMetadata: () => client.modelMetadata(model, version),
@@ -69,6 +73,8 @@ export function createTransport(settings: Settings): Transport {
     inferSync: (prepared, tags) =>
       client.inferSync(model, prepared as PreparedHttpRequest, { version, tags }),
     bind: (prepared) => client.bind(model, prepared as PreparedHttpRequest, version),
+    // An HTTP failure with a status reads `HTTP <status>`; one without is k6's transport error.
+    noResponse: (error) => !error.startsWith('HTTP '),
     serverLive: () => client.serverLive(),
     modelReady: () => client.modelReady(model, version),
     modelMetadata: () => client.modelMetadata(model, version),

@@ -19,6 +19,7 @@ import { serverAverages_us, type ServerStatsDelta } from '../load/server-stats.t
 import { judgeStability, type WindowRecord } from '../load/stability.ts';
 import { isProbeExpr } from '../budget.ts';
 import { parseThresholdExpr } from '../load/threshold-expr.ts';
+import { firstErrors, levelFailure } from './failure.ts';
 import { cutAfter_s, windowStart_ms } from './partial.ts';
 import type {
   BudgetVerdict,
@@ -34,18 +35,24 @@ export const GENERATOR_OVERHEAD_LIMIT_PCT = 10;
 /** At or above this CPU share (percent of one core), the generator is saturated. */
 export const GENERATOR_CPU_LIMIT_PCT = 90;
 
-/** The generator's cost per request from the average iteration and request times (ms, as k6 reports). */
+/**
+ * The generator's cost per request from the average iteration and request times (ms, as k6 reports).
+ * `failed`: most of the level's requests failed (failure.ts); a failed request returns at once, so the
+ * iteration is mostly generator time, but the server set the numbers: such a level is never bound.
+ */
 export function generatorCost(
   iteration_avg_ms: number,
   request_avg_ms: number,
   cpu_pct?: number,
+  failed = false,
 ): GeneratorCost {
   const iteration_avg_us = ms_to_us(iteration_avg_ms);
   const overhead_us = Math.max(0, iteration_avg_us - ms_to_us(request_avg_ms));
   const overhead_pct = iteration_avg_us > 0 ? (overhead_us / iteration_avg_us) * 100 : 0;
   const bound =
-    overhead_pct > GENERATOR_OVERHEAD_LIMIT_PCT ||
-    (cpu_pct !== undefined && cpu_pct >= GENERATOR_CPU_LIMIT_PCT);
+    !failed &&
+    (overhead_pct > GENERATOR_OVERHEAD_LIMIT_PCT ||
+      (cpu_pct !== undefined && cpu_pct >= GENERATOR_CPU_LIMIT_PCT));
   return {
     iteration_avg_us,
     overhead_us,
@@ -210,7 +217,8 @@ function verdicts(summary: K6SummaryData, level: string): BudgetVerdict[] {
  */
 function withoutSuccessFailed(budgets: BudgetVerdict[], succeeded: number, metric: string): BudgetVerdict[] {
   if (succeeded > 0) return budgets;
-  return budgets.map((b) => (b.metric.startsWith(`${metric}{`) ? { ...b, ok: false } : b));
+  // Nor is the failed requests' duration a measurement: the verdict reads "no data".
+  return budgets.map((b) => (b.metric.startsWith(`${metric}{`) ? { ...b, ok: false, measured: null } : b));
 }
 
 /** A Trend's summary values (ms) as latency statistics in microseconds. */
@@ -241,6 +249,7 @@ export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
   const errorMetric = input.errorMetric ?? errorMetricFor(metric);
   const levels = input.levels ?? inferLevels(summary, metric, input.window_s);
   const stopped_ms = input.stopped_ms ?? Date.now();
+  const firstError = firstErrors(summary);
   const results: LevelResult[] = [];
   for (const ref of levels) {
     const start_ms = windowStart_ms(summary.metrics, ref.name);
@@ -265,6 +274,7 @@ export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
     const windows = input.windows?.[ref.name] ?? windowsFromSummary(summary, metric, ref, batch);
     const stability =
       windows.length > 0 ? judgeStability(windows, { stability_pct: input.stability_pct }) : undefined;
+    const failure = levelFailure(requests, errors, firstError.get(ref.name));
     results.push({
       mode: ref.mode,
       level: ref.level,
@@ -287,8 +297,9 @@ export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
       ...(stability ? { stable: stability.stable, stability_spread_pct: stability.spread_pct } : {}),
       budgets: withoutSuccessFailed(verdicts(summary, ref.name), requests - errors, metric),
       ...(iteration?.['avg'] !== undefined && duration['avg'] !== undefined
-        ? { generator: generatorCost(iteration['avg'], duration['avg']) }
+        ? { generator: generatorCost(iteration['avg'], duration['avg'], undefined, failure !== undefined) }
         : {}),
+      ...(failure ? { failure } : {}),
     });
   }
   return results;

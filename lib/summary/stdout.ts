@@ -4,6 +4,7 @@
  *   Concurrency: 1, throughput: 709.111 infer/sec, latency 1402 usec
  * Pure: returns the text; the caller prints it.
  */
+import { levelsWithFigures } from './failure.ts';
 import { formatG, usInt } from './format.ts';
 import type { LevelResult } from './types.ts';
 
@@ -14,10 +15,15 @@ export function perfAnalyzerLine(result: LevelResult): string {
   return `${lead}, throughput: ${formatG(result.throughput_infer_s)} infer/sec, latency ${usInt(result.latency_us.avg)} usec`;
 }
 
-/** The closing block (empty string when no level finished, as perf_analyzer prints nothing then). */
+/**
+ * The closing block (empty string when no level finished, as perf_analyzer prints nothing then); a level
+ * with no successful request has no line (failure.ts says why instead).
+ */
 export function perfAnalyzerSummary(results: readonly LevelResult[]): string {
-  if (results.length === 0) return '';
+  const measured = levelsWithFigures(results);
+  if (measured.length === 0) return '';
   return (
-    ['Inferences/Second vs. Client Average Batch Latency', ...results.map(perfAnalyzerLine)].join('\n') + '\n'
+    ['Inferences/Second vs. Client Average Batch Latency', ...measured.map(perfAnalyzerLine)].join('\n') +
+    '\n'
   );
 }

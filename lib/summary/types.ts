@@ -75,6 +75,18 @@ export interface LevelResult {
   generator?: GeneratorCost;
   /** The target's Prometheus metrics over the window, when the bench scraped them (server-metrics.ts). */
   server_metrics?: ServerMetricsStats;
+  /** Set when most of the level's requests failed (failure.ts): then its verdict is why, not its figures. */
+  failure?: LevelFailure;
+}
+
+/** Why a level's requests (mostly) failed: the level's verdict in place of its figures. */
+export interface LevelFailure {
+  /** Failed requests, percent of the level's requests. */
+  failed_pct: number;
+  /** The first failure a VU met at this level, as the scenario worded it; absent when none was recorded. */
+  first_error?: string;
+  /** That failure got no answer from the server (refused, reset, timed out): the server was unreachable. */
+  no_response: boolean;
 }
 
 /**

@@ -1,0 +1,81 @@
+/**
+ * Levels whose requests failed. A refused connection returns at once, so a level against a dead server
+ * has instant "requests" and an iteration that is all generator time: its figures would blame the load
+ * generator. Such a level's verdict is its failure instead: "server unreachable: <first error>", "all
+ * requests failed: <first error>", or the failed share when most failed. A level with no successful
+ * request has no figures at all: perf_analyzer writes no row for it, and neither do the tables, plots and
+ * CSV here. Pure.
+ */
+import { parseFirstErrorCheck } from '../load/names.ts';
+import type { LevelFailure, LevelResult } from './types.ts';
+
+/** Above this share of failed requests (percent) a level's verdict is its failure. */
+export const MOSTLY_FAILED_PCT = 50;
+
+/** A check of the summary's root group, as far as this module reads it. */
+interface SummaryCheck {
+  name?: unknown;
+}
+
+/** The first error recorded per level (firstErrorCheck names), from k6 summary data's root_group.checks. */
+export function firstErrors(summary: object): Map<string, { error: string; noResponse: boolean }> {
+  const group = (summary as { root_group?: { checks?: SummaryCheck[] } }).root_group;
+  const checks = Array.isArray(group?.checks) ? group.checks : [];
+  const found = new Map<string, { error: string; noResponse: boolean }>();
+  for (const check of checks) {
+    const parsed = typeof check.name === 'string' ? parseFirstErrorCheck(check.name) : undefined;
+    // k6 lists checks in the order they were first made: the first one per level came first.
+    if (parsed && !found.has(parsed.level))
+      found.set(parsed.level, { error: parsed.error, noResponse: parsed.noResponse });
+  }
+  return found;
+}
+
+/** The level's failure when more than MOSTLY_FAILED_PCT of its requests failed; undefined otherwise. */
+export function levelFailure(
+  requests: number,
+  errors: number,
+  first?: { error: string; noResponse: boolean },
+): LevelFailure | undefined {
+  if (requests <= 0) return undefined;
+  const failed_pct = (Math.min(errors, requests) / requests) * 100;
+  if (failed_pct <= MOSTLY_FAILED_PCT) return undefined;
+  return {
+    failed_pct,
+    ...(first ? { first_error: first.error } : {}),
+    no_response: first?.noResponse ?? false,
+  };
+}
+
+/** Whether at least one of the level's requests succeeded: only then has it figures to report. */
+export function hasFigures(result: LevelResult): boolean {
+  return result.requests > result.errors;
+}
+
+/** The levels with figures, in run order: table rows, plot points, CSV rows. */
+export function levelsWithFigures(results: readonly LevelResult[]): LevelResult[] {
+  return results.filter(hasFigures);
+}
+
+/** A share in percent, with a decimal near the ends so 99.7% never reads as 100%. */
+function pct(value: number): string {
+  return value.toFixed(value > 99 || value < 1 ? 1 : 0);
+}
+
+/** The verdict of a level whose requests (mostly) failed, e.g. `server unreachable: dial: connection refused`. */
+export function failureVerdict(failure: LevelFailure): string {
+  const cause = failure.first_error ? `: ${failure.first_error}` : '';
+  if (failure.failed_pct < 100) return `${pct(failure.failed_pct)}% of requests failed${cause}`;
+  return failure.no_response ? `server unreachable${cause}` : `all requests failed${cause}`;
+}
+
+/** One line per failed level, run order: its verdict and what became of its figures. */
+export function failureLines(results: readonly LevelResult[]): string[] {
+  return results.flatMap((result) => {
+    if (!result.failure) return [];
+    const figures = hasFigures(result)
+      ? `${pct(100 - result.failure.failed_pct)}% succeeded; its latencies include the failed requests`
+      : 'no request succeeded: no figures, no CSV row';
+    return [`${result.name}: ${failureVerdict(result.failure)} (${figures})`];
+  });
+}

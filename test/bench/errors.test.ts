@@ -1,7 +1,7 @@
 /**
  * How the bench command fails: a missed budget exits 99 like k6, an unreachable server and an
  * unknown model each give one readable line and a non-zero exit, and a server lost mid-run still
- * leaves the finished levels' results.
+ * leaves the finished levels' results and names the cause of the levels after it.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -89,6 +89,15 @@ describe('bench failures', () => {
     const csv = join(runFolder(results, 'mnist'), 'perf_analyzer.csv');
     expect(existsSync(csv)).toBe(true);
     expect(readFileSync(csv, 'utf8')).toMatch(/^1,/m);
+    // c2 found nobody: its cause, once on the console (handleSummary) and in report.md, and no figures:
+    // no CSV row (perf_analyzer writes none), no perf_analyzer line, no blame on the load generator.
+    expect(readFileSync(csv, 'utf8')).not.toMatch(/^2,/m);
+    const cause = /^c2: server unreachable: dial: connection refused \(no request succeeded/m;
+    expect(run.stdout).toMatch(cause);
+    expect(run.stdout).not.toMatch(/generator bound|Concurrency: 2,/);
+    const report = readFileSync(join(runFolder(results, 'mnist'), 'report.md'), 'utf8');
+    expect(report).toMatch(/^- c2: server unreachable: dial: connection refused/m);
+    expect(report).not.toMatch(/generator bound/);
   });
 });
 

@@ -1,0 +1,184 @@
+/**
+ * A level whose requests failed (the server died during it): its verdict is the failure and its first
+ * error, it is never called load-generator bound, and a level with no successful request has no CSV row,
+ * perf_analyzer line, table row or plot point, while the report says why.
+ */
+import { describe, expect, it } from 'vitest';
+import { levelSummary } from '../../lib/scenario/summary.ts';
+import { resolveRunPlan } from '../../lib/scenario/run-plan.ts';
+import { firstErrorCheck, parseFirstErrorCheck } from '../../lib/load/names.ts';
+import { failureVerdict, levelFailure } from '../../lib/summary/failure.ts';
+import { type K6SummaryData, levelsFromSummary } from '../../lib/summary/from-summary.ts';
+import { generatorWarnings } from '../../lib/summary/generator.ts';
+import { perfAnalyzerSummary } from '../../lib/summary/stdout.ts';
+import { buildRunReport } from '../../lib/summary/from-summary.ts';
+import { getModel } from '../../models/index.ts';
+import { perfAnalyzerCsv } from '../../report/csv.ts';
+import { reportHtml } from '../../report/html.ts';
+import { reportMarkdown } from '../../report/markdown.ts';
+
+const trend = (avg: number, p95: number, count: number) => ({
+  type: 'trend',
+  contains: 'time',
+  values: {
+    avg,
+    min: 0,
+    med: avg,
+    max: p95 * 2,
+    'p(50)': avg,
+    'p(90)': p95,
+    'p(95)': p95,
+    'p(99)': p95,
+    count,
+  },
+});
+const failedRate = (passes: number, fails: number) => ({
+  type: 'rate',
+  contains: 'default',
+  values: { rate: passes / (passes + fails), passes, fails },
+  thresholds: { 'rate<0.01': { ok: passes / (passes + fails) < 0.01 } },
+});
+const check = (name: string) => ({ name, path: `::${name}`, id: name, passes: 0, fails: 1 });
+
+/**
+ * c1 served, the server was killed during c2 (most of its requests refused) and c4 found nobody: refused
+ * connections are instant, so c2's and c4's iterations are nearly all generator time.
+ */
+const deadServer: K6SummaryData = {
+  root_group: {
+    name: '',
+    checks: [
+      check('status is OK'),
+      check(firstErrorCheck('c2', 'HTTP 503', false)),
+      check(firstErrorCheck('c2', 'dial: connection refused', true)),
+      check(firstErrorCheck('c4', 'dial: connection refused', true)),
+    ],
+  },
+  metrics: {
+    'http_req_duration{scenario:c1}': trend(0.55, 1.2, 8500),
+    'http_req_duration{scenario:c2}': trend(0.12, 0.6, 30_000),
+    'http_req_duration{scenario:c4}': {
+      ...trend(0, 0, 41_000),
+      thresholds: { 'p(95)<20': { ok: true }, 'p(99)<50': { ok: true } },
+    },
+    'http_req_failed{scenario:c1}': failedRate(0, 8500),
+    'http_req_failed{scenario:c2}': failedRate(27_500, 2500),
+    'http_req_failed{scenario:c4}': failedRate(41_000, 0),
+    'iteration_duration{scenario:c1}': trend(0.58, 1.3, 8500),
+    'iteration_duration{scenario:c2}': trend(0.33, 0.7, 30_000),
+    'iteration_duration{scenario:c4}': trend(0.47, 0.9, 41_000),
+  },
+};
+
+const levels = [1, 2, 4].map((level) => ({
+  name: `c${level}`,
+  mode: 'concurrency' as const,
+  level,
+  window_s: 5,
+}));
+
+function results() {
+  return levelsFromSummary({ summary: deadServer, batch: 1, levels, stopped_ms: Number.MAX_SAFE_INTEGER });
+}
+
+describe('levels whose requests failed', () => {
+  it('names the level, whether the server answered and the error in the first-error check', () => {
+    const name = firstErrorCheck('c8', 'dial: connection refused', true);
+    expect(name).toBe('first error at c8 (no response): dial: connection refused');
+    expect(parseFirstErrorCheck(name)).toEqual({
+      level: 'c8',
+      noResponse: true,
+      error: 'dial: connection refused',
+    });
+    expect(parseFirstErrorCheck(firstErrorCheck('r2_5', 'HTTP 400: bad input: x', false))).toEqual({
+      level: 'r2_5',
+      noResponse: false,
+      error: 'HTTP 400: bad input: x',
+    });
+    expect(parseFirstErrorCheck('status is OK')).toBeUndefined();
+  });
+
+  it('words the verdict from the failed share and the first error', () => {
+    const verdict = (requests: number, errors: number, noResponse = false) => {
+      const failure = levelFailure(requests, errors, { error: 'E', noResponse });
+      return failure && failureVerdict(failure);
+    };
+    expect(verdict(100, 100, true)).toBe('server unreachable: E');
+    expect(verdict(100, 100)).toBe('all requests failed: E');
+    expect(verdict(100, 92, true)).toBe('92% of requests failed: E');
+    expect(verdict(1000, 999)).toBe('99.9% of requests failed: E');
+    expect(verdict(100, 50)).toBeUndefined();
+    expect(verdict(100, 0)).toBeUndefined();
+  });
+
+  it('reads the first error of each level and never calls a failed level generator bound', () => {
+    const [c1, c2, c4] = results();
+    expect(c1!.failure).toBeUndefined();
+    expect(c2!.failure).toMatchObject({ no_response: false, first_error: 'HTTP 503' });
+    expect(c2!.failure!.failed_pct).toBeCloseTo(91.67, 1);
+    expect(c4!.failure).toEqual({
+      failed_pct: 100,
+      no_response: true,
+      first_error: 'dial: connection refused',
+    });
+    // 64% and 100% of the iteration outside the request: bound, were the requests not failures.
+    expect(c2!.generator!.overhead_pct).toBeGreaterThan(60);
+    expect(c4!.generator!.overhead_pct).toBe(100);
+    expect(c2!.generator!.bound).toBe(false);
+    expect(c4!.generator!.bound).toBe(false);
+    expect(generatorWarnings(results())).toEqual([]);
+    // The failed requests' durations measured nothing: the latency budgets say "no data".
+    expect(c4!.budgets.filter((b) => b.metric.startsWith('http_req_duration'))).toEqual([
+      expect.objectContaining({ ok: false, measured: null }),
+      expect.objectContaining({ ok: false, measured: null }),
+    ]);
+  });
+
+  it('writes no CSV row and no perf_analyzer line for a level with no successful request', () => {
+    const csv = perfAnalyzerCsv(results());
+    expect(
+      csv
+        .trim()
+        .split('\n')
+        .map((line) => line.split(',')[0]),
+    ).toEqual(['Concurrency', '2', '1']);
+    expect(perfAnalyzerSummary(results())).not.toMatch(/Concurrency: 4/);
+    expect(perfAnalyzerSummary(results())).toMatch(/Concurrency: 2,/);
+  });
+
+  it('says why in report.md and report.html, with no generator-bound warning', async () => {
+    const report = buildRunReport({
+      model: 'mnist',
+      protocol: 'http',
+      runtime: 'node',
+      batch: 1,
+      started_at: '2026-11-25T00:00:00Z',
+      results: results(),
+    });
+    const md = reportMarkdown(report);
+    expect(md).toContain('- c4: server unreachable: dial: connection refused (no request succeeded');
+    expect(md).toContain('- c2: 92% of requests failed: HTTP 503 (8% succeeded');
+    expect(md).not.toMatch(/generator bound/);
+    expect(md).not.toMatch(/^\| 4 \|/m);
+    expect(md).toMatch(/^\| c2 \|.*not judged: most requests failed/m);
+    const html = await reportHtml(report);
+    expect(html).toContain('c4: server unreachable: dial: connection refused');
+    expect(html).not.toMatch(/generator bound/);
+  });
+
+  it('prints the cause per failed level on the console (handleSummary)', () => {
+    const entry = getModel('mnist');
+    const budget = JSON.stringify({
+      p95_ms: 20,
+      p99_ms: 50,
+      error_rate: 0.01,
+      levels: 'all',
+      source: 'test',
+    });
+    const run = resolveRunPlan(entry, { CONCURRENCY: '1,2,4' }, budget, 'test.json');
+    const stdout = levelSummary(deadServer, run, {}).stdout!;
+    expect(stdout).toContain('c4: server unreachable: dial: connection refused');
+    expect(stdout).toContain('c2: 92% of requests failed: HTTP 503');
+    expect(stdout).not.toMatch(/generator bound|Concurrency: 4/);
+  });
+});

@@ -72,37 +72,77 @@ export type Percentile = 'p50' | 'p90' | 'p95' | 'p99';
 /** One child of a layered spec, as vega-lite types it. */
 type LayerChild = Extract<TopLevelSpec, { layer: unknown }>['layer'][number];
 
-/** Dashed budget rules with their labels, as a layer; none when no budget is given. */
-function budgetLayers(options: PlotOptions): LayerChild[] {
-  const rules = (['p95_ms', 'p99_ms'] as const).flatMap((key) => {
-    const ms = options.budget?.[key];
-    return ms ? [{ budget_ms: ms, label: `${key.slice(0, 3)} budget ${ms} ms` }] : [];
+/**
+ * A budget more than this many times the highest plotted latency is drawn at the chart's top edge with its
+ * value, not at its place: a 50 ms budget over 1 ms latencies would flatten every percentile onto the axis.
+ */
+export const BUDGET_IN_SCALE_FACTOR = 2;
+
+/** One budget line as drawn: where (ms on the chart's scale) and its label. */
+export interface BudgetRule {
+  y_ms: number;
+  label: string;
+  /** Above the chart's top: drawn at the edge. */
+  above: boolean;
+}
+
+/**
+ * The latency axis's top and the budget lines on it: the top fits the plotted latencies, taking in a budget
+ * near them (up to BUDGET_IN_SCALE_FACTOR times the highest) so it is drawn in place; a budget further up
+ * is drawn at the top edge, its label saying it lies above.
+ */
+export function latencyScale(latencies_ms: readonly number[], budget: PlotBudget = {}) {
+  const highest = Math.max(0, ...latencies_ms);
+  const budgets = (['p95_ms', 'p99_ms'] as const).flatMap((key) => {
+    const ms = budget[key];
+    return ms ? [{ name: key.slice(0, 3), ms }] : [];
   });
-  if (rules.length === 0) return [];
-  return [
-    {
-      data: { values: rules },
-      layer: [
-        {
-          mark: { type: 'rule', color: '#e45756', strokeDash: [6, 4] },
-          encoding: { y: { field: 'budget_ms', type: 'quantitative' } },
+  // With nothing measured above zero, the budgets alone set the scale.
+  const near = budgets.filter((b) => highest === 0 || b.ms <= highest * BUDGET_IN_SCALE_FACTOR);
+  const top_ms = Math.max(highest, ...near.map((b) => b.ms)) * 1.1 || 1;
+  const rules: BudgetRule[] = budgets.map((b) => {
+    const above = b.ms > top_ms;
+    return {
+      y_ms: above ? top_ms : b.ms,
+      label: `${b.name} budget ${b.ms} ms${above ? ' (above the chart)' : ''}`,
+      above,
+    };
+  });
+  return { top_ms, rules };
+}
+
+/** Dashed budget rules with their labels, one layer each; labels of rules at the top edge stack downwards. */
+function budgetLayers(rules: readonly BudgetRule[]): LayerChild[] {
+  let edge = 0;
+  return rules.map((rule) => ({
+    data: { values: [rule] },
+    layer: [
+      {
+        mark: { type: 'rule', color: '#e45756', strokeDash: [6, 4] },
+        encoding: { y: { field: 'y_ms', type: 'quantitative' } },
+      },
+      {
+        mark: {
+          type: 'text',
+          align: 'left',
+          dx: 4,
+          // Above its line when in place; below the top edge, one line per budget, when above the chart.
+          dy: rule.above ? 10 + 14 * edge++ : -6,
+          color: '#e45756',
         },
-        {
-          mark: { type: 'text', align: 'left', dx: 4, dy: -6, color: '#e45756' },
-          encoding: {
-            y: { field: 'budget_ms', type: 'quantitative' },
-            x: { value: 0 },
-            text: { field: 'label', type: 'nominal' },
-          },
+        encoding: {
+          y: { field: 'y_ms', type: 'quantitative' },
+          x: { value: 0 },
+          text: { field: 'label', type: 'nominal' },
         },
-      ],
-    },
-  ];
+      },
+    ],
+  }));
 }
 
 /**
  * vega-lite spec of latency percentiles (ms) against throughput, budgets as dashed rules: latency.svg draws
- * p95 and p99 (the default), report.html all four.
+ * p95 and p99 (the default), report.html all four. The latency axis fits the percentiles (latencyScale).
  */
 export function latencySpec(
   results: readonly LevelResult[],
@@ -117,6 +157,10 @@ export function latencySpec(
       level: result.name,
     })),
   );
+  const scale = latencyScale(
+    points.map((p) => p.latency_ms),
+    options.budget,
+  );
   return {
     $schema: SCHEMA,
     title: `${options.title ?? 'latency'}: ${percentiles.join('/')} latency vs throughput`,
@@ -129,7 +173,12 @@ export function latencySpec(
         mark: { type: 'line', point: true },
         encoding: {
           x: { field: 'throughput', type: 'quantitative', title: 'Throughput (infer/s)' },
-          y: { field: 'latency_ms', type: 'quantitative', title: 'Latency (ms)' },
+          y: {
+            field: 'latency_ms',
+            type: 'quantitative',
+            title: 'Latency (ms)',
+            scale: { domain: [0, scale.top_ms], nice: false },
+          },
           color: {
             field: 'series',
             type: 'nominal',
@@ -140,7 +189,7 @@ export function latencySpec(
           order: { field: 'throughput', type: 'quantitative' },
         },
       },
-      ...budgetLayers(options),
+      ...budgetLayers(scale.rules),
     ],
   };
 }

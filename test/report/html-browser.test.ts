@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HTML_CHARTS } from '../../report/html.ts';
 import { writeRunReport } from '../../report/write.ts';
 import type { RunReport } from '../../lib/summary/types.ts';
-import { HTML_BUDGET, htmlRun } from './html-fixture.ts';
+import { HTML_BUDGET, HTML_FAR_BUDGET, htmlFarUnderBudgetRun, htmlRun } from './html-fixture.ts';
 
 const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
 const OUT_DIR = fileURLToPath(new URL('../../results/report-html-test/', import.meta.url));
@@ -31,7 +31,7 @@ const ARGS = [
 ];
 /** The part of SVGGraphicsElement used here (tsconfig has no DOM lib; this runs in the page). */
 interface SvgShape {
-  getBBox(): { height: number };
+  getBBox(): { y: number; height: number };
 }
 
 const absent = !existsSync(CHROMIUM);
@@ -150,6 +150,40 @@ describe.skipIf(absent)('report.html in headless chromium', () => {
         .locator('figure[data-chart="server-metrics"] g.role-mark.mark-line > path')
         .evaluateAll((paths) => Math.max(...paths.map((p) => (p as unknown as SvgShape).getBBox().height)));
       expect(tallest).toBeGreaterThan(20);
+    },
+  );
+
+  it.skipIf(REAL_PAGE)(
+    'spreads the percentile lines of a run far under budget over the chart, the budgets at its top edge',
+    async () => {
+      // ~1 ms against 20 and 50 ms budgets: on an axis up to the budgets every line lay on the floor.
+      const dir = join(OUT_DIR, 'far-under-budget');
+      const written = await writeRunReport(dir, htmlFarUnderBudgetRun(), {}, { budget: HTML_FAR_BUDGET });
+      expect(written.errors).toEqual([]);
+      const far = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+      try {
+        await far.goto(pathToFileURL(join(dir, 'report.html')).href, { waitUntil: 'load' });
+        await far.screenshot({ path: join(dir, 'report.png'), fullPage: true });
+        const chart = far.locator('figure[data-chart="percentiles"]');
+        // Each line's middle height in the plot (pixels from its top), p50 at the bottom to p99 at the top.
+        const middles = await chart.locator('g.role-mark.mark-line > path').evaluateAll((paths) =>
+          paths.map((p) => {
+            const box = (p as unknown as SvgShape).getBBox();
+            return box.y + box.height / 2;
+          }),
+        );
+        expect(middles).toHaveLength(4);
+        const sorted = [...middles].sort((a, b) => b - a);
+        // The plot is 320 px high: the lines part by tens of pixels, p50 to p99 over a third of it.
+        for (let i = 1; i < sorted.length; i++) expect(sorted[i - 1]! - sorted[i]!).toBeGreaterThan(15);
+        expect(sorted[0]! - sorted[3]!).toBeGreaterThan(100);
+        const text = await chart.locator('svg').textContent();
+        expect(text).toContain('p95 budget 20 ms (above the chart)');
+        expect(text).toContain('p99 budget 50 ms (above the chart)');
+        expect(await chart.locator('g.role-mark.mark-rule > line').count()).toBe(2);
+      } finally {
+        await far.close();
+      }
     },
   );
 

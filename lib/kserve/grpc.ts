@@ -160,17 +160,26 @@ export class KServeGrpc {
     return deepFreeze(buildGrpcInferRequest(model, inputs, { encodeBase64: nativeBase64Encode, ...options }));
   }
 
-  /** ModelInfer with a prepared request. */
+  /** ModelInfer with a prepared request; a server that cannot be reached is an UNAVAILABLE outcome. */
   async infer(request: GrpcInferRequest, params: GrpcInferParams = {}): Promise<GrpcInferCall> {
-    this.connect();
-    const response = await this.client.asyncInvoke(grpcMethod('ModelInfer'), request, this.#params(params));
-    return inferCall(response);
+    try {
+      this.connect();
+      return inferCall(
+        await this.client.asyncInvoke(grpcMethod('ModelInfer'), request, this.#params(params)),
+      );
+    } catch (error) {
+      return inferCall(unreachable(error));
+    }
   }
 
   /** The blocking form of infer(), for real k6 (the Node runtime refuses blocking calls). */
   inferSync(request: GrpcInferRequest, params: GrpcInferParams = {}): GrpcInferCall {
-    this.connect();
-    return inferCall(this.client.invoke(grpcMethod('ModelInfer'), request, this.#params(params)));
+    try {
+      this.connect();
+      return inferCall(this.client.invoke(grpcMethod('ModelInfer'), request, this.#params(params)));
+    } catch (error) {
+      return inferCall(unreachable(error));
+    }
   }
 
   /** Binds a prepared request for the measured loop: params built and frozen once, responses discarded. */
@@ -181,12 +190,20 @@ export class KServeGrpc {
       response.status === grpc.StatusOK ? undefined : grpcErrorText(response);
     return {
       sendSync: () => {
-        this.connect();
-        return failure(this.client.invoke(method, request, params));
+        try {
+          this.connect();
+          return failure(this.client.invoke(method, request, params));
+        } catch (error) {
+          return failure(unreachable(error));
+        }
       },
       send: async () => {
-        this.connect();
-        return failure(await this.client.asyncInvoke(method, request, params));
+        try {
+          this.connect();
+          return failure(await this.client.asyncInvoke(method, request, params));
+        } catch (error) {
+          return failure(unreachable(error));
+        }
       },
     };
   }
@@ -278,6 +295,15 @@ export class InferStream {
   end(): void {
     this.#stream.end();
   }
+}
+
+/**
+ * A call that never reached the server (connect, or the call, threw: nobody listens there) as gRPC's
+ * UNAVAILABLE response: the measured loop counts a failed request, not an iteration error per request.
+ */
+function unreachable(error: unknown): grpc.Response {
+  const message = error instanceof Error ? error.message : String(error);
+  return { status: grpc.StatusUnavailable, error: { message }, message: null } as unknown as grpc.Response;
 }
 
 function inferCall(response: grpc.Response): GrpcInferCall {

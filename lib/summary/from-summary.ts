@@ -257,8 +257,12 @@ export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
     const get = (name: string) => normalize(summary.metrics[subMetricKey(name, ref.name)])?.values;
     const duration = get(metric);
     // The run plan asks k6 for the trend's count (SUMMARY_TREND_STATS); it makes no per-level counters.
-    const requests = duration?.['count'] ?? 0;
-    if (!duration || requests <= 0) continue;
+    const counted = duration?.['count'];
+    if (!duration || counted === undefined) continue;
+    const errorValues = get(errorMetric);
+    // A request that failed before it was sent (a gRPC connection refused) has an error sample, no duration.
+    const requests = Math.max(counted, (errorValues?.['passes'] ?? 0) + (errorValues?.['fails'] ?? 0));
+    if (requests <= 0) continue;
     const latency_us = latencyStats_us(duration);
     const scheduled = get(SCHEDULED_LATENCY_METRIC);
     const client_send_us = ms_to_us(get('http_req_sending')?.['avg'] ?? 0);
@@ -268,7 +272,6 @@ export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
     const serverParts_us = server
       ? server.queue_us + server.compute_input_us + server.compute_infer_us + server.compute_output_us
       : 0;
-    const errorValues = get(errorMetric);
     const errors = errorValues?.['passes'] ?? Math.round((errorValues?.['rate'] ?? 0) * requests);
     const iteration = get('iteration_duration');
     const windows = input.windows?.[ref.name] ?? windowsFromSummary(summary, metric, ref, batch);

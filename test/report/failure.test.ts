@@ -134,6 +134,24 @@ describe('levels whose requests failed', () => {
     ]);
   });
 
+  it('counts a gRPC level whose every connect was refused: errors but no duration sample', () => {
+    const grpc: K6SummaryData = {
+      root_group: {
+        name: '',
+        checks: [check(firstErrorCheck('c4', 'status 14: connection error: connect failed', true))],
+      },
+      metrics: {
+        'grpc_req_duration{scenario:c4}': { type: 'trend', contains: 'time', values: { count: 0 } },
+        'infer_errors{scenario:c4}': failedRate(5000, 0),
+      },
+    };
+    const [c4] = levelsFromSummary({ summary: grpc, batch: 1, levels: [levels[2]!], stopped_ms: Infinity });
+    expect(c4).toMatchObject({ name: 'c4', requests: 5000, errors: 5000, throughput_infer_s: 0 });
+    expect(failureVerdict(c4!.failure!)).toBe(
+      'server unreachable: status 14: connection error: connect failed',
+    );
+  });
+
   it('writes no CSV row and no perf_analyzer line for a level with no successful request', () => {
     const csv = perfAnalyzerCsv(results());
     expect(

@@ -3,7 +3,7 @@
  * unknown model each give one readable line and a non-zero exit, and a server lost mid-run still
  * leaves the finished levels' results and names the cause of the levels after it.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -86,18 +86,23 @@ describe('bench failures', () => {
     const run = await running;
     expect(seen).toBe(true);
     expect(run.code).not.toBe(0);
-    const csv = join(runFolder(results, 'mnist'), 'perf_analyzer.csv');
-    expect(existsSync(csv)).toBe(true);
-    expect(readFileSync(csv, 'utf8')).toMatch(/^1,/m);
-    // c2 found nobody: its cause, once on the console (handleSummary) and in report.md, and no figures:
-    // no CSV row (perf_analyzer writes none), no perf_analyzer line, no blame on the load generator.
-    expect(readFileSync(csv, 'utf8')).not.toMatch(/^2,/m);
-    const cause = /^c2: server unreachable: dial: connection refused \(no request succeeded/m;
-    expect(run.stdout).toMatch(cause);
-    expect(run.stdout).not.toMatch(/generator bound|Concurrency: 2,/);
-    const report = readFileSync(join(runFolder(results, 'mnist'), 'report.md'), 'utf8');
-    expect(report).toMatch(/^- c2: server unreachable: dial: connection refused/m);
-    expect(report).not.toMatch(/generator bound/);
+    const folder = runFolder(results, 'mnist');
+    const csv = readFileSync(join(folder, 'perf_analyzer.csv'), 'utf8');
+    const report = readFileSync(join(folder, 'report.md'), 'utf8');
+    const output = `${run.stdout}\n--- report.md ---\n${report}`;
+    // c1 served before the stop, so it keeps its row; c2 found nobody (when the stop came late on a busy
+    // machine, few of its requests got through): either way, its cause on the console and in report.md.
+    expect(csv, output).toMatch(/^1,/m);
+    const verdict = '(server unreachable|all requests failed|[\\d.]+% of requests failed): \\S.*';
+    expect(run.stdout, output).toMatch(new RegExp(`^c2: ${verdict}$`, 'm'));
+    expect(report, output).toMatch(new RegExp(`^- c2: ${verdict}$`, 'm'));
+    // A level with no successful request: no CSV row (perf_analyzer writes none) and no perf_analyzer line.
+    if (/^c2: .*\(no request succeeded/m.test(run.stdout)) {
+      expect(csv, output).not.toMatch(/^2,/m);
+      expect(run.stdout, output).not.toMatch(/^Concurrency: 2,/m);
+    }
+    // Failed requests are never blamed on the load generator.
+    expect(run.stdout, output).not.toMatch(/^c2: load generator bound/m);
   });
 });
 

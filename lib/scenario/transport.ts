@@ -6,6 +6,7 @@
 import { KServeGrpc } from '../kserve/grpc.ts';
 import type { GrpcInferRequest } from '../kserve/grpc-messages.ts';
 import { KServeHttp, type PreparedHttpRequest } from '../kserve/http.ts';
+import { grpcNoResponse, httpNoResponse } from '../kserve/no-response.ts';
 import type { ModelStats } from '../kserve/stats.ts';
 import type { InferInput, InferResult, ModelMetadata } from '../kserve/types.ts';
 import type { Settings } from './settings.ts';
@@ -55,8 +56,7 @@ export function createTransport(settings: Settings): Transport {
       infer: (prepared, tags) => client.infer(prepared as GrpcInferRequest, tags ? { tags } : {}),
       inferSync: (prepared, tags) => client.inferSync(prepared as GrpcInferRequest, tags ? { tags } : {}),
       bind: (prepared) => client.bind(prepared as GrpcInferRequest),
-      // UNAVAILABLE (14) is what a gRPC client reports when it cannot reach the server, or lost it.
-      noResponse: (error) => error.startsWith('status 14'),
+      noResponse: grpcNoResponse,
       serverLive: () => client.serverLive(),
       modelReady: () => client.modelReady(model, version),
       modelMetadata: () => client.modelMetadata(model, version),
@@ -73,8 +73,7 @@ export function createTransport(settings: Settings): Transport {
     inferSync: (prepared, tags) =>
       client.inferSync(model, prepared as PreparedHttpRequest, { version, tags }),
     bind: (prepared) => client.bind(model, prepared as PreparedHttpRequest, version),
-    // An HTTP failure with a status reads `HTTP <status>`; one without is k6's transport error.
-    noResponse: (error) => !error.startsWith('HTTP '),
+    noResponse: httpNoResponse,
     serverLive: () => client.serverLive(),
     modelReady: () => client.modelReady(model, version),
     modelMetadata: () => client.modelMetadata(model, version),

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { levelSummary } from '../../lib/scenario/summary.ts';
 import { resolveRunPlan } from '../../lib/scenario/run-plan.ts';
+import { grpcNoResponse, httpNoResponse } from '../../lib/kserve/no-response.ts';
 import { firstErrorCheck, parseFirstErrorCheck } from '../../lib/load/names.ts';
 import { failureVerdict, levelFailure } from '../../lib/summary/failure.ts';
 import { type K6SummaryData, levelsFromSummary } from '../../lib/summary/from-summary.ts';
@@ -96,6 +97,21 @@ describe('levels whose requests failed', () => {
       error: 'HTTP 400: bad input: x',
     });
     expect(parseFirstErrorCheck('status is OK')).toBeUndefined();
+  });
+
+  it('tells a failure the server never answered from one it answered, as each client words it', () => {
+    expect(httpNoResponse('dial: connection refused')).toBe(true);
+    expect(httpNoResponse('read: connection reset by peer')).toBe(true);
+    expect(httpNoResponse('HTTP 503')).toBe(false);
+    expect(httpNoResponse('HTTP 400: unexpected shape for input')).toBe(false);
+    // Real k6 names the status, the Node runtime numbers it.
+    expect(grpcNoResponse('status Unavailable: connection error: desc = "connect: connection refused"')).toBe(
+      true,
+    );
+    expect(grpcNoResponse('status 14: connection error: connect ECONNREFUSED 127.0.0.1:8001')).toBe(true);
+    expect(grpcNoResponse('status 3: unexpected shape for input')).toBe(false);
+    expect(grpcNoResponse('status InvalidArgument: unexpected shape')).toBe(false);
+    expect(grpcNoResponse('status 140: no such code')).toBe(false);
   });
 
   it('words the verdict from the failed share and the first error', () => {

@@ -4,7 +4,7 @@
  * (dist/<name>.cjs, runtime/loader/prebuilt.ts). Usage: node --import tsx build.ts [scenario ... | --runtime]
  */
 import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
 import { SCRIPT_CJS_OPTIONS } from './runtime/loader/bundle.ts';
@@ -95,6 +95,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   }
   const wanted = process.argv.slice(2);
   const out = await buildScenarios(wanted.length ? wanted : undefined);
-  for (const file of out) console.log(file);
-  if (wanted.length === 0) console.log(await buildRuntime());
+  // One line, as `npm ci` runs this (prepare): what was built and where, not every file.
+  const names = out.map((file) => basename(file, '.js')).join(', ');
+  const runtime =
+    wanted.length === 0 ? ` and the Node runtime in ${relative(ROOT, dirname(await buildRuntime()))}/` : '';
+  console.log(`built the scenarios (${names}) in dist/${runtime}`);
 }

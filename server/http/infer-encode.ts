@@ -38,8 +38,10 @@ export function encodeHttpInfer(result: InferResult, prefs: HttpOutputPrefs): En
     const data = ArrayBuffer.isView(decoded) ? Array.from(decoded as ArrayLike<number>) : decoded;
     return { name: o.name, datatype: o.datatype, shape: o.shape, data };
   });
-  const head: Record<string, unknown> = { model_name: result.modelName, model_version: result.modelVersion };
-  if (result.id) head.id = result.id;
+  // Triton's member order: id (when set), model_name, model_version, outputs.
+  const head: Record<string, unknown> = result.id ? { id: result.id } : {};
+  head.model_name = result.modelName;
+  head.model_version = result.modelVersion;
   head.outputs = outputs;
   const json = Buffer.from(JSON.stringify(head));
   if (binaries.length === 0) return { chunks: [json], headerLength: undefined };

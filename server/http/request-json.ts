@@ -1,0 +1,258 @@
+/**
+ * An HTTP request's JSON as Triton's HTTP frontend reads it: rapidjson with NaN and Infinity allowed, a NUL
+ * byte ending the text. JSON.parse reads the body first (the fast path); a body it refuses, or one it reads
+ * where rapidjson may not, is read again here, byte by byte as rapidjson reads it, which accepts NaN, Inf,
+ * Infinity and NUL-ended text, and refuses the rest with rapidjson's words and byte offset.
+ */
+import { Errors } from '../errors.ts';
+
+/** rapidjson's messages (GetParseError_En). */
+const MESSAGE = {
+  empty: 'The document is empty.',
+  notSingular: 'The document root must not be followed by other values.',
+  invalid: 'Invalid value.',
+  missName: 'Missing a name for object member.',
+  missColon: 'Missing a colon after a name of object member.',
+  missCommaOrCurly: "Missing a comma or '}' after an object member.",
+  missCommaOrSquare: "Missing a comma or ']' after an array element.",
+  badHex: 'Incorrect hex digit after \\u escape in string.',
+  badSurrogate: 'The surrogate pair in string is invalid.',
+  badEscape: 'Invalid escape character in string.',
+  missQuote: 'Missing a closing quotation mark in string.',
+  badEncoding: 'Invalid encoding in string.',
+  tooBig: 'Number too big to be stored in double.',
+  missFraction: 'Miss fraction part in number.',
+  missExponent: 'Miss exponent in number.',
+} as const;
+
+/**
+ * Text JSON.parse reads but rapidjson may refuse: a number that may overflow a double (rapidjson refuses it,
+ * JSON.parse makes it Infinity) and a \u escape of a UTF-16 surrogate (rapidjson refuses one without its pair).
+ */
+const MAYBE_REFUSED = /[eE][+-]?\d{3}|\d{309}|\\u[dD][89a-fA-F]/;
+
+/** Parses `bytes` as a request's JSON; throws Triton's 500 with rapidjson's words when it is not JSON. */
+export function parseRequestJson(bytes: Buffer): unknown {
+  const text = bytes.toString('utf8');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return new Reader(bytes).document();
+  }
+  return MAYBE_REFUSED.test(text) ? new Reader(bytes).document() : value;
+}
+
+const SIMPLE_ESCAPES: Readonly<Record<number, number>> = {
+  34: 0x22,
+  92: 0x5c,
+  47: 0x2f,
+  98: 0x08,
+  102: 0x0c,
+  110: 0x0a,
+  114: 0x0d,
+  116: 0x09,
+};
+
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+
+/**
+ * rapidjson's recursive reader over bytes. A body nested deep enough to exhaust the stack fails with a
+ * RangeError, which the server answers as an internal error (500), as it answers this reader's errors.
+ */
+class Reader {
+  readonly #bytes: Buffer;
+  #pos = 0;
+
+  constructor(bytes: Buffer) {
+    this.#bytes = bytes;
+  }
+
+  document(): unknown {
+    this.#skipSpace();
+    if (this.#peek() === 0) this.#fail(MESSAGE.empty, this.#pos);
+    const value = this.#value();
+    this.#skipSpace();
+    if (this.#peek() !== 0) this.#fail(MESSAGE.notSingular, this.#pos);
+    return value;
+  }
+
+  #fail(message: string, offset: number): never {
+    throw Errors.jsonSyntax(message, offset);
+  }
+
+  /** The next byte; 0 at the end, as rapidjson's stream reads it. */
+  #peek(): number {
+    return this.#pos < this.#bytes.length ? this.#bytes[this.#pos]! : 0;
+  }
+
+  #consume(c: number): boolean {
+    if (this.#peek() !== c) return false;
+    this.#pos += 1;
+    return true;
+  }
+
+  #skipSpace(): void {
+    for (let c = this.#peek(); c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09; c = this.#peek()) {
+      this.#pos += 1;
+    }
+  }
+
+  #value(): unknown {
+    switch (this.#peek()) {
+      case 0x6e: // n
+        return this.#literal('null', null);
+      case 0x74: // t
+        return this.#literal('true', true);
+      case 0x66: // f
+        return this.#literal('false', false);
+      case 0x22: // "
+        return this.#string();
+      case 0x7b: // {
+        return this.#object();
+      case 0x5b: // [
+        return this.#array();
+      default:
+        return this.#number();
+    }
+  }
+
+  #literal(word: string, value: unknown): unknown {
+    this.#pos += 1;
+    for (let i = 1; i < word.length; i++) {
+      if (!this.#consume(word.charCodeAt(i))) this.#fail(MESSAGE.invalid, this.#pos);
+    }
+    return value;
+  }
+
+  #object(): Record<string, unknown> {
+    this.#pos += 1;
+    const out: Record<string, unknown> = {};
+    this.#skipSpace();
+    if (this.#consume(0x7d)) return out;
+    for (;;) {
+      if (this.#peek() !== 0x22) this.#fail(MESSAGE.missName, this.#pos);
+      const key = this.#string();
+      this.#skipSpace();
+      if (!this.#consume(0x3a)) this.#fail(MESSAGE.missColon, this.#pos);
+      this.#skipSpace();
+      const value = this.#value();
+      // rapidjson keeps repeated names; Triton's lookups find the first.
+      if (!Object.hasOwn(out, key)) out[key] = value;
+      this.#skipSpace();
+      if (this.#consume(0x2c)) this.#skipSpace();
+      else if (this.#consume(0x7d)) return out;
+      else this.#fail(MESSAGE.missCommaOrCurly, this.#pos);
+    }
+  }
+
+  #array(): unknown[] {
+    this.#pos += 1;
+    const out: unknown[] = [];
+    this.#skipSpace();
+    if (this.#consume(0x5d)) return out;
+    for (;;) {
+      out.push(this.#value());
+      this.#skipSpace();
+      if (this.#consume(0x2c)) this.#skipSpace();
+      else if (this.#consume(0x5d)) return out;
+      else this.#fail(MESSAGE.missCommaOrSquare, this.#pos);
+    }
+  }
+
+  #string(): string {
+    this.#pos += 1;
+    const out: number[] = [];
+    for (;;) {
+      const c = this.#peek();
+      if (c === 0x5c) {
+        const escapeAt = this.#pos;
+        this.#pos += 1;
+        const e = this.#peek();
+        const simple = SIMPLE_ESCAPES[e];
+        if (simple !== undefined) {
+          this.#pos += 1;
+          out.push(simple);
+        } else if (e === 0x75) {
+          this.#pos += 1;
+          let code = this.#hex4(escapeAt);
+          if (code >= 0xd800 && code <= 0xdfff) {
+            if (code > 0xdbff || !this.#consume(0x5c) || !this.#consume(0x75)) {
+              this.#fail(MESSAGE.badSurrogate, escapeAt);
+            }
+            const low = this.#hex4(escapeAt);
+            if (low < 0xdc00 || low > 0xdfff) this.#fail(MESSAGE.badSurrogate, escapeAt);
+            code = ((code - 0xd800) << 10) + (low - 0xdc00) + 0x10000;
+          }
+          for (const b of Buffer.from(String.fromCodePoint(code), 'utf8')) out.push(b);
+        } else this.#fail(MESSAGE.badEscape, escapeAt);
+      } else if (c === 0x22) {
+        this.#pos += 1;
+        return Buffer.from(out).toString('utf8');
+      } else if (c < 0x20) {
+        this.#fail(c === 0 ? MESSAGE.missQuote : MESSAGE.badEncoding, this.#pos);
+      } else {
+        out.push(c);
+        this.#pos += 1;
+      }
+    }
+  }
+
+  #hex4(escapeAt: number): number {
+    let code = 0;
+    for (let i = 0; i < 4; i++) {
+      const c = this.#peek();
+      const digit = isDigit(c)
+        ? c - 0x30
+        : c >= 0x41 && c <= 0x46
+          ? c - 55
+          : c >= 0x61 && c <= 0x66
+            ? c - 87
+            : -1;
+      if (digit < 0) this.#fail(MESSAGE.badHex, escapeAt);
+      code = code * 16 + digit;
+      this.#pos += 1;
+    }
+    return code;
+  }
+
+  #number(): number {
+    const start = this.#pos;
+    const minus = this.#consume(0x2d);
+    const c = this.#peek();
+    if (c === 0x30) this.#pos += 1;
+    else if (c >= 0x31 && c <= 0x39) this.#digits();
+    else if (c === 0x4e) {
+      // NaN (a minus sign before it is read and dropped, as rapidjson does)
+      this.#pos += 1;
+      if (!(this.#consume(0x61) && this.#consume(0x4e))) this.#fail(MESSAGE.invalid, this.#pos);
+      return Number.NaN;
+    } else if (c === 0x49) {
+      // Inf or Infinity
+      this.#pos += 1;
+      if (!(this.#consume(0x6e) && this.#consume(0x66))) this.#fail(MESSAGE.invalid, this.#pos);
+      if (this.#peek() === 0x69) {
+        for (const b of [0x69, 0x6e, 0x69, 0x74, 0x79]) {
+          if (!this.#consume(b)) this.#fail(MESSAGE.invalid, this.#pos);
+        }
+      }
+      return minus ? -Infinity : Infinity;
+    } else this.#fail(MESSAGE.invalid, this.#pos);
+    if (this.#consume(0x2e)) {
+      if (!isDigit(this.#peek())) this.#fail(MESSAGE.missFraction, this.#pos);
+      this.#digits();
+    }
+    if (this.#consume(0x65) || this.#consume(0x45)) {
+      if (!this.#consume(0x2b)) this.#consume(0x2d);
+      if (!isDigit(this.#peek())) this.#fail(MESSAGE.missExponent, this.#pos);
+      this.#digits();
+    }
+    const value = Number(this.#bytes.toString('latin1', start, this.#pos));
+    if (!Number.isFinite(value)) this.#fail(MESSAGE.tooBig, start);
+    return value;
+  }
+
+  #digits(): void {
+    while (isDigit(this.#peek())) this.#pos += 1;
+  }
+}

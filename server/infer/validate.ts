@@ -29,7 +29,7 @@ export function planFor(config: ModelConfigJson): TensorPlan {
     dims: t.dims,
     optional: t.optional === true,
   }));
-  const outputNames = config.output.map((t) => t.name);
+  const outputNames = byName(config.output.map((t) => t.name));
   return {
     modelName: config.name,
     maxBatchSize: config.max_batch_size,
@@ -40,7 +40,15 @@ export function planFor(config: ModelConfigJson): TensorPlan {
   };
 }
 
-/** A valid request: inputs in config order, the output names to compute, and its inference count. */
+/**
+ * Output names in the order Triton answers them: its requested outputs are a std::set, so by name (byte
+ * order), whatever the order asked or the config's (the ONNX Runtime backend keeps its outputs in a std::map).
+ */
+function byName(names: string[]): string[] {
+  return names.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+}
+
+/** A valid request: inputs in config order, the output names to compute (by name), and its inference count. */
 export interface ValidRequest {
   batchSize: number;
   inputs: TensorData[];
@@ -59,6 +67,7 @@ export function validateRequest(plan: TensorPlan, req: InferRequest): ValidReque
       // Triton keeps requested outputs in a set: a name asked twice is computed and answered once.
       if (!outputNames.includes(o.name)) outputNames.push(o.name);
     }
+    byName(outputNames);
   }
   const inputs = req.inputs;
   const required = plan.inputs.filter((t) => !t.optional).length;

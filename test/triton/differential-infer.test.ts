@@ -9,7 +9,9 @@
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeTensor } from '../../lib/tensor/codec.ts';
-import type { Datatype } from '../../models/types.ts';
+import { CATALOG } from '../../models/catalog.ts';
+import type { Datatype, ModelEntry } from '../../models/types.ts';
+import { catalogInputs } from '../onnx/catalog-inputs.ts';
 import {
   type GrpcAnswer,
   type HttpAnswer,
@@ -70,9 +72,22 @@ function rep(values: number[], times: number): number[] {
   return Array.from({ length: times }, () => values).flat();
 }
 
-/** A valid request per model. */
+/** A catalog model's request (test/onnx/catalog-inputs.ts): `batch` items where the model batches. */
+function catalogCase(entry: ModelEntry, batch: number): InputCase[] {
+  return catalogInputs(entry, { batch }).map((t) => ({
+    name: t.name,
+    datatype: t.datatype,
+    shape: [...t.shape],
+    values: values(t.datatype, t.data) as number[],
+    bytes: Buffer.from(t.data),
+  }));
+}
+
+/** A valid request per model: every catalog model (two items where it batches), mnist-batch and simple. */
 const MODELS: Record<string, InputCase[]> = {
-  'onnx-mnist-cpu': [mnistInput([1, 1, 28, 28])],
+  ...Object.fromEntries(
+    Object.values(CATALOG).map((e) => [e.name, catalogCase(e, e.maxBatchSize > 0 ? 2 : 1)]),
+  ),
   'mnist-batch': [mnistInput([2, 1, 28, 28], [...PIXELS, ...PIXELS_2])],
   simple: simpleInputs(3),
 };
@@ -172,7 +187,7 @@ describe.skipIf(!REAL_TRITON.path)(
     let grpcE: ReturnType<typeof inferenceClient>;
     let grpcT: ReturnType<typeof inferenceClient>;
     beforeAll(async () => {
-      repo = writeInferRepository();
+      repo = await writeInferRepository();
       pair = await startPair(repo);
       grpcE = inferenceClient(pair.embedded);
       grpcT = inferenceClient(pair.triton);
@@ -270,17 +285,19 @@ describe.skipIf(!REAL_TRITON.path)(
       });
 
       it.each([
-        ['onnx-mnist-cpu', 3, false],
-        ['onnx-mnist-cpu', 20, true],
-        ['mnist-batch', 2, false],
+        ['onnx-mnist-cpu', 'output', 3, false],
+        ['onnx-mnist-cpu', 'output', 20, true],
+        ['mnist-batch', 'output', 2, false],
+        ['resnext101-32x4d', 'OUTPUT__0', 5, false],
+        ['bert-base', 'end_logits', 4, true],
       ] as const)(
-        'answers classification on %s (class_count %d, binary %s) alike',
-        async (model, count, binary) => {
+        'answers classification on %s %s (class_count %d, binary %s) alike',
+        async (model, output, count, binary) => {
           const { e, t } = await both(
             inferPath(model),
             JSON.stringify({
               inputs: jsonInputs(MODELS[model]!),
-              outputs: [{ name: 'output', parameters: { classification: count, binary_data: binary } }],
+              outputs: [{ name: output, parameters: { classification: count, binary_data: binary } }],
             }),
           );
           expectSameInfer(e, t);
@@ -305,7 +322,12 @@ describe.skipIf(!REAL_TRITON.path)(
           name: t.name,
           datatype: t.datatype,
           shape: t.shape,
-          contents: t.datatype === 'FP32' ? { fp32_contents: t.values } : { int_contents: t.values },
+          contents:
+            t.datatype === 'FP32'
+              ? { fp32_contents: t.values }
+              : t.datatype === 'INT64'
+                ? { int64_contents: t.values }
+                : { int_contents: t.values },
         })),
       });
 

@@ -13,8 +13,8 @@ import {
   type RequestedOutput,
   type RequestInput,
 } from '../infer/types.ts';
-import { isUint, jsonElementCount, jsonTensorBytes, NOT_A } from './json-tensor.ts';
-import { parseRequestJson } from './request-json.ts';
+import { isJsonNumber, isUint, jsonElementCount, jsonTensorBytes, NOT_A } from './json-tensor.ts';
+import { parseRequestJson, WholeDouble } from './request-json.ts';
 
 /** What the encoder needs to know about the client's output wishes. */
 export interface HttpOutputPrefs {
@@ -61,7 +61,7 @@ export function decodeHttpInfer(
   if (headerLength === 0) {
     return { request: rawRequest(body, model), prefs: { binaryDefault: true, binaryByName: new Map() } };
   }
-  const parsed = parseRequestJson(body.subarray(0, headerLength));
+  const parsed = parseRequestJson(body.subarray(0, headerLength), readsIntegers);
   const json = isObject(parsed) ? parsed : {};
   const id = requestId(json);
   const { parameters, binaryDefault } = requestParameters(json);
@@ -79,6 +79,15 @@ export function decodeHttpInfer(
     request: { modelName: model.name, modelVersion: model.version, id, inputs, outputs, parameters },
     prefs,
   };
+}
+
+/** Whether a request has JSON data for an integer input, where 5.0 and 5 differ to Triton. */
+function readsIntegers(value: unknown): boolean {
+  const inputs = isObject(value) ? value.inputs : undefined;
+  return (
+    Array.isArray(inputs) &&
+    inputs.some((t) => isObject(t) && has(t, 'data') && /^U?INT/.test(String(t.datatype)))
+  );
 }
 
 function requestId(json: Json): string {
@@ -119,7 +128,8 @@ function requestParameters(json: Json): { parameters: Json; binaryDefault: boole
             "parameter keys starting with 'triton_' are reserved for Triton usage and should not be specified.",
           );
         }
-        if (!['string', 'number', 'boolean'].includes(typeof value)) {
+        if (value instanceof WholeDouble) params[key] = value.value;
+        else if (typeof value !== 'string' && typeof value !== 'boolean' && !isJsonNumber(value)) {
           throw Errors.badRequest(
             `parameter '${key}' has invalid type. It should be either 'int', 'bool', or 'string'.`,
           );

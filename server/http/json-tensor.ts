@@ -9,6 +9,7 @@ import { encodeBytesTensor } from '../../lib/tensor/bytes.ts';
 import type { Datatype } from '../../models/types.ts';
 import { Errors, ServerError } from '../errors.ts';
 import { INVALID_DATATYPE } from '../infer/types.ts';
+import { WholeDouble } from './request-json.ts';
 
 /** Triton's HTTP_MAX_JSON_NESTING_DEPTH: `data` itself is depth 0. */
 export const MAX_JSON_DEPTH = 100;
@@ -27,7 +28,7 @@ export const NOT_A = {
 const TWO_64 = 2 ** 64;
 const TWO_63 = 2 ** 63;
 
-/** A JSON number Triton reads as an unsigned integer (a JSON text like 5.0, a double to rapidjson, is one here). */
+/** A JSON number Triton reads as an unsigned integer (not one written as a double: see WholeDouble). */
 export function isUint(v: unknown): v is number {
   return typeof v === 'number' && Number.isInteger(v) && v >= 0 && v < TWO_64;
 }
@@ -35,6 +36,13 @@ export function isUint(v: unknown): v is number {
 function isInt(v: unknown): v is number {
   return typeof v === 'number' && Number.isInteger(v) && v >= -TWO_63 && v < TWO_63;
 }
+
+/** Any JSON number, a whole number written as a double included (rapidjson's IsNumber). */
+export function isJsonNumber(v: unknown): v is number | WholeDouble {
+  return typeof v === 'number' || v instanceof WholeDouble;
+}
+
+const numberOf = (v: number | WholeDouble) => (typeof v === 'number' ? v : v.value);
 
 /** One element: its JSON type check and how it is written. */
 type ElementWriter = {
@@ -58,14 +66,14 @@ const WRITERS: Readonly<Partial<Record<Datatype, ElementWriter>>> = {
   INT32: { is: isInt, not: NOT_A.int, write: (d, i, v: number) => d.setInt32(i, v, true) },
   INT64: { is: isInt, not: NOT_A.int, write: (d, i, v: number) => d.setBigInt64(i, BigInt(v), true) },
   FP32: {
-    is: (v) => typeof v === 'number',
+    is: isJsonNumber,
     not: NOT_A.number,
-    write: (d, i, v: number) => d.setFloat32(i, v, true),
+    write: (d, i, v: number | WholeDouble) => d.setFloat32(i, numberOf(v), true),
   },
   FP64: {
-    is: (v) => typeof v === 'number',
+    is: isJsonNumber,
     not: NOT_A.number,
-    write: (d, i, v: number) => d.setFloat64(i, v, true),
+    write: (d, i, v: number | WholeDouble) => d.setFloat64(i, numberOf(v), true),
   },
 };
 

@@ -2,7 +2,9 @@
  * An HTTP request's JSON as Triton's HTTP frontend reads it: rapidjson with NaN and Infinity allowed, a NUL
  * byte ending the text. JSON.parse reads the body first (the fast path); a body it refuses, or one it reads
  * where rapidjson may not, is read again here, byte by byte as rapidjson reads it, which accepts NaN, Inf,
- * Infinity and NUL-ended text, and refuses the rest with rapidjson's words and byte offset.
+ * Infinity and NUL-ended text, and refuses the rest with rapidjson's words and byte offset. That reading also
+ * keeps what JSON.parse loses: a whole number written as a double (5.0, 1e3), which rapidjson, and so Triton,
+ * does not read as an integer.
  */
 import { Errors } from '../errors.ts';
 
@@ -31,8 +33,24 @@ const MESSAGE = {
  */
 const MAYBE_REFUSED = /[eE][+-]?\d{3}|\d{309}|\\u[dD][89a-fA-F]/;
 
-/** Parses `bytes` as a request's JSON; throws Triton's 500 with rapidjson's words when it is not JSON. */
-export function parseRequestJson(bytes: Buffer): unknown {
+/** A number literal with a fraction or an exponent and a whole value (5.0, 1e3, 2.5e1). */
+const WHOLE_DOUBLE = /\d\.0+(?![0-9])|\d[eE]/;
+
+/** A whole number written as a double: rapidjson reads it as a double, never as an integer. */
+export class WholeDouble {
+  constructor(readonly value: number) {}
+}
+
+/**
+ * Parses `bytes` as a request's JSON; throws Triton's 500 with rapidjson's words when it is not JSON. Where
+ * `readsIntegers` says the parsed request reads integers that matter (integer tensor data), and the text has a
+ * whole number written as a double, it is read again so that such numbers come back as WholeDouble; the byte
+ * by byte reading always gives them so.
+ */
+export function parseRequestJson(
+  bytes: Buffer,
+  readsIntegers: (value: unknown) => boolean = () => false,
+): unknown {
   const text = bytes.toString('utf8');
   let value: unknown;
   try {
@@ -40,7 +58,10 @@ export function parseRequestJson(bytes: Buffer): unknown {
   } catch {
     return new Reader(bytes).document();
   }
-  return MAYBE_REFUSED.test(text) ? new Reader(bytes).document() : value;
+  if (MAYBE_REFUSED.test(text) || (WHOLE_DOUBLE.test(text) && readsIntegers(value))) {
+    return new Reader(bytes).document();
+  }
+  return value;
 }
 
 const SIMPLE_ESCAPES: Readonly<Record<number, number>> = {
@@ -216,8 +237,9 @@ class Reader {
     return code;
   }
 
-  #number(): number {
+  #number(): number | WholeDouble {
     const start = this.#pos;
+    let double = false;
     const minus = this.#consume(0x2d);
     const c = this.#peek();
     if (c === 0x30) this.#pos += 1;
@@ -241,15 +263,17 @@ class Reader {
     if (this.#consume(0x2e)) {
       if (!isDigit(this.#peek())) this.#fail(MESSAGE.missFraction, this.#pos);
       this.#digits();
+      double = true;
     }
     if (this.#consume(0x65) || this.#consume(0x45)) {
       if (!this.#consume(0x2b)) this.#consume(0x2d);
       if (!isDigit(this.#peek())) this.#fail(MESSAGE.missExponent, this.#pos);
       this.#digits();
+      double = true;
     }
     const value = Number(this.#bytes.toString('latin1', start, this.#pos));
     if (!Number.isFinite(value)) this.#fail(MESSAGE.tooBig, start);
-    return value;
+    return double && Number.isInteger(value) ? new WholeDouble(value) : value;
   }
 
   #digits(): void {

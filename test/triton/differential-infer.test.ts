@@ -120,8 +120,13 @@ function expectClose(embedded: unknown[], triton: unknown[], datatype: string): 
     expect(embedded).toEqual(triton);
     return;
   }
+  // NaN and ±Infinity (strings from JSON, numbers from binary) compare exactly; the rest within the tolerance.
+  const exact = (v: unknown) => typeof v !== 'number' || !Number.isFinite(v);
+  expect(embedded.map((v) => (exact(v) ? String(v) : 'finite'))).toEqual(
+    triton.map((v) => (exact(v) ? String(v) : 'finite')),
+  );
   const worst = embedded.reduce<number>(
-    (m, v, i) => Math.max(m, Math.abs((v as number) - (triton[i] as number))),
+    (m, v, i) => (exact(v) ? m : Math.max(m, Math.abs((v as number) - (triton[i] as number)))),
     0,
   );
   expect(worst).toBeLessThanOrEqual(FP32_TOLERANCE);
@@ -235,6 +240,16 @@ describe.skipIf(!REAL_TRITON.path)(
         );
         const { e, t } = await both(inferPath(model), body, headers);
         expect(t.headerLength).toBeDefined();
+        expectSameInfer(e, t);
+      });
+
+      it('reads FP32 data written as 0.0, 5e-1, NaN and Infinity alike', async () => {
+        const text = JSON.stringify({ inputs: jsonInputs(MODELS['mnist-batch']!) })
+          .replace(/\[0,/, '[0.0,')
+          .replace(/,0,/, ',5e-1,')
+          .replace(/,0,/, ',NaN,')
+          .replace(/,0,/, ',-Infinity,');
+        const { e, t } = await both(inferPath('mnist-batch'), text);
         expectSameInfer(e, t);
       });
 
@@ -505,6 +520,16 @@ describe.skipIf(!REAL_TRITON.path)(
         }),
       ],
       ['a batch above max_batch_size', 'simple', JSON.stringify({ inputs: jsonInputs(simpleInputs(9)) })],
+      [
+        'INT32 data written as a whole double',
+        'simple',
+        simpleJson().replace('"data":[-4,', '"data":[-4.0,'),
+      ],
+      [
+        'INT32 data written with an exponent',
+        'simple',
+        simpleJson().replace('"data":[-4,-3,', '"data":[-4,3e0,'),
+      ],
       [
         'INT32 data given as floats',
         'simple',

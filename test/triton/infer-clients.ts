@@ -72,7 +72,10 @@ export function httpError(a: HttpAnswer): { status: number; contentType?: string
   return { status: a.status, contentType: a.contentType, error };
 }
 
-/** A successful infer answer, inflated: its JSON part and the binary data after it. */
+/** Triton's JSON writes NaN and ±Infinity bare (rapidjson): quoted here so that JSON.parse reads them. */
+const NON_FINITE = /(?<=[[,])(-?Infinity|NaN)(?=[,\]])/g;
+
+/** A successful infer answer, inflated: its JSON part (NaN and ±Infinity as strings) and the binary data after it. */
 export function inferBody(a: HttpAnswer): { json: InferJson; binary: Buffer } {
   const raw =
     a.contentEncoding === 'gzip'
@@ -81,7 +84,8 @@ export function inferBody(a: HttpAnswer): { json: InferJson; binary: Buffer } {
         ? zlib.inflateSync(a.body)
         : a.body;
   const jsonEnd = a.headerLength === undefined ? raw.length : Number(a.headerLength);
-  return { json: JSON.parse(raw.toString('utf8', 0, jsonEnd)), binary: raw.subarray(jsonEnd) };
+  const text = raw.toString('utf8', 0, jsonEnd).replace(NON_FINITE, '"$1"');
+  return { json: JSON.parse(text), binary: raw.subarray(jsonEnd) };
 }
 
 /** An infer response's JSON. */

@@ -27,11 +27,8 @@ const MESSAGE = {
   missExponent: 'Miss exponent in number.',
 } as const;
 
-/**
- * Text JSON.parse reads but rapidjson may refuse: a number that may overflow a double (rapidjson refuses it,
- * JSON.parse makes it Infinity) and a \u escape of a UTF-16 surrogate (rapidjson refuses one without its pair).
- */
-const MAYBE_REFUSED = /[eE][+-]?\d{3}|\d{309}|\\u[dD][89a-fA-F]/;
+/** A \u escape of a UTF-16 surrogate: rapidjson refuses one without its pair, JSON.parse reads it. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
 /** A number literal with a fraction or an exponent and a whole value (5.0, 1e3, 2.5e1). */
 const WHOLE_DOUBLE = /\d\.0+(?![0-9])|\d[eE]/;
@@ -58,10 +55,30 @@ export function parseRequestJson(
   } catch {
     return new Reader(bytes).document();
   }
-  if (MAYBE_REFUSED.test(text) || (WHOLE_DOUBLE.test(text) && readsIntegers(value))) {
-    return new Reader(bytes).document();
+  // Read again where rapidjson may refuse what JSON.parse read: a number past double range (JSON.parse made it
+  // ±Infinity) or an unpaired surrogate escape. Cheap checks first: a regular expression over a large body costs
+  // more than walking what JSON.parse made.
+  const again =
+    (text.includes('\\u') && SURROGATE_ESCAPE.test(text)) ||
+    hasInfinity(value) ||
+    (readsIntegers(value) && WHOLE_DOUBLE.test(text));
+  return again ? new Reader(bytes).document() : value;
+}
+
+/** Whether JSON.parse's value holds ±Infinity, which no valid JSON spells: an overflowing number. */
+function hasInfinity(value: unknown): boolean {
+  const stack = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'number') {
+      if (v === Infinity || v === -Infinity) return true;
+    } else if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) stack.push(v[i]);
+    } else if (v !== null && typeof v === 'object') {
+      for (const k in v) stack.push((v as Record<string, unknown>)[k]);
+    }
   }
-  return value;
+  return false;
 }
 
 const SIMPLE_ESCAPES: Readonly<Record<number, number>> = {

@@ -446,6 +446,7 @@ describe.skipIf(!REAL_TRITON.path)(
       ['unparsable JSON', 'onnx-mnist-cpu', '{"inputs": ['],
       ['JSON with trailing text', 'onnx-mnist-cpu', `${JSON.stringify(mnist())}x`],
       ['an invalid escape', 'onnx-mnist-cpu', '{"id": "\\q"}'],
+      ['an unpaired surrogate escape', 'onnx-mnist-cpu', '{"id": "\\ud800"}'],
       [
         'a number too big for a double',
         'onnx-mnist-cpu',

@@ -10,6 +10,8 @@ import { nowNs } from './stats.ts';
 
 /** What the scheduler needs from a queued request. */
 export interface Schedulable {
+  /** The request's id ('' when none), for the words of a refusal. */
+  readonly id: string;
   /** Inferences in the request (1 for models without a batch dimension). */
   readonly batchSize: number;
   /** Set by the scheduler on enqueue. */
@@ -69,7 +71,7 @@ export class Batcher<T extends Schedulable> {
   /** Queues a request and starts batches if an instance is free; throws queueFull when the queue is full. */
   enqueue(request: T): void {
     const maxQueue = this.#opts.dynamic?.maxQueueSize ?? 0;
-    if (maxQueue > 0 && this.pending >= maxQueue) throw Errors.queueFull();
+    if (maxQueue > 0 && this.pending >= maxQueue) throw Errors.queueFull(request.id);
     request.queue_start_ns = nowNs();
     this.#queue.push(request);
     this.#schedule();

@@ -6,8 +6,10 @@ import { fromConfigDatatype } from '../lib/tensor/datatypes.ts';
 import type { ModelConfigJson } from './config/types.ts';
 import { Errors } from './errors.ts';
 import { classify } from './infer/classification.ts';
+import { requestedVersion } from './infer/model-version.ts';
 import type { InferRequest, InferResult } from './infer/types.ts';
 import type { ServerMetrics } from './metrics.ts';
+import type { LoadedModel } from './model.ts';
 import { type IndexRow, parseOverride, type Repository } from './repository.ts';
 import type { ModelStatisticsJson } from './stats.ts';
 
@@ -101,10 +103,15 @@ export class InferenceCore {
     return this.repository.get(name, version).config;
   }
 
+  /** The model an inference request names, its version read as Triton reads it ('' = the latest ready one). */
+  inferTarget(name: string, version: string): LoadedModel {
+    return this.repository.get(name, requestedVersion(version));
+  }
+
   /** Runs one inference; counted as in flight until it settles. */
   async infer(req: InferRequest): Promise<InferResult> {
     if (this.#stopping) throw Errors.serverStopping();
-    const model = this.repository.get(req.modelName, req.modelVersion);
+    const model = this.inferTarget(req.modelName, req.modelVersion);
     this.#inflight += 1;
     try {
       const result = await model.infer(req);

@@ -35,6 +35,13 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, { http: number; grpc: Gr
 /** An error the server answers with; `code` decides the HTTP and gRPC status. */
 export class ServerError extends Error {
   readonly code: ErrorCode;
+  /**
+   * The request had entered its model's queue when it failed (timed out, cancelled, its backend failed).
+   * Triton counts only these in the model's failure statistics, and answers them through the response
+   * callback, which flags a stream answer final; a request refused before it was queued (malformed, invalid,
+   * queue full) is answered by the frontend and counted nowhere.
+   */
+  queued = false;
   constructor(code: ErrorCode, message: string) {
     super(message);
     this.name = 'ServerError';
@@ -67,25 +74,16 @@ export function asServerError(err: unknown): ServerError {
   return new ServerError('INTERNAL', err instanceof Error ? err.message : String(err));
 }
 
-/** Triton prefixes request errors with the request id when the client gave one. */
-function req(id: string | undefined): string {
-  return id ? `[request id: ${id}] ` : '';
+/** Triton's LogRequest(): its core's request errors start with the request id, or <id_unknown> when none was given. */
+export function requestTag(id: string | undefined): string {
+  return `[request id: ${id || '<id_unknown>'}] `;
 }
+
+const req = requestTag;
 
 /** Triton's DimsListToString: "[-1,3,224,224]". */
 export function dimsToString(dims: readonly number[]): string {
   return `[${dims.join(',')}]`;
-}
-
-/**
- * A client's value as an error message shows it, cut short. Arrays and objects are described, not printed:
- * JSON.stringify recurses, and a value nested 100,000 deep would overflow the stack.
- */
-export function preview(value: unknown): string {
-  if (Array.isArray(value)) return `an array of ${value.length}`;
-  if (value !== null && typeof value === 'object') return 'an object';
-  const text = typeof value === 'string' ? JSON.stringify(value) : String(value);
-  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
 /** Every error the server raises, named by cause. */
@@ -104,25 +102,47 @@ export const Errors = {
           `Request for unknown model: '${model}' version ${version} is not at ready state`,
         )
       : new ServerError('NOT_FOUND', `Request for unknown model: '${model}' has no available versions`),
-  unknownInput: (id: string | undefined, input: string, model: string) =>
-    new ServerError('INVALID_ARG', `${req(id)}unexpected inference input '${input}' for model '${model}'`),
-  unknownOutput: (id: string | undefined, output: string, model: string) =>
-    new ServerError('INVALID_ARG', `${req(id)}unexpected inference output '${output}' for model '${model}'`),
+  // The model's own lookups (Triton's Model::GetInput / GetOutput) carry no request id.
+  unknownInput: (input: string, model: string) =>
+    new ServerError('INVALID_ARG', `unexpected inference input '${input}' for model '${model}'`),
+  unknownOutput: (output: string, model: string) =>
+    new ServerError('INVALID_ARG', `unexpected inference output '${output}' for model '${model}'`),
   duplicateInput: (id: string | undefined, input: string) =>
     new ServerError('INVALID_ARG', `${req(id)}input '${input}' already exists in request`),
-  inputCount: (id: string | undefined, model: string, expected: string[], got: string[]) => {
-    const missing = expected.filter((n) => !got.includes(n));
-    const list = (names: string[]) => `[${names.map((n) => `'${n}'`).join(',')}]`;
+  inputCount: (
+    id: string | undefined,
+    model: string,
+    config: readonly { name: string; optional: boolean }[],
+    got: readonly string[],
+  ) => {
+    // Triton appends "'name'," per name and drops the last character: with nothing missing, the "[" goes
+    // and the list prints as "]".
+    const missing = config
+      .filter((t) => !t.optional && !got.includes(t.name))
+      .map((t) => `'${t.name}',`)
+      .join('');
+    const required = config.filter((t) => !t.optional).length;
+    const expected =
+      required === config.length
+        ? `expected ${config.length} inputs`
+        : `expected number of inputs between ${required} and ${config.length}`;
     return new ServerError(
       'INVALID_ARG',
-      `${req(id)}expected ${expected.length} inputs but got ${got.length} inputs for model '${model}'. ` +
-        `Got inputs ${list(got)}, but missing required inputs ${list(missing)}. Please provide all required inputs.`,
+      `${req(id)}${expected} but got ${got.length} inputs for model '${model}'. ` +
+        `Got input(s) [${got.map((n) => `'${n}'`).join(',')}], but missing required input(s) ` +
+        `${`[${missing}`.slice(0, -1)}]. Please provide all required input(s).`,
     );
   },
+  /** `got` is the request's datatype as Triton prints it ('<invalid>' for a name it does not know). */
   datatype: (id: string | undefined, input: string, got: string, model: string, expected: string) =>
     new ServerError(
       'INVALID_ARG',
       `${req(id)}inference input '${input}' data-type is '${got}', but model '${model}' expects '${expected}'`,
+    ),
+  wildcardDim: (id: string | undefined, input: string, model: string, got: readonly number[]) =>
+    new ServerError(
+      'INVALID_ARG',
+      `${req(id)}All input dimensions should be specified for input '${input}' for model '${model}', got ${dimsToString(got)}`,
     ),
   shape: (
     id: string | undefined,
@@ -160,9 +180,48 @@ export const Errors = {
       'INVALID_ARG',
       `${req(id)}input byte size mismatch for input '${input}' for model '${model}'. Expected ${expected}, got ${got}`,
     ),
-  queueFull: () => new ServerError('UNAVAILABLE', 'Exceeds maximum queue size'),
+  stringIndicator: (id: string | undefined, input: string, model: string, available: number) =>
+    new ServerError(
+      'INVALID_ARG',
+      `${req(id)}incomplete string length indicator for inference input '${input}' for model '${model}', ` +
+        `expecting 4 bytes but only ${available} bytes available. Please make sure the string length indicator is in one buffer.`,
+    ),
+  tooManyStrings: (id: string | undefined, count: number, input: string, model: string, expected: number) =>
+    new ServerError(
+      'INVALID_ARG',
+      `${req(id)}unexpected number of string elements ${count} for inference input '${input}' for model '${model}', expecting ${expected}`,
+    ),
+  stringCount: (id: string | undefined, expected: number, input: string, model: string, got: number) =>
+    new ServerError(
+      'INVALID_ARG',
+      `${req(id)}expected ${expected} string elements for inference input '${input}' for model '${model}', got ${got}`,
+    ),
+  rawInputCount: (model: string, configInputs: number) =>
+    new ServerError(
+      'INVALID_ARG',
+      `${req('')}Raw request must only have 1 input (found 1) to be deduced but got ${configInputs} inputs in '${model}' model configuration`,
+    ),
+  rawShape: (input: string) =>
+    new ServerError(
+      'INVALID_ARG',
+      `${req('')}The shape of the raw input '${input}' can not be deduced because there are more than one variable-sized dimension`,
+    ),
+  rawBytesShape: (input: string) =>
+    new ServerError(
+      'INVALID_ARG',
+      `${req('')}For BYTE datatype raw input '${input}', the model must have input shape [1]`,
+    ),
+  queueFull: (id: string | undefined) =>
+    new ServerError('UNAVAILABLE', `${req(id)}Exceeds maximum queue size`),
   timeout: () => new ServerError('UNAVAILABLE', 'Request timeout expired'),
   badRequest: (message: string) => new ServerError('INVALID_ARG', message),
+  unknownSharedMemory: (region: string) =>
+    new ServerError('NOT_FOUND', `Unable to find shared memory region: '${region}'`),
+  /** A body that is not JSON, in rapidjson's words: Triton answers its JSON library's errors as internal (500). */
+  jsonSyntax: (message: string, offset: number) =>
+    new ServerError('INTERNAL', `failed to parse the request JSON buffer: ${message} at ${offset}`),
+  /** A request field of the wrong JSON type, as Triton's JSON library refuses it (500). */
+  jsonField: (context: string, detail: string) => new ServerError('INTERNAL', `${context}: ${detail}`),
   bodyTooLarge: (limit_bytes: number) =>
     new ServerError(
       'TOO_LARGE',
@@ -172,16 +231,6 @@ export const Errors = {
     new ServerError(
       'TOO_LARGE',
       `${encoding} request body inflates past the server's limit of ${limit_bytes} bytes; send it smaller or raise --http-max-input-size`,
-    ),
-  tooDeep: (input: string, max: number) =>
-    new ServerError(
-      'INVALID_ARG',
-      `'data' of input '${input}' is nested deeper than ${max} levels; send it flat or nested as its shape`,
-    ),
-  badClassification: (output: string, got: unknown) =>
-    new ServerError(
-      'INVALID_ARG',
-      `classification of output '${output}' must be an integer >= 0 (0 = off), got ${preview(got)}`,
     ),
   cancelled: () => new ServerError('CANCELLED', 'Request was cancelled by the client before it executed'),
   requestTimeout: (limit_ms: number) =>
@@ -195,6 +244,8 @@ export const Errors = {
       `too many open connections (limit ${limit}); close idle ones or raise --http-max-connections`,
     ),
   notFound: (path: string) => new ServerError('NOT_FOUND', `Not Found: no endpoint for ${path}`),
+  /** An infer body's Content-Encoding Triton does not read (it also answers Accept-Encoding: gzip, deflate). */
+  unsupportedEncoding: () => new ServerError('UNSUPPORTED', 'Unsupported compression type'),
   unsupported: (what: string) => new ServerError('UNSUPPORTED', `${what} is not supported`),
   modelControlDisabled: () =>
     new ServerError('UNAVAILABLE', 'explicit model load / unload is not allowed if polling is enabled'),

@@ -5,7 +5,7 @@
 import { Batcher } from './batcher.ts';
 import type { Backend, BackendFactory, TensorData } from './backends/types.ts';
 import type { ModelConfigJson } from './config/types.ts';
-import { asServerError, Errors, preview, type ServerError } from './errors.ts';
+import { asServerError, Errors, type ServerError } from './errors.ts';
 import { applyFaults, FaultInjector } from './faults/injector.ts';
 import { type FaultOptions, modelFaults } from './faults/spec.ts';
 import type { InferRequest, InferResult } from './infer/types.ts';
@@ -14,6 +14,7 @@ import type { FailureReason, ModelMetrics } from './metrics.ts';
 import { ModelStats, nowNs, type RequestTimes } from './stats.ts';
 
 interface Pending {
+  id: string;
   batchSize: number;
   queue_start_ns: number;
   timeout_us: number;
@@ -109,22 +110,24 @@ export class LoadedModel {
     return this.#batcher.pending;
   }
 
-  /** Applies injected faults, validates, queues and runs a request; a request whose signal aborts leaves the queue. */
+  /**
+   * Applies injected faults, validates, queues and runs a request; a request whose signal aborts leaves the
+   * queue. Only failures after the request was queued (and injected faults) count in the statistics, as in
+   * Triton, whose frontend answers a refused request without its model ever seeing it.
+   */
   async infer(req: InferRequest): Promise<InferResult> {
     const request_start_ns = nowNs();
     if (this.faults) {
       try {
         await applyFaults(this.faults.draw());
       } catch (err) {
-        this.#recordFailure(asServerError(err), request_start_ns);
-        throw err;
+        throw this.#failed(asServerError(err), request_start_ns);
       }
     }
     return new Promise<InferResult>((resolve, reject) => {
       const fail = (err: ServerError, reason?: FailureReason) => {
         req.signal?.removeEventListener('abort', onAbort);
-        this.#recordFailure(err, request_start_ns, reason);
-        reject(err);
+        reject(this.#failed(err, request_start_ns, reason));
       };
       let pending: Pending | undefined;
       const onAbort = () => {
@@ -133,11 +136,11 @@ export class LoadedModel {
       try {
         if (req.signal?.aborted) throw Errors.cancelled();
         const valid = validateRequest(this.#plan, req);
-        const timeout = queueTimeout_us(req.parameters.timeout);
         pending = {
+          id: req.id,
           batchSize: valid.batchSize,
           queue_start_ns: 0,
-          timeout_us: timeout,
+          timeout_us: queueTimeout_us(req.parameters.timeout),
           request_start_ns,
           req,
           inputs: valid.inputs,
@@ -148,18 +151,21 @@ export class LoadedModel {
           },
           reject: fail,
         };
-        req.signal?.addEventListener('abort', onAbort, { once: true });
         this.#batcher.enqueue(pending);
+        req.signal?.addEventListener('abort', onAbort, { once: true });
       } catch (err) {
-        fail(asServerError(err));
+        reject(asServerError(err));
       }
     });
   }
 
-  #recordFailure(err: ServerError, request_start_ns: number, reason?: FailureReason): void {
+  /** Marks a failure of a queued request and counts it. */
+  #failed(err: ServerError, request_start_ns: number, reason?: FailureReason): ServerError {
+    err.queued = true;
     const duration_ns = nowNs() - request_start_ns;
     this.stats.recordFailure(duration_ns);
     this.#metrics.failure(duration_ns, reason ?? (err.code === 'UNAVAILABLE' ? 'REJECTED' : 'OTHER'));
+    return err;
   }
 
   /** Waits for queued and executing requests, then closes the instances. */
@@ -234,13 +240,9 @@ export class LoadedModel {
   }
 }
 
-/** The request's "timeout" parameter (microseconds); 400 unless a number. */
+/** The request's "timeout" parameter in microseconds (the decoders checked its type; 0: the model's default). */
 function queueTimeout_us(value: unknown): number {
-  if (value === undefined) return 0;
-  // Never Number(value): an array nested deep would recurse through toString.
-  if (typeof value !== 'number' || !Number.isFinite(value))
-    throw Errors.badRequest(`parameter 'timeout' must be a number of microseconds, got ${preview(value)}`);
-  return value;
+  return typeof value === 'number' ? value : 0;
 }
 
 /** Concatenates each input along the batch dimension (inputs are in config order in every request). */

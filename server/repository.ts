@@ -128,7 +128,7 @@ export class Repository {
     const neverOrUnloaded =
       entry && entry.versions.size === 0 && (entry.reason === '' || entry.reason === 'unloaded');
     if (!entry || (neverOrUnloaded && entry.state !== 'LOADING')) {
-      throw Errors.unknownModel(name, version || undefined);
+      throw Errors.unknownModel(name);
     }
     if (version) {
       const model = entry.versions.get(version);

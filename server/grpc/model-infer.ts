@@ -5,15 +5,18 @@
  * server answered 12-30% more calls (K6_TRITON_SERVER_GRPC=grpc-js keeps grpc-js, to compare).
  *
  * Protobuf work stays with the service definition's own (de)serializers; every other RPC, and a compressed
- * ModelInfer, stays on grpc-js. Headers, statuses and their words follow grpc-js; only a message flagged
- * compressed under identity encoding is refused, as the gRPC protocol asks, where grpc-js reads it. Like grpc-js, an answer leaves in two writes (HEADERS and DATA, then the trailers): a Node
- * stream ends only after its last write completes, and the trailers follow the end.
+ * ModelInfer, stays on grpc-js. Headers, statuses and their words follow grpc-js, except that grpc-message is
+ * encoded as gRPC C++ (Triton) encodes it, and a message flagged compressed under identity encoding is refused,
+ * as the gRPC protocol asks, where grpc-js reads it. Like grpc-js, an answer leaves in two writes (HEADERS and
+ * DATA, then the trailers): a Node stream ends only after its last write completes, and the trailers follow the end.
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { status as Status } from '@grpc/grpc-js';
 import type { InferenceCore } from '../core.ts';
 import { asServerError } from '../errors.ts';
-import { fromInferRequestMsg, type InferRequestMsg, toInferResponseMsg } from './convert.ts';
+import type { InferRequestMsg } from './convert.ts';
+import { toInferResponseMsg } from './convert.ts';
+import { inferRequestOf } from './server.ts';
 
 /** The HTTP/2 path of inference.GRPCInferenceService/ModelInfer. */
 export const MODEL_INFER_PATH = '/inference.GRPCInferenceService/ModelInfer';
@@ -90,7 +93,7 @@ function serveCall(
     if (!settle()) return;
     // Trailers-only, as grpc-js answers an error before any message.
     stream.respond(
-      { ...STATUS_HEADERS, 'grpc-status': String(code), 'grpc-message': encodeURI(details) },
+      { ...STATUS_HEADERS, 'grpc-status': String(code), 'grpc-message': grpcMessage(details) },
       { endStream: true },
     );
     // Read on to the end of a body no one will use, so the stream can close.
@@ -162,7 +165,7 @@ function serveCall(
       return;
     }
     Promise.resolve()
-      .then(() => core.infer({ ...fromInferRequestMsg(msg), signal: abort.signal }))
+      .then(() => core.infer(inferRequestOf(core, msg, abort.signal)))
       .then(
         (result) => {
           const message = framed(codec.serialize(toInferResponseMsg(result)));
@@ -179,6 +182,22 @@ function serveCall(
         },
       );
   });
+}
+
+/**
+ * grpc-message as gRPC C++ (Triton's) writes it: bytes outside printable ASCII, and '%', percent-encoded,
+ * spaces kept. A message ending in a space (Triton's shape errors do) is then dropped by nghttp2-based
+ * clients such as grpc-js, which see an empty message from Triton and from here alike.
+ */
+function grpcMessage(details: string): string {
+  let out = '';
+  for (const b of Buffer.from(details, 'utf8')) {
+    out +=
+      b >= 0x20 && b <= 0x7e && b !== 0x25
+        ? String.fromCharCode(b)
+        : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
 }
 
 /** The request's one message, or what is wrong with the body (grpc-js's words). */

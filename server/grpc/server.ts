@@ -8,6 +8,7 @@ import { PROTO_DIR } from '../config/schema.ts';
 import type { InferenceCore } from '../core.ts';
 import { asServerError, Errors } from '../errors.ts';
 import { ResetFault } from '../faults/injector.ts';
+import type { InferRequest } from '../infer/types.ts';
 import {
   fromInferRequestMsg,
   type InferRequestMsg,
@@ -78,15 +79,19 @@ function unary<Req>(fn: (req: Req) => unknown): Unary {
   };
 }
 
+/** The request a ModelInfer message carries, read as Triton reads it: the model is looked up first. */
+export function inferRequestOf(core: InferenceCore, msg: InferRequestMsg, signal: AbortSignal): InferRequest {
+  core.inferTarget(msg.model_name ?? '', msg.model_version ?? '');
+  return { ...fromInferRequestMsg(msg), signal };
+}
+
 /** ModelInfer: a call cancelled by its client drops its request if still queued. */
 function modelInfer(core: InferenceCore): Unary {
   return (call, callback) => {
     const abort = new AbortController();
     call.once('cancelled', () => abort.abort());
     Promise.resolve()
-      .then(() =>
-        core.infer({ ...fromInferRequestMsg(call.request as InferRequestMsg), signal: abort.signal }),
-      )
+      .then(() => core.infer(inferRequestOf(core, call.request as InferRequestMsg, abort.signal)))
       .then(
         (result) => callback(null, toInferResponseMsg(result)),
         (err) => {
@@ -145,7 +150,14 @@ export function createGrpcServer(core: InferenceCore, opts: { maxMessage_bytes?:
   return server;
 }
 
-/** ModelStreamInfer: each request answers on the stream, errors as error_message; the stream ends after all settle. */
+/** Every answer on a stream of a model that is not decoupled is its request's last, and says so. */
+const FINAL = { triton_final_response: { bool_param: true } };
+
+/**
+ * ModelStreamInfer: each request answers on the stream, errors as error_message; the stream ends after all
+ * settle. A request refused before it was queued answers with its id alone; one that failed after (timed out,
+ * its backend failed) also names its model and is flagged final, as Triton's response callback answers it.
+ */
 function streamInfer(core: InferenceCore, call: Stream): void {
   let open = 0;
   let ended = false;
@@ -159,14 +171,12 @@ function streamInfer(core: InferenceCore, call: Stream): void {
   let inOrder: Promise<unknown> = Promise.resolve();
   call.on('data', (msg: InferRequestMsg) => {
     open += 1;
-    const outcome = Promise.resolve().then(() =>
-      core.infer({ ...fromInferRequestMsg(msg), signal: abort.signal }),
-    );
+    const outcome = Promise.resolve().then(() => core.infer(inferRequestOf(core, msg, abort.signal)));
     outcome.catch(() => {}); // handled in its turn below
     const turn = inOrder
       .then(() => outcome)
       .then(
-        (result) => call.write({ error_message: '', infer_response: toInferResponseMsg(result) }),
+        (result) => call.write({ infer_response: { ...toInferResponseMsg(result), parameters: FINAL } }),
         (err) => {
           if (err instanceof ResetFault) {
             // An injected reset fails the whole stream, as a dropped connection would.
@@ -175,14 +185,14 @@ function streamInfer(core: InferenceCore, call: Stream): void {
             return;
           }
           if (abort.signal.aborted) return;
-          call.write({
-            error_message: asServerError(err).message,
-            infer_response: {
-              model_name: msg.model_name,
-              model_version: msg.model_version ?? '',
-              id: msg.id ?? '',
-            },
-          });
+          const e = asServerError(err);
+          const answer: Record<string, unknown> = msg.id ? { id: msg.id } : {};
+          if (e.queued) {
+            if (msg.model_name) answer.model_name = msg.model_name;
+            if (msg.model_version) answer.model_version = msg.model_version;
+            answer.parameters = FINAL;
+          }
+          call.write({ error_message: e.message, infer_response: answer });
         },
       )
       .finally(() => {

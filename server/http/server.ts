@@ -8,7 +8,8 @@ import type { InferenceCore } from '../core.ts';
 import { asServerError, Errors, type ServerError } from '../errors.ts';
 import { ResetFault } from '../faults/injector.ts';
 import { decompress, readBody } from './body.ts';
-import { decodeHttpInfer } from './infer-decode.ts';
+import { compressBody, responseEncoding } from './compress.ts';
+import { decodeHttpInfer, type InferTarget, inferHeaderLength } from './infer-decode.ts';
 import { encodeHttpInfer } from './infer-encode.ts';
 import { applyConnectionCap, DEFAULT_HTTP_LIMITS, type HttpLimits, serverTimeouts } from './limits.ts';
 import { METHOD_BY_ROUTE, matchRoute, type Route } from './routes.ts';
@@ -150,23 +151,23 @@ async function infer(
   raw: Buffer,
 ): Promise<void> {
   const core = ctx.core;
-  const body = await decompress(raw, req.headers['content-encoding'], ctx.maxBody);
-  const headerValue = req.headers['inference-header-content-length'];
-  let headerLength: number | undefined;
-  if (headerValue !== undefined) {
-    headerLength = Number(headerValue);
-    if (!Number.isInteger(headerLength) || headerLength < 0) {
-      throw Errors.badRequest(
-        `Inference-Header-Content-Length must be a non-negative integer, got "${headerValue}"`,
-      );
-    }
+  // Triton finds the model, inflates the body and reads Inference-Header-Content-Length before it sets the
+  // answer's Content-Type: an error at these steps goes out as text/plain.
+  let target: InferTarget;
+  let body: Buffer;
+  let headerLength: number;
+  try {
+    const model = core.inferTarget(route.model, route.version);
+    target = { name: route.model, version: route.version, config: model.config };
+    body = await decompress(raw, req.headers['content-encoding'], ctx.maxBody);
+    headerLength = inferHeaderLength(headerText(req, 'inference-header-content-length'), body.length);
+  } catch (err) {
+    const e = asServerError(err);
+    const headers: http.OutgoingHttpHeaders = { 'Content-Type': 'text/plain' };
+    if (e.code === 'UNSUPPORTED') headers['Accept-Encoding'] = 'gzip, deflate';
+    return sendError(res, e, ctx.refused, headers);
   }
-  const { request, prefs } = decodeHttpInfer(
-    body,
-    headerLength,
-    { name: route.model, version: route.version },
-    () => core.modelConfig(route.model, route.version),
-  );
+  const { request, prefs } = decodeHttpInfer(body, headerLength, target, ctx.maxBody);
   // A client that hangs up while its request is queued: drop the request rather than run it for nobody.
   const abort = new AbortController();
   const onClose = () => {
@@ -176,23 +177,33 @@ async function infer(
   request.signal = abort.signal;
   const result = await core.infer(request).finally(() => res.off('close', onClose));
   const encoded = encodeHttpInfer(result, prefs);
-  let total = 0;
-  for (const c of encoded.chunks) total += c.length;
-  const headers: http.OutgoingHttpHeaders = { 'Content-Length': total };
+  const headers: http.OutgoingHttpHeaders = {};
   if (encoded.headerLength === undefined) headers['Content-Type'] = 'application/json';
   else {
     headers['Content-Type'] = 'application/octet-stream';
     headers['Inference-Header-Content-Length'] = encoded.headerLength;
   }
+  const encoding = responseEncoding(headerText(req, 'accept-encoding'));
+  const chunks = encoding ? [await compressBody(encoded.chunks, encoding)] : encoded.chunks;
+  if (encoding) headers['Content-Encoding'] = encoding;
+  let total = 0;
+  for (const c of chunks) total += c.length;
+  headers['Content-Length'] = total;
   res.writeHead(200, headers);
-  if (encoded.chunks.length === 1) {
-    res.end(encoded.chunks[0]);
+  if (chunks.length === 1) {
+    res.end(chunks[0]);
     return;
   }
   res.cork();
-  for (const c of encoded.chunks) res.write(c);
+  for (const c of chunks) res.write(c);
   res.end();
   res.uncork();
+}
+
+/** A request header as one string (a repeated header's values joined, as Node joins most). */
+function headerText(req: http.IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 function parseJsonBody(body: Buffer | undefined): Record<string, unknown> {
@@ -217,14 +228,23 @@ function sendStatus(res: http.ServerResponse, status: number): void {
   res.end();
 }
 
-function sendError(res: http.ServerResponse, err: ServerError, close = false): void {
+function sendError(
+  res: http.ServerResponse,
+  err: ServerError,
+  close = false,
+  extraHeaders: http.OutgoingHttpHeaders = {},
+): void {
   if (res.destroyed || res.socket?.destroyed) return;
   if (res.headersSent) {
     res.destroy();
     return;
   }
   const body = JSON.stringify({ error: err.message });
-  const headers: http.OutgoingHttpHeaders = { ...JSON_TYPE, 'Content-Length': Buffer.byteLength(body) };
+  const headers: http.OutgoingHttpHeaders = {
+    ...JSON_TYPE,
+    ...extraHeaders,
+    'Content-Length': Buffer.byteLength(body),
+  };
   // After a rejected oversized body the rest of it is not read: close rather than parse it as a next request.
   if (close || err.code === 'TOO_LARGE') headers.Connection = 'close';
   res.writeHead(err.httpStatus, headers);

@@ -1,13 +1,15 @@
 /**
  * Request validation against the model config, in Triton's order and words (infer_request.cc Normalize):
  * requested outputs, input count, batch dimension, batch size, then per input datatype, shape and byte size.
+ * Triton keeps a request's inputs in an unordered_map, which (libstdc++, a handful of names) walks them
+ * newest first; the per-input checks do the same, so the input named in an error is the one Triton names.
  */
 import { DATATYPE_BYTES, fromConfigDatatype } from '../../lib/tensor/datatypes.ts';
 import type { Datatype } from '../../models/types.ts';
 import type { TensorData } from '../backends/types.ts';
 import type { ModelConfigJson } from '../config/types.ts';
 import { Errors } from '../errors.ts';
-import type { InferRequest } from './types.ts';
+import type { InferRequest, RequestInput } from './types.ts';
 
 /** A config's inputs and outputs, prepared once per model load. */
 export interface TensorPlan {
@@ -27,7 +29,7 @@ export function planFor(config: ModelConfigJson): TensorPlan {
     dims: t.dims,
     optional: t.optional === true,
   }));
-  const outputNames = config.output.map((t) => t.name);
+  const outputNames = byName(config.output.map((t) => t.name));
   return {
     modelName: config.name,
     maxBatchSize: config.max_batch_size,
@@ -38,7 +40,15 @@ export function planFor(config: ModelConfigJson): TensorPlan {
   };
 }
 
-/** A valid request: inputs in config order, the output names to compute, and its inference count. */
+/**
+ * Output names in the order Triton answers them: its requested outputs are a std::set, so by name (byte
+ * order), whatever the order asked or the config's (the ONNX Runtime backend keeps its outputs in a std::map).
+ */
+function byName(names: string[]): string[] {
+  return names.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+}
+
+/** A valid request: inputs in config order, the output names to compute (by name), and its inference count. */
 export interface ValidRequest {
   batchSize: number;
   inputs: TensorData[];
@@ -53,87 +63,113 @@ export function validateRequest(plan: TensorPlan, req: InferRequest): ValidReque
   if (req.outputs && req.outputs.length > 0) {
     outputNames = [];
     for (const o of req.outputs) {
-      if (!plan.outputSet.has(o.name)) throw Errors.unknownOutput(id, o.name, model);
-      // Triton's class count is unsigned: a negative or fractional one is the client's mistake, not ours.
-      if (o.classCount !== undefined && !(Number.isInteger(o.classCount) && o.classCount >= 0))
-        throw Errors.badClassification(o.name, o.classCount);
-      outputNames.push(o.name);
+      if (!plan.outputSet.has(o.name)) throw Errors.unknownOutput(o.name, model);
+      // Triton keeps requested outputs in a set: a name asked twice is computed and answered once.
+      if (!outputNames.includes(o.name)) outputNames.push(o.name);
     }
+    byName(outputNames);
   }
-  const seen = new Set<string>();
-  for (const t of req.inputs) {
-    if (seen.has(t.name)) throw Errors.duplicateInput(id, t.name);
-    seen.add(t.name);
-  }
+  const inputs = req.inputs;
   const required = plan.inputs.filter((t) => !t.optional).length;
-  if (req.inputs.length > plan.inputs.length || req.inputs.length < required) {
+  if (inputs.length > plan.inputs.length || inputs.length < required) {
     throw Errors.inputCount(
       id,
       model,
-      plan.inputs.map((t) => t.name),
-      req.inputs.map((t) => t.name),
+      plan.inputs,
+      newestFirst(inputs).map((t) => t.name),
     );
   }
-  let batchSize = 0;
-  if (plan.maxBatchSize > 0) {
-    for (const t of req.inputs) {
-      if (!plan.inputIndex.has(t.name)) throw Errors.unknownInput(id, t.name, model);
-      if (t.shape.length === 0) throw Errors.noBatchDim(id, t.name, model);
-      if (batchSize === 0) batchSize = t.shape[0]!;
-      else if (t.shape[0] !== batchSize) throw Errors.batchMismatch(id, t.name, model);
-    }
-    if (batchSize > plan.maxBatchSize) throw Errors.batchTooLarge(id, plan.maxBatchSize, model);
-    if (batchSize < 1)
-      throw Errors.badRequest(
-        `${id ? `[request id: ${id}] ` : ''}inference request batch-size must be >= 1 for '${model}'`,
-      );
-  }
-  const ordered: TensorData[] = new Array(plan.inputs.length);
-  for (const t of req.inputs) {
+  const specOf = (t: RequestInput) => {
     const index = plan.inputIndex.get(t.name);
-    if (index === undefined) throw Errors.unknownInput(id, t.name, model);
+    if (index === undefined) throw Errors.unknownInput(t.name, model);
+    return index;
+  };
+  let batchSize = 0;
+  for (let i = inputs.length - 1; i >= 0; i--) {
+    const t = inputs[i]!;
+    specOf(t);
+    if (plan.maxBatchSize === 0) continue;
+    if (t.shape.length === 0) throw Errors.noBatchDim(id, t.name, model);
+    // Triton takes the first input's batch size, and takes it again while it is 0.
+    if (batchSize === 0) batchSize = t.shape[0]!;
+    else if (t.shape[0] !== batchSize) throw Errors.batchMismatch(id, t.name, model);
+  }
+  if (batchSize > plan.maxBatchSize) throw Errors.batchTooLarge(id, plan.maxBatchSize, model);
+  const ordered: TensorData[] = new Array(plan.inputs.length);
+  for (let i = inputs.length - 1; i >= 0; i--) {
+    const t = inputs[i]!;
+    const index = specOf(t);
     const spec = plan.inputs[index]!;
     if (t.datatype !== spec.datatype) throw Errors.datatype(id, t.name, t.datatype, model, spec.datatype);
     const dims = plan.maxBatchSize > 0 ? t.shape.slice(1) : t.shape;
-    if (!dimsMatch(spec.dims, dims)) {
-      const expected = plan.maxBatchSize > 0 ? [-1, ...spec.dims] : spec.dims;
-      throw Errors.shape(id, t.name, model, expected, t.shape, plan.maxBatchSize > 0);
-    }
-    checkByteSize(id, model, t);
-    ordered[index] = t;
+    checkDims(id, model, t, spec.dims, dims, plan.maxBatchSize > 0);
+    // With batch size 0, Triton sizes the tensor by its dims without the batch dimension.
+    const sized = batchSize === 0 ? dims : t.shape;
+    checkByteSize(id, model, t.label ?? t.name, spec.datatype, sized, t.data);
+    ordered[index] = t as TensorData;
   }
   return { batchSize: Math.max(1, batchSize), inputs: ordered.filter(Boolean), outputNames };
 }
 
-function dimsMatch(expected: number[], got: number[]): boolean {
-  if (expected.length !== got.length) return false;
-  for (let i = 0; i < expected.length; i++) {
-    if (!Number.isInteger(got[i]) || got[i]! < 0) return false;
-    if (expected[i] !== -1 && expected[i] !== got[i]) return false;
-  }
-  return true;
+/** The request's inputs in the order Triton's map walks them. */
+function newestFirst<T>(items: readonly T[]): T[] {
+  return [...items].reverse();
 }
 
-function checkByteSize(id: string, model: string, t: TensorData): void {
+function checkDims(
+  id: string,
+  model: string,
+  t: RequestInput,
+  expected: number[],
+  got: number[],
+  batched: boolean,
+): void {
+  let match = expected.length === got.length;
+  if (match) {
+    for (let i = 0; i < expected.length; i++) {
+      if (got[i] === -1) throw Errors.wildcardDim(id, t.name, model, t.shape);
+      if (expected[i] !== -1 && expected[i] !== got[i]) {
+        match = false;
+        break;
+      }
+    }
+  }
+  if (!match) throw Errors.shape(id, t.name, model, batched ? [-1, ...expected] : expected, t.shape, batched);
+}
+
+function checkByteSize(
+  id: string,
+  model: string,
+  name: string,
+  datatype: Datatype,
+  shape: readonly number[],
+  data: Uint8Array,
+): void {
   let elements = 1;
-  for (const d of t.shape) elements *= d;
-  const size = DATATYPE_BYTES[t.datatype];
+  for (const d of shape) elements *= d;
+  const size = DATATYPE_BYTES[datatype];
   if (size > 0) {
-    if (t.data.length !== elements * size)
-      throw Errors.byteSize(id, t.name, model, elements * size, t.data.length);
+    if (data.length !== elements * size) throw Errors.byteSize(id, name, model, elements * size, data.length);
     return;
   }
-  // BYTES: count length-prefixed elements; they must fill the buffer exactly.
-  const view = new DataView(t.data.buffer, t.data.byteOffset, t.data.length);
+  checkStrings(id, model, name, elements, data);
+}
+
+/**
+ * BYTES: walks the 4-byte length prefixes as Triton's ValidateBytesInputs does over one buffer (none when the
+ * data is empty). An element whose length runs past the end is not an error of its own: only the count is.
+ */
+function checkStrings(id: string, model: string, name: string, expected: number, data: Uint8Array): void {
+  const view = new DataView(data.buffer, data.byteOffset, data.length);
   let offset = 0;
-  let count = 0;
-  while (offset + 4 <= t.data.length) {
-    offset += 4 + view.getUint32(offset, true);
-    count += 1;
+  let checked = 0;
+  while (offset < data.length) {
+    const available = data.length - offset;
+    if (available < 4) throw Errors.stringIndicator(id, name, model, available);
+    const length = view.getUint32(offset, true);
+    checked += 1;
+    if (checked > expected) throw Errors.tooManyStrings(id, checked, name, model, expected);
+    offset = Math.min(data.length, offset + 4 + length);
   }
-  if (offset !== t.data.length || count !== elements) {
-    throw Errors.badRequest(
-      `${id ? `[request id: ${id}] ` : ''}unexpected number of string elements ${count} for inference input '${t.name}' for model '${model}', expecting ${elements}`,
-    );
-  }
+  if (checked !== expected) throw Errors.stringCount(id, expected, name, model, checked);
 }

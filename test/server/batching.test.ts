@@ -145,14 +145,15 @@ describe('scheduling', () => {
     await waitFor(() => pending(s) === 2, 'a full queue');
     const rejected = await http(s, 'POST', '/v2/models/m/infer', request());
     expect(rejected.status).toBe(503);
-    expect(rejected.json()).toEqual({ error: 'Exceeds maximum queue size' });
+    expect(rejected.json()).toEqual({ error: '[request id: <id_unknown>] Exceeds maximum queue size' });
     gate.release();
     expect((await Promise.all([first, ...queued])).map((a) => a.status)).toEqual([200, 200, 200]);
+    // Triton refuses a request at a full queue before it is queued: neither statistics nor metrics count it.
     const st = await stats(s, 'm');
     expect(st.inference_stats.success.count).toBe(3);
-    expect(st.inference_stats.fail.count).toBe(1);
+    expect(st.inference_stats.fail.count).toBe(0);
     const metrics = await (await fetch(`http://127.0.0.1:${s.metricsPort}/metrics`)).text();
-    expect(metrics).toMatch(/^nv_inference_request_failure\{model="m",version="1",reason="REJECTED"\} 1$/m);
+    expect(metrics).toMatch(/^nv_inference_request_failure\{model="m",version="1",reason="REJECTED"\} 0$/m);
   });
 
   it('rejects a full queue over gRPC with status UNAVAILABLE', async () => {
@@ -172,7 +173,7 @@ describe('scheduling', () => {
       await waitFor(() => pending(s) === 1, 'a full queue');
       await expect(client.call('ModelInfer', req)).rejects.toMatchObject({
         code: grpc.status.UNAVAILABLE,
-        details: 'Exceeds maximum queue size',
+        details: '[request id: <id_unknown>] Exceeds maximum queue size',
       });
       gate.release();
       expect((await first).outputs[0].shape).toEqual([1, 2]);
@@ -200,6 +201,10 @@ describe('scheduling', () => {
     const res = await late;
     expect(res.status).toBe(503);
     expect(res.json().error).toBe('Request timeout expired');
+    // A request that times out in the queue was queued: Triton counts it as a REJECTED failure.
+    expect((await stats(s, 'm')).inference_stats.fail.count).toBe(1);
+    const metrics = await (await fetch(`http://127.0.0.1:${s.metricsPort}/metrics`)).text();
+    expect(metrics).toMatch(/^nv_inference_request_failure\{model="m",version="1",reason="REJECTED"\} 1$/m);
   });
 
   it('runs instance_group count executions in parallel, never more', async () => {

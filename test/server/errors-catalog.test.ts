@@ -20,7 +20,8 @@ describe('error catalog', () => {
   it('gives every named error its code', () => {
     expect(Errors.unknownModel('m').code).toBe('NOT_FOUND');
     expect(Errors.modelNotReady('m', '2').code).toBe('UNAVAILABLE');
-    expect(Errors.queueFull().httpStatus).toBe(503);
+    expect(Errors.queueFull('').httpStatus).toBe(503);
+    expect(Errors.queueFull('').message).toBe('[request id: <id_unknown>] Exceeds maximum queue size');
     expect(Errors.timeout().grpcCode).toBe(status.UNAVAILABLE);
     expect(Errors.batchTooLarge('r1', 8, 'm').message).toBe(
       "[request id: r1] inference request batch-size must be <= 8 for 'm'",

@@ -1,8 +1,9 @@
 /**
  * ModelInfer on node:http2 (server/grpc/model-infer.ts) against grpc-js's own answer: the same request bytes
  * sent to a server of each kind must come back with the same headers, message and trailers, for answers and
- * for every error the path produces itself. Requests go over a bare node:http2 client, so malformed bodies
- * can be sent as they are.
+ * for every error the path produces itself (grpc-message compared decoded: this path encodes it as gRPC C++
+ * does, grpc-js encodes more). Requests go over a bare node:http2 client, so malformed bodies can be sent as
+ * they are.
  */
 import { connect, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http2';
 import { gzipSync } from 'node:zlib';
@@ -49,6 +50,19 @@ function send(port: number, body: Buffer, extra: OutgoingHttpHeaders = {}): Prom
     stream.end(body);
   });
 }
+
+/** Headers with grpc-message percent-decoded. */
+function decodedMessage(h: IncomingHttpHeaders): IncomingHttpHeaders {
+  const m = h['grpc-message'];
+  return typeof m === 'string' ? { ...h, 'grpc-message': decodeURIComponent(m) } : h;
+}
+
+/** An answer with its grpc-message decoded, for comparing the two encodings. */
+const decoded = (a: Answer): Answer => ({
+  ...a,
+  headers: decodedMessage(a.headers),
+  trailers: decodedMessage(a.trailers),
+});
 
 /** A message with its gRPC prefix (`flag` 1: compressed). */
 function framed(message: Buffer, flag = 0): Buffer {
@@ -121,7 +135,15 @@ describe('gRPC ModelInfer on node:http2', () => {
   ])('answers %s with the status and message grpc-js gives', async (_what, body, extra) => {
     const [a, b] = await both(body(), extra);
     expect(a.headers['grpc-status'] ?? a.trailers['grpc-status']).not.toBe('0');
-    expect(a).toEqual(b);
+    expect(decoded(a)).toEqual(decoded(b));
+  });
+
+  it('writes grpc-message as gRPC C++ does: printable ASCII as it is, the rest and % percent-encoded', async () => {
+    const [a, b] = await both(framed(simpleRequest('nope\u00e9%')));
+    expect(a.headers['grpc-message']).toBe("Request for unknown model: 'nope%C3%A9%25' is not found");
+    expect(b.headers['grpc-message']).toBe(
+      "Request%20for%20unknown%20model:%20'nope%C3%A9%25'%20is%20not%20found",
+    );
   });
 
   it('leaves a gzip-compressed call to grpc-js, which answers it', async () => {
@@ -149,7 +171,7 @@ describe('gRPC ModelInfer on node:http2', () => {
     );
     const [a, b] = await both(body, { 'grpc-timeout': '100m' });
     expect(a.headers['grpc-status']).toBe('4');
-    expect(a).toEqual(b);
+    expect(decoded(a)).toEqual(decoded(b));
     await waitFor(() => gates.every((g) => g.state.started === 1), 'both gated requests to start');
   });
 });

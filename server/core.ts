@@ -10,10 +10,13 @@ import { requestedVersion } from './infer/model-version.ts';
 import type { InferRequest, InferResult } from './infer/types.ts';
 import type { ServerMetrics } from './metrics.ts';
 import type { LoadedModel } from './model.ts';
-import { type IndexRow, parseOverride, type Repository } from './repository.ts';
+import type { IndexRow, Repository } from './repository.ts';
 import type { ModelStatisticsJson } from './stats.ts';
 
-/** Extensions this server implements, named as Triton names them in its server metadata. */
+/**
+ * Extensions this server implements, named and ordered as Triton 2.60 lists them in its server metadata; the ones
+ * it leaves out (sequence, system_shared_memory, cuda_shared_memory, logging) are in server/README.md.
+ */
 export const EXTENSIONS = [
   'classification',
   'model_repository',
@@ -25,8 +28,8 @@ export const EXTENSIONS = [
   'statistics',
 ];
 
-/** The server version reported in metadata (Triton's 2.x line: clients check the major version only). */
-export const SERVER_VERSION = '2.52.0';
+/** The Triton release whose behaviour the server follows (test/triton holds it to that release). */
+export const SERVER_VERSION = '2.60.0';
 
 /** Model metadata as GET v2/models/M returns it. */
 export interface ModelMetadataJson {
@@ -35,6 +38,14 @@ export interface ModelMetadataJson {
   platform: string;
   inputs: { name: string; datatype: string; shape: number[] }[];
   outputs: { name: string; datatype: string; shape: number[] }[];
+}
+
+/** A load request's parameters once its transport has read them. */
+export interface LoadParameters {
+  /** The "config" parameter: a model config in Triton's JSON form, as text. */
+  config?: string;
+  /** Names of "file:<path>" parameters (model files sent with the request). */
+  files: string[];
 }
 
 /** Core settings. */
@@ -76,7 +87,8 @@ export class InferenceCore {
   }
 
   /** Model metadata; shapes carry -1 for the batch dimension when the model batches. */
-  modelMetadata(name: string, version = ''): ModelMetadataJson {
+  modelMetadata(name: string, versionText = ''): ModelMetadataJson {
+    const version = requestedVersion(versionText);
     const model = this.repository.get(name, version);
     const c = model.config;
     const batch = c.max_batch_size > 0 ? [-1] : [];
@@ -85,10 +97,7 @@ export class InferenceCore {
       datatype: fromConfigDatatype(t.data_type),
       shape: [...batch, ...t.dims],
     });
-    const versions = this.repository
-      .loaded()
-      .filter((m) => m.name === name)
-      .map((m) => m.version);
+    const versions = this.repository.readyVersions(name).map((m) => m.version);
     return {
       name,
       versions: version ? [version] : versions,
@@ -100,7 +109,12 @@ export class InferenceCore {
 
   /** The model's config (Triton's JSON form). */
   modelConfig(name: string, version = ''): ModelConfigJson {
-    return this.repository.get(name, version).config;
+    return this.repository.get(name, requestedVersion(version)).config;
+  }
+
+  /** Model readiness: false for a model or version that is not ready; throws for a version that is not a number. */
+  modelReady(name: string, version = ''): boolean {
+    return this.live() && this.repository.isReady(name, requestedVersion(version));
   }
 
   /** The model an inference request names, its version read as Triton reads it ('' = the latest ready one). */
@@ -131,32 +145,30 @@ export class InferenceCore {
   }
 
   /** Statistics of one model (version) or of every loaded model. */
-  statistics(name = '', version = ''): { model_stats: ModelStatisticsJson[] } {
-    if (name) {
-      const model = this.repository.get(name, version);
-      const all = version ? [model] : this.repository.loaded().filter((m) => m.name === name);
-      return { model_stats: all.map((m) => m.stats.toJson()) };
-    }
-    return { model_stats: this.repository.loaded().map((m) => m.stats.toJson()) };
+  statistics(name = '', versionText = ''): { model_stats: ModelStatisticsJson[] } {
+    const version = requestedVersion(versionText);
+    if (!name) return { model_stats: this.repository.loaded().map((m) => m.stats.toJson()) };
+    const ready = this.repository.readyVersions(name);
+    if (ready.length === 0) throw Errors.statsUnavailable(name);
+    const chosen = version ? ready.filter((m) => m.version === version) : ready;
+    if (chosen.length === 0) throw Errors.statsVersionUnavailable(name);
+    return { model_stats: chosen.map((m) => m.stats.toJson()) };
   }
 
   /** Repository index (POST v2/repository/index). */
-  repositoryIndex(readyOnly = false): IndexRow[] {
+  repositoryIndex(readyOnly = false): Promise<IndexRow[]> {
     return this.repository.index(readyOnly);
   }
 
-  /** Loads a model; `parameters.config` overrides its config (explicit mode only). */
-  async loadModel(name: string, parameters: Record<string, unknown> = {}): Promise<void> {
+  /** Loads a model, `parameters.config` overriding its config (explicit mode only). */
+  async loadModel(name: string, parameters: LoadParameters = { files: [] }): Promise<void> {
     if (this.modelControlMode !== 'explicit') throw Errors.modelControlDisabled();
-    for (const key of Object.keys(parameters)) {
-      if (key.startsWith('file:'))
-        throw Errors.unsupported('loading model files through the load API ("file:" parameters)');
-    }
-    const override = parameters.config !== undefined ? parseOverride(parameters.config, name) : undefined;
-    await this.repository.load(name, override);
+    if (parameters.files.length > 0)
+      throw Errors.unsupported('loading model files through the load API ("file:" parameters)');
+    await this.repository.load(name, parameters.config);
   }
 
-  /** Unloads a model (explicit mode only). */
+  /** Unloads a model (explicit mode only); unloading a model that is not loaded succeeds, as in Triton. */
   async unloadModel(name: string): Promise<void> {
     if (this.modelControlMode !== 'explicit') throw Errors.modelControlDisabled();
     await this.repository.unload(name);

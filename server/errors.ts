@@ -243,12 +243,43 @@ export const Errors = {
       'UNAVAILABLE',
       `too many open connections (limit ${limit}); close idle ones or raise --http-max-connections`,
     ),
-  notFound: (path: string) => new ServerError('NOT_FOUND', `Not Found: no endpoint for ${path}`),
+  notFound: () => new ServerError('NOT_FOUND', 'Not Found'),
   /** An infer body's Content-Encoding Triton does not read (it also answers Accept-Encoding: gzip, deflate). */
   unsupportedEncoding: () => new ServerError('UNSUPPORTED', 'Unsupported compression type'),
   unsupported: (what: string) => new ServerError('UNSUPPORTED', `${what} is not supported`),
   modelControlDisabled: () =>
     new ServerError('UNAVAILABLE', 'explicit model load / unload is not allowed if polling is enabled'),
+  /** Triton says only "failed to poll" (the reason goes to its log); the embedded server adds the reason. */
+  pollFailed: (model: string, reason: string) =>
+    new ServerError('INTERNAL', `failed to load '${model}', failed to poll from model repository: ${reason}`),
+  loadFailed: (model: string, detail: string) =>
+    new ServerError('INVALID_ARG', `load failed for model '${model}': ${detail}\n`),
+  repositoryName: () => new ServerError('UNSUPPORTED', "'repository_name' specification is not supported"),
+  statsUnavailable: (model: string) =>
+    new ServerError('INVALID_ARG', `requested model '${model}' is not available`),
+  statsVersionUnavailable: (model: string) =>
+    new ServerError('INVALID_ARG', `requested model version is not available for model '${model}'`),
+  modelVersionNotReady: () => new ServerError('INVALID_ARG', 'Model version not ready'),
+  /** Triton's JSON reader, when a repository request's member has the wrong type (HTTP). */
+  jsonType: (expected: 'string' | 'boolean' | 'object') =>
+    new ServerError(
+      'INTERNAL',
+      expected === 'object'
+        ? 'attempt to get members for non-object'
+        : `attempt to access JSON non-${expected} as ${expected}`,
+    ),
+  /** HTTP load parameters other than "config" and "file:..." (Triton's words). */
+  unknownLoadParameterHttp: () =>
+    new ServerError('INTERNAL', 'unexpected error on creating Triton parameter'),
+  unrecognizedLoadParameter: (name: string) =>
+    new ServerError('INVALID_ARG', `unrecognized load parameter '${name}'.`),
+  loadParameterType: (name: string, expected: string) =>
+    new ServerError('INVALID_ARG', `invalid value type for load parameter '${name}', expected ${expected}.`),
+  unloadDependentsType: () =>
+    new ServerError(
+      'INVALID_ARG',
+      "invalid value type for 'unload_dependents' parameter, expected bool_param.",
+    ),
   serverStopping: () => new ServerError('UNAVAILABLE', 'Server is stopping: no new requests are accepted'),
   internal: (message: string) => new ServerError('INTERNAL', message),
 };

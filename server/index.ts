@@ -15,7 +15,7 @@ import type { FaultOptions } from './faults/spec.ts';
 import type { HttpLimits } from './http/limits.ts';
 import { createHttpServer } from './http/server.ts';
 import { bindGrpc, closeGrpc, closeHttp, listen } from './listen.ts';
-import { ServerMetrics } from './metrics.ts';
+import { METRICS_CONTENT_TYPE, ServerMetrics } from './metrics.ts';
 import { type IndexRow, Repository } from './repository.ts';
 
 export { modelTable } from './table.ts';
@@ -164,7 +164,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       grpcPort: frontends.grpcPort,
       metricsPort,
       core: c,
-      models: repository.index(),
+      models: await repository.index(),
       restart,
       get restarts() {
         return restarts;
@@ -249,7 +249,7 @@ function createMetricsServer(metrics: ServerMetrics): http.Server {
     if (req.method === 'GET' && (req.url ?? '').split('?')[0] === '/metrics') {
       metrics.registry.metrics().then(
         (text) => {
-          res.writeHead(200, { 'Content-Type': metrics.registry.contentType });
+          res.writeHead(200, { 'Content-Type': METRICS_CONTENT_TYPE });
           res.end(text);
         },
         (err: Error) => {

@@ -8,9 +8,12 @@ import type { RequestTimes } from './stats.ts';
 
 type Labels = 'model' | 'version';
 
-/** Triton's failure reasons: REJECTED (queue full, queue timeout), BACKEND (execution failed), OTHER. */
-export type FailureReason = 'REJECTED' | 'BACKEND' | 'OTHER';
-const REASONS: FailureReason[] = ['REJECTED', 'BACKEND', 'OTHER'];
+/** Triton's failure reasons: REJECTED (queue full, queue timeout), CANCELED, BACKEND (execution failed), OTHER. */
+export type FailureReason = 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER';
+const REASONS: FailureReason[] = ['REJECTED', 'CANCELED', 'BACKEND', 'OTHER'];
+
+/** The Content-Type Triton's metrics endpoint answers with. */
+export const METRICS_CONTENT_TYPE = 'text/plain; charset=utf-8';
 
 /** The bound counters of one model version. */
 export interface ModelMetrics {
@@ -31,6 +34,7 @@ export class ServerMetrics {
   readonly #inputUs: Counter<Labels>;
   readonly #inferUs: Counter<Labels>;
   readonly #outputUs: Counter<Labels>;
+  readonly #loadTime: Gauge<Labels>;
   #lastCpu = cpuTimes();
 
   /** `pending()` lists the queued request count of every loaded model version. */
@@ -46,7 +50,8 @@ export class ServerMetrics {
     this.#failure = counter(
       'nv_inference_request_failure',
       'Number of failed inference requests, all batch sizes',
-      ['model', 'version', 'reason'],
+      // Triton prints labels in name order.
+      ['model', 'reason', 'version'],
     );
     this.#count = counter(
       'nv_inference_count',
@@ -83,6 +88,12 @@ export class ServerMetrics {
       'Cumulative inference compute output duration in microseconds (does not include cached requests)',
       ['model', 'version'],
     );
+    this.#loadTime = new Gauge({
+      name: 'nv_model_load_duration_secs',
+      help: 'Model load time in seconds',
+      labelNames: ['model', 'version'],
+      registers,
+    });
     new Gauge({
       name: 'nv_inference_pending_request_count',
       help: 'Instantaneous number of pending requests awaiting execution per-model.',
@@ -168,9 +179,18 @@ export class ServerMetrics {
     };
   }
 
-  /** Drops a model version's series (on unload). */
+  /** How long a model version took to load. */
+  loadTime(model: string, version: string, seconds: number): void {
+    this.#loadTime.set({ model, version }, seconds);
+  }
+
+  /**
+   * Drops a model version's series (on unload, or after a failed load). Triton keeps the failure counters: they
+   * stay in /metrics, as there.
+   */
   removeModel(model: string, version: string): void {
     const l = { model, version };
+    this.#loadTime.remove(l);
     for (const c of [
       this.#success,
       this.#count,
@@ -183,7 +203,6 @@ export class ServerMetrics {
     ]) {
       c.remove(l);
     }
-    for (const reason of REASONS) this.#failure.remove({ ...l, reason });
   }
 }
 

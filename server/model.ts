@@ -36,6 +36,8 @@ export interface ModelLoadOptions {
   metrics: ModelMetrics;
   /** Server-wide injected faults (the config's fault_* parameters override them). */
   faults?: FaultOptions;
+  /** Statistics to go on from (a model updated in place keeps its statistics); default: new ones. */
+  stats?: ModelStats;
 }
 
 /** A ready model version. */
@@ -55,7 +57,7 @@ export class LoadedModel {
     this.name = opts.name;
     this.version = opts.version;
     this.config = opts.config;
-    this.stats = new ModelStats(opts.name, opts.version);
+    this.stats = opts.stats ?? new ModelStats(opts.name, opts.version);
     this.#metrics = opts.metrics;
     this.#plan = planFor(opts.config);
     this.#instances = instances;

@@ -1,45 +1,52 @@
 /**
- * The model repository: Triton's layout (<repo>/<model>/config.pbtxt + numeric version folders) or the built-in
- * default repository made from the model catalog. Tracks each model's state, loads and unloads (explicit mode).
+ * The model repository as Triton's repository manager and model lifecycle keep it: the models the repository
+ * holds (model-sources.ts, read again on every load and index), each version's state and reason, loads with an
+ * optional config override and unloads (explicit mode). A load that cannot read the config changes nothing; a
+ * load that fails in a backend marks the versions it could not load, and a served version keeps serving.
  */
-import { existsSync } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
 import type { BackendRegistry } from './backends/registry.ts';
-import { catalogEntries, configFromCatalog } from './config/from-catalog.ts';
-import { completeConfig, parseConfigJson, parsePbtxt } from './config/parse.ts';
+import { completeConfig } from './config/normalize.ts';
+import { parseConfigJson } from './config/parse.ts';
 import type { ModelConfigJson } from './config/types.ts';
-import { Errors, ServerError, VersionLoadError } from './errors.ts';
-import type { ServerMetrics } from './metrics.ts';
+import { Errors, VersionLoadError } from './errors.ts';
 import type { FaultOptions } from './faults/spec.ts';
+import type { ServerMetrics } from './metrics.ts';
 import { LoadedModel } from './model.ts';
+import {
+  catalogSources,
+  folderSources,
+  type ModelSource,
+  type ModelStamp,
+  overrideStamp,
+  stampChanged,
+  versionFilesChanged,
+} from './model-sources.ts';
+import { nowNs } from './stats.ts';
+
+export { MNIST_MODEL_DIR } from './model-sources.ts';
 
 /** Triton's model states as the repository index reports them. */
 export type ModelState = 'READY' | 'UNAVAILABLE' | 'LOADING' | 'UNLOADING';
 
-/** Where a model's config and versions come from. */
-interface ModelSource {
-  name: string;
-  /** Config as the repository holds it (before any load-time override). */
-  readConfig(): Promise<ModelConfigJson>;
-  /** Version folders the config's version policy selects, newest first. */
-  versions(config: ModelConfigJson): Promise<{ version: string; dir: string }[]>;
+/** One version's lifecycle record: its state, why it is not ready, and the model while it serves. */
+interface VersionRecord {
+  state: ModelState;
+  reason: string;
+  model?: LoadedModel;
 }
 
 interface Entry {
   source: ModelSource;
-  state: ModelState;
-  reason: string;
-  versions: Map<string, LoadedModel>;
-  /** Versions served before the last unload (the index still lists them, UNAVAILABLE). */
-  lastVersions: string[];
+  /** Per version, Triton's lifecycle record; undefined until a load gets past reading the config. */
+  records?: Map<string, VersionRecord>;
+  /** The model's file times at its last successful load; undefined while it is not loaded. */
+  stamp?: ModelStamp;
   /** Serialises load/unload of one model. */
   busy: Promise<void>;
 }
 
-/** One row of the repository index. */
+/** One row of the repository index; state and reason only once a load was tried, reason only when not empty. */
 export interface IndexRow {
   name: string;
   version?: string;
@@ -60,84 +67,73 @@ export interface RepositoryOptions {
   faults?: FaultOptions;
 }
 
-/** The mnist model trained by server/models/mnist (an ONNX file beside its training script). */
-export const MNIST_MODEL_DIR = fileURLToPath(new URL('./models/mnist/', import.meta.url));
-
-/** Holds every model the repository knows and the loaded versions of each. */
+/** Holds every model the repository knows and the lifecycle of each of its versions. */
 export class Repository {
   readonly #opts: RepositoryOptions;
   readonly #entries = new Map<string, Entry>();
+  /** Names the repository holds now (a model whose folder went away keeps serving but leaves the index). */
+  #present: string[] = [];
+  #catalogRead = false;
 
   constructor(opts: RepositoryOptions) {
     this.#opts = opts;
   }
 
-  /** Reads the repository's model list (configs are read at load time). */
+  /** Reads the repository's model list again (configs are read at load time). */
   async scan(): Promise<void> {
+    if (!this.#opts.dir && this.#catalogRead) return;
     const sources = this.#opts.dir
-      ? await scanDir(this.#opts.dir)
-      : defaultSources(await onnxRuntimeLoads(), this.#opts.precisions ?? {});
+      ? await folderSources(this.#opts.dir)
+      : await catalogSources(this.#opts.precisions ?? {});
+    this.#catalogRead = true;
     for (const source of sources) {
-      if (!this.#entries.has(source.name)) {
-        this.#entries.set(source.name, {
-          source,
-          state: 'UNAVAILABLE',
-          reason: '',
-          versions: new Map(),
-          lastVersions: [],
-          busy: Promise.resolve(),
-        });
-      }
+      if (!this.#entries.has(source.name))
+        this.#entries.set(source.name, { source, busy: Promise.resolve() });
     }
+    this.#present = sources.map((s) => s.name).sort();
   }
 
-  /** Model names in the repository, sorted. */
+  /** Model names in the repository as last scanned, sorted. */
   names(): string[] {
-    return [...this.#entries.keys()].sort();
+    return [...this.#present];
   }
 
-  /** Loads (or reloads) a model; `override` is the load API's "config" parameter. */
-  load(name: string, override?: ModelConfigJson): Promise<void> {
-    const entry = this.#entries.get(name);
-    if (!entry) {
-      return Promise.reject(
-        new ServerError('INVALID_ARG', `failed to load '${name}', failed to poll from model repository`),
-      );
-    }
+  /**
+   * Loads a model, or reloads it when its files changed or `override` (the load API's "config" parameter, a JSON
+   * text) is given; an unchanged loaded model is left as it is, statistics and any earlier override included.
+   */
+  async load(name: string, override?: string): Promise<void> {
+    await this.scan();
+    const entry = this.#present.includes(name) ? this.#entries.get(name) : undefined;
+    if (!entry) throw Errors.pollFailed(name, 'model not found in any model repository');
     const run = entry.busy.then(() => this.#load(entry, override));
     entry.busy = run.catch(() => {});
     return run;
   }
 
-  /** Unloads a model after its queued and executing requests finish. */
+  /** Unloads a model after its queued and executing requests finish; a model not loaded is left as it is. */
   unload(name: string): Promise<void> {
     const entry = this.#entries.get(name);
-    if (!entry) {
-      return Promise.reject(
-        new ServerError('INVALID_ARG', `failed to unload '${name}', no version is available`),
-      );
-    }
-    const run = entry.busy.then(() => this.#unload(entry, 'unloaded'));
+    if (!entry) return Promise.resolve();
+    const run = entry.busy.then(() => this.#unload(entry));
     entry.busy = run.catch(() => {});
     return run;
   }
 
-  /** The ready model version a request names ('' = the latest); throws Triton's not-found errors. */
+  /** The ready model version a request names ('' = the newest ready one); throws Triton's not-found errors. */
   get(name: string, version = ''): LoadedModel {
-    const entry = this.#entries.get(name);
-    const neverOrUnloaded =
-      entry && entry.versions.size === 0 && (entry.reason === '' || entry.reason === 'unloaded');
-    if (!entry || (neverOrUnloaded && entry.state !== 'LOADING')) {
-      throw Errors.unknownModel(name);
-    }
+    // Triton's lifecycle: a model no load reached is unknown; an unloaded one keeps its versions, not ready.
+    const records = this.#entries.get(name)?.records;
+    if (!records) throw Errors.unknownModel(name);
     if (version) {
-      const model = entry.versions.get(version);
-      if (!model) throw Errors.unknownModel(name, version);
-      if (entry.state !== 'READY') throw Errors.modelNotReady(name, version);
-      return model;
+      const record = records.get(version);
+      if (!record) throw Errors.unknownModel(name, version);
+      if (record.state !== 'READY' || !record.model) throw Errors.modelNotReady(name, version);
+      return record.model;
     }
-    if (entry.state !== 'READY' || entry.versions.size === 0) throw Errors.modelNotReady(name);
-    return entry.versions.values().next().value!;
+    const newest = this.readyVersions(name).at(-1);
+    if (!newest) throw Errors.modelNotReady(name);
+    return newest;
   }
 
   /** True when the model (version) is ready for inference. */
@@ -150,210 +146,202 @@ export class Repository {
     }
   }
 
-  /** Triton's strict readiness: no model is loading or has failed its last load (never loaded or unloaded is fine). */
+  /** The ready versions of a model, oldest first (none when it is unknown or not loaded). */
+  readyVersions(name: string): LoadedModel[] {
+    const records = this.#entries.get(name)?.records ?? new Map<string, VersionRecord>();
+    return byVersion([...records])
+      .map(([, r]) => (r.state === 'READY' ? r.model : undefined))
+      .filter((m): m is LoadedModel => m !== undefined);
+  }
+
+  /**
+   * Triton's strict readiness: every model a load was tried on has a version, and each version is ready or was
+   * unloaded. Models never loaded do not count; one whose config could not be read was never tried.
+   */
   allAvailable(): boolean {
     for (const e of this.#entries.values()) {
-      if (e.state === 'LOADING') return false;
-      if (e.state === 'UNAVAILABLE' && e.reason !== '' && e.reason !== 'unloaded') return false;
+      if (!e.records) continue;
+      if (e.records.size === 0) return false;
+      for (const r of e.records.values()) if (r.state !== 'READY' && r.reason !== 'unloaded') return false;
     }
     return true;
   }
 
-  /** Every loaded model version, for statistics and metrics. */
+  /** Every ready model version, by model name then version, for statistics and metrics. */
   loaded(): LoadedModel[] {
-    const out: LoadedModel[] = [];
-    for (const name of this.names()) out.push(...this.#entries.get(name)!.versions.values());
-    return out;
+    return [...this.#entries.keys()].sort().flatMap((name) => this.readyVersions(name));
   }
 
-  /** Triton's repository index; `readyOnly` keeps only ready models. */
-  index(readyOnly = false): IndexRow[] {
+  /** Triton's repository index of the models the repository holds now; `readyOnly` keeps ready versions only. */
+  async index(readyOnly = false): Promise<IndexRow[]> {
+    await this.scan();
     const rows: IndexRow[] = [];
-    for (const name of this.names()) {
-      const e = this.#entries.get(name)!;
-      if (e.versions.size > 0) {
-        for (const version of e.versions.keys())
-          rows.push({ name, version, state: e.state, reason: e.reason });
-      } else if (!readyOnly) {
-        // Never loaded: the name alone, as Triton lists it; unloaded or failed: state and reason.
-        if (!e.reason) rows.push({ name });
-        else if (e.lastVersions.length === 0) rows.push({ name, state: e.state, reason: e.reason });
-        else {
-          for (const version of e.lastVersions)
-            rows.push({ name, version, state: e.state, reason: e.reason });
-        }
+    for (const name of this.#present) {
+      const records = this.#entries.get(name)?.records;
+      if (!records) {
+        if (!readyOnly) rows.push({ name });
+        continue;
+      }
+      for (const [version, r] of byVersion([...records])) {
+        if (readyOnly && r.state !== 'READY') continue;
+        rows.push({ name, version, state: r.state, ...(r.reason ? { reason: r.reason } : {}) });
       }
     }
-    return readyOnly ? rows.filter((r) => r.state === 'READY') : rows;
+    return rows;
   }
 
   /** Unloads everything (server stop). */
   async close(): Promise<void> {
-    await Promise.all([...this.#entries.values()].map((e) => e.busy.then(() => this.#unload(e, 'unloaded'))));
+    await Promise.all([...this.#entries.values()].map((e) => e.busy.then(() => this.#unload(e))));
   }
 
-  async #load(entry: Entry, override?: ModelConfigJson): Promise<void> {
+  async #load(entry: Entry, override: string | undefined): Promise<void> {
     const name = entry.source.name;
-    const previous = [...entry.versions.values()];
-    // A reload keeps serving the loaded versions until the new ones are ready, as Triton does.
-    if (previous.length === 0) {
-      entry.state = 'LOADING';
-      entry.reason = '';
+    const files = await entry.source.stamp();
+    // Triton compares file times: a plain load of a model nothing changed in since its last load does nothing.
+    if (override === undefined && entry.stamp && !stampChanged(entry.stamp, files)) return;
+    const config = await this.#poll(entry, override);
+    const versions = await entry.source.versions(config);
+    entry.records ??= new Map();
+    if (versions.length === 0) {
+      throw Errors.loadFailed(
+        name,
+        `at least one version must be available under the version policy of model '${name}'`,
+      );
     }
-    const loaded = new Map<string, LoadedModel>();
-    try {
-      const raw = override ?? (await entry.source.readConfig());
-      if (raw.name && raw.name !== name) {
-        throw new Error(`model name '${raw.name}' in config does not match the repository folder '${name}'`);
+    const records = entry.records;
+    const before = entry.stamp ?? new Map<string, number>();
+    const made: { version: string; model?: LoadedModel; replaces?: LoadedModel; error?: string }[] = [];
+    for (const { version, dir } of versions) {
+      const record = records.get(version);
+      const serving = record?.state === 'READY' ? record.model : undefined;
+      if (!serving) records.set(version, { state: 'LOADING', reason: '' });
+      // Only instance groups or the version policy changed and the files did not: Triton updates the model in
+      // place, and its statistics go on.
+      const update =
+        serving &&
+        sameExceptInstances(serving.config, config) &&
+        !versionFilesChanged(before, files, version);
+      const start_ns = nowNs();
+      try {
+        const factory = await this.#opts.registry.factoryFor(config);
+        const model = await LoadedModel.load({
+          name,
+          version,
+          versionDir: dir,
+          config,
+          factory,
+          metrics: this.#opts.metrics.forModel(name, version),
+          faults: this.#opts.faults,
+          ...(update ? { stats: serving.stats } : {}),
+        });
+        if (!update) this.#opts.metrics.loadTime(name, version, (nowNs() - start_ns) / 1e9);
+        made.push({ version, model, replaces: serving });
+      } catch (err) {
+        // A backend's own check says its Triton code; any other failure reads as Triton's "Invalid argument".
+        const reason =
+          err instanceof VersionLoadError
+            ? err.message
+            : `Invalid argument: ${err instanceof Error ? err.message : String(err)}`;
+        made.push({ version, error: reason, replaces: serving });
       }
+    }
+    const failed = made.filter((m) => m.error !== undefined);
+    if (failed.length > 0) {
+      // All or nothing, as in Triton: the versions that did load are unloaded again; served versions stay.
+      for (const m of made) {
+        if (m.replaces) continue;
+        if (m.model) await m.model.unload();
+        this.#opts.metrics.removeModel(name, m.version);
+        records.set(m.version, m.error ? { state: 'UNAVAILABLE', reason: m.error } : unloaded());
+      }
+      await Promise.all(made.filter((m) => m.replaces && m.model).map((m) => m.model!.unload()));
+      this.#opts.log?.(`failed to load '${name}'`);
+      throw Errors.loadFailed(
+        name,
+        failed.map((m) => `version ${m.version} is at UNAVAILABLE state: ${m.error};`).join(''),
+      );
+    }
+    const retired: LoadedModel[] = [];
+    for (const [version, r] of records) {
+      if (r.model && !versions.some((v) => v.version === version)) {
+        retired.push(r.model);
+        records.set(version, unloaded());
+      }
+    }
+    for (const m of made) {
+      records.set(m.version, { state: 'READY', reason: '', model: m.model });
+      if (m.replaces) retired.push(m.replaces);
+    }
+    entry.stamp = override === undefined ? files : overrideStamp(files);
+    this.#opts.log?.(`successfully loaded '${name}' version ${versions.map((v) => v.version).join(', ')}`);
+    // The replaced versions finish what they hold, then close.
+    await Promise.all(retired.map((m) => m.unload()));
+    for (const m of retired) {
+      if (!records.get(m.version)?.model) this.#opts.metrics.removeModel(name, m.version);
+    }
+  }
+
+  /** Reads (or parses the override of) a model's config and completes it; a failure leaves the model as it was. */
+  async #poll(entry: Entry, override: string | undefined): Promise<ModelConfigJson> {
+    const name = entry.source.name;
+    try {
+      const raw = override === undefined ? await entry.source.readConfig() : parseOverride(override);
       const config = completeConfig(raw, name);
-      const factory = await this.#opts.registry.factoryFor(config);
-      const versions = await entry.source.versions(config);
-      if (versions.length === 0) throw new Error(`no version folder found for model '${name}'`);
-      for (const v of versions) {
-        const metrics = this.#opts.metrics.forModel(name, v.version);
-        loaded.set(
-          v.version,
-          await LoadedModel.load({
-            name,
-            version: v.version,
-            versionDir: v.dir,
-            config,
-            factory,
-            metrics,
-            faults: this.#opts.faults,
-          }),
+      if (config.name !== name) {
+        throw new Error(
+          `unexpected directory name '${name}' for model '${config.name}', directory name must equal model name`,
         );
       }
+      return config;
     } catch (err) {
-      await Promise.all([...loaded.values()].map((m) => m.unload()));
       const reason = err instanceof Error ? err.message : String(err);
-      if (previous.length === 0) {
-        entry.state = 'UNAVAILABLE';
-        entry.reason = reason;
-      }
-      this.#opts.log?.(`failed to load '${name}': ${reason}`);
-      // A version's own failure reads as Triton's per-version line.
-      const detail =
-        err instanceof VersionLoadError
-          ? `version ${err.version} is at UNAVAILABLE state: ${reason};\n`
-          : reason;
-      throw new ServerError('INVALID_ARG', `load failed for model '${name}': ${detail}`);
+      this.#opts.log?.(`Poll failed for model directory '${name}': ${reason}`);
+      throw Errors.pollFailed(name, reason);
     }
-    entry.versions = loaded;
-    entry.state = 'READY';
-    entry.reason = '';
-    this.#opts.log?.(`successfully loaded '${name}' version ${[...loaded.keys()].join(', ')}`);
-    // The replaced versions finish what they hold, then close.
-    await Promise.all(previous.map((m) => m.unload()));
   }
 
-  async #unload(entry: Entry, reason: string): Promise<void> {
-    const models = [...entry.versions.values()];
-    if (models.length === 0) return;
-    entry.state = 'UNLOADING';
-    await Promise.all(models.map((m) => m.unload()));
-    for (const m of models) this.#opts.metrics.removeModel(m.name, m.version);
-    entry.lastVersions = [...entry.versions.keys()];
-    entry.versions = new Map();
-    entry.state = 'UNAVAILABLE';
-    entry.reason = reason;
+  async #unload(entry: Entry): Promise<void> {
+    // The next load reads the repository again, whatever changed or not.
+    entry.stamp = undefined;
+    const served = [...(entry.records ?? [])].filter(([, r]) => r.model);
+    if (served.length === 0) return;
+    for (const [, r] of served) r.state = 'UNLOADING';
+    await Promise.all(served.map(([, r]) => r.model!.unload()));
+    for (const [version] of served) {
+      this.#opts.metrics.removeModel(entry.source.name, version);
+      entry.records!.set(version, unloaded());
+    }
     this.#opts.log?.(`successfully unloaded '${entry.source.name}'`);
   }
 }
 
-/** Parses the "config" parameter of a load request (a JSON string, Triton's model config JSON). */
-export function parseOverride(value: unknown, model: string): ModelConfigJson {
-  let json: unknown = value;
-  if (typeof value === 'string') {
-    try {
-      json = JSON.parse(value);
-    } catch (err) {
-      throw Errors.badRequest(
-        `failed to parse the "config" parameter of model '${model}': ${(err as Error).message}`,
-      );
-    }
-  }
+function unloaded(): VersionRecord {
+  return { state: 'UNAVAILABLE', reason: 'unloaded' };
+}
+
+/** Version records in Triton's order, oldest version first. */
+function byVersion<T>(records: [string, T][]): [string, T][] {
+  return records.sort((a, b) => Number(a[0]) - Number(b[0]));
+}
+
+/** Triton's ConfigChangeRequiresReload, negated: equal but for instance groups and the version policy. */
+function sameExceptInstances(a: ModelConfigJson, b: ModelConfigJson): boolean {
+  const strip = ({ instance_group: _i, version_policy: _v, ...rest }: ModelConfigJson) => rest;
+  return isDeepStrictEqual(strip(a), strip(b));
+}
+
+/** The load API's "config" parameter: Triton's model config JSON, as text. */
+function parseOverride(text: string): ModelConfigJson {
+  let json: unknown;
   try {
-    return parseConfigJson(json, `"config" parameter of model '${model}'`);
+    json = JSON.parse(text);
   } catch (err) {
-    throw Errors.badRequest((err as Error).message);
+    throw new Error(`Invalid config override: ${(err as Error).message}`);
   }
-}
-
-async function scanDir(dir: string): Promise<ModelSource[]> {
-  let names: string[];
   try {
-    names = await readdir(dir);
-  } catch {
-    throw new Error(`model repository "${dir}" is not a readable folder; pass --model-repository DIR`);
-  }
-  const sources: ModelSource[] = [];
-  for (const name of names.sort()) {
-    const modelDir = path.join(dir, name);
-    if (!(await stat(modelDir)).isDirectory()) continue;
-    sources.push({
-      name,
-      async readConfig() {
-        const file = path.join(modelDir, 'config.pbtxt');
-        let text: string;
-        try {
-          text = await readFile(file, 'utf8');
-        } catch {
-          throw new Error(`${file} is missing (every model folder needs a config.pbtxt)`);
-        }
-        return parsePbtxt(text, file);
-      },
-      async versions(config) {
-        const found: number[] = [];
-        for (const entry of await readdir(modelDir, { withFileTypes: true })) {
-          if (entry.isDirectory() && /^\d+$/.test(entry.name)) found.push(Number(entry.name));
-        }
-        return selectVersions(found, config).map((v) => ({
-          version: String(v),
-          dir: path.join(modelDir, String(v)),
-        }));
-      },
-    });
-  }
-  return sources;
-}
-
-/** Triton's version_policy: latest N (default 1), all, or specific versions. */
-function selectVersions(found: number[], config: ModelConfigJson): number[] {
-  const sorted = [...found].sort((a, b) => b - a);
-  const policy = (config.version_policy ?? {}) as {
-    latest?: { num_versions?: number };
-    all?: object;
-    specific?: { versions?: number[] };
-  };
-  if (policy.all) return sorted;
-  if (policy.specific) return sorted.filter((v) => (policy.specific!.versions ?? []).map(Number).includes(v));
-  return sorted.slice(0, Math.max(1, policy.latest?.num_versions ?? 1));
-}
-
-/** The catalog's models; mnist runs on onnxruntime when its trained model and onnxruntime-node are present. */
-function defaultSources(onnxRuntime: boolean, precisions: Record<string, string>): ModelSource[] {
-  const onnx = onnxRuntime && existsSync(path.join(MNIST_MODEL_DIR, 'model.onnx'));
-  return catalogEntries().map((entry) => {
-    const backend = entry.id === 'mnist' && onnx ? 'onnxruntime' : 'simulated';
-    const dir = entry.id === 'mnist' && onnx ? MNIST_MODEL_DIR : '';
-    return {
-      name: entry.name,
-      readConfig: async () => configFromCatalog(entry, backend, precisions[entry.id]),
-      versions: async () => [{ version: '1', dir }],
-    };
-  });
-}
-
-/** True when onnxruntime-node is installed and its native binding loads (an install without binaries does not). */
-async function onnxRuntimeLoads(): Promise<boolean> {
-  try {
-    createRequire(import.meta.url).resolve('onnxruntime-node');
-    const name = 'onnxruntime-node';
-    await import(name);
-    return true;
-  } catch {
-    return false;
+    return parseConfigJson(json, 'config override');
+  } catch (err) {
+    throw new Error(`Invalid config override: ${(err as Error).message}`);
   }
 }

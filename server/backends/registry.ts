@@ -40,8 +40,10 @@ export class BackendRegistry {
     const name = backendName(config);
     const get = this.#factories.get(name);
     if (!get) {
+      // Triton's words, then what the embedded server has instead.
       throw new Error(
-        `unable to find backend '${name}' for model '${config.name}'; available: ${[...this.#factories.keys()].join(', ')}`,
+        `unable to find backend library for backend '${name}', try specifying runtime on the model configuration. ` +
+          `(the embedded server has ${[...this.#factories.keys()].join(', ')})`,
       );
     }
     return get();

@@ -4,7 +4,8 @@ import { inputsFor } from '../../models/index.ts';
 import type { ModelEntry, Precision, TensorSpec } from '../../models/types.ts';
 import { toConfigDatatype } from '../../lib/tensor/datatypes.ts';
 import { precisionProfileName } from '../backends/profiles.ts';
-import { completeConfig, parseConfigJson } from './parse.ts';
+import { completeConfig } from './normalize.ts';
+import { parseConfigJson } from './parse.ts';
 import type { ModelConfigJson } from './types.ts';
 
 /** The config the default repository serves for a catalog entry, on the given backend, at a PRECISION. */

@@ -5,7 +5,7 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { PROTO_DIR } from '../config/schema.ts';
-import type { InferenceCore } from '../core.ts';
+import type { InferenceCore, LoadParameters } from '../core.ts';
 import { asServerError, Errors } from '../errors.ts';
 import { ResetFault } from '../faults/injector.ts';
 import type { InferRequest } from '../infer/types.ts';
@@ -13,7 +13,6 @@ import {
   fromInferRequestMsg,
   type InferRequestMsg,
   type ParameterMsg,
-  parameterMap,
   toInferResponseMsg,
 } from './convert.ts';
 import type { MessageCodec } from './model-infer.ts';
@@ -28,8 +27,31 @@ interface NameVersion {
 
 interface RepoRequest {
   model_name: string;
+  repository_name?: string;
   ready?: boolean;
   parameters?: Record<string, ParameterMsg>;
+}
+
+/** RepositoryModelLoad's parameters as Triton's gRPC frontend reads them: a string "config", bytes "file:..." only. */
+function loadParameters(map: Record<string, ParameterMsg> | undefined): LoadParameters {
+  const out: LoadParameters = { files: [] };
+  for (const [name, p] of Object.entries(map ?? {})) {
+    if (name === 'config') {
+      if (p.parameter_choice !== 'string_param') throw Errors.loadParameterType(name, 'string_param');
+      out.config = String(p.string_param);
+    } else if (name.startsWith('file:')) {
+      if (p.parameter_choice !== 'bytes_param') throw Errors.loadParameterType(name, 'bytes_param');
+      out.files.push(name);
+    } else {
+      throw Errors.unrecognizedLoadParameter(name);
+    }
+  }
+  return out;
+}
+
+/** Triton serves one repository: a request that names one is refused. */
+function oneRepository(r: RepoRequest): void {
+  if (r.repository_name) throw Errors.repositoryName();
 }
 
 /** The largest message either way unless the server says otherwise. */
@@ -109,32 +131,37 @@ export function createGrpcServer(core: InferenceCore, opts: { maxMessage_bytes?:
     'grpc.max_receive_message_length': max,
     'grpc.max_send_message_length': max,
   });
-  const repoParams = (p: Record<string, ParameterMsg> | undefined) => parameterMap(p);
   const handlers: Record<string, Unary | ((call: Stream) => void)> = {
     ServerLive: unary(() => ({ live: core.live() })),
     ServerReady: unary(() => ({ ready: core.ready() })),
-    ModelReady: unary((r: NameVersion) => ({
-      ready: core.live() && core.repository.isReady(r.name, r.version ?? ''),
-    })),
+    ModelReady: unary((r: NameVersion) => ({ ready: core.modelReady(r.name, r.version ?? '') })),
     ServerMetadata: unary(() => core.serverMetadata()),
     ModelMetadata: unary((r: NameVersion) => core.modelMetadata(r.name, r.version ?? '')),
     ModelConfig: unary((r: NameVersion) => ({ config: core.modelConfig(r.name, r.version ?? '') })),
     ModelStatistics: unary((r: Partial<NameVersion>) => core.statistics(r.name ?? '', r.version ?? '')),
     ModelInfer: modelInfer(core),
     ModelStreamInfer: (call: Stream) => streamInfer(core, call),
-    RepositoryIndex: unary((r: RepoRequest) => ({
-      models: core.repositoryIndex(r.ready === true).map((m) => ({
-        name: m.name,
-        version: m.version ?? '',
-        state: m.state ?? '',
-        reason: m.reason ?? '',
-      })),
-    })),
+    RepositoryIndex: unary(async (r: RepoRequest) => {
+      oneRepository(r);
+      const rows = await core.repositoryIndex(r.ready === true);
+      return {
+        models: rows.map((m) => ({
+          name: m.name,
+          version: m.version ?? '',
+          state: m.state ?? '',
+          reason: m.reason ?? '',
+        })),
+      };
+    }),
     RepositoryModelLoad: unary(async (r: RepoRequest) => {
-      await core.loadModel(r.model_name, repoParams(r.parameters));
+      oneRepository(r);
+      await core.loadModel(r.model_name, loadParameters(r.parameters));
       return {};
     }),
     RepositoryModelUnload: unary(async (r: RepoRequest) => {
+      oneRepository(r);
+      const dependents = r.parameters?.unload_dependents;
+      if (dependents && dependents.parameter_choice !== 'bool_param') throw Errors.unloadDependentsType();
       await core.unloadModel(r.model_name);
       return {};
     }),

@@ -1,4 +1,7 @@
-/** Path → route for the KServe v2 HTTP endpoints Triton serves. Pure: no I/O. */
+/**
+ * Path → route for the KServe v2 HTTP endpoints Triton serves, matched as Triton's HTTP frontend matches them
+ * (http_server.cc: whole-path regular expressions, numeric versions only). Pure: no I/O.
+ */
 
 /** A matched endpoint with its path parameters. */
 export type Route =
@@ -8,7 +11,8 @@ export type Route =
       model: string;
       version: string;
     }
-  | { kind: 'model-load' | 'model-unload'; model: string }
+  /** `repository` is the optional /v2/repository/<name>/... segment, which Triton refuses for load and unload. */
+  | { kind: 'model-load' | 'model-unload'; model: string; repository: string }
   | { kind: 'unknown' };
 
 /** Methods each route answers. */
@@ -28,42 +32,36 @@ export const METHOD_BY_ROUTE: Readonly<Record<Route['kind'], string>> = {
   unknown: '',
 };
 
+const MODEL = /^\/v2\/models\/([^/]+)(?:\/versions\/([0-9]+))?(?:\/(infer|ready|config|stats))?$/;
+const HEALTH = /^\/v2\/health\/(live|ready)$/;
+const REPOSITORY = /^\/v2\/repository(?:\/([^/]+))?\/(?:(index)|models\/([^/]+)\/(load|unload))$/;
+const MODEL_KINDS = {
+  '': 'model-metadata',
+  infer: 'model-infer',
+  ready: 'model-ready',
+  config: 'model-config',
+  stats: 'model-stats',
+} as const;
+
 /** Matches a request path (query string already removed). */
 export function matchRoute(path: string): Route {
-  const parts = path.split('/').filter((p) => p !== '');
-  if (parts[0] !== 'v2') return { kind: 'unknown' };
-  if (parts.length === 1) return { kind: 'server-metadata' };
-  const [, a, b, c, d, e, f] = parts.map(safeDecode);
-  if (a === 'health' && parts.length === 3) {
-    if (b === 'live') return { kind: 'server-live' };
-    if (b === 'ready') return { kind: 'server-ready' };
+  if (path === '/v2/models/stats') return { kind: 'all-stats' };
+  const model = MODEL.exec(path);
+  if (model) {
+    const kind = MODEL_KINDS[(model[3] ?? '') as keyof typeof MODEL_KINDS];
+    return { kind, model: safeDecode(model[1]!), version: model[2] ?? '' };
   }
-  if (a === 'repository') {
-    if (b === 'index' && parts.length === 3) return { kind: 'repo-index' };
-    if (b === 'models' && parts.length === 5 && c) {
-      if (d === 'load') return { kind: 'model-load', model: c };
-      if (d === 'unload') return { kind: 'model-unload', model: c };
-    }
-  }
-  if (a === 'models') {
-    if (parts.length === 3 && b === 'stats') return { kind: 'all-stats' };
-    if (!b) return { kind: 'unknown' };
-    let version = '';
-    let rest: (string | undefined)[] = [c, d, e, f];
-    if (c === 'versions') {
-      if (!d) return { kind: 'unknown' };
-      version = d;
-      rest = [e, f];
-    }
-    const tail = rest.filter((x) => x !== undefined);
-    if (tail.length === 0) return { kind: 'model-metadata', model: b, version };
-    if (tail.length === 1) {
-      const t = tail[0];
-      if (t === 'ready') return { kind: 'model-ready', model: b, version };
-      if (t === 'config') return { kind: 'model-config', model: b, version };
-      if (t === 'infer') return { kind: 'model-infer', model: b, version };
-      if (t === 'stats') return { kind: 'model-stats', model: b, version };
-    }
+  if (path === '/v2') return { kind: 'server-metadata' };
+  const health = HEALTH.exec(path);
+  if (health) return { kind: health[1] === 'live' ? 'server-live' : 'server-ready' };
+  const repo = REPOSITORY.exec(path);
+  if (repo) {
+    if (repo[2]) return { kind: 'repo-index' };
+    return {
+      kind: repo[4] === 'load' ? 'model-load' : 'model-unload',
+      model: safeDecode(repo[3]!),
+      repository: safeDecode(repo[1] ?? ''),
+    };
   }
   return { kind: 'unknown' };
 }

@@ -12,6 +12,7 @@ import { compressBody, responseEncoding } from './compress.ts';
 import { decodeHttpInfer, type InferTarget, inferHeaderLength } from './infer-decode.ts';
 import { encodeHttpInfer } from './infer-encode.ts';
 import { applyConnectionCap, DEFAULT_HTTP_LIMITS, type HttpLimits, serverTimeouts } from './limits.ts';
+import { readIndexBody, readLoadBody, readUnloadBody } from './repository-body.ts';
 import { METHOD_BY_ROUTE, matchRoute, type Route } from './routes.ts';
 
 /** HTTP transport settings. */
@@ -27,6 +28,11 @@ export interface HttpOptions {
 const ALWAYS_ANSWERED = new Set<Route['kind']>(['server-live', 'server-ready', 'model-ready']);
 
 const JSON_TYPE = { 'Content-Type': 'application/json' };
+
+/** Routes Triton answers without a JSON Content-Type (their answers are a status, errors aside). */
+const PLAIN_ROUTES = new Set<Route['kind']>(['server-live', 'server-ready', 'model-ready', 'unknown']);
+/** Infer checks the method before it sets its Content-Type: a wrong method is answered as plain text. */
+const PLAIN_WRONG_METHOD = new Set<Route['kind']>([...PLAIN_ROUTES, 'model-infer']);
 
 /** Creates (does not listen) the HTTP server of a core. */
 export function createHttpServer(core: InferenceCore, opts: HttpOptions = {}): http.Server {
@@ -67,17 +73,16 @@ async function handle(
     req.resume();
     return sendError(res, Errors.tooManyConnections(ctx.maxConnections), true);
   }
+  const contentType = { 'Content-Type': PLAIN_ROUTES.has(route.kind) ? 'text/plain' : 'application/json' };
   if (route.kind === 'unknown') {
     req.resume();
-    return sendError(res, Errors.notFound(url));
+    return sendError(res, Errors.notFound(), false, contentType);
   }
   if (req.method !== METHOD_BY_ROUTE[route.kind]) {
     req.resume();
-    const body = JSON.stringify({
-      error: `Method Not Allowed: ${route.kind} answers ${METHOD_BY_ROUTE[route.kind]}, got ${req.method}`,
-    });
+    const body = JSON.stringify({ error: 'Method Not Allowed' });
     res.writeHead(405, {
-      ...JSON_TYPE,
+      'Content-Type': PLAIN_WRONG_METHOD.has(route.kind) ? 'text/plain' : 'application/json',
       Allow: METHOD_BY_ROUTE[route.kind],
       'Content-Length': Buffer.byteLength(body),
     });
@@ -90,7 +95,7 @@ async function handle(
   } catch (err) {
     // An injected reset: drop the connection without an answer, as a crashed peer would.
     if (err instanceof ResetFault) req.socket.destroy();
-    else sendError(res, asServerError(err), ctx.refused);
+    else sendError(res, asServerError(err), ctx.refused, contentType);
   }
 }
 
@@ -104,13 +109,14 @@ async function dispatch(
   const core = ctx.core;
   switch (route.kind) {
     case 'server-live':
-      return sendStatus(res, core.live() ? 200 : 400);
+      return sendStatus(res, core.live() ? 200 : 400, 'text/plain');
     case 'server-ready':
-      return sendStatus(res, core.ready() ? 200 : 400);
+      return sendStatus(res, core.ready() ? 200 : 400, 'text/plain');
     case 'server-metadata':
       return sendJson(res, core.serverMetadata());
     case 'model-ready':
-      return sendStatus(res, core.live() && core.repository.isReady(route.model, route.version) ? 200 : 400);
+      if (!core.modelReady(route.model, route.version)) throw Errors.modelVersionNotReady();
+      return sendStatus(res, 200, 'text/plain');
     case 'model-metadata':
       return sendJson(res, core.modelMetadata(route.model, route.version));
     case 'model-config':
@@ -119,27 +125,22 @@ async function dispatch(
       return sendJson(res, core.statistics(route.model, route.version));
     case 'all-stats':
       return sendJson(res, core.statistics());
-    case 'repo-index': {
-      const json = parseJsonBody(body);
-      return sendJson(res, core.repositoryIndex(json.ready === true));
-    }
-    case 'model-load': {
-      const json = parseJsonBody(body);
-      const params = json.parameters;
-      await core.loadModel(
-        route.model,
-        params && typeof params === 'object' ? (params as Record<string, unknown>) : {},
-      );
-      return sendStatus(res, 200);
-    }
+    case 'repo-index':
+      // Triton ignores a repository name in the index path.
+      return sendJson(res, await core.repositoryIndex(readIndexBody(body).ready));
+    case 'model-load':
+      if (route.repository) throw Errors.repositoryName();
+      await core.loadModel(route.model, readLoadBody(body));
+      return sendStatus(res, 200, 'application/json');
     case 'model-unload':
-      parseJsonBody(body);
+      if (route.repository) throw Errors.repositoryName();
+      readUnloadBody(body);
       await core.unloadModel(route.model);
-      return sendStatus(res, 200);
+      return sendStatus(res, 200, 'application/json');
     case 'model-infer':
       return infer(ctx, route, req, res, body!);
     default:
-      return sendError(res, Errors.notFound(req.url ?? ''));
+      return sendError(res, Errors.notFound(), false, { 'Content-Type': 'text/plain' });
   }
 }
 
@@ -206,25 +207,14 @@ function headerText(req: http.IncomingMessage, name: string): string | undefined
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
-function parseJsonBody(body: Buffer | undefined): Record<string, unknown> {
-  if (!body || body.length === 0) return {};
-  try {
-    const json = JSON.parse(body.toString('utf8'));
-    if (json && typeof json === 'object' && !Array.isArray(json)) return json;
-  } catch (err) {
-    throw Errors.badRequest(`failed to parse the request JSON buffer: ${(err as Error).message}`);
-  }
-  throw Errors.badRequest('failed to parse the request JSON buffer: expected a JSON object');
-}
-
 function sendJson(res: http.ServerResponse, value: unknown): void {
   const body = JSON.stringify(value);
   res.writeHead(200, { ...JSON_TYPE, 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
 }
 
-function sendStatus(res: http.ServerResponse, status: number): void {
-  res.writeHead(status, { 'Content-Length': 0 });
+function sendStatus(res: http.ServerResponse, status: number, contentType: string): void {
+  res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': 0 });
   res.end();
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { completeConfig, parseConfigJson, parsePbtxt } from '../../server/config/parse.ts';
+import { completeConfig } from '../../server/config/normalize.ts';
+import { parseConfigJson, parsePbtxt } from '../../server/config/parse.ts';
 
 describe('config.pbtxt parsing (protobuf text format via @bufbuild/protobuf)', () => {
   it('parses list and message syntax, enums, comments and maps into Triton JSON form', () => {
@@ -85,8 +86,58 @@ describe('config.pbtxt parsing (protobuf text format via @bufbuild/protobuf)', (
     );
     expect(config.name).toBe('m');
     expect(config.backend).toBe('onnxruntime');
-    expect(config.instance_group).toEqual([{ name: 'm', kind: 'KIND_CPU', count: 1, gpus: [] }]);
+    // Triton's defaults: one group named after the model, two CPU instances for onnxruntime.
+    expect(config.instance_group).toEqual([
+      {
+        name: 'm',
+        kind: 'KIND_CPU',
+        count: 2,
+        gpus: [],
+        secondary_devices: [],
+        profile: [],
+        passive: false,
+        host_policy: '',
+      },
+    ]);
     expect(config.version_policy).toEqual({ latest: { num_versions: 1 } });
     expect(config.dynamic_batching).toBeUndefined();
+    expect(config.default_model_filename).toBe('model.onnx');
+    expect(config.optimization).toMatchObject({
+      input_pinned_memory: { enable: true },
+      output_pinned_memory: { enable: true },
+    });
+    // Fields in the order model_config.proto declares them, as Triton prints them.
+    expect(Object.keys(config).slice(0, 6)).toEqual([
+      'name',
+      'platform',
+      'backend',
+      'runtime',
+      'version_policy',
+      'max_batch_size',
+    ]);
+  });
+
+  it('names unnamed instance groups <model>_<index>, fills preferred_batch_size, and finds the backend', () => {
+    const config = completeConfig(
+      parseConfigJson({
+        backend: 'simulated',
+        max_batch_size: 8,
+        dynamic_batching: {},
+        instance_group: [{ count: 2 }, { name: 'mine', kind: 'KIND_AUTO' }],
+      }),
+      'm',
+    );
+    expect(config.instance_group.map((g) => [g.name, g.kind, g.count])).toEqual([
+      ['m_0', 'KIND_CPU', 2],
+      ['mine', 'KIND_CPU', 1],
+    ]);
+    expect(config.dynamic_batching?.preferred_batch_size).toEqual([8]);
+    expect(completeConfig(parseConfigJson({ default_model_filename: 'model.plan' }), 'p').backend).toBe(
+      'tensorrt',
+    );
+    expect(completeConfig(parseConfigJson({}), 'x.identity').backend).toBe('identity');
+    expect(() => completeConfig(parseConfigJson({}), 'nobackend')).toThrow(
+      /Could not determine backend for model 'nobackend'/,
+    );
   });
 });

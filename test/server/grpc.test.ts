@@ -148,9 +148,9 @@ describe('gRPC inference.GRPCInferenceService', () => {
 
   it('indexes, unloads and loads models through the repository RPCs, with a config override', async () => {
     const index = await client.call('RepositoryIndex', {});
-    expect(index.models.map((m: Json) => [m.name, m.state])).toEqual([
-      ['nobatch', 'READY'],
-      ['simple', 'READY'],
+    expect(index.models.map((m: Json) => [m.name, m.state, m.reason])).toEqual([
+      ['nobatch', 'READY', ''],
+      ['simple', 'READY', ''],
     ]);
     await client.call('RepositoryModelUnload', { model_name: 'nobatch' });
     expect(await client.call('ModelReady', { name: 'nobatch' })).toEqual({ ready: false });
@@ -173,8 +173,21 @@ describe('gRPC inference.GRPCInferenceService', () => {
     });
     const meta = await client.call('ModelMetadata', { name: 'nobatch' });
     expect(meta.inputs).toEqual([{ name: 'x', datatype: 'FP32', shape: [-1, 2] }]);
+    // Triton answers INTERNAL for a model its repository does not hold.
     await expect(client.call('RepositoryModelLoad', { model_name: 'ghost' })).rejects.toMatchObject({
+      code: grpc.status.INTERNAL,
+      details: expect.stringMatching(/^failed to load 'ghost', failed to poll from model repository/),
+    });
+    // Unloading a model that is not loaded succeeds; parameters of the wrong type do not.
+    expect(await client.call('RepositoryModelUnload', { model_name: 'ghost' })).toEqual({});
+    await expect(
+      client.call('RepositoryModelLoad', {
+        model_name: 'nobatch',
+        parameters: { config: { bool_param: true } },
+      }),
+    ).rejects.toMatchObject({
       code: grpc.status.INVALID_ARGUMENT,
+      details: "invalid value type for load parameter 'config', expected string_param.",
     });
   });
 });

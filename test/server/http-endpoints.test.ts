@@ -23,11 +23,13 @@ describe('HTTP endpoints other than infer', () => {
     }
   });
 
-  it('answers model readiness: 200 for a loaded model and version, 400 otherwise', async () => {
+  it('answers model readiness: 200 for a loaded model and version, 400 "Model version not ready" otherwise', async () => {
     expect((await http(server, 'GET', '/v2/models/simple/ready')).status).toBe(200);
     expect((await http(server, 'GET', '/v2/models/simple/versions/1/ready')).status).toBe(200);
-    expect((await http(server, 'GET', '/v2/models/simple/versions/2/ready')).status).toBe(400);
-    expect((await http(server, 'GET', '/v2/models/nope/ready')).status).toBe(400);
+    for (const p of ['/v2/models/simple/versions/2/ready', '/v2/models/nope/ready']) {
+      const res = await http(server, 'GET', p);
+      expect([res.status, res.json()]).toEqual([400, { error: 'Model version not ready' }]);
+    }
   });
 
   it('serves server metadata with its extensions', async () => {
@@ -66,7 +68,11 @@ describe('HTTP endpoints other than infer', () => {
     expect(json.name).toBe('simple');
     expect(json.max_batch_size).toBe(8);
     expect(json.input[0]).toMatchObject({ name: 'INPUT0', data_type: 'TYPE_INT32', dims: [16] });
-    expect(json.instance_group[0].count).toBe(1);
+    // No instance_group: one group named after the model; one instance, the default of backends other than onnxruntime.
+    expect(json.instance_group[0]).toMatchObject({ name: 'simple', count: 1, kind: 'KIND_CPU' });
+    // What Triton fills in: the pinned-memory optimization and the fields the config left empty.
+    expect(json.optimization).toMatchObject({ input_pinned_memory: { enable: true } });
+    expect(json.runtime).toBe('');
     expect(json.parameters.compute_ms.string_value).toBe('0');
   });
 
@@ -101,16 +107,24 @@ describe('HTTP endpoints other than infer', () => {
     );
     const ver = (await http(server, 'GET', '/v2/models/simple/versions/1/stats')).json();
     expect(ver.model_stats[0].version).toBe('1');
-    expect((await http(server, 'GET', '/v2/models/nope/stats')).status).toBe(404);
+    // Triton answers statistics of a model or version it does not serve with 400, not 404.
+    const nope = await http(server, 'GET', '/v2/models/nope/stats');
+    expect([nope.status, nope.json().error]).toEqual([400, "requested model 'nope' is not available"]);
+    const v2 = await http(server, 'GET', '/v2/models/simple/versions/2/stats');
+    expect([v2.status, v2.json().error]).toEqual([
+      400,
+      "requested model version is not available for model 'simple'",
+    ]);
   });
 
   it('serves the repository index, all or ready only', async () => {
     const res = await http(server, 'POST', '/v2/repository/index');
     expect(res.status).toBe(200);
+    // An empty reason is left out, as Triton does.
     expect(res.json()).toEqual([
-      { name: 'nobatch', version: '1', state: 'READY', reason: '' },
-      { name: 'simple', version: '1', state: 'READY', reason: '' },
-      { name: 'strings', version: '1', state: 'READY', reason: '' },
+      { name: 'nobatch', version: '1', state: 'READY' },
+      { name: 'simple', version: '1', state: 'READY' },
+      { name: 'strings', version: '1', state: 'READY' },
     ]);
     const ready = await http(server, 'POST', '/v2/repository/index', JSON.stringify({ ready: true }));
     expect(ready.json()).toHaveLength(3);
@@ -122,10 +136,21 @@ describe('HTTP endpoints other than infer', () => {
     expect(res.json().error).toMatch(/explicit model load \/ unload is not allowed/);
   });
 
-  it('answers 404 for unknown paths and 405 for wrong methods', async () => {
-    expect((await http(server, 'GET', '/v3/whatever')).status).toBe(404);
-    expect((await http(server, 'GET', '/v2/models/simple/infer')).status).toBe(405);
+  it('answers 404 for unknown paths and 405 for wrong methods, in Triton words', async () => {
+    for (const p of ['/v3/whatever', '/v2/models/simple/versions/x', '/v2/models/simple/']) {
+      const res = await http(server, 'GET', p);
+      expect([res.status, res.json()]).toEqual([404, { error: 'Not Found' }]);
+    }
+    const infer = await http(server, 'GET', '/v2/models/simple/infer');
+    expect([infer.status, infer.json()]).toEqual([405, { error: 'Method Not Allowed' }]);
     expect((await http(server, 'POST', '/v2/health/live')).status).toBe(405);
+  });
+
+  it('reads a version as Triton does: leading zeros are the same version, too large a number is a 400', async () => {
+    expect((await http(server, 'GET', '/v2/models/simple/versions/01')).json().versions).toEqual(['1']);
+    const big = await http(server, 'GET', '/v2/models/simple/versions/99999999999999999999');
+    expect(big.status).toBe(400);
+    expect(big.json().error).toMatch(/^failed to get model version from specified version string/);
   });
 });
 

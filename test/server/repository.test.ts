@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../server/index.ts';
@@ -19,10 +19,7 @@ describe('model repository and explicit model control over HTTP', () => {
     repo = makeRepository({ simple: SIMPLE, nobatch: NOBATCH });
     server = await start({ modelRepository: repo, modelControlMode: 'explicit', loadModels: ['simple'] });
     const index = (await http(server, 'POST', '/v2/repository/index')).json();
-    expect(index).toEqual([
-      { name: 'nobatch' },
-      { name: 'simple', version: '1', state: 'READY', reason: '' },
-    ]);
+    expect(index).toEqual([{ name: 'nobatch' }, { name: 'simple', version: '1', state: 'READY' }]);
     expect((await http(server, 'GET', '/v2/models/nobatch/ready')).status).toBe(400);
   });
 
@@ -36,9 +33,13 @@ describe('model repository and explicit model control over HTTP', () => {
 
     const unload = await http(server, 'POST', '/v2/repository/models/simple/unload', '{}');
     expect(unload.status).toBe(200);
+    // An unloaded model keeps its version, not ready (Triton's lifecycle).
     const infer = await http(server, 'POST', '/v2/models/simple/infer', '{"inputs":[]}');
     expect(infer.status).toBe(404);
-    expect(infer.json().error).toBe("Request for unknown model: 'simple' is not found");
+    expect(infer.json().error).toBe("Request for unknown model: 'simple' has no available versions");
+    // Unloading again, or a model never loaded, succeeds as in Triton.
+    expect((await http(server, 'POST', '/v2/repository/models/simple/unload')).status).toBe(200);
+    expect((await http(server, 'POST', '/v2/repository/models/ghost/unload')).status).toBe(200);
 
     const config = {
       name: 'simple',
@@ -68,7 +69,7 @@ describe('model repository and explicit model control over HTTP', () => {
     expect(ok.json().outputs[0].shape).toEqual([2, 1]);
   });
 
-  it('answers 400 for a config parameter that is not a valid model config, keeping the model as it was', async () => {
+  it('answers 500 "failed to poll" with the reason for a config parameter that is not a valid model config, keeping the model as it was', async () => {
     repo = makeRepository({ simple: SIMPLE });
     server = await start({ modelRepository: repo, modelControlMode: 'explicit', loadModels: ['*'] });
     const bad = await http(
@@ -77,8 +78,10 @@ describe('model repository and explicit model control over HTTP', () => {
       '/v2/repository/models/simple/load',
       JSON.stringify({ parameters: { config: '{"max_batch_size": "x", "bogus": 1}' } }),
     );
-    expect(bad.status).toBe(400);
-    expect(bad.json().error).toMatch(/invalid "config" parameter of model 'simple'/);
+    expect(bad.status).toBe(500);
+    expect(bad.json().error).toMatch(
+      /^failed to load 'simple', failed to poll from model repository: Invalid config override: /,
+    );
     expect((await http(server, 'GET', '/v2/models/simple/ready')).status).toBe(200);
   });
 
@@ -93,24 +96,81 @@ describe('model repository and explicit model control over HTTP', () => {
       JSON.stringify({ parameters: { config } }),
     );
     expect(res.status).toBe(400);
-    expect(res.json().error).toMatch(
-      /load failed for model 'simple': unable to find backend 'no-such-backend'/,
+    expect(res.json().error).toBe(
+      "load failed for model 'simple': version 1 is at UNAVAILABLE state: Invalid argument: unable to find " +
+        "backend library for backend 'no-such-backend', try specifying runtime on the model configuration. " +
+        '(the embedded server has simulated, onnxruntime);\n',
     );
     expect((await http(server, 'GET', '/v2/models/simple/ready')).status).toBe(200);
     expect((await http(server, 'GET', '/v2/models/simple/config')).json().max_batch_size).toBe(8);
   });
 
-  it('reports a model whose config.pbtxt does not parse as UNAVAILABLE with the parser reason', async () => {
+  it('lists a model whose config.pbtxt does not parse by name only, and answers its load with the parser reason', async () => {
     repo = makeRepository({ simple: SIMPLE, broken: 'name: "broken"\nmax_batch_size: [ oops' });
+    server = await start({ modelRepository: repo, modelControlMode: 'explicit', loadModels: ['*'] });
+    const index = (await http(server, 'POST', '/v2/repository/index')).json();
+    expect(index.find((r: { name: string }) => r.name === 'broken')).toEqual({ name: 'broken' });
+    const load = await http(server, 'POST', '/v2/repository/models/broken/load');
+    expect(load.status).toBe(500);
+    expect(load.json().error).toMatch(
+      /failed to poll from model repository: invalid .*broken.*config\.pbtxt/,
+    );
+    expect((await http(server, 'GET', '/v2/models/simple/ready')).status).toBe(200);
+    // A config Triton cannot read never reaches the model lifecycle: the server stays ready.
+    expect((await http(server, 'GET', '/v2/health/ready')).status).toBe(200);
+  });
+
+  it('is not ready (strict readiness) while a model failed to load in its backend', async () => {
+    repo = makeRepository({
+      simple: SIMPLE,
+      nowhere: SIMPLE.replace('"simple"', '"nowhere"').replace('simulated', 'nope'),
+    });
     server = await start({ modelRepository: repo });
     const index = (await http(server, 'POST', '/v2/repository/index')).json();
-    const broken = index.find((r: { name: string }) => r.name === 'broken');
-    expect(broken.state).toBe('UNAVAILABLE');
-    expect(broken.reason).toMatch(/invalid .*broken.*config\.pbtxt/);
+    expect(index.find((r: { name: string }) => r.name === 'nowhere')).toMatchObject({
+      version: '1',
+      state: 'UNAVAILABLE',
+      reason: expect.stringMatching(/^Invalid argument: unable to find backend library for backend 'nope'/),
+    });
     expect((await http(server, 'GET', '/v2/models/simple/ready')).status).toBe(200);
-    // Strict readiness, Triton's default: the server is not ready while a model failed to load.
     expect((await http(server, 'GET', '/v2/health/ready')).status).toBe(400);
     expect((await http(server, 'GET', '/v2/health/live')).status).toBe(200);
+  });
+
+  it('leaves a loaded model alone on a plain load unless its folder changed, keeping an override', async () => {
+    repo = makeRepository({ simple: SIMPLE });
+    server = await start({ modelRepository: repo, modelControlMode: 'explicit', loadModels: ['simple'] });
+    const s = server;
+    const infer = JSON.stringify({
+      inputs: ['INPUT0', 'INPUT1'].map((name) => ({
+        name,
+        shape: [1, 16],
+        datatype: 'INT32',
+        data: new Array(16).fill(1),
+      })),
+    });
+    expect((await http(s, 'POST', '/v2/models/simple/infer', infer)).status).toBe(200);
+    const count = async () =>
+      (await http(s, 'GET', '/v2/models/simple/stats')).json().model_stats[0].inference_count;
+    const load = (body?: string) => http(s, 'POST', '/v2/repository/models/simple/load', body);
+    expect((await load()).status).toBe(200);
+    expect(await count()).toBe(1);
+    const served = (await http(s, 'GET', '/v2/models/simple/config')).json();
+    // Only the instance count changes: the model is updated in place and its statistics go on.
+    const twice = { ...served, instance_group: [{ count: 2, kind: 'KIND_CPU' }] };
+    expect((await load(JSON.stringify({ parameters: { config: JSON.stringify(twice) } }))).status).toBe(200);
+    expect(await count()).toBe(1);
+    expect((await load()).status).toBe(200);
+    expect((await http(s, 'GET', '/v2/models/simple/config')).json().instance_group[0].count).toBe(2);
+    // The folder changes after the override: the plain load reads config.pbtxt again.
+    const later = new Date(Date.now() + 5000);
+    utimesSync(path.join(repo, 'simple', 'config.pbtxt'), later, later);
+    expect((await load()).status).toBe(200);
+    expect((await http(s, 'GET', '/v2/models/simple/config')).json().instance_group[0].count).toBe(1);
+    // A change beyond the instances reloads the model: statistics start again.
+    const other = { ...served, max_batch_size: 4 };
+    expect((await load(JSON.stringify({ parameters: { config: JSON.stringify(other) } }))).status).toBe(200);
+    expect(await count()).toBe(0);
   });
 
   it('serves the newest version folder by default and every version with version_policy all', async () => {
@@ -122,7 +182,8 @@ describe('model repository and explicit model control over HTTP', () => {
     expect((await http(server, 'GET', '/v2/models/simple')).json().versions).toEqual(['3']);
     writeFileSync(path.join(repo, 'simple', 'config.pbtxt'), `${SIMPLE}\nversion_policy: { all { } }\n`);
     expect((await http(server, 'POST', '/v2/repository/models/simple/load')).status).toBe(200);
-    expect((await http(server, 'GET', '/v2/models/simple')).json().versions).toEqual(['3', '2', '1']);
+    // Oldest first, as Triton lists them.
+    expect((await http(server, 'GET', '/v2/models/simple')).json().versions).toEqual(['1', '2', '3']);
     expect((await http(server, 'GET', '/v2/models/simple/versions/2/ready')).status).toBe(200);
   });
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { computeMs, PROFILES } from '../../server/backends/profiles.ts';
 import { simulatedFactory } from '../../server/backends/simulated.ts';
 import { hashBatch, hashItem } from '../../server/backends/simulated-outputs.ts';
-import { completeConfig, parsePbtxt } from '../../server/config/parse.ts';
+import { completeConfig } from '../../server/config/normalize.ts';
+import { parsePbtxt } from '../../server/config/parse.ts';
 import { CATALOG } from '../../models/catalog.ts';
 
 describe('latency profiles', () => {

@@ -4,11 +4,13 @@ import { inputsFor } from '../../models/index.ts';
 import type { ModelEntry, Precision, TensorSpec } from '../../models/types.ts';
 import { toConfigDatatype } from '../../lib/tensor/datatypes.ts';
 import { precisionProfileName } from '../backends/profiles.ts';
-import { completeConfig } from './normalize.ts';
 import { parseConfigJson } from './parse.ts';
 import type { ModelConfigJson } from './types.ts';
 
-/** The config the default repository serves for a catalog entry, on the given backend, at a PRECISION. */
+/**
+ * A catalog entry's config as a config.pbtxt would hold it, on the given backend, at a PRECISION; the repository
+ * completes it at load as Triton completes what it reads (config/normalize.ts).
+ */
 export function configFromCatalog(entry: ModelEntry, backend: string, precision?: string): ModelConfigJson {
   const tensor = (t: TensorSpec) => ({ name: t.name, data_type: toConfigDatatype(t.datatype), dims: t.dims });
   const db = entry.deployment.dynamicBatching;
@@ -36,7 +38,7 @@ export function configFromCatalog(entry: ModelEntry, backend: string, precision?
       },
     };
   }
-  return completeConfig(parseConfigJson(json, `catalog entry ${entry.id}`), entry.name);
+  return parseConfigJson(json, `catalog entry ${entry.id}`);
 }
 
 /** Every catalog entry, for the default repository. */

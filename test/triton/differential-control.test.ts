@@ -1,25 +1,38 @@
 /**
- * The control plane of the embedded server against real Triton 2.60.0, on one model repository: health,
- * server and model metadata, model configs, statistics, Prometheus metrics and the repository API (explicit
- * model control), over HTTP and gRPC. Both servers get the same requests in the same order, so each test
+ * The control plane of the embedded server against real Triton 2.60.0, on one model repository (every catalog
+ * model as `k6-triton repository` writes it, and MNIST copies for the repository API): health, server and model
+ * metadata, model configs, statistics, Prometheus metrics and the repository API (explicit model control), over
+ * HTTP and gRPC. Both servers get the same requests in the same order, so each test
  * compares whatever state the describe's earlier tests left; where they differ on purpose, the test names the
  * difference listed in server/README.md. Skipped where tritonserver is absent (REAL_TRITON.skipReason).
  */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildBinaryInferRequest } from '../../lib/kserve/binary.ts';
+import { CATALOG } from '../../models/catalog.ts';
+import { writeCatalogRepository } from '../../server/export-repository.ts';
+import { MNIST_MODEL_FILE, mnistModelWithBatchDim } from '../../server/models/mnist/export-onnx.ts';
+import { catalogInputs } from '../onnx/catalog-inputs.ts';
 import { REAL_TRITON, startPair, type Target } from './servers.ts';
 
-const MNIST_ONNX = fileURLToPath(new URL('../../server/models/mnist/model.onnx', import.meta.url));
 const PROTO_DIR = fileURLToPath(new URL('../../proto/', import.meta.url));
 
-/** MNIST as Triton's ONNX Runtime backend accepts it: without batching, or batching on its symbolic first dim. */
+/** MNIST as Triton's ONNX Runtime backend accepts it: the shipped fixed-size model, or the batchable copy. */
 function mnistConfig(name: string, maxBatch = 0, extra = ''): string {
-  const [input, output] = maxBatch > 0 ? ['[ 1, 28, 28 ]', '[ 10 ]'] : ['[ 1, 1, 28, 28 ]', '[ -1, 10 ]'];
+  const [input, output] = maxBatch > 0 ? ['[ 1, 28, 28 ]', '[ 10 ]'] : ['[ 1, 1, 28, 28 ]', '[ 1, 10 ]'];
   return [
     `name: "${name}"`,
     'platform: "onnxruntime_onnx"',
@@ -30,20 +43,24 @@ function mnistConfig(name: string, maxBatch = 0, extra = ''): string {
   ].join('\n');
 }
 
-/** Writes <repo>/<name>/config.pbtxt and the MNIST model in each version folder. */
-function writeModel(repo: string, name: string, pbtxt: string, versions = ['1']): void {
+/** Writes <repo>/<name>/config.pbtxt and the MNIST model (the batchable copy when `batchable`) per version. */
+function writeModel(repo: string, name: string, pbtxt: string, versions = ['1'], batchable = false): void {
   mkdirSync(path.join(repo, name), { recursive: true });
   for (const v of versions) {
     mkdirSync(path.join(repo, name, v), { recursive: true });
-    copyFileSync(MNIST_ONNX, path.join(repo, name, v, 'model.onnx'));
+    const file = path.join(repo, name, v, 'model.onnx');
+    if (batchable) writeFileSync(file, mnistModelWithBatchDim('N'));
+    else copyFileSync(MNIST_MODEL_FILE, file);
   }
   writeFileSync(path.join(repo, name, 'config.pbtxt'), pbtxt);
 }
 
-function makeRepo(models: (repo: string) => void): string {
-  const repo = mkdtempSync(path.join(tmpdir(), 'k6t-diff-control-'));
-  models(repo);
-  return repo;
+function makeRepo(models: (repo: string) => void | Promise<void>): () => Promise<string> {
+  return async () => {
+    const repo = mkdtempSync(path.join(tmpdir(), 'k6t-diff-control-'));
+    await models(repo);
+    return repo;
+  };
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are compared as parsed JSON
@@ -56,8 +73,19 @@ interface Answer {
   body: Json;
 }
 
-async function call(t: Target, method: string, urlPath: string, body?: string): Promise<Answer> {
-  const res = await fetch(`${t.url}${urlPath}`, { method, body, signal: AbortSignal.timeout(60_000) });
+async function call(
+  t: Target,
+  method: string,
+  urlPath: string,
+  body?: string | Buffer,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  const res = await fetch(`${t.url}${urlPath}`, {
+    method,
+    body: typeof body === 'string' || body === undefined ? body : new Uint8Array(body),
+    headers,
+    signal: AbortSignal.timeout(60_000),
+  });
   const text = await res.text();
   let parsed: Json = text;
   try {
@@ -92,29 +120,38 @@ function grpcClientOf(t: Target) {
 }
 
 /** Both servers of a describe, with helpers that send one request to each, embedded first. */
-function pairOf(repo: string, opts: { modelControl?: 'none' | 'explicit'; loadModels?: string[] } = {}) {
-  const state = {} as {
+function pairOf(
+  makeRepository: () => Promise<string>,
+  opts: { modelControl?: 'none' | 'explicit'; loadModels?: string[] } = {},
+) {
+  const state = { repo: '' } as {
+    repo: string;
     embedded: Target;
     triton: Target;
     stop(): Promise<void>;
     grpc: { embedded: ReturnType<typeof grpcClientOf>; triton: ReturnType<typeof grpcClientOf> };
   };
   beforeAll(async () => {
-    Object.assign(state, await startPair(repo, opts));
+    state.repo = await makeRepository();
+    Object.assign(state, await startPair(state.repo, opts));
     state.grpc = { embedded: grpcClientOf(state.embedded), triton: grpcClientOf(state.triton) };
   }, 180_000);
   afterAll(async () => {
     state.grpc?.embedded.close();
     state.grpc?.triton.close();
     await state.stop?.();
-    rmSync(repo, { recursive: true, force: true });
+    if (state.repo) rmSync(state.repo, { recursive: true, force: true });
   });
   return {
-    async http(method: string, urlPath: string, body?: string) {
+    /** The repository folder (set once the servers run). */
+    get repo() {
+      return state.repo;
+    },
+    async http(method: string, urlPath: string, body?: string | Buffer, headers?: Record<string, string>) {
       return {
-        what: `${method} ${urlPath}${body === undefined ? '' : ` ${body.slice(0, 200)}`}`,
-        embedded: await call(state.embedded, method, urlPath, body),
-        triton: await call(state.triton, method, urlPath, body),
+        what: `${method} ${urlPath}${typeof body === 'string' ? ` ${body.slice(0, 200)}` : ''}`,
+        embedded: await call(state.embedded, method, urlPath, body, headers),
+        triton: await call(state.triton, method, urlPath, body, headers),
       };
     },
     async grpc(method: string, request: object = {}) {
@@ -202,6 +239,13 @@ function metricShape(text: string, ignore: RegExp): { families: Record<string, s
   return { families, series: series.sort() };
 }
 
+/** A binary infer request for a catalog model: `batch` items where it batches. */
+function catalogRequest(id: string, batch: number): { headers: Record<string, string>; body: Buffer } {
+  const entry = CATALOG[id]!;
+  const request = buildBinaryInferRequest(catalogInputs(entry, { batch }), { binaryOutputs: true });
+  return { headers: request.headers, body: Buffer.from(request.body) };
+}
+
 /** An MNIST infer body of `batch` images (the batch dim only when the model batches). */
 function mnistInfer(batch: number, batched: boolean): string {
   const shape = batched ? [batch, 1, 28, 28] : [1, 1, 28, 28];
@@ -211,12 +255,21 @@ function mnistInfer(batch: number, batched: boolean): string {
 }
 
 describe.skipIf(!REAL_TRITON.path)('control plane against Triton 2.60.0: every model loaded at start', () => {
-  const repo = makeRepo((r) => {
-    writeModel(r, 'onnx-mnist-cpu', mnistConfig('onnx-mnist-cpu'));
-    writeModel(r, 'onnx-mnist-cpu-batch', mnistConfig('onnx-mnist-cpu-batch', 8, 'dynamic_batching { }'));
+  // Every catalog model, and a batchable MNIST with dynamic batching Triton fills in.
+  const repo = makeRepo(async (r) => {
+    await writeCatalogRepository(r);
+    writeModel(
+      r,
+      'onnx-mnist-cpu-batch',
+      mnistConfig('onnx-mnist-cpu-batch', 8, 'dynamic_batching { }'),
+      ['1'],
+      true,
+    );
   });
   const pair = pairOf(repo);
-  const MODELS = ['onnx-mnist-cpu', 'onnx-mnist-cpu-batch'];
+  const MODELS = Object.values(CATALOG)
+    .map((e) => e.name)
+    .concat('onnx-mnist-cpu-batch');
 
   it('answers health, server and model readiness alike, statuses, bodies and content types', async () => {
     for (const p of [
@@ -281,14 +334,21 @@ describe.skipIf(!REAL_TRITON.path)('control plane against Triton 2.60.0: every m
   });
 
   it('counts the same statistics after a few inferences, with the same keys and units', async () => {
+    expect(readdirSync(pair.repo).sort()).toEqual([...MODELS].sort());
     const before = await pair.http('GET', '/v2/models/stats');
-    for (let i = 0; i < 3; i++)
-      expectSame(await pair.http('POST', '/v2/models/onnx-mnist-cpu/infer', mnistInfer(1, false))).status;
-    // One at a time, so dynamic batching has nothing to merge: one batch of 2, one of 1.
-    for (const batch of [2, 1]) {
-      const a = await pair.http('POST', '/v2/models/onnx-mnist-cpu-batch/infer', mnistInfer(batch, true));
-      expect([a.embedded.status, a.triton.status]).toEqual([200, 200]);
+    const ok = (a: { embedded: Answer; triton: Answer; what: string }) =>
+      expect([a.embedded.status, a.triton.status], a.what).toEqual([200, 200]);
+    for (const entry of Object.values(CATALOG)) {
+      for (const batch of entry.maxBatchSize > 0 ? [2, 1] : [1]) {
+        const r = catalogRequest(entry.id, batch);
+        ok(await pair.http('POST', `/v2/models/${entry.name}/infer`, r.body, r.headers));
+      }
     }
+    for (let i = 0; i < 2; i++)
+      ok(await pair.http('POST', '/v2/models/onnx-mnist-cpu/infer', mnistInfer(1, false)));
+    // One at a time, so dynamic batching has nothing to merge: one batch of 2, one of 1.
+    for (const batch of [2, 1])
+      ok(await pair.http('POST', '/v2/models/onnx-mnist-cpu-batch/infer', mnistInfer(batch, true)));
     const after = await pair.http('GET', '/v2/models/stats');
     expect(statsShape(after.embedded.body)).toEqual(statsShape(after.triton.body));
     // What moved: each counter by the same amount on both servers.
@@ -367,7 +427,7 @@ function mnistJson(name: string, extra: object = {}): object {
     platform: 'onnxruntime_onnx',
     max_batch_size: 0,
     input: [{ name: 'input.1', data_type: 'TYPE_FP32', dims: [1, 1, 28, 28] }],
-    output: [{ name: 'output', data_type: 'TYPE_FP32', dims: [-1, 10] }],
+    output: [{ name: 'output', data_type: 'TYPE_FP32', dims: [1, 10] }],
     ...extra,
   };
 }
@@ -502,12 +562,12 @@ describe.skipIf(!REAL_TRITON.path)(
       );
       expect((await configOf(model)).instance_group[0].count).toBe(1);
       const later = new Date(Date.now() + 5_000);
-      utimesSync(path.join(repo, model, 'config.pbtxt'), later, later);
+      utimesSync(path.join(pair.repo, model, 'config.pbtxt'), later, later);
       expectSame(await pair.http('POST', `/v2/repository/models/${model}/load`));
       expect((await configOf(model)).instance_group[0].count).toBe(2);
     });
 
-    it('keeps serving the old config when an override fails in the backend', async () => {
+    it('keeps serving the old config when an override fails in the backend or its dims do not fit the model', async () => {
       const model = 'm-fail-override';
       expectSame(await pair.http('POST', `/v2/repository/models/${model}/load`));
       const before = await configOf(model);
@@ -519,6 +579,15 @@ describe.skipIf(!REAL_TRITON.path)(
       expectSame(bad);
       // Triton's reason, to which the embedded server adds the backends it has (server/README.md).
       expect(bad.embedded.body.error).toMatch(/ \(the embedded server has simulated, onnxruntime\)/);
+      expect(await configOf(model)).toEqual(before);
+      // Output dims the ONNX model does not have: refused at load, in Triton's words.
+      const wrongDims = mnistJson(model, {
+        output: [{ name: 'output', data_type: 'TYPE_FP32', dims: [-1, 10] }],
+      });
+      const refused = expectSame(
+        await pair.http('POST', `/v2/repository/models/${model}/load`, overrideBody(wrongDims)),
+      );
+      expect(refused.status).toBe(400);
       expect(await configOf(model)).toEqual(before);
       expectSame(await pair.http('GET', `/v2/models/${model}/ready`));
       expectSame(await pair.http('POST', '/v2/repository/index', '{"ready":true}'));

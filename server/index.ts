@@ -79,7 +79,7 @@ export interface RunningServer {
   /** -1 when disabled. */
   metricsPort: number;
   core: InferenceCore;
-  /** Model table rows as loaded at start. */
+  /** Model table rows as loaded at start: the models a load was tried on, as Triton prints its table. */
   models: IndexRow[];
   /**
    * Closes the HTTP and gRPC ports at once (open connections and in-flight requests are cut, as in a crash),
@@ -164,7 +164,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       grpcPort: frontends.grpcPort,
       metricsPort,
       core: c,
-      models: await repository.index(),
+      models: (await repository.index()).filter((row) => row.state !== undefined),
       restart,
       get restarts() {
         return restarts;

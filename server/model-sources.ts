@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { catalogEntries, configFromCatalog } from './config/from-catalog.ts';
 import { parsePbtxt } from './config/parse.ts';
+import type { VersionFolder } from './config/normalize.ts';
 import type { ModelConfigJson } from './config/types.ts';
 
 /** The config file Triton reads in a model folder. */
@@ -28,6 +29,8 @@ export interface ModelSource {
   readConfig(): Promise<ModelConfigJson>;
   /** Version folders the config's version policy selects, newest first. */
   versions(config: ModelConfigJson): Promise<{ version: string; dir: string }[]>;
+  /** What the first version folder holds (Triton looks there for a model file); undefined when there is none. */
+  versionFolder(): Promise<VersionFolder | undefined>;
   /** The model's file times now. */
   stamp(): Promise<ModelStamp>;
 }
@@ -102,6 +105,16 @@ function folderSource(name: string, modelDir: string): ModelSource {
         dir: path.join(modelDir, String(v)),
       }));
     },
+    async versionFolder() {
+      // The first subfolder by name, whatever its name, as Triton takes it.
+      const dirs = (await readdir(modelDir, { withFileTypes: true }))
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name)
+        .sort();
+      if (dirs.length === 0) return undefined;
+      const entries = await readdir(path.join(modelDir, dirs[0]!), { withFileTypes: true });
+      return new Map(entries.map((e) => [e.name, e.isDirectory()]));
+    },
     async stamp() {
       const out = new Map<string, number>();
       try {
@@ -150,6 +163,7 @@ export async function catalogSources(precisions: Record<string, string>): Promis
       name: entry.name,
       readConfig: async () => configFromCatalog(entry, backend, precisions[entry.id]),
       versions: async () => [{ version: '1', dir }],
+      versionFolder: async () => undefined,
       stamp: async () => unchanged,
     };
   });

@@ -287,7 +287,7 @@ export class Repository {
     const name = entry.source.name;
     try {
       const raw = override === undefined ? await entry.source.readConfig() : parseOverride(override);
-      const config = completeConfig(raw, name);
+      const config = completeConfig(raw, name, await entry.source.versionFolder());
       if (config.name !== name) {
         throw new Error(
           `unexpected directory name '${name}' for model '${config.name}', directory name must equal model name`,

@@ -13,14 +13,20 @@ const SEQUENCE_IDLE_DEFAULT_US = 1_000_000;
 /** Backends whose CPU instance groups default to two instances (SetDefaultInstanceCount). */
 const TWO_CPU_INSTANCES = new Set(['onnxruntime', 'tensorflow']);
 
-/** Backends Triton recognises by platform or default model file, in the order it tries them. */
-const BACKENDS: readonly { backend: string; platform?: string; file: string }[] = [
-  { backend: 'tensorrt', platform: 'tensorrt_plan', file: 'model.plan' },
-  { backend: 'onnxruntime', platform: 'onnxruntime_onnx', file: 'model.onnx' },
-  { backend: 'openvino', file: 'model.xml' },
-  { backend: 'pytorch', platform: 'pytorch_libtorch', file: 'model.pt' },
-  { backend: 'python', file: 'model.py' },
+/**
+ * Backends Triton recognises by platform, default model file, or that file in the first version folder (`folder`:
+ * whether a folder of that name counts too), in the order it tries them.
+ */
+const BACKENDS: readonly { backend: string; platform?: string; file: string; folder: boolean }[] = [
+  { backend: 'tensorrt', platform: 'tensorrt_plan', file: 'model.plan', folder: false },
+  { backend: 'onnxruntime', platform: 'onnxruntime_onnx', file: 'model.onnx', folder: true },
+  { backend: 'openvino', file: 'model.xml', folder: true },
+  { backend: 'pytorch', platform: 'pytorch_libtorch', file: 'model.pt', folder: false },
+  { backend: 'python', file: 'model.py', folder: true },
 ];
+
+/** The entries of a model's first version folder: name → whether it is a folder. */
+export type VersionFolder = ReadonlyMap<string, boolean>;
 
 const TF_PLATFORMS: Readonly<Record<string, string>> = {
   tensorflow_savedmodel: 'model.savedmodel',
@@ -28,13 +34,18 @@ const TF_PLATFORMS: Readonly<Record<string, string>> = {
 };
 
 /**
- * A parsed config completed as Triton completes it at load, in Triton's JSON form. Throws (as Triton's poll
- * does) when a config names neither backend nor platform and the model name does not say one ('model.<backend>').
+ * A parsed config completed as Triton completes it at load, in Triton's JSON form; `versionFolder` (the model's
+ * first version folder, when it has one) lets a config that names no backend take it from the model file there.
+ * Throws, as Triton's poll does, when nothing says the backend and the model name is not 'model.<backend>'.
  */
-export function completeConfig(config: ModelConfigJson, modelName: string): ModelConfigJson {
+export function completeConfig(
+  config: ModelConfigJson,
+  modelName: string,
+  versionFolder?: VersionFolder,
+): ModelConfigJson {
   const out: ModelConfigJson = structuredClone(config);
   if (!out.name) out.name = modelName;
-  fillBackendFields(out, modelName);
+  fillBackendFields(out, modelName, versionFolder);
   if (!out.version_policy || Object.keys(out.version_policy).length === 0) {
     out.version_policy = { latest: { num_versions: 1 } };
   }
@@ -62,12 +73,16 @@ export function completeConfig(config: ModelConfigJson, modelName: string): Mode
   return parseConfigJson(out, `config of model '${modelName}'`);
 }
 
-/** AutoCompleteBackendFields without looking into the version folder: backend, platform, default_model_filename. */
-function fillBackendFields(c: ModelConfigJson, modelName: string): void {
+/** AutoCompleteBackendFields: backend, platform and default_model_filename from each other or the model file. */
+function fillBackendFields(c: ModelConfigJson, modelName: string, folder?: VersionFolder): void {
   let file = String(c.default_model_filename ?? '');
+  // Only a config that says neither platform nor model file looks into the version folder.
+  const look = !c.platform && !file && folder !== undefined;
   if (!c.platform && (!c.backend || c.backend === 'tensorflow')) {
     const platform = Object.entries(TF_PLATFORMS).find(([, f]) => f === file)?.[0];
     if (platform) c.platform = platform;
+    else if (look && folder.get('model.graphdef') === false) c.platform = 'tensorflow_graphdef';
+    else if (look && folder.get('model.savedmodel') === true) c.platform = 'tensorflow_savedmodel';
   }
   const tfFile = TF_PLATFORMS[c.platform];
   if (tfFile) {
@@ -76,7 +91,11 @@ function fillBackendFields(c: ModelConfigJson, modelName: string): void {
     return;
   }
   if (!c.backend) {
-    const hint = BACKENDS.find((b) => (b.platform && b.platform === c.platform) || b.file === file);
+    const hint =
+      BACKENDS.find((b) => (b.platform && b.platform === c.platform) || b.file === file) ??
+      (look
+        ? BACKENDS.find((b) => folder.get(b.file) === false || (b.folder && folder.has(b.file)))
+        : undefined);
     if (hint) c.backend = hint.backend;
   }
   const known = BACKENDS.find((b) => b.backend === c.backend);

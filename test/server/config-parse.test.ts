@@ -136,6 +136,16 @@ describe('config.pbtxt parsing (protobuf text format via @bufbuild/protobuf)', (
       'tensorrt',
     );
     expect(completeConfig(parseConfigJson({}), 'x.identity').backend).toBe('identity');
+    // No platform, backend or model file named: the model file in the first version folder says it.
+    const onnx = completeConfig(parseConfigJson({}), 'o', new Map([['model.onnx', false]]));
+    expect([onnx.platform, onnx.backend, onnx.default_model_filename]).toEqual([
+      'onnxruntime_onnx',
+      'onnxruntime',
+      'model.onnx',
+    ]);
+    expect(completeConfig(parseConfigJson({}), 's', new Map([['model.savedmodel', true]])).backend).toBe(
+      'tensorflow',
+    );
     expect(() => completeConfig(parseConfigJson({}), 'nobackend')).toThrow(
       /Could not determine backend for model 'nobackend'/,
     );

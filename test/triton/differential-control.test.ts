@@ -445,6 +445,11 @@ describe.skipIf(!REAL_TRITON.path)(
         '3',
       ]);
       writeModel(r, 'm-noversion', mnistConfig('m-noversion'), []);
+      writeModel(
+        r,
+        'm-noplatform',
+        mnistConfig('m-noplatform').replace('platform: "onnxruntime_onnx"\n', ''),
+      );
       writeModel(r, 'm-broken', 'name: "m-broken"\nmax_batch_size: [ oops');
     });
     const pair = pairOf(repo, { modelControl: 'explicit', loadModels: ['onnx-mnist-cpu'] });
@@ -634,6 +639,16 @@ describe.skipIf(!REAL_TRITON.path)(
       }
       // A model whose config could not be read was never tried: the index lists its name only.
       expectSame(await pair.http('POST', '/v2/repository/index'));
+    });
+
+    it('takes the backend of a config that names none from the model file, as Triton does', async () => {
+      expectSame(await pair.http('POST', '/v2/repository/models/m-noplatform/load'));
+      const config = await configOf('m-noplatform');
+      expect([config.platform, config.backend, config.default_model_filename]).toEqual([
+        'onnxruntime_onnx',
+        'onnxruntime',
+        'model.onnx',
+      ]);
     });
 
     it('answers the repository RPCs and their errors alike over gRPC', async () => {

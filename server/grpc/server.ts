@@ -9,6 +9,7 @@ import type { InferenceCore, LoadParameters } from '../core.ts';
 import { asServerError, Errors } from '../errors.ts';
 import { ResetFault } from '../faults/injector.ts';
 import type { InferRequest } from '../infer/types.ts';
+import { addHealthService } from './health.ts';
 import {
   fromInferRequestMsg,
   type InferRequestMsg,
@@ -174,6 +175,7 @@ export function createGrpcServer(core: InferenceCore, opts: { maxMessage_bytes?:
   const implementation: grpc.UntypedServiceImplementation = {};
   for (const name of Object.keys(service)) implementation[name] = (handlers[name] ?? unimplemented) as never;
   server.addService(service, implementation);
+  addHealthService(server, core, unimplemented);
   return server;
 }
 

@@ -1,10 +1,13 @@
+import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../server/index.ts';
 import { expectedFloat } from './expected-outputs.ts';
 import { grpcClient, type Json, int32Bytes, makeRepository, removeRepository, start } from './helpers.ts';
 import { NOBATCH, SIMPLE } from './repo-fixtures.ts';
 
+const PROTO_DIR = fileURLToPath(new URL('../../proto/', import.meta.url));
 const seq = (n: number, from = 0) => Array.from({ length: n }, (_, i) => i + from);
 
 describe('gRPC inference.GRPCInferenceService', () => {
@@ -37,6 +40,29 @@ describe('gRPC inference.GRPCInferenceService', () => {
     expect(await client.call('ServerReady', {})).toEqual({ ready: true });
     expect(await client.call('ModelReady', { name: 'simple', version: '1' })).toEqual({ ready: true });
     expect(await client.call('ModelReady', { name: 'ghost' })).toEqual({ ready: false });
+    // A version that is not a number is an error, as in Triton.
+    await expect(client.call('ModelReady', { name: 'simple', version: 'x' })).rejects.toMatchObject({
+      code: grpc.status.INVALID_ARGUMENT,
+    });
+  });
+
+  it('answers the standard gRPC health check (grpc.health.v1) with SERVING while ready', async () => {
+    const def = protoLoader.loadSync('health.proto', {
+      keepCase: true,
+      enums: String,
+      includeDirs: [PROTO_DIR],
+    });
+    const Health = (grpc.loadPackageDefinition(def) as Json).grpc.health.v1.Health;
+    const health = new Health(`127.0.0.1:${server.grpcPort}`, grpc.credentials.createInsecure());
+    const check = (): Promise<Json> =>
+      new Promise((resolve, reject) =>
+        health.Check({}, (err: Error | null, res: Json) => (err ? reject(err) : resolve(res))),
+      );
+    try {
+      expect(await check()).toEqual({ status: 'SERVING' });
+    } finally {
+      health.close();
+    }
   });
 
   it('answers ServerMetadata and ModelMetadata', async () => {

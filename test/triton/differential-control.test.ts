@@ -99,24 +99,37 @@ async function call(
 /** A unary gRPC answer: the message, or the status name and details. */
 type GrpcAnswer = { ok: Json } | { code: string; details: string };
 
+/** Clients of inference.GRPCInferenceService and grpc.health.v1.Health on one target. */
 function grpcClientOf(t: Target) {
-  const def = protoLoader.loadSync('grpc_service.proto', {
-    keepCase: true,
-    longs: Number,
-    enums: String,
-    defaults: true,
-    oneofs: true,
-    includeDirs: [PROTO_DIR],
-  });
-  const pkg = grpc.loadPackageDefinition(def) as Json;
-  const client = new pkg.inference.GRPCInferenceService(t.grpcUrl, grpc.credentials.createInsecure());
+  const load = (file: string) =>
+    grpc.loadPackageDefinition(
+      protoLoader.loadSync(file, {
+        keepCase: true,
+        longs: Number,
+        enums: String,
+        defaults: true,
+        oneofs: true,
+        includeDirs: [PROTO_DIR],
+      }),
+    ) as Json;
+  const credentials = grpc.credentials.createInsecure();
+  const client = new (load('grpc_service.proto').inference.GRPCInferenceService)(t.grpcUrl, credentials);
+  const health = new (load('health.proto').grpc.health.v1.Health)(t.grpcUrl, credentials);
   const unary = (method: string, request: object): Promise<GrpcAnswer> =>
     new Promise((resolve) => {
-      client[method](request, { deadline: Date.now() + 60_000 }, (err: grpc.ServiceError | null, res: Json) =>
+      const target = method.startsWith('Health.') ? health : client;
+      const name = method.replace(/^Health\./, '');
+      target[name](request, { deadline: Date.now() + 60_000 }, (err: grpc.ServiceError | null, res: Json) =>
         resolve(err ? { code: grpc.status[err.code], details: err.details } : { ok: res }),
       );
     });
-  return { unary, close: () => client.close() };
+  return {
+    unary,
+    close: () => {
+      client.close();
+      health.close();
+    },
+  };
 }
 
 /** Both servers of a describe, with helpers that send one request to each, embedded first. */
@@ -284,6 +297,9 @@ describe.skipIf(!REAL_TRITON.path)('control plane against Triton 2.60.0: every m
       expectSame(await pair.http('GET', p));
     expectSame(await pair.grpc('ServerLive'));
     expectSame(await pair.grpc('ServerReady'));
+    // The standard gRPC health service, which Kubernetes probes call.
+    for (const request of [{}, { service: 'inference.GRPCInferenceService' }, { service: 'nope' }])
+      expectSame(await pair.grpc('Health.Check', request));
     for (const request of [
       { name: 'onnx-mnist-cpu' },
       { name: 'onnx-mnist-cpu', version: '1' },
@@ -707,6 +723,7 @@ describe.skipIf(!REAL_TRITON.path)('control plane against Triton 2.60.0: strict 
     expect([failed.embedded.status, failed.triton.status]).toEqual([400, 400]);
     expect(await ready()).toBe(400);
     expectSame(await pair.grpc('ServerReady'));
+    expect(expectSame(await pair.grpc('Health.Check', {}))).toEqual({ ok: { status: 'NOT_SERVING' } });
     expectSame(await pair.http('POST', '/v2/repository/models/m-nobackend/unload'));
     // Unloading leaves the failed version as it was: still not ready.
     expect(await ready()).toBe(400);

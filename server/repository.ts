@@ -8,6 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { BackendRegistry } from './backends/registry.ts';
 import { completeConfig } from './config/normalize.ts';
 import { parseConfigJson } from './config/parse.ts';
+import { validateConfig, validateIo } from './config/validate.ts';
 import type { ModelConfigJson } from './config/types.ts';
 import { Errors, VersionLoadError } from './errors.ts';
 import type { FaultOptions } from './faults/spec.ts';
@@ -224,6 +225,7 @@ export class Repository {
         !versionFilesChanged(before, files, version);
       const start_ns = nowNs();
       try {
+        validateIo(config);
         const factory = await this.#opts.registry.factoryFor(config);
         const model = await LoadedModel.load({
           name,
@@ -288,6 +290,7 @@ export class Repository {
     try {
       const raw = override === undefined ? await entry.source.readConfig() : parseOverride(override);
       const config = completeConfig(raw, name, await entry.source.versionFolder());
+      validateConfig(config);
       if (config.name !== name) {
         throw new Error(
           `unexpected directory name '${name}' for model '${config.name}', directory name must equal model name`,

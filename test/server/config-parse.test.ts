@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { completeConfig } from '../../server/config/normalize.ts';
 import { parseConfigJson, parsePbtxt } from '../../server/config/parse.ts';
+import { validateConfig, validateIo } from '../../server/config/validate.ts';
 
 describe('config.pbtxt parsing (protobuf text format via @bufbuild/protobuf)', () => {
   it('parses list and message syntax, enums, comments and maps into Triton JSON form', () => {
@@ -148,6 +149,50 @@ describe('config.pbtxt parsing (protobuf text format via @bufbuild/protobuf)', (
     );
     expect(() => completeConfig(parseConfigJson({}), 'nobackend')).toThrow(
       /Could not determine backend for model 'nobackend'/,
+    );
+  });
+});
+
+describe("Triton's config checks (config/validate.ts)", () => {
+  const base = {
+    name: 'm',
+    platform: 'onnxruntime_onnx',
+    max_batch_size: 4,
+    input: [{ name: 'i', data_type: 'TYPE_FP32', dims: [2] }],
+    output: [{ name: 'o', data_type: 'TYPE_FP32', dims: [2] }],
+  };
+  const config = (extra: object) => completeConfig(parseConfigJson({ ...base, ...extra }), 'm');
+
+  it('refuses when it reads a config: a negative max_batch_size, a preferred batch above it, a platform the backend is not', () => {
+    expect(() => validateConfig(config({}))).not.toThrow();
+    expect(() => validateConfig(config({ max_batch_size: -1 }))).toThrow(
+      "'max_batch_size' must be non-negative value for m",
+    );
+    expect(() => validateConfig(config({ dynamic_batching: { preferred_batch_size: [8] } }))).toThrow(
+      'dynamic batching preferred size must be <= max batch size for m',
+    );
+    expect(() => validateConfig(config({ backend: 'tensorrt' }))).toThrow(
+      "unexpected 'platform' and 'backend' pair, got:onnxruntime_onnx, tensorrt",
+    );
+    expect(() => validateConfig(config({ platform: 'nope' }))).toThrow(
+      "unexpected platform type 'nope' for m",
+    );
+  });
+
+  it('refuses at load a tensor without dims or type, with a dim below 1 other than -1, or a reshape of another size', () => {
+    expect(() => validateIo(config({}))).not.toThrow();
+    expect(() => validateIo(config({ input: [{ name: 'i', data_type: 'TYPE_FP32' }] }))).toThrow(
+      "model input 'i' must specify 'dims' for m",
+    );
+    expect(() => validateIo(config({ input: [{ name: 'i', dims: [2] }] }))).toThrow(
+      "model input 'i' must specify 'data_type' for m",
+    );
+    expect(() => validateIo(config({ output: [{ name: 'o', data_type: 'TYPE_FP32', dims: [0] }] }))).toThrow(
+      "model output 'o' dimension must be integer >= 1, or -1 to indicate a variable-size dimension for m",
+    );
+    const reshape = { name: 'i', data_type: 'TYPE_FP32', dims: [2, 3], reshape: { shape: [5] } };
+    expect(() => validateIo(config({ input: [reshape] }))).toThrow(
+      "model input 'i' has different size for dims and reshape for m",
     );
   });
 });

@@ -431,6 +431,19 @@ describe.skipIf(!REAL_TRITON.path)('control plane against Triton 2.60.0: every m
   });
 });
 
+/** Configs Triton refuses: at poll (max_batch_size, preferred batch) or at load (tensor dims and types). */
+const INVALID: Record<string, string> = {
+  'v-negmbs': mnistConfig('v-negmbs').replace('max_batch_size: 0', 'max_batch_size: -1'),
+  'v-preferred': mnistConfig('v-preferred', 0, 'dynamic_batching { preferred_batch_size: [ 4 ] }'),
+  'v-nodims': mnistConfig('v-nodims').replace(' dims: [ 1, 1, 28, 28 ]', ''),
+  'v-notype': mnistConfig('v-notype').replace('name: "input.1" data_type: TYPE_FP32', 'name: "input.1"'),
+  'v-baddim': mnistConfig('v-baddim').replace('[ 1, 1, 28, 28 ]', '[ 1, 1, 28, -5 ]'),
+  'v-pair': mnistConfig('v-pair').replace(
+    'platform: "onnxruntime_onnx"',
+    'platform: "tensorrt_plan"\nbackend: "onnxruntime"',
+  ),
+};
+
 /** A model config override as the load API carries it: Triton's config JSON as a string parameter. */
 function overrideBody(config: object): string {
   return JSON.stringify({ parameters: { config: JSON.stringify(config) } });
@@ -461,6 +474,7 @@ describe.skipIf(!REAL_TRITON.path)(
         '3',
       ]);
       writeModel(r, 'm-noversion', mnistConfig('m-noversion'), []);
+      for (const [name, pbtxt] of Object.entries(INVALID)) writeModel(r, name, pbtxt);
       writeModel(
         r,
         'm-noplatform',
@@ -654,6 +668,12 @@ describe.skipIf(!REAL_TRITON.path)(
         expect.soft(a.embedded.body.error, a.what).toMatch(new RegExp(`^${a.triton.body.error}: `));
       }
       // A model whose config could not be read was never tried: the index lists its name only.
+      expectSame(await pair.http('POST', '/v2/repository/index'));
+    });
+
+    it('refuses the configs Triton refuses, when it reads them or when it loads them, in its words', async () => {
+      for (const name of Object.keys(INVALID))
+        expectSame(await pair.http('POST', `/v2/repository/models/${name}/load`));
       expectSame(await pair.http('POST', '/v2/repository/index'));
     });
 

@@ -671,6 +671,20 @@ describe.skipIf(!REAL_TRITON.path)(
       expectSame(await pair.http('POST', '/v2/repository/index'));
     });
 
+    it('reads the repository folder again on every index and load: models added and removed after start', async () => {
+      writeModel(pair.repo, 'm-late', mnistConfig('m-late'));
+      expectSame(await pair.http('POST', '/v2/repository/index'));
+      expectSame(await pair.http('POST', '/v2/repository/models/m-late/load'));
+      expectSame(await pair.http('GET', '/v2/models/m-late'));
+      rmSync(path.join(pair.repo, 'm-late'), { recursive: true, force: true });
+      // Gone from the folder: gone from the index and not loadable, but still served.
+      expectSame(await pair.http('POST', '/v2/repository/index'));
+      expectSame(await pair.http('POST', '/v2/repository/models/m-late/load'));
+      expectSame(await pair.http('GET', '/v2/models/m-late/ready'));
+      expectSame(await pair.http('POST', '/v2/repository/models/m-late/unload'));
+      expectSame(await pair.http('GET', '/v2/models/m-late/ready'));
+    });
+
     it('refuses the configs Triton refuses, when it reads them or when it loads them, in its words', async () => {
       for (const name of Object.keys(INVALID))
         expectSame(await pair.http('POST', `/v2/repository/models/${name}/load`));
@@ -769,7 +783,7 @@ describe.skipIf(!REAL_TRITON.path)(
     });
     const pair = pairOf(repo, { modelControl: 'explicit', loadModels: ['onnx-mnist-cpu'] });
 
-    it('keeps the differences server/README.md lists: KIND_GPU groups load, "file:" parameters are refused', async () => {
+    it('keeps the differences server/README.md lists: KIND_GPU groups load, "file:" parameters and the extensions left out are refused', async () => {
       const gpu = await pair.http('POST', '/v2/repository/models/m-gpu/load');
       expect(gpu.triton.status).toBe(400);
       expect(gpu.triton.body.error).toMatch(/has kind KIND_GPU but server does not support GPUs/);
@@ -781,6 +795,16 @@ describe.skipIf(!REAL_TRITON.path)(
       );
       expect(files.triton.status).toBe(500);
       expect(files.embedded.status).toBe(501);
+      // Extensions left out: Triton answers them, the embedded server does not.
+      const logging = await pair.http('GET', '/v2/logging');
+      expect([logging.triton.status, logging.embedded.status]).toEqual([200, 404]);
+      const shm = await pair.http('GET', '/v2/systemsharedmemory/status');
+      expect([shm.triton.status, shm.embedded.status]).toEqual([200, 404]);
+      for (const rpc of ['LogSettings', 'SystemSharedMemoryStatus', 'CudaSharedMemoryStatus']) {
+        const g = await pair.grpc(rpc, {});
+        expect('ok' in g.triton, g.what).toBe(true);
+        expect(g.embedded, g.what).toMatchObject({ code: 'UNIMPLEMENTED' });
+      }
     });
   },
 );

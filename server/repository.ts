@@ -211,8 +211,7 @@ export class Repository {
       );
     }
     const records = entry.records;
-    const before = entry.stamp ?? new Map<string, number>();
-    const made: { version: string; model?: LoadedModel; replaces?: LoadedModel; error?: string }[] = [];
+    const made: Attempt[] = [];
     for (const { version, dir } of versions) {
       const record = records.get(version);
       const serving = record?.state === 'READY' ? record.model : undefined;
@@ -220,33 +219,10 @@ export class Repository {
       // Only instance groups or the version policy changed and the files did not: Triton updates the model in
       // place, and its statistics go on.
       const update =
-        serving &&
+        serving !== undefined &&
         sameExceptInstances(serving.config, config) &&
-        !versionFilesChanged(before, files, version);
-      const start_ns = nowNs();
-      try {
-        validateIo(config);
-        const factory = await this.#opts.registry.factoryFor(config);
-        const model = await LoadedModel.load({
-          name,
-          version,
-          versionDir: dir,
-          config,
-          factory,
-          metrics: this.#opts.metrics.forModel(name, version),
-          faults: this.#opts.faults,
-          ...(update ? { stats: serving.stats } : {}),
-        });
-        if (!update) this.#opts.metrics.loadTime(name, version, (nowNs() - start_ns) / 1e9);
-        made.push({ version, model, replaces: serving });
-      } catch (err) {
-        // A backend's own check says its Triton code; any other failure reads as Triton's "Invalid argument".
-        const reason =
-          err instanceof VersionLoadError
-            ? err.message
-            : `Invalid argument: ${err instanceof Error ? err.message : String(err)}`;
-        made.push({ version, error: reason, replaces: serving });
-      }
+        !versionFilesChanged(entry.stamp ?? new Map(), files, version);
+      made.push(await this.#loadVersion({ name, version, dir, config, serving, update }));
     }
     const failed = made.filter((m) => m.error !== undefined);
     if (failed.length > 0) {
@@ -284,6 +260,43 @@ export class Repository {
     }
   }
 
+  /** Loads one version; a failure is its reason in Triton's form, "<Code>: <message>". */
+  async #loadVersion(v: {
+    name: string;
+    version: string;
+    dir: string;
+    config: ModelConfigJson;
+    /** The version served now, if any. */
+    serving: LoadedModel | undefined;
+    /** Update in place: the new instances go on with the served version's statistics. */
+    update: boolean;
+  }): Promise<Attempt> {
+    const { name, version, config, serving } = v;
+    const start_ns = nowNs();
+    try {
+      validateIo(config);
+      const model = await LoadedModel.load({
+        name,
+        version,
+        versionDir: v.dir,
+        config,
+        factory: await this.#opts.registry.factoryFor(config),
+        metrics: this.#opts.metrics.forModel(name, version),
+        faults: this.#opts.faults,
+        ...(v.update && serving ? { stats: serving.stats } : {}),
+      });
+      if (!v.update) this.#opts.metrics.loadTime(name, version, (nowNs() - start_ns) / 1e9);
+      return { version, model, replaces: serving };
+    } catch (err) {
+      // A backend's own check says its Triton code; any other failure reads as Triton's "Invalid argument".
+      const reason =
+        err instanceof VersionLoadError
+          ? err.message
+          : `Invalid argument: ${err instanceof Error ? err.message : String(err)}`;
+      return { version, error: reason, replaces: serving };
+    }
+  }
+
   /** Reads (or parses the override of) a model's config and completes it; a failure leaves the model as it was. */
   async #poll(entry: Entry, override: string | undefined): Promise<ModelConfigJson> {
     const name = entry.source.name;
@@ -317,6 +330,14 @@ export class Repository {
     }
     this.#opts.log?.(`successfully unloaded '${entry.source.name}'`);
   }
+}
+
+/** One version's load: the model made, or why it failed; `replaces` is the version it would take over from. */
+interface Attempt {
+  version: string;
+  model?: LoadedModel;
+  replaces?: LoadedModel;
+  error?: string;
 }
 
 function unloaded(): VersionRecord {

@@ -138,7 +138,9 @@ export class ServerMetrics {
   forModel(model: string, version: string): ModelMetrics {
     const l = { model, version };
     const success = this.#success.labels(l);
-    const failures = new Map(REASONS.map((reason) => [reason, this.#failure.labels({ ...l, reason })]));
+    const failures = new Map(
+      REASONS.map((reason) => [reason, this.#failure.labels({ model, reason, version })]),
+    );
     const count = this.#count.labels(l);
     const exec = this.#exec.labels(l);
     const requestUs = this.#requestUs.labels(l);

@@ -133,7 +133,7 @@ export class LoadedModel {
       };
       let pending: Pending | undefined;
       const onAbort = () => {
-        if (pending && this.#batcher.cancel(pending)) fail(Errors.cancelled());
+        if (pending && this.#batcher.cancel(pending)) fail(Errors.cancelled(), 'CANCELED');
       };
       try {
         if (req.signal?.aborted) throw Errors.cancelled();

@@ -95,8 +95,8 @@ const SIMPLE_ESCAPES: Readonly<Record<number, number>> = {
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 
 /**
- * rapidjson's recursive reader over bytes. A body nested deep enough to exhaust the stack fails with a
- * RangeError, which the server answers as an internal error (500), as it answers this reader's errors.
+ * rapidjson's reader over bytes. Arrays and objects are read with a stack of their own rather than the call
+ * stack, so a body nested 100,000 deep (which Triton reads) is read too, not a RangeError.
  */
 class Reader {
   readonly #bytes: Buffer;
@@ -137,6 +137,57 @@ class Reader {
   }
 
   #value(): unknown {
+    // The arrays and objects being read, innermost last; `key` names the member whose value is read next.
+    const open: ({ array: unknown[] } | { object: Record<string, unknown>; key: string })[] = [];
+    for (;;) {
+      let value: unknown;
+      const c = this.#peek();
+      if (c === 0x5b || c === 0x7b) {
+        this.#pos += 1;
+        this.#skipSpace();
+        if (c === 0x5b && !this.#consume(0x5d)) {
+          open.push({ array: [] });
+          continue;
+        }
+        if (c === 0x7b && !this.#consume(0x7d)) {
+          open.push({ object: {}, key: this.#memberName() });
+          continue;
+        }
+        value = c === 0x5b ? [] : {};
+      } else {
+        value = this.#scalar();
+      }
+      // The value ends the containers it closes; a comma leaves the reader at the next one.
+      for (;;) {
+        const top = open.at(-1);
+        if (!top) return value;
+        this.#skipSpace();
+        if ('array' in top) {
+          top.array.push(value);
+          if (this.#consume(0x2c)) {
+            this.#skipSpace();
+            break;
+          }
+          if (!this.#consume(0x5d)) this.#fail(MESSAGE.missCommaOrSquare, this.#pos);
+          value = top.array;
+        } else {
+          // rapidjson keeps repeated names; Triton's lookups find the first.
+          if (!Object.hasOwn(top.object, top.key)) top.object[top.key] = value;
+          if (this.#consume(0x2c)) {
+            this.#skipSpace();
+            top.key = this.#memberName();
+            break;
+          }
+          if (!this.#consume(0x7d)) this.#fail(MESSAGE.missCommaOrCurly, this.#pos);
+          value = top.object;
+        }
+        open.pop();
+      }
+    }
+  }
+
+  /** A value that is neither array nor object. */
+  #scalar(): unknown {
     switch (this.#peek()) {
       case 0x6e: // n
         return this.#literal('null', null);
@@ -146,13 +197,19 @@ class Reader {
         return this.#literal('false', false);
       case 0x22: // "
         return this.#string();
-      case 0x7b: // {
-        return this.#object();
-      case 0x5b: // [
-        return this.#array();
       default:
         return this.#number();
     }
+  }
+
+  /** An object member's name and its colon, leaving the reader at the member's value. */
+  #memberName(): string {
+    if (this.#peek() !== 0x22) this.#fail(MESSAGE.missName, this.#pos);
+    const key = this.#string();
+    this.#skipSpace();
+    if (!this.#consume(0x3a)) this.#fail(MESSAGE.missColon, this.#pos);
+    this.#skipSpace();
+    return key;
   }
 
   #literal(word: string, value: unknown): unknown {
@@ -161,41 +218,6 @@ class Reader {
       if (!this.#consume(word.charCodeAt(i))) this.#fail(MESSAGE.invalid, this.#pos);
     }
     return value;
-  }
-
-  #object(): Record<string, unknown> {
-    this.#pos += 1;
-    const out: Record<string, unknown> = {};
-    this.#skipSpace();
-    if (this.#consume(0x7d)) return out;
-    for (;;) {
-      if (this.#peek() !== 0x22) this.#fail(MESSAGE.missName, this.#pos);
-      const key = this.#string();
-      this.#skipSpace();
-      if (!this.#consume(0x3a)) this.#fail(MESSAGE.missColon, this.#pos);
-      this.#skipSpace();
-      const value = this.#value();
-      // rapidjson keeps repeated names; Triton's lookups find the first.
-      if (!Object.hasOwn(out, key)) out[key] = value;
-      this.#skipSpace();
-      if (this.#consume(0x2c)) this.#skipSpace();
-      else if (this.#consume(0x7d)) return out;
-      else this.#fail(MESSAGE.missCommaOrCurly, this.#pos);
-    }
-  }
-
-  #array(): unknown[] {
-    this.#pos += 1;
-    const out: unknown[] = [];
-    this.#skipSpace();
-    if (this.#consume(0x5d)) return out;
-    for (;;) {
-      out.push(this.#value());
-      this.#skipSpace();
-      if (this.#consume(0x2c)) this.#skipSpace();
-      else if (this.#consume(0x5d)) return out;
-      else this.#fail(MESSAGE.missCommaOrSquare, this.#pos);
-    }
   }
 
   #string(): string {

@@ -153,7 +153,7 @@ describe('scheduling', () => {
     expect(st.inference_stats.success.count).toBe(3);
     expect(st.inference_stats.fail.count).toBe(0);
     const metrics = await (await fetch(`http://127.0.0.1:${s.metricsPort}/metrics`)).text();
-    expect(metrics).toMatch(/^nv_inference_request_failure\{model="m",version="1",reason="REJECTED"\} 0$/m);
+    expect(metrics).toMatch(/^nv_inference_request_failure\{model="m",reason="REJECTED",version="1"\} 0$/m);
   });
 
   it('rejects a full queue over gRPC with status UNAVAILABLE', async () => {
@@ -204,7 +204,7 @@ describe('scheduling', () => {
     // A request that times out in the queue was queued: Triton counts it as a REJECTED failure.
     expect((await stats(s, 'm')).inference_stats.fail.count).toBe(1);
     const metrics = await (await fetch(`http://127.0.0.1:${s.metricsPort}/metrics`)).text();
-    expect(metrics).toMatch(/^nv_inference_request_failure\{model="m",version="1",reason="REJECTED"\} 1$/m);
+    expect(metrics).toMatch(/^nv_inference_request_failure\{model="m",reason="REJECTED",version="1"\} 1$/m);
   });
 
   it('runs instance_group count executions in parallel, never more', async () => {

@@ -172,7 +172,6 @@ describe('metrics endpoint', () => {
     const text = await res.text();
     for (const name of [
       'nv_inference_request_success',
-      'nv_inference_request_failure',
       'nv_inference_count',
       'nv_inference_exec_count',
       'nv_inference_pending_request_count',
@@ -182,8 +181,14 @@ describe('metrics endpoint', () => {
       'nv_inference_compute_infer_duration_us',
       'nv_inference_compute_output_duration_us',
     ]) {
-      expect(text).toMatch(new RegExp(`^${name}\\{model="simple",version="1".*\\} 0$`, 'm'));
+      expect(text).toMatch(new RegExp(`^${name}\\{model="simple",version="1"\\} 0$`, 'm'));
     }
+    // The failure counter per reason, labels in name order as Triton prints them.
+    for (const reason of ['REJECTED', 'CANCELED', 'BACKEND', 'OTHER'])
+      expect(text).toMatch(
+        `\nnv_inference_request_failure{model="simple",reason="${reason}",version="1"} 0\n`,
+      );
+    expect(text).toMatch(/^nv_model_load_duration_secs\{model="simple",version="1"\} [0-9.e-]+$/m);
     expect(text).toMatch(/^nv_cpu_utilization [0-9.e-]+$/m);
     expect(text).toMatch(/^nv_cpu_memory_used_bytes \d+$/m);
   });

@@ -129,7 +129,7 @@ describe('HTTP infer errors', () => {
     expect(res.json().error).toBe('simulated backend failure (error_rate)');
     const metrics = await (await fetch(`http://127.0.0.1:${server.metricsPort}/metrics`)).text();
     expect(metrics).toMatch(
-      /^nv_inference_request_failure\{model="failing",version="1",reason="BACKEND"\} 1$/m,
+      /^nv_inference_request_failure\{model="failing",reason="BACKEND",version="1"\} 1$/m,
     );
   });
 

@@ -140,6 +140,11 @@ describe('input gaps', () => {
         .inference_stats;
       expect(stats.success.count).toBe(1);
       expect(stats.fail.count).toBe(1);
+      // Counted under Triton's reason for a cancelled request.
+      const metrics = await (await fetch(`http://127.0.0.1:${server.metricsPort}/metrics`)).text();
+      expect(metrics).toMatch(
+        /^nv_inference_request_failure\{model="gated",reason="CANCELED",version="1"\} 1$/m,
+      );
     } finally {
       gate.close();
       client.close();

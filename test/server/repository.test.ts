@@ -247,9 +247,9 @@ describe('statistics equal the requests sent', () => {
     expect(st.inference_stats.success.ns).toBeGreaterThan(0);
     const metrics = await (await fetch(`http://127.0.0.1:${s.metricsPort}/metrics`)).text();
     expect(metrics).toMatch(/^nv_inference_request_success\{model="simple",version="1"\} 25$/m);
-    expect(metrics).toMatch(/^nv_inference_request_failure\{model="simple",version="1",reason="OTHER"\} 0$/m);
+    expect(metrics).toMatch(/^nv_inference_request_failure\{model="simple",reason="OTHER",version="1"\} 0$/m);
     expect(metrics).toMatch(
-      /^nv_inference_request_failure\{model="simple",version="1",reason="REJECTED"\} 0$/m,
+      /^nv_inference_request_failure\{model="simple",reason="REJECTED",version="1"\} 0$/m,
     );
     expect(metrics).toMatch(/^nv_inference_count\{model="simple",version="1"\} 35$/m);
     expect(metrics).toMatch(/^nv_inference_exec_count\{model="simple",version="1"\} 25$/m);

@@ -186,14 +186,13 @@ function pairOf(
 
 /**
  * An answer with the wording differences server/README.md lists taken out: the reason the embedded server adds
- * to Triton's "failed to poll", the backends it adds to "unable to find backend", and the JSON parser's words.
+ * to Triton's "failed to poll" and the backends it adds to "unable to find backend".
  */
 function tritonWords(value: Json): Json {
   if (typeof value === 'string')
     return value
       .replace(/(failed to poll from model repository): .*$/s, '$1')
-      .replace(/ \(the embedded server has [^)]*\)/g, '')
-      .replace(/(failed to parse the request JSON buffer: ).*$/s, '$1…');
+      .replace(/ \(the embedded server has [^)]*\)/g, '');
   if (Array.isArray(value)) return value.map(tritonWords);
   if (value !== null && typeof value === 'object')
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, tritonWords(v)]));
@@ -528,10 +527,11 @@ describe.skipIf(!REAL_TRITON.path)(
     it('loads, reloads and unloads a model, answering every API alike in between', async () => {
       const model = 'm-cycle';
       const probe = async () => {
+        // Triton answers an unload before the model has finished unloading: look once it has.
+        expectSame(await settledIndex());
         for (const p of ['', '/ready', '/versions/1/ready', '/config', '/stats', '/versions/1'])
           expectSame(await pair.http('GET', `/v2/models/${model}${p}`));
         expectSame(await pair.grpc('ModelReady', { name: model }));
-        expectSame(await pair.http('POST', '/v2/repository/index'));
       };
       await probe();
       expectSame(await pair.http('POST', `/v2/repository/models/${model}/load`));

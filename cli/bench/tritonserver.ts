@@ -25,6 +25,11 @@ export interface TritonserverOptions {
   log?: (line: string) => void;
   /** How long to wait for /v2/health/ready. @default 180 s (the first call unpacks the binary) */
   readyTimeout_ms?: number;
+  /**
+   * Run it in a process group of its own, so a terminal's Ctrl-C does not shut it down under a run's last
+   * requests; the caller stops it. @default true when an interruption is given
+   */
+  ownGroup?: boolean;
 }
 
 /** A running tritonserver: the bench's server handle plus its ports. */
@@ -79,7 +84,7 @@ export async function startTritonserver(
     ...(opts.loadModels ?? []).map((m) => `--load-model=${m}`),
     ...(opts.args ?? []),
   ];
-  const start = childCommand(opts.binary, args, interruption !== undefined);
+  const start = childCommand(opts.binary, args, opts.ownGroup ?? interruption !== undefined);
   const child = spawn(start.program, start.args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: start.detached,
@@ -110,7 +115,12 @@ export async function startTritonserver(
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
   const unKill = interruption?.onKill(kill);
-  void exited.then(() => unKill?.());
+  // In a group of its own it hears no signal the caller's group gets: it must not outlive the caller.
+  process.once('exit', kill);
+  void exited.then(() => {
+    unKill?.();
+    process.off('exit', kill);
+  });
   const recentLog = () => kept.join('\n');
   const url = `http://127.0.0.1:${httpPort}`;
 

@@ -141,8 +141,6 @@ export async function runCapacity(options: CapacityOptions): Promise<number> {
       modelRepository: options.modelRepository,
       timeScale: options.timeScale,
       tritonserver: options.tritonserver,
-      // The search stops at a Ctrl-C after its level; the server must serve that level to its end.
-      ownGroup: true,
     });
     env.TRITON_URL = server.url;
     env.TRITON_GRPC_URL = server.grpcUrl;

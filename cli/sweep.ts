@@ -87,8 +87,6 @@ export async function runSweep(options: SweepOptions): Promise<number> {
       timeScale: options.timeScale,
       tritonserver: options.tritonserver,
       explicitControl: true,
-      // A Ctrl-C ends the sweep after its config, which loads the original back: the server must still answer.
-      ownGroup: true,
     });
     env.TRITON_URL = server.url;
     env.TRITON_GRPC_URL = server.grpcUrl;

@@ -19,8 +19,6 @@ export interface LocalServerChoice extends ServingChoice {
   tritonserver?: string;
   /** Explicit model control with the model loaded, as the sweep's repository API calls need. @default false */
   explicitControl?: boolean;
-  /** Put the server in a process group of its own (see interrupt.ts) even without an interruption. */
-  ownGroup?: boolean;
 }
 
 /** A started server and the line that says what it is. */
@@ -89,7 +87,6 @@ export async function startLocalServer(
         repository,
         modelControl: 'explicit',
         loadModels: [choice.servedModel],
-        ...(choice.ownGroup ? { ownGroup: true } : {}),
       },
       interruption,
     );

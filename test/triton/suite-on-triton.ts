@@ -25,7 +25,7 @@ import { getModel, modelIds } from '../../models/index.ts';
 import { type CliRun, runCli } from '../bench/run-cli.ts';
 import { referenceTool } from '../tools/reference-tools.ts';
 import { reportProblems } from './level-checks.ts';
-import { compareServerColumns, readCsvLevels, runPerfAnalyzer } from './pa-agreement.ts';
+import { compareServerColumns, measureSideBySide, readCsvLevels, runPerfAnalyzer } from './pa-agreement.ts';
 
 const PREFIX = 'suite-on-triton:';
 /** Short levels: the matrix proves the suite runs and reads Triton, it does not measure it. */
@@ -35,6 +35,8 @@ const SHORT = ['--step-duration', '2s', '--warmup', '1s', '--count', '2'];
 const AGREEMENT_MODEL = 'mnist';
 const AGREEMENT_LEVELS = [1, 2];
 const AGREEMENT_ROUNDS = 3;
+/** Each bench window holds perf_analyzer's three 2 s windows. */
+const AGREEMENT_TIMES = { warmup_s: 1, window_s: 6 };
 /** Both exit codes of a run that measured every level: budgets met, or a budget missed. */
 const MEASURED = new Set([0, 99]);
 
@@ -113,7 +115,10 @@ async function matrix(server: RealTriton, models: string[]): Promise<void> {
   }
 }
 
-/** perf_analyzer, then the bench (the next round the other way round), until a round agrees. */
+/**
+ * The bench's server columns against perf_analyzer's, both measuring the same seconds of the server at the
+ * same concurrency (pa-agreement.ts says why side by side), up to AGREEMENT_ROUNDS times until a round agrees.
+ */
 async function agreement(server: RealTriton): Promise<void> {
   if (!perfAnalyzer.path) {
     console.log(`${PREFIX} not run: the perf_analyzer agreement: ${perfAnalyzer.skipReason}`);
@@ -124,48 +129,48 @@ async function agreement(server: RealTriton): Promise<void> {
     const lines: string[] = [];
     let agreed = false;
     for (let round = 1; round <= AGREEMENT_ROUNDS && !agreed; round++) {
-      const measurePa = () =>
-        runPerfAnalyzer({
-          binary: perfAnalyzer.path!,
-          model: entry.name,
-          target: protocol === 'http' ? server.url.replace('http://', '') : server.grpcUrl,
-          protocol,
-          levels: AGREEMENT_LEVELS,
-          csv: join(root, `pa-${protocol}-${round}.csv`),
-        });
-      const measureBench = () =>
-        bench(server, AGREEMENT_MODEL, [
-          ...['--protocol', protocol, '--runtime', 'node', '--concurrency', AGREEMENT_LEVELS.join(',')],
-          ...['--step-duration', '4s', '--warmup', '1s', '--count', '2', '--no-progress'],
-        ]);
-      let pa: Awaited<ReturnType<typeof runPerfAnalyzer>>;
-      let ours: Awaited<ReturnType<typeof bench>>;
-      if (round % 2 === 1) {
-        pa = await measurePa();
-        ours = await measureBench();
-      } else {
-        ours = await measureBench();
-        pa = await measurePa();
-      }
+      const { bench: ours, reference } = await measureSideBySide({
+        url: server.url,
+        model: entry.name,
+        levels: AGREEMENT_LEVELS,
+        ...AGREEMENT_TIMES,
+        bench: () =>
+          bench(server, AGREEMENT_MODEL, [
+            ...['--protocol', protocol, '--runtime', 'node', '--concurrency', AGREEMENT_LEVELS.join(',')],
+            ...[
+              '--step-duration',
+              `${AGREEMENT_TIMES.window_s}s`,
+              '--warmup',
+              `${AGREEMENT_TIMES.warmup_s}s`,
+            ],
+            ...['--count', '2', '--no-progress'],
+          ]),
+        perfAnalyzer: (concurrency, window_ms) =>
+          runPerfAnalyzer({
+            binary: perfAnalyzer.path!,
+            model: entry.name,
+            target: protocol === 'http' ? server.url.replace('http://', '') : server.grpcUrl,
+            protocol,
+            concurrency,
+            window_ms,
+            csv: join(root, `pa-${protocol}-${round}-c${concurrency}.csv`),
+          }),
+      });
       if (!MEASURED.has(ours.run.code) || !ours.dir) {
         lines.push(`round ${round}: bench exited ${ours.run.code}\n${tail(ours.run)}`);
         continue;
       }
       const suite = readCsvLevels(readFileSync(join(ours.dir, 'perf_analyzer.csv'), 'utf8'));
-      const { comparisons, missing } = compareServerColumns(suite, pa.rows, AGREEMENT_LEVELS);
-      lines.push(
-        `round ${round}: ${[
-          ...missing,
-          ...comparisons.map(
-            (c) => `c${c.level} ${c.column} ${c.suite_us} vs ${c.reference_us} us${c.ok ? '' : ' (outside)'}`,
-          ),
-        ].join(', ')}`,
+      const { comparisons, missing } = compareServerColumns(suite, reference, AGREEMENT_LEVELS);
+      const cells = comparisons.map(
+        (c) => `c${c.level} ${c.column} ${c.suite_us} vs ${c.reference_us} us${c.ok ? '' : ' (outside)'}`,
       );
+      lines.push(`round ${round}: ${[...missing, ...cells].join(', ')}`);
       agreed = missing.length === 0 && comparisons.every((c) => c.ok);
     }
     report(
       agreed,
-      `${AGREEMENT_MODEL} ${protocol}: server columns ${agreed ? 'agree' : 'disagree'} with perf_analyzer's (bench vs perf_analyzer)`,
+      `${AGREEMENT_MODEL} ${protocol}: the bench's server columns ${agreed ? 'agree' : 'disagree'} with perf_analyzer's`,
     );
     for (const line of lines) console.log(`  ${line}`);
   }

@@ -78,7 +78,10 @@ export async function startLocalServer(
   checkBinary(binary);
   const repository = choice.modelRepository
     ? resolve(choice.modelRepository)
-    : await exportCatalogRepository(choice.modelId);
+    : await exportCatalogRepository({
+        modelId: choice.modelId,
+        ...(choice.precision ? { precision: choice.precision } : {}),
+      });
   try {
     // Only the run's model is loaded: a repository may hold models this machine cannot load, or slowly.
     const server = await startTritonserver(

@@ -78,12 +78,11 @@ describe('tritonserverFailure', () => {
 });
 
 describe('exportCatalogRepository', () => {
-  it('writes MNIST with the output dims real Triton loads', async () => {
+  it("writes the run's model at the run's precision", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'k6t-repo-'));
-    await exportCatalogRepository('mnist', dir);
-    expect(existsSync(join(dir, 'onnx-mnist-cpu', '1', 'model.onnx'))).toBe(true);
-    const config = readFileSync(join(dir, 'onnx-mnist-cpu', 'config.pbtxt'), 'utf8');
-    expect(config).toContain('dims: [ -1, 10 ]');
-    expect(config).toContain('platform: "onnxruntime_onnx"');
+    await exportCatalogRepository({ modelId: 'dlrm', precision: 'FP16' }, dir);
+    expect(existsSync(join(dir, 'dlrm', '1', 'model.onnx'))).toBe(true);
+    const config = readFileSync(join(dir, 'dlrm', 'config.pbtxt'), 'utf8');
+    expect(config).toMatch(/name: "input__0"[^}]*data_type: TYPE_FP16/);
   });
 });

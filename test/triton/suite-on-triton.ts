@@ -16,12 +16,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { getPriority, setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { exportCatalogRepository } from '../../cli/bench/catalog-repository.ts';
 import { type RealTriton, startTritonserver } from '../../cli/bench/tritonserver.ts';
 import type { CapacityRecord } from '../../cli/capacity/report.ts';
 import type { SweepRecord } from '../../cli/sweep/report.ts';
 import type { RunReport } from '../../lib/summary/types.ts';
 import { getModel, modelIds } from '../../models/index.ts';
+import { writeCatalogRepository } from '../../server/export-repository.ts';
 import { type CliRun, runCli } from '../bench/run-cli.ts';
 import { referenceTool } from '../tools/reference-tools.ts';
 import { reportProblems } from './level-checks.ts';
@@ -267,7 +267,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const models = positionals.length > 0 ? positionals : modelIds();
   if (parts.has('matrix') || parts.has('agreement')) {
     const repository = join(root, 'repository');
-    for (const model of models) await exportCatalogRepository(model, repository);
+    await writeCatalogRepository(repository, { models });
     const server = await startTritonserver({ binary: triton.path, repository });
     console.log(`${PREFIX} tritonserver ready on ${server.url} with ${models.join(', ')}`);
     try {

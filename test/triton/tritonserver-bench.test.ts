@@ -81,7 +81,7 @@ describe.skipIf(!REAL_TRITON.path)(`bench on a tritonserver it starts ${REAL_TRI
       "import { startTritonserver } from './cli/bench/tritonserver.ts';",
       "import { exportCatalogRepository } from './cli/bench/catalog-repository.ts';",
       "import { mkdtempSync } from 'node:fs';",
-      "const dir = await exportCatalogRepository('mnist', mkdtempSync('/tmp/k6t-guard-'));",
+      "const dir = await exportCatalogRepository({ modelId: 'mnist' }, mkdtempSync('/tmp/k6t-guard-'));",
       `const s = await startTritonserver({ binary: ${JSON.stringify(REAL_TRITON.path)}, repository: dir });`,
       'console.log(s.url);',
       'setInterval(() => {}, 1000);',

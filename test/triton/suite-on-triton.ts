@@ -31,6 +31,8 @@ const PREFIX = 'suite-on-triton:';
 /** Short levels: the matrix proves the suite runs and reads Triton, it does not measure it. */
 const MATRIX_LEVELS = [1, 2];
 const SHORT = ['--step-duration', '2s', '--warmup', '1s', '--count', '2'];
+/** Models benched at once in the matrix. */
+const MATRIX_LANES = 2;
 /** The comparison with perf_analyzer: MNIST, the one catalog model with a real network behind it. */
 const AGREEMENT_MODEL = 'mnist';
 const AGREEMENT_LEVELS = [1, 2];
@@ -89,30 +91,42 @@ async function bench(
   return { run, ...(summary ? { report: summary.report } : {}), ...(dir ? { dir } : {}) };
 }
 
-/** Every model, protocol and runtime: levels measured, server statistics and Prometheus metrics in each. */
+/** One model's runs, over each protocol and runtime, one after the other. */
+async function benchModel(server: RealTriton, model: string, runtimes: string[]): Promise<void> {
+  for (const protocol of ['http', 'grpc']) {
+    for (const runtime of runtimes) {
+      const { run, report: written } = await bench(server, model, [
+        ...['--protocol', protocol, '--runtime', runtime, '--metrics-url', server.metricsUrl],
+        ...['--concurrency', MATRIX_LEVELS.join(','), '--no-progress', ...SHORT],
+      ]);
+      const levels = MATRIX_LEVELS.map((c) => `c${c}`);
+      const found = MEASURED.has(run.code)
+        ? reportProblems(written, { levels, metrics: true })
+        : [`bench exited ${run.code}`];
+      const verdict = run.code === 99 ? 'a budget missed on this shared machine' : 'budgets met';
+      report(
+        found.length === 0,
+        `${model} ${protocol} ${runtime}: ${found.length === 0 ? `every level with server statistics and metrics, ${verdict}` : found.join('; ')}`,
+        tail(run),
+      );
+    }
+  }
+}
+
+/**
+ * Every model, protocol and runtime: levels measured, server statistics and Prometheus metrics in each. Two
+ * models at a time: Triton's statistics and metrics are per model, so neither run reads the other's requests,
+ * and most of a short bench is starting up and writing its report, which two cores do side by side.
+ */
 async function matrix(server: RealTriton, models: string[]): Promise<void> {
   const runtimes = k6.path ? ['node', 'k6'] : ['node'];
   if (!k6.path) console.log(`${PREFIX} not run: the real-k6 rows: ${k6.skipReason}`);
-  for (const model of models) {
-    for (const protocol of ['http', 'grpc']) {
-      for (const runtime of runtimes) {
-        const { run, report: written } = await bench(server, model, [
-          ...['--protocol', protocol, '--runtime', runtime, '--metrics-url', server.metricsUrl],
-          ...['--concurrency', MATRIX_LEVELS.join(','), '--no-progress', ...SHORT],
-        ]);
-        const levels = MATRIX_LEVELS.map((c) => `c${c}`);
-        const found = MEASURED.has(run.code)
-          ? reportProblems(written, { levels, metrics: true })
-          : [`bench exited ${run.code}`];
-        const verdict = run.code === 99 ? 'a budget missed on this shared machine' : 'budgets met';
-        report(
-          found.length === 0,
-          `${model} ${protocol} ${runtime}: ${found.length === 0 ? `every level with server statistics and metrics, ${verdict}` : found.join('; ')}`,
-          tail(run),
-        );
-      }
-    }
-  }
+  const queue = [...models];
+  const lane = async () => {
+    for (let model = queue.shift(); model !== undefined; model = queue.shift())
+      await benchModel(server, model, runtimes);
+  };
+  await Promise.all(Array.from({ length: MATRIX_LANES }, lane));
 }
 
 /**

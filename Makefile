@@ -41,12 +41,16 @@ test-unit: $(NODE_MODULES)
 test-e2e: $(NODE_MODULES)
 	npx vitest run --project e2e
 
-.PHONY: test-k6 fidelity
+.PHONY: test-k6 test-triton fidelity
 ## test-k6: every catalog model under real k6 (K6_BIN or k6 on PATH), HTTP and gRPC, two short levels each
 test-k6: $(NODE_MODULES)
 	node --import tsx test/k6/matrix.ts $(MODELS)
 
-## fidelity: the load generator against perf_analyzer on one embedded server (PERF_ANALYZER, K6_BIN)
+## test-triton: the suite against real Triton (TRITONSERVER; K6_BIN, PERF_ANALYZER): bench of every model, perf_analyzer agreement, sweep, capacity
+test-triton: $(NODE_MODULES)
+	node --import tsx test/triton/suite-on-triton.ts $(MODELS)
+
+## fidelity: the load generator against perf_analyzer on the embedded server (FIDELITY_ARGS="--targets embedded,triton": and real Triton, TRITONSERVER)
 fidelity: $(NODE_MODULES)
 	node --import tsx bench/fidelity/run.ts $(FIDELITY_ARGS)
 

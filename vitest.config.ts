@@ -23,6 +23,7 @@ const UNIT_IN_E2E_FOLDERS = [
   'test/server/onnx-mnist.test.ts',
   'test/server/onnx-tensors.test.ts',
   'test/server/simulated.test.ts',
+  'test/triton/suite-checks.test.ts',
 ];
 
 /** A test whose source names one of these starts the CLI as a process (directly or through test/bench/run-cli.ts), the embedded server or a browser. */

@@ -4,7 +4,7 @@
  * environment (as in the scenarios) and from flags, flags winning; arguments after `--` go to k6.
  */
 import type { Command } from 'commander';
-import { addBudgetOptions, addLocalRunOptions, addTargetOptions } from './options.ts';
+import { addBudgetOptions, addLocalRunOptions, addTargetOptions, tritonserverOption } from './options.ts';
 import { modelIds } from '../models/index.ts';
 import { runBench } from './bench/pipeline.ts';
 import type { RuntimeChoice } from './bench/runner.ts';
@@ -86,6 +86,7 @@ export function registerBench(program: Command): void {
         resultsDir: String(flags.resultsDir),
         ...(flags.timeScale !== undefined ? { timeScale: flags.timeScale as number } : {}),
         ...(flags.modelRepository ? { modelRepository: String(flags.modelRepository) } : {}),
+        ...tritonserverOption(flags),
         ...(flags.count ? { count: flags.count as number } : {}),
         ...(flags.junit ? { junit: String(flags.junit) } : {}),
         ...(flags.metricsUrl ? { metricsUrl: String(flags.metricsUrl) } : {}),

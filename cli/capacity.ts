@@ -7,14 +7,14 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Command, InvalidArgumentError } from 'commander';
-import { addBudgetOptions, addLocalRunOptions, addTargetOptions } from './options.ts';
+import { addBudgetOptions, addLocalRunOptions, addTargetOptions, tritonserverOption } from './options.ts';
 import { resolveRunPlan } from '../lib/scenario/run-plan.ts';
 import { buildRunReport } from '../lib/summary/from-summary.ts';
 import type { LevelResult } from '../lib/summary/types.ts';
 import { genericEntry } from '../models/generic.ts';
 import { getModel, modelIds } from '../models/index.ts';
 import { benchEnv } from './bench.ts';
-import { type EmbeddedServer, servingOptions, startEmbedded } from './bench/embedded.ts';
+import { type LocalServer, startLocalServer } from './bench/local-server.ts';
 import type { RuntimeChoice } from './bench/runner.ts';
 import { type LevelSetOptions, measureLevels } from './capacity/measure.ts';
 import {
@@ -63,6 +63,8 @@ export interface CapacityOptions {
   targetRate?: number;
   timeScale?: number;
   modelRepository?: string;
+  /** A tritonserver binary (TRITONSERVER) to start instead of the embedded server. */
+  tritonserver?: string;
   count?: number;
   /** After the search, a linear bench over --start..the level it found outside the budget checks it (confirm.ts). */
   confirmSweep?: boolean;
@@ -129,20 +131,20 @@ export async function runCapacity(options: CapacityOptions): Promise<number> {
   const dir = resolve(options.resultsDir, modelDir, `capacity-${runId()}`);
   const startedAt = new Date().toISOString();
 
-  let server: EmbeddedServer | undefined;
+  let server: LocalServer | undefined;
   if (!env.TRITON_URL) {
     // One server for the whole search, as the bench would start it, so levels do not pay a cold start.
-    server = await startEmbedded(
-      servingOptions({
-        modelId: catalogEntry.id,
-        ...(env.PRECISION ? { precision: plan.settings.precision } : {}),
-        modelRepository: options.modelRepository,
-        timeScale: options.timeScale,
-      }),
-    );
+    server = await startLocalServer({
+      modelId: catalogEntry.id,
+      servedModel: plan.settings.modelName,
+      ...(env.PRECISION ? { precision: plan.settings.precision } : {}),
+      modelRepository: options.modelRepository,
+      timeScale: options.timeScale,
+      tritonserver: options.tritonserver,
+    });
     env.TRITON_URL = server.url;
     env.TRITON_GRPC_URL = server.grpcUrl;
-    console.log(`embedded server on ${server.url} (gRPC ${server.grpcUrl})`);
+    console.log(server.description);
   }
   let interrupted = false;
   const onSigint = () => {
@@ -335,6 +337,7 @@ export function registerCapacity(program: Command): void {
       ...(flags.targetRate !== undefined ? { targetRate: flags.targetRate as number } : {}),
       ...(flags.timeScale !== undefined ? { timeScale: flags.timeScale as number } : {}),
       ...(flags.modelRepository ? { modelRepository: String(flags.modelRepository) } : {}),
+      ...tritonserverOption(flags),
       ...(flags.count ? { count: flags.count as number } : {}),
       ...(confirmSweep ? { confirmSweep: true } : {}),
     });

@@ -43,6 +43,23 @@ export function addLocalRunOptions(command: Command): Command {
     )
     .option('--results-dir <dir>', 'where run folders go', 'results')
     .option('--count <n>', 'requests in a generated payload set', Number)
+    .option(
+      '--tritonserver <path>',
+      'start this real tritonserver binary instead of the embedded server (TRITONSERVER)',
+    )
     .option('--time-scale <f>', 'embedded server: multiply simulated compute times', Number)
-    .option('--model-repository <dir>', 'embedded server: Triton-layout model repository');
+    .option(
+      '--model-repository <dir>',
+      'the started server (embedded or tritonserver): Triton-layout model repository',
+    );
+}
+
+/** The run's tritonserver as a run option: --tritonserver, else TRITONSERVER; none for the embedded server. */
+export function tritonserverOption(
+  flags: Record<string, unknown>,
+  env: NodeJS.ProcessEnv = process.env,
+): { tritonserver?: string } {
+  const flag = flags.tritonserver;
+  const path = typeof flag === 'string' && flag !== '' ? flag : env.TRITONSERVER;
+  return path ? { tritonserver: path } : {};
 }

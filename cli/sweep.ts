@@ -12,7 +12,7 @@ import { resolveRunPlan } from '../lib/scenario/run-plan.ts';
 import { genericEntry } from '../models/generic.ts';
 import { getModel, modelIds } from '../models/index.ts';
 import { benchEnv } from './bench.ts';
-import { type EmbeddedServer, servingOptions, startEmbedded } from './bench/embedded.ts';
+import { type LocalServer, startLocalServer } from './bench/local-server.ts';
 import type { RuntimeChoice } from './bench/runner.ts';
 import { measureLevels } from './capacity/measure.ts';
 import type { SearchBudget } from './capacity/search.ts';
@@ -22,7 +22,7 @@ import type { ConfigOutcome } from './sweep/rank.ts';
 import { rankConfigs } from './sweep/rank.ts';
 import { type SweepRecord, sweepTable, winnerSentence, winnerSnippet, writeSweep } from './sweep/report.ts';
 import { loadModelConfig, readModelConfig } from './sweep/repository.ts';
-import { addBudgetOptions, addLocalRunOptions, addTargetOptions } from './options.ts';
+import { addBudgetOptions, addLocalRunOptions, addTargetOptions, tritonserverOption } from './options.ts';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -41,6 +41,8 @@ export interface SweepOptions {
   resultsDir: string;
   timeScale?: number;
   modelRepository?: string;
+  /** A tritonserver binary (TRITONSERVER) to start instead of the embedded server. */
+  tritonserver?: string;
   count?: number;
 }
 
@@ -73,23 +75,22 @@ export async function runSweep(options: SweepOptions): Promise<number> {
   const modelDir = catalogEntry.id === 'generic' ? served : catalogEntry.id;
   const dir = resolve(options.resultsDir, modelDir, `sweep-${runId()}`);
 
-  let server: EmbeddedServer | undefined;
-  const target = env.TRITON_URL ?? 'embedded';
+  let server: LocalServer | undefined;
+  const target = env.TRITON_URL ?? (options.tritonserver ? 'tritonserver' : 'embedded');
   if (!env.TRITON_URL) {
     // Explicit mode with the model loaded: the state a real Triton must be in for the load API to work.
-    server = await startEmbedded({
-      modelControlMode: 'explicit',
-      loadModels: [served],
-      ...servingOptions({
-        modelId: catalogEntry.id,
-        ...(env.PRECISION ? { precision: plan.settings.precision } : {}),
-        modelRepository: options.modelRepository,
-        timeScale: options.timeScale,
-      }),
+    server = await startLocalServer({
+      modelId: catalogEntry.id,
+      servedModel: served,
+      ...(env.PRECISION ? { precision: plan.settings.precision } : {}),
+      modelRepository: options.modelRepository,
+      timeScale: options.timeScale,
+      tritonserver: options.tritonserver,
+      explicitControl: true,
     });
     env.TRITON_URL = server.url;
     env.TRITON_GRPC_URL = server.grpcUrl;
-    console.log(`embedded server on ${server.url} (explicit model control, ${served} loaded)`);
+    console.log(server.description);
   }
   const url = env.TRITON_URL;
   let interrupted = false;
@@ -243,6 +244,7 @@ export function registerSweep(program: Command): void {
       resultsDir: String(flags.resultsDir),
       ...(flags.timeScale !== undefined ? { timeScale: flags.timeScale as number } : {}),
       ...(flags.modelRepository ? { modelRepository: String(flags.modelRepository) } : {}),
+      ...tritonserverOption(flags),
       ...(flags.count ? { count: flags.count as number } : {}),
     });
   });

@@ -7,13 +7,17 @@
  * never silently skipped.
  *
  *   node --import tsx bench/fidelity/run.ts [--levels 1,2,3,4] [--seconds 5] [--warmup 2] [--protocols http,grpc]
- *     [--rows pa,scenario-node,scenario-k6,minimal-node,minimal-k6,lib] [--rounds 1]
+ *     [--rows pa,scenario-node,scenario-k6,minimal-node,minimal-k6,lib] [--rounds 1] [--targets embedded,triton]
  *
  * --rows picks the clients (lib: the Node client libraries alone); --rounds repeats them, alternating (each
  * round starts one row later), and adds a table of each row's median per level: on shared cores one sitting
  * swings by ±30%. --seconds and --warmup default to the bench's own (5 s windows after 2 s of warm-up), so
  * the Node runtime is measured JIT-compiled, as users run it; perf_analyzer has no warm-up but measures until
  * three windows agree.
+ *
+ * --targets picks the servers, one after the other: the embedded server, real Triton (TRITONSERVER, else
+ * ../shared/tools/bin/tritonserver, on the catalog's exported repository), or both; with both, a last table puts
+ * each row's share of perf_analyzer on the two servers side by side.
  *
  * Tools: PERF_ANALYZER, else ../shared/tools/bin/perf_analyzer; K6_BIN, else ../shared/tools/bin/k6.
  */
@@ -25,28 +29,14 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import Papa from 'papaparse';
 import { type CpuSample, cpuShare_pct, sampleCpu } from '../../cli/bench/cpu.ts';
-import { startEmbedded } from '../../cli/bench/embedded.ts';
+import { type LocalServer, startLocalServer } from '../../cli/bench/local-server.ts';
 import type { LevelResult } from '../../lib/summary/types.ts';
 import { getModel } from '../../models/index.ts';
 import { DEFAULT_WARMUP_S, DEFAULT_WINDOW_S } from '../../models/types.ts';
+import { medianRows, type Point, type Row, sideBySide, table } from './tables.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SCRIPTS = join(ROOT, 'bench', 'fidelity', 'scripts');
-
-/** One row's figure at one level. */
-interface Point {
-  infer_s: number;
-  p50_ms?: number;
-  /** Client CPU per request, microseconds (from its CPU share over the window). */
-  cpu_us?: number;
-}
-
-/** A row of the table: a client and its figures per level, or why it did not run. */
-interface Row {
-  client: string;
-  points: Map<number, Point>;
-  missing?: string;
-}
 
 /** The rows --rows may pick, in the order they run. */
 const ROW_KEYS = ['pa', 'scenario-node', 'scenario-k6', 'minimal-node', 'minimal-k6', 'lib'] as const;
@@ -60,6 +50,7 @@ const { values: args } = parseArgs({
     protocols: { type: 'string', default: 'http,grpc' },
     rows: { type: 'string', default: ROW_KEYS.join(',') },
     rounds: { type: 'string', default: '1' },
+    targets: { type: 'string', default: 'embedded' },
   },
 });
 const LEVELS = args.levels.split(',').map(Number);
@@ -68,6 +59,15 @@ const WARMUP_S = Number(args.warmup);
 const PROTOCOLS = args.protocols.split(',') as ('http' | 'grpc')[];
 const ROWS = new Set(args.rows.split(','));
 const ROUNDS = Number(args.rounds);
+/** The servers measured, in order. */
+const TARGET_KEYS = ['embedded', 'triton'] as const;
+type TargetKey = (typeof TARGET_KEYS)[number];
+const TARGETS = args.targets.split(',') as TargetKey[];
+for (const key of TARGETS) {
+  if (!(TARGET_KEYS as readonly string[]).includes(key)) {
+    throw new Error(`unknown target "${key}" in --targets; expected some of ${TARGET_KEYS.join(',')}`);
+  }
+}
 for (const key of ROWS) {
   if (!(ROW_KEYS as readonly string[]).includes(key)) {
     throw new Error(`unknown row "${key}" in --rows; expected some of ${ROW_KEYS.join(',')}`);
@@ -248,47 +248,12 @@ interface Urls {
   grpc: string;
 }
 
-function table(protocol: string, rows: Row[]): string {
-  const base = rows[0]!;
-  const first = LEVELS[0]!;
-  // CPU at the first level and at the last: at the top the two cores are shared, so a client's CPU is the server's loss.
-  const cpuLevels = LEVELS.length > 1 ? [first, LEVELS[LEVELS.length - 1]!] : [first];
-  const header = [
-    `${protocol.toUpperCase()}, infer/s`,
-    ...LEVELS.map((l) => `c${l}`),
-    `p50 c${first} (ms)`,
-    ...cpuLevels.map((l) => `client CPU µs/req c${l}`),
-  ];
-  const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`];
-  for (const row of rows) {
-    if (row.missing) {
-      lines.push(`| ${row.client} | not run: ${row.missing} |`);
-      continue;
-    }
-    const cells = LEVELS.map((level) => {
-      const p = row.points.get(level);
-      const ref = base.missing ? undefined : base.points.get(level);
-      if (!p) return 'n/a';
-      const ratio = ref && row !== base ? ` (${Math.round((p.infer_s / ref.infer_s) * 100)}%)` : '';
-      return `${Math.round(p.infer_s).toLocaleString('en-US')}${ratio}`;
-    });
-    const p50 = row.points.get(first)?.p50_ms;
-    const cpu = cpuLevels.map((l) => {
-      const us = row.points.get(l)?.cpu_us;
-      return us === undefined ? 'n/a' : String(Math.round(us));
-    });
-    lines.push(`| ${row.client} | ${cells.join(' | ')} | ${p50?.toFixed(3) ?? 'n/a'} | ${cpu.join(' | ')} |`);
-  }
-  if (!base.missing) lines.push('', `Ratios: to ${base.client}'s infer/s at the same level.`);
-  return lines.join('\n');
-}
-
 /**
  * One pass over the rows --rows picked. Round n starts at the n-th of them, so no row always runs right after
  * perf_analyzer (a level it could not stabilise leaves the machine in its slowest minute); the rows come back
  * in --rows order, perf_analyzer first, as the ratios' base.
  */
-async function measureRows(protocol: 'http' | 'grpc', round: number): Promise<Row[]> {
+async function measureRows(protocol: 'http' | 'grpc', round: number, urls: Urls): Promise<Row[]> {
   const target = protocol === 'http' ? urls.http.replace('http://', '') : urls.grpc;
   const jobs: Array<[string, () => Promise<Row[]>]> = [];
   if (ROWS.has('pa')) {
@@ -324,64 +289,70 @@ async function measureRows(protocol: 'http' | 'grpc', round: number): Promise<Ro
   return jobs.flatMap(([key]) => measured.get(key)!);
 }
 
-/** Each row's median per level (and of its p50 and CPU) over the rounds; a level missing in a round is left out. */
-function medianRows(rounds: Row[][]): Row[] {
-  const median = (values: number[]): number | undefined => {
-    if (values.length === 0) return undefined;
-    const sorted = [...values].sort((a, b) => a - b);
-    const mid = sorted.length >> 1;
-    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1]! + sorted[mid]!) / 2;
-  };
-  return rounds[0]!.map((first, i) => {
-    const same = rounds.map((rows) => rows[i]!).filter((row) => !row.missing);
-    if (same.length === 0) return first;
-    const points = new Map<number, Point>();
-    for (const level of LEVELS) {
-      const at = same.map((row) => row.points.get(level)).filter((p) => p !== undefined);
-      const infer_s = median(at.map((p) => p.infer_s));
-      if (infer_s === undefined) continue;
-      points.set(level, {
-        infer_s,
-        p50_ms: median(at.flatMap((p) => (p.p50_ms === undefined ? [] : [p.p50_ms]))),
-        cpu_us: median(at.flatMap((p) => (p.cpu_us === undefined ? [] : [p.cpu_us]))),
-      });
-    }
-    return { client: `${first.client} (${same.length} of ${rounds.length})`, points };
-  });
+/** Starts the target's server with MNIST; undefined (and a line saying why) when it cannot. */
+async function startTarget(target: TargetKey): Promise<LocalServer | undefined> {
+  const mnist = getModel('mnist');
+  const choice = { modelId: mnist.id, servedModel: mnist.name };
+  if (target === 'embedded') return startLocalServer(choice);
+  if (!tritonserver) {
+    console.log('\ntriton: not run: no tritonserver (set TRITONSERVER)');
+    return undefined;
+  }
+  return startLocalServer({ ...choice, tritonserver });
 }
 
 const pa = tool('PERF_ANALYZER', 'perf_analyzer');
 const k6 = tool('K6_BIN', 'k6');
+const tritonserver = TARGETS.includes('triton') ? tool('TRITONSERVER', 'tritonserver') : undefined;
 console.log(`perf_analyzer: ${pa ?? 'absent (set PERF_ANALYZER): ratios cannot be computed'}`);
 console.log(`k6: ${k6 ?? 'absent (set K6_BIN): real-k6 rows not run'}`);
-const server = await startEmbedded();
-const urls: Urls = { http: server.url, grpc: server.grpcUrl };
+if (TARGETS.includes('triton')) console.log(`tritonserver: ${tritonserver ?? 'absent (set TRITONSERVER)'}`);
 const model = getModel('mnist').name;
 const out: string[] = [];
-try {
-  for (const protocol of PROTOCOLS) {
-    const rounds: Row[][] = [];
-    for (let round = 1; round <= ROUNDS; round++) {
-      const rows = await measureRows(protocol, round);
-      rounds.push(rows);
-      const text = table(protocol, rows);
-      const title = ROUNDS > 1 ? `round ${round} of ${ROUNDS}\n\n` : '';
-      console.log(`\n${title}${text}`);
-      out.push(`${title}${text}`);
+/** Per protocol, the table each target's rows made (the median one when there are rounds). */
+const finalRows = new Map<string, Map<TargetKey, Row[]>>();
+const servedBy: string[] = [];
+for (const target of TARGETS) {
+  const server = await startTarget(target);
+  if (!server) continue;
+  console.log(`\n${server.description}`);
+  servedBy.push(server.description);
+  const urls: Urls = { http: server.url, grpc: server.grpcUrl };
+  try {
+    for (const protocol of PROTOCOLS) {
+      const rounds: Row[][] = [];
+      for (let round = 1; round <= ROUNDS; round++) {
+        const rows = await measureRows(protocol, round, urls);
+        rounds.push(rows);
+        const text = table(protocol, rows, LEVELS);
+        const title = `${target}${ROUNDS > 1 ? `, round ${round} of ${ROUNDS}` : ''}\n\n`;
+        console.log(`\n${title}${text}`);
+        out.push(`${title}${text}`);
+      }
+      const final = ROUNDS > 1 ? medianRows(rounds, LEVELS) : rounds[0]!;
+      if (ROUNDS > 1) {
+        const text = table(protocol, final, LEVELS);
+        console.log(`\n${target}, median of ${ROUNDS} rounds\n\n${text}`);
+        out.push(`${target}, median of ${ROUNDS} rounds\n\n${text}`);
+      }
+      const byTarget = finalRows.get(protocol) ?? new Map<TargetKey, Row[]>();
+      byTarget.set(target, final);
+      finalRows.set(protocol, byTarget);
     }
-    if (ROUNDS > 1) {
-      const text = table(protocol, medianRows(rounds));
-      console.log(`\nmedian of ${ROUNDS} rounds\n\n${text}`);
-      out.push(`median of ${ROUNDS} rounds\n\n${text}`);
-    }
+  } finally {
+    await server.stop();
   }
-} finally {
-  await server.stop();
+}
+for (const [protocol, byTarget] of finalRows) {
+  if (byTarget.size < 2) continue;
+  const text = sideBySide(protocol, byTarget, LEVELS);
+  console.log(`\nboth servers\n\n${text}`);
+  out.push(`both servers\n\n${text}`);
 }
 const resultsDir = join(ROOT, 'results', 'fidelity');
 mkdirSync(resultsDir, { recursive: true });
 const file = join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, '-')}.md`);
-writeFileSync(file, `${out.join('\n\n')}\n`);
+writeFileSync(file, `${[...servedBy, ...out].join('\n\n')}\n`);
 console.log(
-  `\n${LEVELS.length} levels of ${SECONDS} s each after ${WARMUP_S} s of warm-up, one embedded server (${model}); written to ${file}`,
+  `\n${LEVELS.length} levels of ${SECONDS} s each after ${WARMUP_S} s of warm-up on ${TARGETS.join(' then ')} (${model}); written to ${file}`,
 );

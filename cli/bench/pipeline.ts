@@ -24,8 +24,8 @@ import { fetchLiveEntry } from '../../payloads/live-fetch.ts';
 import { reportMarkdown } from '../../report/markdown.ts';
 import { writeRunReport } from '../../report/write.ts';
 import { type CpuSample, cpuShare_pct } from './cpu.ts';
-import { type EmbeddedServer, servingOptions, startEmbedded } from './embedded.ts';
 import { EXIT_EXTERNAL_ABORT, type Interruption, watchSignals } from './interrupt.ts';
+import { type LocalServer, startLocalServer } from './local-server.ts';
 import { checkMetricsUrl, scrapeMetrics } from './metrics-scrape.ts';
 import { watchProgress } from './progress.ts';
 import { type RunOutcome, type RuntimeChoice, runScenario, runtimeCommand } from './runner.ts';
@@ -40,9 +40,11 @@ export interface BenchOptions {
   runtime: RuntimeChoice;
   k6Args: string[];
   resultsDir: string;
-  /** Embedded server settings when no TRITON_URL is given. */
+  /** The server started when no TRITON_URL is given: settings of the embedded server, or a real tritonserver. */
   timeScale?: number;
   modelRepository?: string;
+  /** A tritonserver binary (TRITONSERVER) to start instead of the embedded server. */
+  tritonserver?: string;
   /** Requests in a generated payload set. @default 8 */
   count?: number;
   /** Also copy junit.xml here, for CI systems. */
@@ -175,20 +177,22 @@ async function benchWith(options: BenchOptions, interruption: Interruption): Pro
   const wantedMetricsUrl =
     options.metricsUrl && options.metricsUrl !== 'off' ? checkMetricsUrl(options.metricsUrl) : undefined;
 
-  let server: EmbeddedServer | undefined;
+  let server: LocalServer | undefined;
   if (!env.TRITON_URL) {
-    server = await startEmbedded(
-      servingOptions({
+    server = await startLocalServer(
+      {
         modelId: catalogEntry.id,
+        servedModel: settings.modelName,
         ...(env.PRECISION ? { precision: settings.precision } : {}),
         modelRepository: options.modelRepository,
         timeScale: options.timeScale,
-      }),
+        tritonserver: options.tritonserver,
+      },
       interruption,
     );
     env.TRITON_URL = server.url;
     env.TRITON_GRPC_URL = server.grpcUrl;
-    console.log(`embedded server on ${server.url} (gRPC ${server.grpcUrl})`);
+    console.log(server.description);
   }
   try {
     const entry =

@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import type { EmbeddedServer } from './embedded.ts';
 import type { Interruption } from './interrupt.ts';
 import { childCommand } from './process-group.ts';
@@ -41,6 +42,7 @@ const EXIT_TIMEOUT_S = 5;
 /** After SIGTERM, how long before the server is killed. */
 const STOP_GRACE_MS = 15_000;
 const LOG_LINES_KEPT = 40;
+const GUARD = fileURLToPath(new URL('./tritonserver-guard.sh', import.meta.url));
 
 /** Three ports the kernel just handed out on 127.0.0.1 (closed again, so tritonserver can bind them). */
 async function freePorts(count: number): Promise<number[]> {
@@ -79,9 +81,12 @@ export async function startTritonserver(
     ...(opts.loadModels ?? []).map((m) => `--load-model=${m}`),
     ...(opts.args ?? []),
   ];
-  const start = childCommand(opts.binary, args, interruption !== undefined);
+  // In a process group of its own, so a terminal's Ctrl-C does not shut it down under a run's last requests
+  // (the caller stops it), through a guard that stops it when the caller dies (tritonserver-guard.sh).
+  const start = childCommand('/bin/sh', [GUARD, opts.binary, ...args], true);
   const child = spawn(start.program, start.args, {
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // stdin is the guard's lifeline: this process holds it open until it exits.
+    stdio: ['pipe', 'pipe', 'pipe'],
     detached: start.detached,
   });
   const kept: string[] = [];
@@ -106,11 +111,22 @@ export async function startTritonserver(
   child.once('error', (err) => {
     spawnError = err;
   });
+  // The whole group: the guard and the server (the group's id is the guard's pid).
   const kill = () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      child.kill('SIGKILL');
+    }
   };
   const unKill = interruption?.onKill(kill);
-  void exited.then(() => unKill?.());
+  // It hears no signal the caller's group gets: it must not outlive the caller's exit either.
+  process.once('exit', kill);
+  void exited.then(() => {
+    unKill?.();
+    process.off('exit', kill);
+  });
   const recentLog = () => kept.join('\n');
   const url = `http://127.0.0.1:${httpPort}`;
 

@@ -15,7 +15,7 @@ import type { RankedConfig } from './rank.ts';
 export interface SweepRecord {
   model: string;
   served_model: string;
-  /** 'embedded' or the --url the configs were applied to. */
+  /** 'embedded' or 'tritonserver' (a server the sweep started), or the --url the configs were applied to. */
   target: string;
   batch: number;
   budget: SearchBudget;

@@ -1,0 +1,34 @@
+/**
+ * The catalog as a Triton model repository, for a real tritonserver started without --model-repository:
+ * the run's model written by `k6-triton repository`'s export (server/export-repository.ts) into
+ * build/triton-repository/ (git-ignored) before each start, so it follows the catalog and the run's PRECISION.
+ */
+import { fileURLToPath } from 'node:url';
+import { writeCatalogRepository } from '../../server/export-repository.ts';
+
+/** Where the exported repository goes: beside the runtime's build, git-ignored. */
+export const CATALOG_REPOSITORY_DIR = fileURLToPath(
+  new URL('../../build/triton-repository/', import.meta.url),
+);
+
+/** What to export: one catalog model, at a PRECISION when the run asks for one. */
+export interface CatalogExport {
+  modelId: string;
+  precision?: string;
+}
+
+/** Writes the model into `dir` (other models' folders there are left as they are) and returns `dir`. */
+export async function exportCatalogRepository(
+  model: CatalogExport,
+  dir: string = CATALOG_REPOSITORY_DIR,
+): Promise<string> {
+  if (model.modelId === 'generic')
+    throw new Error(
+      'a generic model is not in the catalog; with TRITONSERVER pass --model-repository <dir> that serves it',
+    );
+  await writeCatalogRepository(dir, {
+    models: [model.modelId],
+    ...(model.precision ? { precisions: { [model.modelId]: model.precision } } : {}),
+  });
+  return dir;
+}

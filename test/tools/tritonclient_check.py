@@ -341,7 +341,8 @@ def check_reload(model, h, g):
 
 
 def check_config_override(model, h, g):
-    """Load with a "config" override (Triton's load API parameter), then without: the repository's config is back."""
+    """Load with a "config" override (Triton's load API parameter); a plain load then keeps it, as Triton 2.60 does
+    for an unchanged repository folder, and an override with the original config puts the original back."""
     name = model["name"]
     original = h.get_model_config(name)
     smaller = dict(original, max_batch_size=original["max_batch_size"] // 2)
@@ -362,7 +363,9 @@ def check_config_override(model, h, g):
         assert outputs_of_size.shape[0] == limit
         expect_error(lambda: client.infer(name, batch_of_size(mod, limit + 1)), f"must be <= {limit}")
         client.load_model(name)
-        assert read_max() == original["max_batch_size"], "repository config not restored by a plain load"
+        assert read_max() == limit, f"max_batch_size {read_max()} after a plain load: the override should stay"
+        client.load_model(name, config=json.dumps(original))
+        assert read_max() == original["max_batch_size"], "original config not restored by loading it as an override"
 
     check(
         f"load with config override http {name}",

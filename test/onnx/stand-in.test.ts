@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { outputProblems } from '../../lib/kserve/outputs.ts';
 import type { InferInput, InferResult } from '../../lib/kserve/types.ts';
@@ -17,15 +16,8 @@ import { onnxConfigMismatch, tensorInfoFromOrt } from '../../server/onnx/config-
 import { standInModel } from '../../server/onnx/stand-in.ts';
 import { decodeOnnxModel, encodeOnnxModel } from '../../server/onnx/writer.ts';
 import { catalogInputs } from './catalog-inputs.ts';
+import { hasOnnxRuntime } from './has-onnx-runtime.ts';
 
-const hasOnnxRuntime = (() => {
-  try {
-    createRequire(import.meta.url).resolve('onnxruntime-node');
-    return true;
-  } catch {
-    return false;
-  }
-})();
 if (!hasOnnxRuntime)
   console.warn('stand-in models: onnxruntime-node is not installed (run npm ci); runs skipped');
 

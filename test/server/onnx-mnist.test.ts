@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,19 +7,12 @@ import { createOnnxBackend, makeOnnxBackendFactory } from '../../server/backends
 import type { Backend, ModelConfigJson, TensorData } from '../../server/backends/types.ts';
 import { DIGIT_PIXELS, type DigitSet, loadDigitSplit } from '../../server/models/mnist/digits.ts';
 import { mnistModelWithBatchDim } from '../../server/models/mnist/export-onnx.ts';
+import { hasOnnxRuntime } from '../onnx/has-onnx-runtime.ts';
 
 const MODEL_DIR = fileURLToPath(new URL('../../server/models/mnist', import.meta.url));
 /** The accuracy server/models/mnist/README.md states for the shipped model on the held-out digits, less a margin. */
 const MIN_ACCURACY = 0.95;
 
-const hasOnnxRuntime = (() => {
-  try {
-    createRequire(import.meta.url).resolve('onnxruntime-node');
-    return true;
-  } catch {
-    return false;
-  }
-})();
 const suiteName = hasOnnxRuntime
   ? 'onnx backend with the shipped MNIST model'
   : 'onnx backend with the shipped MNIST model (SKIPPED: onnxruntime-node is not installed; run npm ci)';

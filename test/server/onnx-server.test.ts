@@ -1,20 +1,12 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../server/index.ts';
 import { DIGIT_PIXELS, loadDigitSplit } from '../../server/models/mnist/digits.ts';
 import { mnistModelWithBatchDim } from '../../server/models/mnist/export-onnx.ts';
+import { hasOnnxRuntime } from '../onnx/has-onnx-runtime.ts';
 
-const hasOnnxRuntime = (() => {
-  try {
-    createRequire(import.meta.url).resolve('onnxruntime-node');
-    return true;
-  } catch {
-    return false;
-  }
-})();
 const suiteName = hasOnnxRuntime
   ? 'embedded server serving the MNIST model on the onnx backend'
   : 'embedded server serving the MNIST model (SKIPPED: onnxruntime-node is not installed; run npm ci)';

@@ -2,14 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../server/index.ts';
 import { http, makeRepository, removeRepository, start } from './helpers.ts';
 
-/** One instance, a fixed 50 ms simulated compute, no batching: a second concurrent request queues behind the first. */
+/**
+ * One instance, a fixed 200 ms simulated compute, no batching: a second concurrent request queues behind the first.
+ * The compute is 4x the asserted 45 ms so that a second request a few ms late on a loaded machine still queues
+ * past it (at 50 ms it queued 40.8 and 44.9 ms in two full CI runs).
+ */
 const SLOW = `
 name: "slow"
 backend: "simulated"
 max_batch_size: 0
 input [ { name: "A" data_type: TYPE_INT32 dims: [ 1 ] } ]
 output [ { name: "B" data_type: TYPE_INT32 dims: [ 1 ] } ]
-parameters { key: "compute_ms" value: { string_value: "50" } }
+parameters { key: "compute_ms" value: { string_value: "200" } }
 `;
 
 describe('statistics carry the waited compute and queue time', () => {
@@ -32,7 +36,7 @@ describe('statistics carry the waited compute and queue time', () => {
     const answers = await Promise.all([1, 2].map(() => http(server, 'POST', '/v2/models/slow/infer', body)));
     expect(answers.map((a) => a.status)).toEqual([200, 200]);
     const st = (await http(server, 'GET', '/v2/models/slow/stats')).json().model_stats[0].inference_stats;
-    // Timers never fire early, so two 50 ms executions are at least 2 x 50 ms of compute_infer (bounds kept loose).
+    // Timers never fire early, so two 200 ms executions are well over 2 x 45 ms of compute_infer (bounds kept loose).
     expect(st.compute_infer.count).toBe(2);
     expect(st.compute_infer.ns).toBeGreaterThanOrEqual(2 * 45e6);
     // The second request waited in the queue while the only instance ran the first.

@@ -483,8 +483,19 @@ describe.skipIf(!REAL_TRITON.path)(
     });
     const pair = pairOf(repo, { modelControl: 'explicit', loadModels: ['onnx-mnist-cpu'] });
 
+    /**
+     * Statistics once Triton's have settled: its backend reports a request's statistics after sending the
+     * response, so a read right after an answer can miss the last request (seen under CI load).
+     */
     const statsOf = async (model: string) => {
-      const a = await pair.http('GET', `/v2/models/${model}/stats`);
+      let a = await pair.http('GET', `/v2/models/${model}/stats`);
+      for (let i = 0; i < 40; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const again = await pair.http('GET', `/v2/models/${model}/stats`);
+        const settled = JSON.stringify(again.triton.body) === JSON.stringify(a.triton.body);
+        a = again;
+        if (settled) break;
+      }
       return { what: a.what, embedded: statsShape(a.embedded.body), triton: statsShape(a.triton.body) };
     };
     const infer = async (model: string, n: number) => {

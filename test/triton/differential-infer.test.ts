@@ -778,7 +778,16 @@ describe.skipIf(!REAL_TRITON.path)(
         await client.stream([rawMnist({ inputs: [] })]);
         // One success, so that the comparison sees counters that do move.
         await post(target, inferPath('simple'), simpleJson());
-        return delta(before, await snapshot(target));
+        // Triton's backend reports statistics after sending the response: read once they have settled.
+        let after = await snapshot(target);
+        for (let i = 0; i < 40; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          const again = await snapshot(target);
+          const settled = JSON.stringify(again) === JSON.stringify(after);
+          after = again;
+          if (settled) break;
+        }
+        return delta(before, after);
       };
       const e = await run(pair.embedded, grpcE);
       const t = await run(pair.triton, grpcT);

@@ -1,7 +1,7 @@
 /**
- * Follows the README's "Adding a model" steps in a copy of the repository: a catalog entry, a budget
- * file and a three-line scenario, nothing else; then benches the new model with the copy's
- * bin/k6-triton.js against the embedded server.
+ * Follows the steps of docs/adding-a-model.md ("Adding a model") in a copy of the repository: a
+ * catalog entry, a budget file and a three-line scenario, nothing else; then benches the new model
+ * with the copy's bin/k6-triton.js against the embedded server.
  * If a per-model fact had to be stated anywhere else, the bench would fail here.
  */
 import { execFile, execFileSync } from 'node:child_process';
@@ -44,7 +44,7 @@ const tinyMlp: ModelEntry = {
 
 `;
 
-describe('the README guide "Adding a model"', () => {
+describe('the guide "Adding a model" (docs/adding-a-model.md)', () => {
   let copy: string;
   beforeAll(() => {
     copy = mkdtempSync(join(tmpdir(), 'k6t-add-model-'));

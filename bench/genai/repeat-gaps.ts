@@ -6,10 +6,14 @@
  * the ITL against the requested mean delay, and the two consistency checks of lib/genai/metrics.ts.
  * Figures, not assertions (the tests assert order and counts only); on a shared machine they move.
  *
- *   node --import tsx bench/genai/repeat-gaps.ts [--requests 20] [--warmup 3]
+ *   node --import tsx bench/genai/repeat-gaps.ts [--requests 20] [--warmup 3] [--records records.json]
+ *
+ * --records writes every measured request's raw record (lib/genai/metrics.ts GenerationRecord), by row, so the
+ * figures can be re-scored offline (test/genai/fixtures/repeat-records.json is a short one).
  *
  * tritonserver: TRITONSERVER, else ../shared/tools/bin/tritonserver; without it the bench says so and stops.
  */
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { GenerateStreamDecoder } from '../../lib/genai/generate-stream.ts';
 import { type GenerationRecord, levelMetrics, requestMetrics } from '../../lib/genai/metrics.ts';
@@ -26,7 +30,11 @@ import {
 import { REAL_TRITON, startRealTarget } from '../../test/triton/servers.ts';
 
 const { values: args } = parseArgs({
-  options: { requests: { type: 'string', default: '20' }, warmup: { type: 'string', default: '3' } },
+  options: {
+    requests: { type: 'string', default: '20' },
+    warmup: { type: 'string', default: '3' },
+    records: { type: 'string' },
+  },
 });
 const REQUESTS = Number(args.requests);
 const WARMUP = Number(args.warmup);
@@ -129,6 +137,7 @@ async function main(): Promise<void> {
       'proto delays (ms)                            ok/n  D[0]  TTFT50  TTFTmax gap-D p50 |gap-D|max reqITL  ITL p50  |lat-fit|  tok/s÷',
     );
     let n = 0;
+    const rows: { protocol: string; delays_ms: number[]; records: GenerationRecord[] }[] = [];
     for (const delays of PATTERNS) {
       for (const protocol of ['grpc', 'http']) {
         const records: GenerationRecord[] = [];
@@ -138,8 +147,10 @@ async function main(): Promise<void> {
           if (i >= WARMUP) records.push(rec);
         }
         console.log(row(protocol, delays, records));
+        rows.push({ protocol, delays_ms: delays, records });
       }
     }
+    if (args.records) writeFileSync(args.records, `${JSON.stringify(rows, null, 1)}\n`);
     console.log(
       'gap-D: measured gap minus requested delay, ms; |lat-fit|: worst |latency - (TTFT + (OSL-1) x ITL)|;' +
         ' tok/s÷: output tokens/s ÷ (requests/s x OSL), 1 when consistent (requests back to back, c1).',

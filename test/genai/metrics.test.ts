@@ -3,6 +3,7 @@
  * against the figures worked out by hand here from genai-perf's and vLLM's formulas, edge cases included
  * (one-token outputs, empty chunks, usage counts, errors mid-stream), plus the consistency checks.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   type GenerationRecord,
@@ -187,4 +188,64 @@ describe('consistency', () => {
     const sum = records.reduce((s, r) => s + requestMetrics(r).latency_ms!, 0);
     expect(level.window_s * 1000).toBeCloseTo(sum, 9);
   });
+});
+
+describe('replay of records measured on real Triton (repeat backend, gRPC and generate_stream)', () => {
+  const fixture = JSON.parse(
+    readFileSync(new URL('./fixtures/repeat-records.json', import.meta.url), 'utf8'),
+  ) as {
+    rows: { protocol: string; delays_ms: number[]; records: GenerationRecord[] }[];
+  };
+
+  it('holds the cases it is meant to: both protocols, gRPC with its empty final response', () => {
+    expect(fixture.rows.map((r) => r.protocol)).toEqual(['grpc', 'http']);
+    const grpcLast = fixture.rows[0]!.records[0]!.chunks.at(-1)!;
+    expect(grpcLast.tokens).toBe(0);
+  });
+
+  for (const row of fixture.rows) {
+    it(`${row.protocol}: genai-perf's and vLLM's formulas, written out here, give the same figures`, () => {
+      const { records } = row;
+      // genai-perf, per request, on the responses with content.
+      const ttft: number[] = [];
+      const latency: number[] = [];
+      const itl: number[] = [];
+      const gaps: number[] = [];
+      let tokens = 0;
+      for (const r of records) {
+        const ts = r.chunks.filter((c) => c.tokens > 0).map((c) => c.at_ms);
+        const osl = r.chunks.reduce((s, c) => s + c.tokens, 0);
+        ttft.push(ts[0]! - r.sent_ms);
+        latency.push(ts[ts.length - 1]! - r.sent_ms);
+        itl.push((latency.at(-1)! - ttft.at(-1)!) / (osl - 1));
+        for (let i = 1; i < ts.length; i++) gaps.push(ts[i]! - ts[i - 1]!);
+        tokens += osl;
+      }
+      const start = Math.min(...records.map((r) => r.sent_ms));
+      const end = Math.max(...records.map((r) => r.chunks.at(-1)!.at_ms));
+      const window_s = (end - start) / 1000;
+      const mean = (v: number[]) => v.reduce((s, x) => s + x, 0) / v.length;
+
+      const level = levelMetrics(records);
+      expect(level.completed).toBe(records.length);
+      expect(level.ttft_ms!.avg).toBeCloseTo(mean(ttft), 9);
+      expect(level.latency_ms!.avg).toBeCloseTo(mean(latency), 9);
+      expect(level.itl_ms!.avg).toBeCloseTo(mean(itl), 9);
+      expect(level.itl_ms!.max).toBeCloseTo(Math.max(...itl), 9);
+      expect(level.chunkGaps_ms!.count).toBe(gaps.length);
+      expect(level.chunkGaps_ms!.avg).toBeCloseTo(mean(gaps), 9);
+      expect(level.outputTokens!.avg).toBe(row.delays_ms.length);
+      expect(level.window_s).toBeCloseTo(window_s, 12);
+      expect(level.requestThroughput).toBeCloseTo(records.length / window_s, 9);
+      expect(level.outputTokenThroughput).toBeCloseTo(tokens / window_s, 9);
+
+      // vLLM counts every chunk: gRPC's empty final response then ends the latency and adds a gap.
+      const any = levelMetrics(records, { firstToken: 'any' });
+      const anyLatency = mean(records.map((r) => r.chunks.at(-1)!.at_ms - r.sent_ms));
+      expect(any.latency_ms!.avg).toBeCloseTo(anyLatency, 9);
+      const empties = records.reduce((s, r) => s + r.chunks.filter((c) => c.tokens === 0).length, 0);
+      expect(any.chunkGaps_ms!.count).toBe(gaps.length + empties);
+      expect(empties).toBe(row.protocol === 'grpc' ? records.length : 0);
+    });
+  }
 });

@@ -6,6 +6,7 @@
  * against the requested delays are printed by bench/genai/repeat-gaps.ts. Skipped without tritonserver.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readDecoupledResponse } from '../../lib/genai/decoupled.ts';
 import { GenerateStreamDecoder } from '../../lib/genai/generate-stream.ts';
 import { type GenerationRecord, requestMetrics } from '../../lib/genai/metrics.ts';
 import { REAL_TRITON, startRealTarget, type Target } from './servers.ts';
@@ -64,6 +65,15 @@ describe.skipIf(!REAL_TRITON.path)(`real Triton's decoupled repeat model ${REAL_
         [2147483647, 3, false, 2, ''],
         [undefined, undefined, true, 0, ''],
       ]);
+      // The suite's reader of decoupled messages sees the same.
+      const response = { id: 'a', final: false, outputs: 2 };
+      expect(got.map((m) => readDecoupledResponse(m.raw))).toEqual([
+        response,
+        response,
+        response,
+        response,
+        { id: 'a', final: true, outputs: 0 },
+      ]);
     });
 
     it('not opted in (absent or false): every response says final false and no empty final response comes', async () => {
@@ -99,6 +109,12 @@ describe.skipIf(!REAL_TRITON.path)(`real Triton's decoupled repeat model ${REAL_
       expect(ofRequest(messages, 'bad').map((m) => [m.final, m.outputCount, m.error])).toEqual([
         [true, 0, 'expected IN and DELAY shape to match, got [2] and [1]'],
       ]);
+      expect(readDecoupledResponse(ofRequest(messages, 'bad')[0]!.raw)).toEqual({
+        id: 'bad',
+        error: 'expected IN and DELAY shape to match, got [2] and [1]',
+        final: true,
+        outputs: 0,
+      });
     });
 
     it("the messages' arrival times make a record the metrics read: OSL and gap counts match the request", async () => {

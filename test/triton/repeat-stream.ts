@@ -99,6 +99,8 @@ export interface StreamMessage {
   out?: number;
   idx?: number;
   outputCount: number;
+  /** The message as grpc-js and proto-loader decoded it. */
+  raw: Msg;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: proto-loader messages are plain objects read field by field
@@ -152,6 +154,7 @@ export function streamClient(grpcUrl: string) {
             out: read(at('OUT'), true),
             idx: read(at('IDX'), false),
             outputCount: outputs.length,
+            raw: m,
           });
           if (settled(messages)) half();
         });

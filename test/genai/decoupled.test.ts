@@ -1,4 +1,7 @@
-/** Reading decoupled ModelStreamInfer messages in both JSON spellings, as real Triton 2.60.0 sends them. */
+/**
+ * Reading decoupled ModelStreamInfer messages in both JSON spellings: as grpc-js with proto-loader gives them and
+ * as real k6 v2.2.0's k6/net/grpc Stream gave them from real Triton 2.60.0's repeat backend.
+ */
 import { describe, expect, it } from 'vitest';
 import { readDecoupledResponse } from '../../lib/genai/decoupled.ts';
 
@@ -17,16 +20,34 @@ describe('readDecoupledResponse', () => {
     expect(readDecoupledResponse(message)).toEqual({ id: 'a', final: false, outputs: 2 });
   });
 
-  it("the empty final response (k6's lowerCamelCase)", () => {
-    const message = {
+  it("real k6's messages from real Triton (k6/net/grpc Stream, lowerCamelCase, captured)", () => {
+    const response = {
+      errorMessage: '',
+      inferResponse: {
+        rawOutputContents: ['BwAAAA==', 'AAAAAA=='],
+        modelName: 'repeat_int32',
+        modelVersion: '1',
+        id: 'k6',
+        parameters: { triton_final_response: { boolParam: false } },
+        outputs: [
+          { shape: ['1'], parameters: {}, contents: null, name: 'OUT', datatype: 'INT32' },
+          { shape: ['1'], parameters: {}, contents: null, name: 'IDX', datatype: 'UINT32' },
+        ],
+      },
+    };
+    const emptyFinal = {
       errorMessage: '',
       inferResponse: {
         modelName: 'repeat_int32',
-        id: 'b',
+        modelVersion: '',
+        id: 'k6',
         parameters: { triton_final_response: { boolParam: true } },
+        outputs: [],
+        rawOutputContents: [],
       },
     };
-    expect(readDecoupledResponse(message)).toEqual({ id: 'b', final: true, outputs: 0 });
+    expect(readDecoupledResponse(response)).toEqual({ id: 'k6', final: false, outputs: 2 });
+    expect(readDecoupledResponse(emptyFinal)).toEqual({ id: 'k6', final: true, outputs: 0 });
   });
 
   it('an error is final, with or without the parameter', () => {

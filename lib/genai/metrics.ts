@@ -35,7 +35,10 @@ import { type Stats, summarize } from './stats.ts';
 export interface ChunkRecord {
   /** Arrival time, ms (same clock as the send). */
   at_ms: number;
-  /** Output tokens the response carried (0 for a role-only, finish-only or empty final response). */
+  /**
+   * Output tokens the response carried: 0 for a role-only, finish-only or empty final response; where a
+   * response's tokens are not counted, 1 for one with content (the record's outputTokens then gives the total).
+   */
   tokens: number;
 }
 

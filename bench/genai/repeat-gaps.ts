@@ -3,7 +3,9 @@
  * DELAY[i] ms after response i-1, so over gRPC ModelStreamInfer and HTTP generate_stream, one request at a
  * time, the measured TTFT should be DELAY[0] plus the round trip and each gap between responses DELAY[i].
  * Prints, per delay pattern and protocol, the measured TTFT, the gaps' deviation from the requested delays,
- * the ITL against the requested mean delay, and the two consistency checks of lib/genai/metrics.ts.
+ * the same for the server's own send times (the repeat backend logs "sent response k of n" with microsecond
+ * timestamps) and the client's gaps against the server's (what the client adds), the ITL against the requested
+ * mean delay, and the two consistency checks of lib/genai/metrics.ts.
  * Figures, not assertions (the tests assert order and counts only); on a shared machine they move.
  *
  *   node --import tsx bench/genai/repeat-gaps.ts [--requests 20] [--warmup 3] [--records records.json]
@@ -27,7 +29,8 @@ import {
   streamClient,
   writeRepeatRepository,
 } from '../../test/triton/repeat-stream.ts';
-import { REAL_TRITON, startRealTarget } from '../../test/triton/servers.ts';
+import { REAL_TRITON } from '../../test/triton/servers.ts';
+import { startTritonserver } from '../../cli/bench/tritonserver.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -87,36 +90,80 @@ const median = (values: number[]) =>
     50,
   );
 
-/** One row: a pattern on one protocol, REQUESTS requests one after another. */
-function row(protocol: string, delays: number[], records: GenerationRecord[]): string {
+/** The repeat backend's log line after it sent a response: its time of day and k of n. */
+const SENT_LINE = /^I\d{4} (\d\d):(\d\d):(\d\d\.\d+) .*"sent response (\d+) of (\d+)"/;
+
+/** A response the server logged as sent: time of day (ms) and its 1-based position. */
+interface ServerSend {
+  at_ms: number;
+  k: number;
+}
+
+/** Reads a "sent response k of n" log line. */
+function serverSend(line: string): ServerSend | undefined {
+  const m = SENT_LINE.exec(line);
+  if (!m) return undefined;
+  return { at_ms: ((Number(m[1]) * 60 + Number(m[2])) * 60 + Number(m[3])) * 1000, k: Number(m[4]) };
+}
+
+/** Server sends grouped per request (one request at a time: a group starts at k = 1 or when k goes back). */
+function perRequest(sends: ServerSend[]): Map<number, number>[] {
+  const groups: Map<number, number>[] = [];
+  let last = Number.POSITIVE_INFINITY;
+  for (const s of sends) {
+    if (s.k <= last) groups.push(new Map());
+    groups[groups.length - 1]!.set(s.k, s.at_ms);
+    last = s.k;
+  }
+  return groups;
+}
+
+/** One row: a pattern on one protocol, REQUESTS requests one after another; `server` its sends when logged. */
+function row(
+  protocol: string,
+  delays: number[],
+  records: GenerationRecord[],
+  server?: Map<number, number>[],
+): string {
   const level = levelMetrics(records);
   const deviations: number[] = [];
+  const serverDeviations: number[] = [];
+  const added: number[] = [];
   let worstConsistency = 0;
-  for (const rec of records) {
+  for (const [r, rec] of records.entries()) {
     const m = requestMetrics(rec);
     if (!m.ok) continue;
-    for (const [i, gap] of m.gaps_ms.entries()) deviations.push(gap - delays[i + 1]!);
+    for (const [i, gap] of m.gaps_ms.entries()) {
+      deviations.push(gap - delays[i + 1]!);
+      const sent = server?.[r];
+      const before = sent?.get(i + 1);
+      const after = sent?.get(i + 2);
+      if (before === undefined || after === undefined) continue;
+      serverDeviations.push(after - before - delays[i + 1]!);
+      added.push(gap - (after - before));
+    }
     worstConsistency = Math.max(
       worstConsistency,
       Math.abs(m.latency_ms! - (m.ttft_ms! + (m.outputTokens - 1) * m.itl_ms!)),
     );
   }
-  const absDev = deviations.map(Math.abs);
+  const sortedAbs = added.map(Math.abs).sort((a, b) => a - b);
   const requestedItl = delays.slice(1).reduce((s, d) => s + d, 0) / (delays.length - 1);
   const tokensRatio = level.outputTokenThroughput / (level.requestThroughput * delays.length);
   return [
     protocol.padEnd(5),
     `[${delays.join(',')}]`.padEnd(36),
     `${level.completed}/${level.requests}`.padStart(6),
-    `${delays[0]}`.padStart(6),
-    fmt(level.ttft_ms?.p50).padStart(8),
-    fmt(level.ttft_ms?.max).padStart(8),
-    fmt(median(deviations), 3).padStart(9),
-    fmt(Math.max(...absDev), 3).padStart(9),
-    fmt(requestedItl, 3).padStart(8),
-    fmt(level.itl_ms?.p50, 3).padStart(8),
-    fmt(worstConsistency, 6).padStart(10),
-    fmt(tokensRatio, 4).padStart(8),
+    `${delays[0]}`.padStart(5),
+    fmt(level.ttft_ms?.p50).padStart(7),
+    fmt(median(deviations), 3).padStart(7),
+    fmt(median(serverDeviations), 3).padStart(7),
+    fmt(median(added), 3).padStart(8),
+    fmt(percentileOfSorted(sortedAbs, 90), 3).padStart(8),
+    fmt(requestedItl, 3).padStart(7),
+    fmt(level.itl_ms?.p50, 3).padStart(7),
+    fmt(worstConsistency, 6).padStart(9),
+    fmt(tokensRatio, 4).padStart(7),
   ].join(' ');
 }
 
@@ -126,7 +173,15 @@ async function main(): Promise<void> {
     return;
   }
   const repository = writeRepeatRepository();
-  const triton = await startRealTarget(repository);
+  const sends: ServerSend[] = [];
+  const triton = await startTritonserver({
+    binary: REAL_TRITON.path,
+    repository,
+    log: (line) => {
+      const send = serverSend(line);
+      if (send) sends.push(send);
+    },
+  });
   const client = streamClient(triton.grpcUrl);
   const url = `${triton.url}/v2/models/${REPEAT_MODEL}/generate_stream`;
   try {
@@ -134,25 +189,33 @@ async function main(): Promise<void> {
       `real Triton (${REAL_TRITON.path}), ${REQUESTS} requests per row, one at a time, ${WARMUP} warm-up`,
     );
     console.log(
-      'proto delays (ms)                            ok/n  D[0]  TTFT50  TTFTmax gap-D p50 |gap-D|max reqITL  ITL p50  |lat-fit|  tok/s÷',
+      'proto delays (ms)                            ok/n  D[0] TTFT50 gap-D50 srv-D50 cli-srv50 |c-s|p90  reqITL ITL p50  |lat-fit| tok/s÷',
     );
     let n = 0;
     const rows: { protocol: string; delays_ms: number[]; records: GenerationRecord[] }[] = [];
     for (const delays of PATTERNS) {
       for (const protocol of ['grpc', 'http']) {
         const records: GenerationRecord[] = [];
+        const firstSend = sends.length;
         for (let i = 0; i < WARMUP + REQUESTS; i++) {
           const r: RepeatRequest = { id: `r${n++}`, values: delays.map((_, k) => k), delays_ms: delays };
           const rec = protocol === 'grpc' ? await grpcRecord(client, r) : await httpRecord(url, r);
           if (i >= WARMUP) records.push(rec);
         }
-        console.log(row(protocol, delays, records));
+        // The last "sent response" line may still be on its way through the server's stdout.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const groups = perRequest(sends.slice(firstSend));
+        // Only when every request's sends were told apart; else the server columns print '-'.
+        const server = groups.length === WARMUP + REQUESTS ? groups.slice(WARMUP) : undefined;
+        console.log(row(protocol, delays, records, server));
         rows.push({ protocol, delays_ms: delays, records });
       }
     }
     if (args.records) writeFileSync(args.records, `${JSON.stringify(rows, null, 1)}\n`);
     console.log(
-      'gap-D: measured gap minus requested delay, ms; |lat-fit|: worst |latency - (TTFT + (OSL-1) x ITL)|;' +
+      "gap-D: measured gap minus requested delay, ms; srv-D: the same for the server's logged send times;" +
+        " cli-srv: the client's gap minus the server's (what the client adds), |c-s|p90 its 90th percentile;" +
+        ' |lat-fit|: worst |latency - (TTFT + (OSL-1) x ITL)|;' +
         ' tok/s÷: output tokens/s ÷ (requests/s x OSL), 1 when consistent (requests back to back, c1).',
     );
   } finally {

@@ -17,8 +17,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { readDecoupledResponse } from '../../lib/genai/decoupled.ts';
 import { GenerateStreamDecoder } from '../../lib/genai/generate-stream.ts';
 import { type GenerationRecord, levelMetrics, requestMetrics } from '../../lib/genai/metrics.ts';
+import { failRecord, newRecord, recordDecoupled, recordGenerate } from '../../lib/genai/record.ts';
 import { percentileOfSorted } from '../../lib/genai/stats.ts';
 import {
   postStreamed,
@@ -58,28 +60,23 @@ async function grpcRecord(client: Client, r: RepeatRequest): Promise<GenerationR
     [{ ...r, emptyFinal: true }],
     (m) => m.length >= expected,
   );
-  const error = status ?? messages.find((m) => m.error)?.error;
-  return {
-    sent_ms: sent_ms.get(r.id)!,
-    inputTokens: r.values.length,
-    chunks: messages.map((m) => ({ at_ms: m.at_ms, tokens: m.outputCount > 0 ? 1 : 0 })),
-    ...(error ? { error } : {}),
-  };
+  const record = newRecord(sent_ms.get(r.id)!, r.values.length);
+  for (const m of messages) recordDecoupled(record, readDecoupledResponse(m.raw), m.at_ms);
+  if (status) failRecord(record, status, performance.now());
+  return record;
 }
 
 /** One request over HTTP generate_stream: each event timed by the body chunk that completed it. */
 async function httpRecord(url: string, r: RepeatRequest): Promise<GenerationRecord> {
   const answer = await postStreamed(url, repeatGenerateBody(r));
   const decoder = new GenerateStreamDecoder();
-  const chunks: GenerationRecord['chunks'] = [];
-  let error = answer.status === 200 ? undefined : `HTTP ${answer.status}`;
-  for (const c of answer.chunks) {
-    for (const event of decoder.push(new Uint8Array(c.bytes))) {
-      if (event.kind === 'response') chunks.push({ at_ms: c.at_ms, tokens: 1 });
-      else error = event.kind === 'error' ? event.message : event.reason;
-    }
-  }
-  return { sent_ms: answer.sent_ms, inputTokens: r.values.length, chunks, ...(error ? { error } : {}) };
+  const record = newRecord(answer.sent_ms, r.values.length);
+  for (const c of answer.chunks) recordGenerate(record, decoder.push(new Uint8Array(c.bytes)), c.at_ms);
+  const last = answer.chunks[answer.chunks.length - 1]?.at_ms ?? answer.sent_ms;
+  if (answer.status !== 200) failRecord(record, `HTTP ${answer.status}`, last);
+  if (decoder.end().truncated) failRecord(record, 'stream cut inside an event', last);
+  record.done_ms ??= last;
+  return record;
 }
 
 const fmt = (v: number | undefined, digits = 2) =>

@@ -8,7 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDecoupledResponse } from '../../lib/genai/decoupled.ts';
 import { GenerateStreamDecoder } from '../../lib/genai/generate-stream.ts';
-import { type GenerationRecord, requestMetrics } from '../../lib/genai/metrics.ts';
+import { requestMetrics } from '../../lib/genai/metrics.ts';
+import { newRecord, recordDecoupled, recordGenerate } from '../../lib/genai/record.ts';
 import { REAL_TRITON, startRealTarget, type Target } from './servers.ts';
 import {
   postStreamed,
@@ -127,11 +128,10 @@ describe.skipIf(!REAL_TRITON.path)(`real Triton's decoupled repeat model ${REAL_
       const got = ofRequest(messages, 'm');
       // Arrival order is the order IDX says the backend sent them.
       expect(got.filter((m) => m.outputCount > 0).map((m) => m.idx)).toEqual([0, 1, 2, 3]);
-      const record: GenerationRecord = {
-        sent_ms: sent_ms.get('m')!,
-        inputTokens: VALUES.length,
-        chunks: got.map((m) => ({ at_ms: m.at_ms, tokens: m.outputCount > 0 ? 1 : 0 })),
-      };
+      const record = newRecord(sent_ms.get('m')!, VALUES.length);
+      const over = got.map((m) => recordDecoupled(record, readDecoupledResponse(m.raw), m.at_ms));
+      expect(over).toEqual([false, false, false, false, true]);
+      expect(record.chunks.map((c) => c.tokens)).toEqual([1, 1, 1, 1, 0]);
       const metrics = requestMetrics(record);
       expect(metrics.ok).toBe(true);
       expect(metrics.outputTokens).toBe(VALUES.length);
@@ -155,8 +155,19 @@ describe.skipIf(!REAL_TRITON.path)(`real Triton's decoupled repeat model ${REAL_
       // No event: or id: lines, no [DONE], no comments: data lines each followed by a blank line.
       expect(raw).toMatch(/^(data: \{[^\n]*\}\n\n){4}$/);
       const decoder = new GenerateStreamDecoder();
-      const events = answer.chunks.flatMap((c) => decoder.push(new Uint8Array(c.bytes)));
+      const record = newRecord(answer.sent_ms, VALUES.length);
+      const events = answer.chunks.flatMap((c) => {
+        const read = decoder.push(new Uint8Array(c.bytes));
+        recordGenerate(record, read, c.at_ms);
+        return read;
+      });
       expect(decoder.end()).toEqual({ truncated: false });
+      const metrics = requestMetrics(record);
+      expect([metrics.ok, metrics.outputTokens, metrics.gaps_ms.length]).toEqual([
+        true,
+        VALUES.length,
+        VALUES.length - 1,
+      ]);
       expect(events).toEqual(
         VALUES.map((v, i) => ({
           kind: 'response',

@@ -1,11 +1,13 @@
 /**
  * One computation over lib/genai that both runtimes run (test/tools/scripts/genai-modules.ts under real k6,
- * test/tools/genai-under-k6.test.ts under Node): stream decoders fed byte by byte, and level metrics.
+ * test/tools/genai-under-k6.test.ts under Node): stream decoders fed byte by byte, a record built from one
+ * stream, and level metrics.
  * Imports nothing from Node, so that k6 can load it.
  */
 import { GenerateStreamDecoder } from '../../lib/genai/generate-stream.ts';
-import { levelMetrics } from '../../lib/genai/metrics.ts';
+import { levelMetrics, requestMetrics } from '../../lib/genai/metrics.ts';
 import { OpenAiStreamDecoder } from '../../lib/genai/openai-stream.ts';
+import { newRecord, recordOpenAi } from '../../lib/genai/record.ts';
 
 const OPENAI =
   'data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}\r\n\r\n' +
@@ -19,7 +21,12 @@ export function genaiSample(capture: Uint8Array): unknown {
   for (let i = 0; i < capture.length; i++) generateEvents.push(...generate.push(capture.subarray(i, i + 1)));
   const openai = new OpenAiStreamDecoder();
   const openaiEvents = [];
-  for (const ch of OPENAI) openaiEvents.push(...openai.push(ch));
+  const openaiRecord = newRecord(0, 0);
+  for (const [i, ch] of Array.from(OPENAI).entries()) {
+    const read = openai.push(ch);
+    recordOpenAi(openaiRecord, read, i / 10);
+    openaiEvents.push(...read);
+  }
   const level = levelMetrics(
     [
       {
@@ -41,6 +48,8 @@ export function genaiSample(capture: Uint8Array): unknown {
     generateEnd: generate.end(),
     openaiEvents,
     openaiEnd: openai.end(),
+    openaiRecord,
+    openaiMetrics: requestMetrics(openaiRecord),
     level,
   };
 }

@@ -27,5 +27,6 @@ describe.skipIf(!k6.path)(`lib/genai under real k6 ${k6.skipReason}`, () => {
     // The computation is not trivially empty.
     expect(underNode.generateEvents).toHaveLength(3);
     expect(underNode.level.goodRequests).toBe(1);
+    expect(underNode.openaiMetrics).toMatchObject({ ok: true, outputTokens: 2, inputTokens: 4 });
   });
 });

@@ -24,8 +24,8 @@
  * its run's wall time, which the caller passes as `window`):
  * - request throughput = successful requests / window (vLLM; genai-perf divides all requests).
  * - output token throughput = sum of successful requests' OSL / window.
- * - goodput = requests meeting every SLO given / window; an SLO holds when value <= bound, and a request with
- *   OSL <= 1 has no ITL and passes the ITL SLO (vLLM's rule).
+ * - goodput = requests meeting every SLO given / window; a time SLO holds when value <= bound (a request with
+ *   OSL <= 1 has no ITL and passes the ITL SLO, vLLM's rule), a tokens/s-per-user SLO when value >= bound.
  * Consistency: latency = TTFT + (OSL - 1) x ITL per request; at concurrency 1 with requests back to back and
  * one OSL, output token throughput = request throughput x OSL.
  */
@@ -119,11 +119,13 @@ export function requestMetrics(record: GenerationRecord, opts: RequestMetricOpti
   };
 }
 
-/** Service-level objectives for goodput, ms; a request is good when every one given holds. */
+/** Service-level objectives for goodput; a request is good when every one given holds. */
 export interface Slo {
   ttft_ms?: number;
   itl_ms?: number;
   latency_ms?: number;
+  /** The least tokens/s per user (genai-perf's output_token_throughput_per_request SLO). */
+  minTokensPerUser?: number;
 }
 
 /** Options of the level metrics. */
@@ -159,12 +161,13 @@ export interface LevelMetrics {
   tokensPerUser?: Stats;
 }
 
-/** Whether a successful request meets every SLO given (an absent ITL, OSL <= 1, passes). */
+/** Whether a successful request meets every SLO given (an absent ITL, OSL <= 1, passes; an absent tokens/s fails). */
 export function meetsSlo(m: RequestMetrics, slo: Slo): boolean {
   if (!m.ok) return false;
   if (slo.ttft_ms !== undefined && !(m.ttft_ms! <= slo.ttft_ms)) return false;
   if (slo.latency_ms !== undefined && !(m.latency_ms! <= slo.latency_ms)) return false;
   if (slo.itl_ms !== undefined && m.itl_ms !== undefined && !(m.itl_ms <= slo.itl_ms)) return false;
+  if (slo.minTokensPerUser !== undefined && !((m.tokensPerSecond ?? 0) >= slo.minTokensPerUser)) return false;
   return true;
 }
 

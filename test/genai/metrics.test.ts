@@ -153,6 +153,10 @@ describe('levelMetrics', () => {
       true,
     );
     expect(meetsSlo(requestMetrics(records[2]!), {})).toBe(false);
+    // tokens/s per user: 4 / 0.05 s = 80 and 2 / 0.095 s = 21.1 (genai-perf's SLO, a lower bound).
+    expect(levelMetrics(records, { slo: { minTokensPerUser: 50 } }).goodRequests).toBe(1);
+    expect(levelMetrics(records, { slo: { minTokensPerUser: 20, ttft_ms: 50 } }).goodRequests).toBe(1);
+    expect(levelMetrics(records, { slo: { minTokensPerUser: 20 } }).goodRequests).toBe(2);
   });
 
   it('an empty level has zero rates and no distributions', () => {

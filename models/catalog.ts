@@ -1,5 +1,6 @@
 import { CRITEO_CARDINALITIES } from './dlrm-cardinalities.ts';
-import { closedLoop, type LatencyProfile, type ModelEntry } from './types.ts';
+import { closedLoop } from '../lib/load/shapes.ts';
+import type { LatencyProfile, ModelEntry } from './types.ts';
 
 /** ImageNet normalisation used by every torchvision-trained classifier. */
 const IMAGENET = { mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225] };

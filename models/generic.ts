@@ -1,4 +1,5 @@
-import { closedLoop, type ModelEntry } from './types.ts';
+import { closedLoop } from '../lib/load/shapes.ts';
+import type { ModelEntry } from './types.ts';
 
 /**
  * The catalog entry of a model the catalog does not know: only its name is given; its tensors

@@ -1,5 +1,7 @@
 import { CATALOG } from './catalog.ts';
-import type { Datatype, ModelEntry, Precision, TensorSpec } from './types.ts';
+import type { Datatype } from '../lib/tensor/datatypes.ts';
+import type { ModelEntry, Precision } from './types.ts';
+import type { TensorSpec } from '../lib/kserve/types.ts';
 
 export { CATALOG } from './catalog.ts';
 export type * from './types.ts';

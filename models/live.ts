@@ -6,7 +6,10 @@
  */
 import { type ConfigTensor, normalizeModelConfig } from '../lib/kserve/config.ts';
 import { fromConfigDatatype } from '../lib/tensor/datatypes.ts';
-import { closedLoop, type Datatype, type ModelEntry, type TensorSpec } from './types.ts';
+import { closedLoop } from '../lib/load/shapes.ts';
+import type { Datatype } from '../lib/tensor/datatypes.ts';
+import type { ModelEntry } from './types.ts';
+import type { TensorSpec } from '../lib/kserve/types.ts';
 
 /** A tensor in model metadata: shape includes the batch dimension (-1) when the model batches. */
 export interface MetadataTensorJson {

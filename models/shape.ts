@@ -2,7 +2,7 @@
  * `--shape name:d1,d2` overrides for variable (-1) dims, as perf_analyzer's --shape: dims exclude
  * the batch dimension. Runs inside k6 too (scenarios read SHAPE): no Node imports.
  */
-import type { TensorSpec } from './types.ts';
+import type { TensorSpec } from '../lib/kserve/types.ts';
 
 /** Parses repeated `name:d1,d2,...` strings against a model's inputs; errors name the input and the fix. */
 export function parseShapeOverrides(

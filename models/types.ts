@@ -1,32 +1,13 @@
 /**
  * The model catalog's types. A catalog entry is the one place that states a model's
- * tensors; payload generators, scenarios and the embedded server all read it.
+ * tensors; payload generators, scenarios and the embedded server all read it. The protocol types it
+ * is made of (datatypes, tensor specs, batcher settings, load shapes) live below it in lib/.
  * This folder runs inside k6 too: no Node imports.
  */
-
-/** Triton's tensor datatypes, as the KServe v2 protocol spells them. */
-export type Datatype =
-  | 'BOOL'
-  | 'UINT8'
-  | 'UINT16'
-  | 'UINT32'
-  | 'UINT64'
-  | 'INT8'
-  | 'INT16'
-  | 'INT32'
-  | 'INT64'
-  | 'FP16'
-  | 'BF16'
-  | 'FP32'
-  | 'FP64'
-  | 'BYTES';
-
-/** One input or output tensor; dims exclude the batch dimension when maxBatchSize > 0, -1 marks a variable dim. */
-export interface TensorSpec {
-  name: string;
-  datatype: Datatype;
-  dims: number[];
-}
+import type { DynamicBatching } from '../lib/kserve/config.ts';
+import type { TensorSpec } from '../lib/kserve/types.ts';
+import type { LoadShape } from '../lib/load/shapes.ts';
+import type { Datatype } from '../lib/tensor/datatypes.ts';
 
 /** Precision names a user may pick with PRECISION=..., mapped to the datatypes they give each input. */
 export type Precision = 'FP32' | 'FP16' | 'INT32' | 'INT64';
@@ -38,14 +19,6 @@ export type PayloadRecipe =
   | { kind: 'bert'; seqLength: number; docStride: number; maxQueryLength: number }
   | { kind: 'mnist' }
   | { kind: 'random' };
-
-/** Dynamic batcher settings, as in Triton's model config. */
-export interface DynamicBatching {
-  preferredBatchSize?: number[];
-  maxQueueDelayMicroseconds?: number;
-  maxQueueSize?: number;
-  defaultTimeoutMicroseconds?: number;
-}
 
 /** Where a model's published figures come from (a seed write-up). */
 export interface SourceNote {
@@ -83,28 +56,6 @@ export interface ModelEntry {
   latency?: LatencyProfile;
   /** Other profiles where a precision changes the compute time (ResNeXt's FP16 TensorRT engine). */
   latencyByPrecision?: Partial<Record<Precision, LatencyProfile>>;
-}
-
-/** A model's default load: closed-loop levels plus the per-level warm-up and measurement window. */
-export interface LoadShape {
-  /** Concurrency levels (VUs) swept in closed-loop mode, ascending. */
-  concurrency: readonly number[];
-  /** Measurement window per level, seconds (perf_analyzer's default --measurement-interval is 5000 ms). */
-  window_s: number;
-  /** Warm-up before each window, seconds; its samples are tagged apart and never judged. */
-  warmup_s: number;
-  /** Why these levels: the seed figure they reproduce. */
-  note: string;
-}
-
-/** perf_analyzer's default measurement window. */
-export const DEFAULT_WINDOW_S = 5;
-/** Warm-up per level: long enough for in-flight requests of the previous level to drain. */
-export const DEFAULT_WARMUP_S = 2;
-
-/** A load shape with the default window and warm-up. */
-export function closedLoop(concurrency: readonly number[], note: string): LoadShape {
-  return { concurrency, window_s: DEFAULT_WINDOW_S, warmup_s: DEFAULT_WARMUP_S, note };
 }
 
 /**

@@ -4,7 +4,8 @@
  */
 import { inputsFor } from '../models/index.ts';
 import { applyShapes, parseShapeOverrides } from '../models/shape.ts';
-import type { ModelEntry, TensorSpec } from '../models/types.ts';
+import type { ModelEntry } from '../models/types.ts';
+import type { TensorSpec } from '../lib/kserve/types.ts';
 import { bertFeatures, randomFeature } from './bert.ts';
 import { dlrmGenerator, readDatasetConfig, validateCategorical } from './dlrm.ts';
 import { imageBatch, listImages } from './image.ts';

@@ -2,7 +2,7 @@
  * What generators produce before encoding: numbers (or strings for BYTES) per tensor, so that
  * generating and byte layout stay separate (payloads/encode.ts turns values into bytes last).
  */
-import type { Datatype } from '../models/types.ts';
+import type { Datatype } from '../lib/tensor/datatypes.ts';
 
 /** One tensor's values in row-major order; shape includes the batch dimension when the model batches. */
 export interface TensorValues {

@@ -17,7 +17,7 @@ import {
 import { dirname, join } from 'node:path';
 import { MANIFEST_FORMAT, type ManifestSample, type PayloadManifest } from '../lib/payload/manifest.ts';
 import { perfAnalyzerEntry, splitRows } from '../lib/payload/perf-analyzer.ts';
-import type { Datatype } from '../models/types.ts';
+import type { Datatype } from '../lib/tensor/datatypes.ts';
 
 /** File names inside a set folder. */
 export const MANIFEST_FILE = 'manifest.json';

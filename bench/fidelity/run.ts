@@ -32,7 +32,7 @@ import { type CpuSample, cpuShare_pct, sampleCpu } from '../../cli/bench/cpu.ts'
 import { type LocalServer, startLocalServer } from '../../cli/bench/local-server.ts';
 import type { LevelResult } from '../../lib/summary/types.ts';
 import { getModel } from '../../models/index.ts';
-import { DEFAULT_WARMUP_S, DEFAULT_WINDOW_S } from '../../models/types.ts';
+import { DEFAULT_WARMUP_S, DEFAULT_WINDOW_S } from '../../lib/load/shapes.ts';
 import { medianRows, type Point, type Row, sideBySide, table } from './tables.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

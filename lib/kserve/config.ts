@@ -3,7 +3,14 @@
  * Triton's snake_case JSON with numbers; k6's gRPC ModelConfigResponse wraps a camelCase message whose
  * 64-bit integers are strings. The live catalog (models/live.ts) and setup() read only this shape.
  */
-import type { DynamicBatching } from '../../models/types.ts';
+
+/** Dynamic batcher settings, as in Triton's model config. */
+export interface DynamicBatching {
+  preferredBatchSize?: number[];
+  maxQueueDelayMicroseconds?: number;
+  maxQueueSize?: number;
+  defaultTimeoutMicroseconds?: number;
+}
 
 /** One input or output of a config; dims exclude the batch dimension, -1 is variable. */
 export interface ConfigTensor {

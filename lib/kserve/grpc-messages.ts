@@ -4,7 +4,7 @@
  * responses come back in protojson form (lowerCamelCase names, int64 as strings,
  * bytes as base64). Both spellings are read, so Node's proto-loader objects work too.
  */
-import type { Datatype } from '../../models/types.ts';
+import type { Datatype } from '../tensor/datatypes.ts';
 import { type DecodeOptions, decodeTensor, type TensorData } from '../tensor/codec.ts';
 import { isDatatype } from '../tensor/datatypes.ts';
 import { utf8Decode } from '../tensor/utf8.ts';

@@ -2,7 +2,7 @@
  * Compares a parsed infer response with the catalog's output specs, for k6 checks:
  * `check(res, { 'outputs match': () => outputProblems(specs, result).length === 0 })`.
  */
-import type { TensorSpec } from '../../models/types.ts';
+import type { TensorSpec } from './types.ts';
 import { elementCount, formatShape, shapeMatches } from '../tensor/datatypes.ts';
 import type { InferResult } from './types.ts';
 

@@ -2,7 +2,7 @@
  * The JSON object of a KServe v2 REST infer request, shared by the JSON form and
  * the binary tensor extension (where it is the header before the tensor bytes).
  */
-import type { Datatype } from '../../models/types.ts';
+import type { Datatype } from '../tensor/datatypes.ts';
 import type { InferRequestOptions, ParameterValue, RequestedOutput } from './types.ts';
 
 /** One entry of the request's "inputs" array. */

@@ -2,9 +2,16 @@
  * Shapes shared by the KServe v2 HTTP and gRPC clients. Pure types: importable
  * from k6 scripts, Node and vitest alike.
  */
-import type { Datatype } from '../../models/types.ts';
+import type { Datatype } from '../tensor/datatypes.ts';
 import type { TensorData } from '../tensor/codec.ts';
 import type { RawTensor } from '../tensor/validate.ts';
+
+/** One input or output tensor; dims exclude the batch dimension when maxBatchSize > 0, -1 marks a variable dim. */
+export interface TensorSpec {
+  name: string;
+  datatype: Datatype;
+  dims: number[];
+}
 
 /** An input tensor with its raw little-endian bytes (a payload sample). */
 export type InferInput = RawTensor;

@@ -2,10 +2,29 @@
  * A run's load plan: the environment (CONCURRENCY, REQUEST_RATE, STEP_DURATION, ...) over the model's
  * default shape, which its catalog entry states (ModelEntry.load). Runs inside k6: no Node imports.
  */
-import type { LoadShape } from '../../models/types.ts';
 import { parseDuration_s, parseLevels, parsePositiveNumber } from './parse.ts';
 
-export type { LoadShape };
+/** A model's default load: closed-loop levels plus the per-level warm-up and measurement window. */
+export interface LoadShape {
+  /** Concurrency levels (VUs) swept in closed-loop mode, ascending. */
+  concurrency: readonly number[];
+  /** Measurement window per level, seconds (perf_analyzer's default --measurement-interval is 5000 ms). */
+  window_s: number;
+  /** Warm-up before each window, seconds; its samples are tagged apart and never judged. */
+  warmup_s: number;
+  /** Why these levels: the seed figure they reproduce. */
+  note: string;
+}
+
+/** perf_analyzer's default measurement window. */
+export const DEFAULT_WINDOW_S = 5;
+/** Warm-up per level: long enough for in-flight requests of the previous level to drain. */
+export const DEFAULT_WARMUP_S = 2;
+
+/** A load shape with the default window and warm-up. */
+export function closedLoop(concurrency: readonly number[], note: string): LoadShape {
+  return { concurrency, window_s: DEFAULT_WINDOW_S, warmup_s: DEFAULT_WARMUP_S, note };
+}
 
 /** perf_analyzer's default --stability-percentage. */
 export const DEFAULT_STABILITY_PCT = 10;

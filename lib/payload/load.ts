@@ -2,7 +2,7 @@
  * Loads a payload set or a perf_analyzer input-data file through injected readers, so the same
  * code serves k6 (open) and Node (fs) and is testable in vitest. Detects the format from the JSON.
  */
-import type { TensorSpec } from '../../models/types.ts';
+import type { TensorSpec } from '../kserve/types.ts';
 import { loadManifestSamples, type PayloadManifest, type PayloadSample, parseManifest } from './manifest.ts';
 import { parsePerfAnalyzerData } from './perf-analyzer.ts';
 

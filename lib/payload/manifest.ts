@@ -2,7 +2,7 @@
  * The payload set format: a manifest.json beside one raw little-endian .bin per input per sample.
  * Pure functions (no k6, no Node) so that vitest checks exactly what runs inside k6.
  */
-import type { Datatype } from '../../models/types.ts';
+import type { Datatype } from '../tensor/datatypes.ts';
 import { byteSize, isDatatype } from '../tensor/index.ts';
 
 /** Format tag written into every manifest; bump when the layout changes. */

@@ -4,7 +4,7 @@
  * {"IN": {"content": {"b64": ".."}}}); streams (arrays of entries) are read in order.
  * Pure: runs in k6, in the Node runtime and in vitest.
  */
-import type { TensorSpec } from '../../models/types.ts';
+import type { TensorSpec } from '../kserve/types.ts';
 import { encodeBytesTensor, encodeTensor } from '../tensor/index.ts';
 import { base64Decode, base64Encode } from '../kserve/base64.ts';
 import { checkPayloadBytes, type PayloadSample, type PayloadTensor } from './manifest.ts';

@@ -4,7 +4,7 @@
  * uniform within a small non-negative range that every integer type holds (so index-like inputs
  * stay plausible), BOOL 0/1, BYTES as short random ASCII strings.
  */
-import type { Datatype } from '../../models/types.ts';
+import type { Datatype } from '../tensor/datatypes.ts';
 import type { Random } from './random.ts';
 
 /** Distribution of random floats. */

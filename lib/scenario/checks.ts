@@ -3,7 +3,7 @@
  * datatypes), and for labelled sets served by a real model, the right answer.
  */
 import { check } from 'k6';
-import type { TensorSpec } from '../../models/types.ts';
+import type { TensorSpec } from '../kserve/types.ts';
 import { outputProblems } from '../kserve/outputs.ts';
 import type { InferResult } from '../kserve/types.ts';
 import type { InferOutcome } from './transport.ts';

@@ -12,7 +12,7 @@
  * in `validateEvery` measured ones. Everything k6 provides comes in through LoopContext, so a test runs
  * all four shapes on fakes.
  */
-import type { TensorSpec } from '../../models/types.ts';
+import type { TensorSpec } from '../kserve/types.ts';
 import { firstErrorCheck, parseLevelName, WINDOW_TAG } from '../load/names.ts';
 import type { WindowClock } from '../load/windows.ts';
 import { checkOutcome, type Expectations } from './checks.ts';

@@ -4,7 +4,8 @@
  * as perf_analyzer does without --input-data.
  */
 import { inputsFor } from '../../models/index.ts';
-import type { ModelEntry, TensorSpec } from '../../models/types.ts';
+import type { ModelEntry } from '../../models/types.ts';
+import type { TensorSpec } from '../kserve/types.ts';
 import { createRandom } from '../random/random.ts';
 import { randomValues } from '../random/tensor.ts';
 import { loadPayloads } from '../payload/index.ts';

@@ -2,7 +2,7 @@
  * Tensor values <-> raw bytes as Triton lays them out: little-endian, row-major,
  * no padding; FP16/BF16 as 16-bit patterns; BYTES length-prefixed.
  */
-import type { Datatype } from '../../models/types.ts';
+import type { Datatype } from './datatypes.ts';
 import { bf16ArrayToFloat32, float32ArrayToBf16 } from './bf16.ts';
 import {
   type BytesElement,

@@ -2,9 +2,23 @@
  * Triton's tensor datatypes: element sizes, shapes with the batch dimension, byte sizes,
  * and the model-config spelling (TYPE_FP32...). Runs inside k6: no Node imports.
  */
-import type { Datatype } from '../../models/types.ts';
 
-export type { Datatype };
+/** Triton's tensor datatypes, as the KServe v2 protocol spells them. */
+export type Datatype =
+  | 'BOOL'
+  | 'UINT8'
+  | 'UINT16'
+  | 'UINT32'
+  | 'UINT64'
+  | 'INT8'
+  | 'INT16'
+  | 'INT32'
+  | 'INT64'
+  | 'FP16'
+  | 'BF16'
+  | 'FP32'
+  | 'FP64'
+  | 'BYTES';
 
 /** Every datatype of the KServe v2 protocol as Triton spells it. */
 export const DATATYPES: readonly Datatype[] = [

@@ -2,7 +2,7 @@
  * Tensor validation with messages that name the tensor, what was expected and what came:
  * `invalid tensor "INPUT__0": expected FP32 [1,3,224,224] (602112 bytes), got 1000 bytes`.
  */
-import type { Datatype } from '../../models/types.ts';
+import type { Datatype } from './datatypes.ts';
 import { decodeBytesTensor } from './bytes.ts';
 import { DATATYPE_BYTES, elementCount, formatShape, isDatatype, shapeMatches } from './datatypes.ts';
 

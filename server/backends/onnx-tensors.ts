@@ -3,7 +3,7 @@
  * values (ort type name + typed array), and the shape rules that map a Triton config's view of a tensor onto the
  * model's own input and output shapes.
  */
-import type { Datatype } from '../../models/types.ts';
+import type { Datatype } from '../../lib/tensor/datatypes.ts';
 import { decodeBytesTensorAsStrings, encodeBytesTensor } from '../../lib/tensor/bytes.ts';
 import type { ModelConfigJson, TensorData } from './types.ts';
 

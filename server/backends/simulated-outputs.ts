@@ -5,7 +5,7 @@
  *   value(h, j)  = fmix32(h + (j + 1) * 0x9E3779B9) for element j of the item's output, then
  *                  floats: value / 2^32 in [0, 1); integers: value % 100; BOOL: value & 1; BYTES: hex string.
  */
-import type { Datatype } from '../../models/types.ts';
+import type { Datatype } from '../../lib/tensor/datatypes.ts';
 import { float32ToBf16 } from '../../lib/tensor/bf16.ts';
 import { encodeBytesTensor } from '../../lib/tensor/bytes.ts';
 import { DATATYPE_BYTES } from '../../lib/tensor/datatypes.ts';

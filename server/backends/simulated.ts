@@ -12,7 +12,7 @@
  *   extra_delay_ms   added to every batch
  */
 import { fromConfigDatatype } from '../../lib/tensor/datatypes.ts';
-import type { Datatype } from '../../models/types.ts';
+import type { Datatype } from '../../lib/tensor/datatypes.ts';
 import { seededRandom } from '../random.ts';
 import { computeMs, getProfile, type LatencyProfile, PROFILES } from './profiles.ts';
 import { fillOutput, hashBatch } from './simulated-outputs.ts';

@@ -1,4 +1,4 @@
-import type { Datatype } from '../../models/types.ts';
+import type { Datatype } from '../../lib/tensor/datatypes.ts';
 import type { ModelConfigJson } from '../config/types.ts';
 
 export type { ModelConfigJson } from '../config/types.ts';

@@ -1,7 +1,8 @@
 /** The built-in default repository: one Triton config per catalog entry (models/catalog.ts). */
 import { CATALOG } from '../../models/catalog.ts';
 import { inputsFor } from '../../models/index.ts';
-import type { ModelEntry, Precision, TensorSpec } from '../../models/types.ts';
+import type { ModelEntry, Precision } from '../../models/types.ts';
+import type { TensorSpec } from '../../lib/kserve/types.ts';
 import { toConfigDatatype } from '../../lib/tensor/datatypes.ts';
 import { precisionProfileName } from '../backends/profiles.ts';
 import { parseConfigJson } from './parse.ts';

@@ -6,7 +6,7 @@
  * become input data without copying; outputs go out as raw_output_contents, as Triton sends them.
  */
 import { isDatatype } from '../../lib/tensor/datatypes.ts';
-import type { Datatype } from '../../models/types.ts';
+import type { Datatype } from '../../lib/tensor/datatypes.ts';
 import { Errors, ServerError } from '../errors.ts';
 import {
   type InferRequest,

@@ -6,7 +6,7 @@
  */
 import { DATATYPE_BYTES } from '../../lib/tensor/datatypes.ts';
 import { encodeBytesTensor } from '../../lib/tensor/bytes.ts';
-import type { Datatype } from '../../models/types.ts';
+import type { Datatype } from '../../lib/tensor/datatypes.ts';
 import { Errors, ServerError } from '../errors.ts';
 import { INVALID_DATATYPE } from '../infer/types.ts';
 import { WholeDouble } from './request-json.ts';

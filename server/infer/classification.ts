@@ -5,7 +5,7 @@
  */
 import { encodeBytesTensor } from '../../lib/tensor/bytes.ts';
 import { decodeTensor } from '../../lib/tensor/codec.ts';
-import type { Datatype } from '../../models/types.ts';
+import type { Datatype } from '../../lib/tensor/datatypes.ts';
 import type { TensorData } from '../backends/types.ts';
 import { Errors } from '../errors.ts';
 

@@ -1,5 +1,5 @@
 /** The server's own request and response records, shared by both transports (decode → validate → queue → encode). */
-import type { Datatype } from '../../models/types.ts';
+import type { Datatype } from '../../lib/tensor/datatypes.ts';
 import type { TensorData } from '../backends/types.ts';
 
 export type { TensorData };

@@ -5,7 +5,7 @@
  * newest first; the per-input checks do the same, so the input named in an error is the one Triton names.
  */
 import { DATATYPE_BYTES, fromConfigDatatype } from '../../lib/tensor/datatypes.ts';
-import type { Datatype } from '../../models/types.ts';
+import type { Datatype } from '../../lib/tensor/datatypes.ts';
 import type { TensorData } from '../backends/types.ts';
 import type { ModelConfigJson } from '../config/types.ts';
 import { Errors } from '../errors.ts';

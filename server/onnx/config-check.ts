@@ -5,7 +5,7 @@
  * takes any config dim), outputs exactly; with max_batch_size > 0 the model's first dim must be -1 and the config's
  * dims follow it. Pure: the onnx backend feeds it the session's metadata.
  */
-import type { Datatype } from '../../models/types.ts';
+import type { Datatype } from '../../lib/tensor/datatypes.ts';
 import { dimsToString } from '../errors.ts';
 import type { ModelConfigJson, ModelTensorConfigJson } from '../config/types.ts';
 

@@ -8,7 +8,8 @@
  * (click probabilities), raw values otherwise (BERT's start and end logits).
  */
 import { inputsFor } from '../../models/index.ts';
-import type { ModelEntry, TensorSpec } from '../../models/types.ts';
+import type { ModelEntry } from '../../models/types.ts';
+import type { TensorSpec } from '../../lib/kserve/types.ts';
 import {
   encodeOnnxModel,
   type OnnxDim,

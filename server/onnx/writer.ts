@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
-import type { Datatype } from '../../models/types.ts';
+import type { Datatype } from '../../lib/tensor/datatypes.ts';
 import { decodeTensor, encodeTensor, type TensorData, type TensorValue } from '../../lib/tensor/codec.ts';
 
 /** A dim of a graph input or output: a size, or a name for a symbolic dim (a batch dim "N"). */

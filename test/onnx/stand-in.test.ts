@@ -4,7 +4,8 @@ import { outputProblems } from '../../lib/kserve/outputs.ts';
 import type { InferInput, InferResult } from '../../lib/kserve/types.ts';
 import { decodeTensor } from '../../lib/tensor/codec.ts';
 import { CATALOG } from '../../models/catalog.ts';
-import type { Datatype, ModelEntry } from '../../models/types.ts';
+import type { Datatype } from '../../lib/tensor/datatypes.ts';
+import type { ModelEntry } from '../../models/types.ts';
 import { configFromCatalog } from '../../server/config/from-catalog.ts';
 import { DIGIT_PIXELS, loadDigitSplit } from '../../server/models/mnist/digits.ts';
 import {

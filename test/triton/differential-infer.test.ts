@@ -10,7 +10,8 @@ import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeTensor } from '../../lib/tensor/codec.ts';
 import { CATALOG } from '../../models/catalog.ts';
-import type { Datatype, ModelEntry } from '../../models/types.ts';
+import type { Datatype } from '../../lib/tensor/datatypes.ts';
+import type { ModelEntry } from '../../models/types.ts';
 import { catalogInputs } from '../onnx/catalog-inputs.ts';
 import {
   type GrpcAnswer,

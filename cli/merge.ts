@@ -6,6 +6,7 @@
 import { join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { modelIds } from '../models/index.ts';
+import { PROTOCOLS } from '../lib/scenario/settings.ts';
 import { reportMarkdown } from '../report/markdown.ts';
 import { benchEnv } from './bench.ts';
 import { runMerge } from './merge/run.ts';
@@ -19,7 +20,7 @@ export function registerMerge(program: Command): void {
     )
     .argument('<files...>', "each runner's --out json file (NDJSON, .gz too)")
     .requiredOption('--model <id>', `catalog model (${modelIds().join(', ')})`)
-    .addOption(new Option('--protocol <p>', 'PROTOCOL of the run').choices(['http', 'http-json', 'grpc']))
+    .addOption(new Option('--protocol <p>', 'PROTOCOL of the run').choices(PROTOCOLS))
     .option('--model-name <name>', 'served model name (MODEL_NAME)')
     .option('--batch <n>', 'request batch size of the run (BATCH)')
     .option('--precision <p>', 'PRECISION of the run')

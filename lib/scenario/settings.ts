@@ -5,7 +5,8 @@
 import type { ModelEntry } from '../../models/types.ts';
 
 /** How requests travel: binary tensor extension over HTTP, plain JSON over HTTP, or gRPC. */
-export type Protocol = 'http' | 'http-json' | 'grpc';
+export const PROTOCOLS = ['http', 'http-json', 'grpc'] as const;
+export type Protocol = (typeof PROTOCOLS)[number];
 
 export interface Settings {
   /** HTTP base URL, without trailing slash. */
@@ -33,8 +34,6 @@ export const DEFAULT_SETTINGS = {
   grpcUrl: '127.0.0.1:8001',
   protocol: 'http' as Protocol,
 };
-
-const PROTOCOLS: readonly Protocol[] = ['http', 'http-json', 'grpc'];
 
 function positiveInt(env: Record<string, string | undefined>, key: string, fallback: number): number {
   const raw = env[key];

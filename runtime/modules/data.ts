@@ -1,13 +1,6 @@
 /** `k6/data`: SharedArray, built once per name in the init context and shared read-only by every VU. */
+import { deepFreeze } from '../../lib/kserve/freeze.ts';
 import { currentRuntimeVu } from '../vu.ts';
-
-function deepFreeze<T>(v: T): T {
-  if (v && typeof v === 'object' && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const k of Object.keys(v)) deepFreeze((v as Record<string, unknown>)[k]);
-  }
-  return v;
-}
 
 /**
  * k6's SharedArray: `fn` runs once per name per test (the first VU to ask); its array is copied

@@ -93,7 +93,7 @@ server: $(NODE_MODULES)
 BENCH = $(CLI) bench $(1) $(BENCH_ARGS) $(if $(K6_ARGS),-- $(K6_ARGS))
 
 # Catalog ids (and their aliases, e.g. resnext, bert) come from models/catalog.ts, the one list of models.
-CATALOG_IDS = node --import tsx -e "import('./models/index.ts').then((m) => console.log(m.modelIds().join(' ')))"
+CATALOG_IDS = $(CLI) models
 
 .PHONY: bench-generic bench-all ci-gate
 ## bench-<model>: ramp load on one catalog model (id or alias: bench-mnist, bench-resnext, bench-bert-large), gate on its budget, write results/<model>/<run>/

@@ -5,6 +5,7 @@ import { registerCapacity } from './capacity.ts';
 import { registerCompare } from './compare.ts';
 import { registerK8s } from './k8s.ts';
 import { registerMerge } from './merge.ts';
+import { registerModels } from './models.ts';
 import { registerPayloads } from './payloads.ts';
 import { registerRepository } from './repository.ts';
 import { registerRun } from './run.ts';
@@ -23,6 +24,7 @@ export function program(): Command {
   registerCompare(prog);
   registerK8s(prog);
   registerMerge(prog);
+  registerModels(prog);
   registerPayloads(prog);
   registerRepository(prog);
   registerRun(prog);

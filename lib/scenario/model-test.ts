@@ -10,6 +10,7 @@ import type { Options } from 'k6/options';
 import { inputsFor } from '../../models/index.ts';
 import type { ModelEntry } from '../../models/types.ts';
 import { normalizeModelConfig } from '../kserve/config.ts';
+import { tensorSpecs } from '../kserve/metadata.ts';
 import {
   createInferErrors,
   createScheduledLatency,
@@ -131,8 +132,6 @@ async function checkTarget(
   const metadata = await transport.modelMetadata();
   const config = normalizeModelConfig(await transport.modelConfig());
   const maxBatchSize = config.name ? config.maxBatchSize : entry.maxBatchSize;
-  const batched = maxBatchSize > 0;
-  const strip = (shape: number[]) => (batched ? shape.slice(1) : shape);
   if (!generic) {
     for (const want of inputsFor(entry, settings.precision)) {
       const got = metadata.inputs.find((t) => t.name === want.name);
@@ -149,18 +148,13 @@ async function checkTarget(
   }
   const { backend } = config;
   const expect: Expectations = {
-    outputs: generic
-      ? metadata.outputs.map((t) => ({ name: t.name, datatype: t.datatype, dims: strip(t.shape) }))
-      : entry.outputs,
+    outputs: generic ? tensorSpecs(metadata.outputs, config.outputs, maxBatchSize, 'output') : entry.outputs,
     maxBatchSize,
     batch: settings.batch,
     checkLabels: backend !== '' && backend !== 'simulated',
   };
   if (!generic) return { expect };
-  return {
-    expect,
-    inputs: metadata.inputs.map((t) => ({ name: t.name, datatype: t.datatype, dims: strip(t.shape) })),
-  };
+  return { expect, inputs: tensorSpecs(metadata.inputs, config.inputs, maxBatchSize, 'input') };
 }
 
 function message(err: unknown): string {

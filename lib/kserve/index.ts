@@ -61,9 +61,7 @@ export {
   parseInferResponseJson,
 } from './response.ts';
 export {
-  averageUs,
   type BatchStats,
-  diffModelStats,
   INFER_STAGES,
   type InferStage,
   type ModelStats,

@@ -1,8 +1,8 @@
 /**
  * Triton model statistics, normalised from either protocol: HTTP returns snake_case
  * JSON with numbers, k6's gRPC returns camelCase with 64-bit integers as strings.
- * Counts and durations are cumulative since the model loaded; diff two snapshots
- * to get a window, as perf_analyzer does for its server-side figures.
+ * Counts and durations are cumulative since the model loaded; lib/load/server-stats.ts
+ * diffs two readings into a window, as perf_analyzer does for its server-side figures.
  */
 
 /** A cumulative count and duration (nanoseconds), as Triton's StatisticDuration. */
@@ -66,40 +66,6 @@ export function normalizeStatistics(response: unknown): ModelStats[] {
   }));
 }
 
-/** What happened between two snapshots of the same model: counts and durations subtracted. */
-export function diffModelStats(before: ModelStats, after: ModelStats): ModelStats {
-  const inference = {} as Record<InferStage, StatDuration>;
-  for (const stage of INFER_STAGES)
-    inference[stage] = subtract(after.inference[stage], before.inference[stage]);
-  const earlier = new Map(before.batches.map((batch) => [batch.batchSize, batch]));
-  return {
-    name: after.name,
-    version: after.version,
-    lastInference_ms: after.lastInference_ms,
-    inferenceCount: after.inferenceCount - before.inferenceCount,
-    executionCount: after.executionCount - before.executionCount,
-    inference,
-    batches: after.batches
-      .map((batch) => {
-        const prior = earlier.get(batch.batchSize);
-        return prior
-          ? {
-              batchSize: batch.batchSize,
-              computeInput: subtract(batch.computeInput, prior.computeInput),
-              computeInfer: subtract(batch.computeInfer, prior.computeInfer),
-              computeOutput: subtract(batch.computeOutput, prior.computeOutput),
-            }
-          : batch;
-      })
-      .filter((batch) => batch.computeInfer.count > 0),
-  };
-}
-
-/** Mean duration per occurrence in microseconds (0 when nothing happened). */
-export function averageUs(duration: StatDuration): number {
-  return duration.count > 0 ? duration.ns / duration.count / 1000 : 0;
-}
-
 /** Reads a field by its proto name or its lowerCamelCase JSON name. */
 function field(object: Loose, protoName: string): unknown {
   if (!object) return undefined;
@@ -119,10 +85,6 @@ function stages(stats: Loose): Record<InferStage, StatDuration> {
 
 function duration(value: Loose): StatDuration {
   return { count: num(field(value, 'count')), ns: num(field(value, 'ns')) };
-}
-
-function subtract(after: StatDuration, before: StatDuration): StatDuration {
-  return { count: after.count - before.count, ns: after.ns - before.ns };
 }
 
 function num(value: unknown): number {

@@ -3,7 +3,8 @@ import { base64Decode, base64Encode } from '../../lib/kserve/base64.ts';
 import { normalizeModelMetadata, normalizeServerMetadata } from '../../lib/kserve/metadata.ts';
 import { outputProblems, outputsMatch } from '../../lib/kserve/outputs.ts';
 import { headerValue, KSERVE_PATHS } from '../../lib/kserve/paths.ts';
-import { averageUs, diffModelStats, normalizeStatistics } from '../../lib/kserve/stats.ts';
+import { normalizeStatistics } from '../../lib/kserve/stats.ts';
+import { serverStatsDelta } from '../../lib/load/server-stats.ts';
 import type { InferResult } from '../../lib/kserve/types.ts';
 
 describe('base64', () => {
@@ -180,21 +181,20 @@ describe('statistics', () => {
     const fromHttp = normalizeStatistics(httpStats);
     expect(normalizeStatistics(grpcStats)).toEqual(fromHttp);
     expect(fromHttp[0]!.inference.computeInfer).toEqual({ count: 4, ns: 3000000 });
-    expect(averageUs(fromHttp[0]!.inference.queue)).toBe(100);
-    expect(averageUs({ count: 0, ns: 0 })).toBe(0);
+    expect(fromHttp[0]!.inference.queue).toEqual({ count: 10, ns: 1000000 });
   });
 
-  it('diffs two snapshots into a window', () => {
+  it('diffs two normalised snapshots into a window', () => {
     const before = normalizeStatistics(httpStats)[0]!;
     const after = structuredClone(before);
     after.inferenceCount = 30;
     after.executionCount = 9;
     after.inference.queue = { count: 30, ns: 4000000 };
-    after.batches = [{ ...after.batches[0]!, computeInfer: { count: 9, ns: 7000000 } }];
-    const window = diffModelStats(before, after);
-    expect(window.inferenceCount).toBe(20);
-    expect(window.executionCount).toBe(5);
-    expect(window.inference.queue).toEqual({ count: 20, ns: 3000000 });
-    expect(window.batches[0]!.computeInfer).toEqual({ count: 5, ns: 4000000 });
+    after.inference.computeInfer = { count: 9, ns: 7000000 };
+    const window = serverStatsDelta([before], [after], { model: before.name });
+    expect(window.inference_count).toBe(20);
+    expect(window.execution_count).toBe(5);
+    expect([window.queue_count, window.queue_us]).toEqual([20, 3000]);
+    expect(window.compute_infer_us).toBe(4000);
   });
 });

@@ -6,6 +6,7 @@
 import type { TopLevelSpec } from 'vega-lite';
 import type { LevelResult, ServerTimeline } from '../lib/summary/types.ts';
 import { type PlotOptions, SCHEMA } from './plot.ts';
+import { us_to_ms } from '../lib/units.ts';
 
 /** The stacked components in perf_analyzer's CSV order, bottom to top. */
 export const LATENCY_COMPONENTS = [
@@ -41,7 +42,7 @@ export function componentsSpec(results: readonly LevelResult[], options: PlotOpt
       level: result.name,
       component,
       rank: LATENCY_COMPONENTS.indexOf(component as (typeof LATENCY_COMPONENTS)[number]),
-      ms: us / 1000,
+      ms: us_to_ms(us),
     })),
   );
   return {
@@ -88,7 +89,7 @@ export function serverMetricsSpec(timeline: ServerTimeline, options: PlotOptions
         ['Queue', p.avg_queue_us],
         ['Compute infer', p.avg_compute_infer_us],
       ] as const
-    ).flatMap(([series, us]) => (us === undefined ? [] : [{ t_s: p.t_s, series, value: us / 1000 }])),
+    ).flatMap(([series, us]) => (us === undefined ? [] : [{ t_s: p.t_s, series, value: us_to_ms(us) }])),
   );
   const utils = timeline.points.flatMap((p) =>
     (

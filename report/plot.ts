@@ -5,6 +5,7 @@
 import { compile, type TopLevelSpec } from 'vega-lite';
 import { parse, View } from 'vega';
 import type { LevelResult } from '../lib/summary/types.ts';
+import { us_to_ms } from '../lib/units.ts';
 
 /** Budget lines to draw on the latency plot, ms. */
 export interface PlotBudget {
@@ -152,7 +153,7 @@ export function latencySpec(
   const points = results.flatMap((result) =>
     percentiles.map((series) => ({
       throughput: result.throughput_infer_s,
-      latency_ms: result.latency_us[series] / 1000,
+      latency_ms: us_to_ms(result.latency_us[series]),
       series,
       level: result.name,
     })),

@@ -34,6 +34,7 @@ import type { LevelResult } from '../../lib/summary/types.ts';
 import { getModel } from '../../models/index.ts';
 import { DEFAULT_WARMUP_S, DEFAULT_WINDOW_S } from '../../lib/load/shapes.ts';
 import { medianRows, type Point, type Row, sideBySide, table } from './tables.ts';
+import { us_to_ms } from '../../lib/units.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SCRIPTS = join(ROOT, 'bench', 'fidelity', 'scripts');
@@ -121,7 +122,7 @@ async function perfAnalyzer(pa: string, model: string, protocol: string, target:
   for (const r of parsed.data) {
     row.points.set(Number(r['Concurrency']), {
       infer_s: Number(r['Inferences/Second']),
-      p50_ms: Number(r['p50 latency']) / 1000,
+      p50_ms: us_to_ms(Number(r['p50 latency'])),
     });
   }
   return row;
@@ -154,7 +155,7 @@ async function scenario(protocol: string, runtime: 'node' | 'k6', urls: Urls, k6
     const cpu = result.generator?.cpu_pct;
     points.set(result.level, {
       infer_s: result.throughput_infer_s,
-      p50_ms: result.latency_us.p50 / 1000,
+      p50_ms: us_to_ms(result.latency_us.p50),
       ...(cpu !== undefined ? { cpu_us: ((cpu / 100) * 1e6) / result.throughput_infer_s } : {}),
     });
   }

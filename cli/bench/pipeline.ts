@@ -29,6 +29,7 @@ import { type LocalServer, startLocalServer } from './local-server.ts';
 import { checkMetricsUrl, scrapeMetrics } from './metrics-scrape.ts';
 import { watchProgress } from './progress.ts';
 import { type RunOutcome, type RuntimeChoice, runScenario, runtimeCommand } from './runner.ts';
+import { us_to_ms } from '../../lib/units.ts';
 
 /** The package's root: scenarios and budget files are found from here, whatever the working directory. */
 const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -83,8 +84,8 @@ function withGeneratorCpu(
     if (cpu_pct === undefined) return result;
     const { iteration_avg_us } = result.generator;
     const generator = generatorCost(
-      iteration_avg_us / 1000,
-      result.latency_us.avg / 1000,
+      us_to_ms(iteration_avg_us),
+      us_to_ms(result.latency_us.avg),
       cpu_pct,
       result.failure !== undefined,
     );

@@ -7,6 +7,7 @@
  */
 import type { PlannedLevel } from '../../lib/load/scenarios.ts';
 import { type MetricsScrape, serverTimeline } from '../../lib/summary/server-metrics.ts';
+import { us_to_ms } from '../../lib/units.ts';
 
 /** Seconds between two progress lines within one level. */
 export const PROGRESS_EVERY_S = 10;
@@ -86,8 +87,8 @@ export function liveRate(
   if (!point) return undefined;
   return {
     infer_s: point.requests_s * batch,
-    ...(point.avg_queue_us !== undefined ? { queue_ms: point.avg_queue_us / 1000 } : {}),
-    ...(point.avg_compute_infer_us !== undefined ? { compute_ms: point.avg_compute_infer_us / 1000 } : {}),
+    ...(point.avg_queue_us !== undefined ? { queue_ms: us_to_ms(point.avg_queue_us) } : {}),
+    ...(point.avg_compute_infer_us !== undefined ? { compute_ms: us_to_ms(point.avg_compute_infer_us) } : {}),
   };
 }
 

@@ -9,6 +9,7 @@ import type { LevelResult, RunReport } from '../../lib/summary/types.ts';
 import { runBench } from '../bench/pipeline.ts';
 import type { RuntimeChoice } from '../bench/runner.ts';
 import type { Measurement } from './search.ts';
+import { us_to_ms } from '../../lib/units.ts';
 
 /** k6's exit codes that still mean the levels were measured: 0 (budgets met) and 99 (a budget missed). */
 const MEASURED_EXIT_CODES = [0, 99];
@@ -57,8 +58,8 @@ export function toMeasurement(level: number, result: LevelResult | undefined): M
   return {
     level,
     throughput_infer_s: result.throughput_infer_s,
-    p95_ms: result.latency_us.p95 / 1000,
-    p99_ms: result.latency_us.p99 / 1000,
+    p95_ms: us_to_ms(result.latency_us.p95),
+    p99_ms: us_to_ms(result.latency_us.p99),
     error_rate: result.errors / result.requests,
     ...(result.stable !== undefined ? { stable: result.stable } : {}),
     generator_bound: result.generator?.bound ?? false,

@@ -5,6 +5,7 @@
  */
 import { EXIT } from '../../runtime/exit-codes.ts';
 import type { LevelResult, RunReport } from '../../lib/summary/types.ts';
+import { us_to_ms } from '../../lib/units.ts';
 
 /** Exit code of `compare` on a regression: distinct from 99 (a budget missed) and 1 (bad input). */
 export const EXIT_REGRESSION = EXIT.REGRESSION;
@@ -95,9 +96,9 @@ function compareLevel(a: LevelResult, b: LevelResult, tolerances: Tolerances): L
   const level: LevelComparison = {
     name: b.name,
     throughput_infer_s: delta(a.throughput_infer_s, b.throughput_infer_s),
-    p50_ms: delta(a.latency_us.p50 / 1000, b.latency_us.p50 / 1000),
-    p95_ms: delta(a.latency_us.p95 / 1000, b.latency_us.p95 / 1000),
-    p99_ms: delta(a.latency_us.p99 / 1000, b.latency_us.p99 / 1000),
+    p50_ms: delta(us_to_ms(a.latency_us.p50), us_to_ms(b.latency_us.p50)),
+    p95_ms: delta(us_to_ms(a.latency_us.p95), us_to_ms(b.latency_us.p95)),
+    p99_ms: delta(us_to_ms(a.latency_us.p99), us_to_ms(b.latency_us.p99)),
     regressions: [],
   };
   const throughput = level.throughput_infer_s;

@@ -5,6 +5,7 @@
  */
 import { type ModelStats, normalizeStatistics } from '../kserve/stats.ts';
 import type { ServerCounterField } from './names.ts';
+import { ns_to_us } from '../units.ts';
 
 /** Per-window server totals; field names match SERVER_COUNTERS. */
 export type ServerStatsDelta = Record<ServerCounterField, number>;
@@ -40,12 +41,12 @@ function totals(reading: StatsReading, model: string, version: string | undefine
     sum.inference_count += entry.inferenceCount;
     sum.execution_count += entry.executionCount;
     sum.queue_count += stage.queue.count;
-    sum.queue_us += stage.queue.ns / 1000;
+    sum.queue_us += ns_to_us(stage.queue.ns);
     // perf_analyzer requires the three compute counts to agree and divides by compute_input's.
     sum.compute_count += stage.computeInput.count;
-    sum.compute_input_us += stage.computeInput.ns / 1000;
-    sum.compute_infer_us += stage.computeInfer.ns / 1000;
-    sum.compute_output_us += stage.computeOutput.ns / 1000;
+    sum.compute_input_us += ns_to_us(stage.computeInput.ns);
+    sum.compute_infer_us += ns_to_us(stage.computeInfer.ns);
+    sum.compute_output_us += ns_to_us(stage.computeOutput.ns);
   }
   return sum;
 }

@@ -1,3 +1,4 @@
+import { us_to_ms } from '../units.ts';
 /**
  * Number formatting shared by the writers: C++ ostream's default (printf %g, 6 significant digits),
  * which perf_analyzer's stdout and CSV use for throughput, and fixed-decimal ms for the markdown table.
@@ -24,5 +25,5 @@ export function usInt(us: number): number {
 
 /** Microseconds as milliseconds with two decimals, the seeds' table format. */
 export function msFixed(us: number, decimals = 2): string {
-  return (us / 1000).toFixed(decimals);
+  return us_to_ms(us).toFixed(decimals);
 }

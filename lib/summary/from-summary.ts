@@ -1,7 +1,7 @@
 /**
  * Builds LevelResult records from k6 summary data: handleSummary's `data` object (real k6 and the Node
  * runtime) or a `--summary-export` file. Pure: plain data in, records out. Milliseconds become
- * microseconds in exactly one place (ms_to_us).
+ * microseconds through lib/units.ts.
  */
 import {
   errorMetricFor,
@@ -29,6 +29,7 @@ import type {
   RunReport,
   ServerBreakdown,
 } from './types.ts';
+import { ms_to_us } from '../units.ts';
 
 /** Above this share of an iteration spent outside the request, a level is load-generator bound. */
 export const GENERATOR_OVERHEAD_LIMIT_PCT = 10;
@@ -113,11 +114,6 @@ export interface FromSummaryInput {
    * the run, and a whole run's last window ends before its stats probe does.
    */
   stopped_ms?: number;
-}
-
-/** The one ms→us conversion of the report side (k6 summaries are in ms, perf_analyzer's CSV in us). */
-export function ms_to_us(ms: number): number {
-  return ms * 1000;
 }
 
 interface Normalized {

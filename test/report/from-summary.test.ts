@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  buildRunReport,
-  levelsFromSummary,
-  ms_to_us,
-  windowsFromSummary,
-} from '../../lib/summary/from-summary.ts';
+import { buildRunReport, levelsFromSummary, windowsFromSummary } from '../../lib/summary/from-summary.ts';
 import { summary } from './fixture.ts';
 
 const levels = [
@@ -189,7 +184,6 @@ describe('buildRunReport', () => {
     const base = { model: 'dlrm', protocol: 'http', runtime: 'k6' as const, batch: 1, started_at: 'now' };
     expect(buildRunReport({ ...base, results }).verdict_ok).toBe(false);
     expect(buildRunReport({ ...base, results: results.slice(0, 1) }).verdict_ok).toBe(true);
-    expect(ms_to_us(1.5)).toBe(1500);
   });
 });
 

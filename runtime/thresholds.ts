@@ -3,7 +3,7 @@
  * avg, min, max, med, p(N) (trends), count or rate (counters), rate (rates), value (gauges),
  * and the operator one of < <= > >= == === !=. Object form: {threshold, abortOnFail, delayAbortEval}.
  */
-import { parseDuration } from './options/duration.ts';
+import { parseDuration_ms } from '../lib/duration.ts';
 import type { Metric, MetricRegistry, MetricType, Sink, Submetric } from './metrics/registry.ts';
 import { trendStat } from './metrics/values.ts';
 import { CounterSink, GaugeSink, RateSink } from './metrics/registry.ts';
@@ -103,7 +103,7 @@ function parseItem(item: RawThreshold, key: string, type: MetricType): Threshold
     const t = parseThresholdExpression(item.threshold, key, type);
     t.abortOnFail = item.abortOnFail === true;
     if (item.delayAbortEval !== undefined) {
-      t.delayAbortEval_ms = parseDuration(item.delayAbortEval, `thresholds.${key}.delayAbortEval`);
+      t.delayAbortEval_ms = parseDuration_ms(item.delayAbortEval, `thresholds.${key}.delayAbortEval`);
     }
     return t;
   }

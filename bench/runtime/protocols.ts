@@ -15,7 +15,7 @@ import { runTest } from '../../runtime/index.ts';
 import { setLogSink } from '../../runtime/log.ts';
 import { PROTO_DIR } from './bench-proto.ts';
 import { type BenchServer, processCpu_ms, startServer } from './servers.ts';
-import { parseDuration } from '../../runtime/options/duration.ts';
+import { parseDuration_ms } from '../../lib/duration.ts';
 
 const SCRIPTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'scripts');
 const PAYLOAD_BYTES = 602 * 1024;
@@ -112,7 +112,7 @@ async function runCaseK6(
       : { metrics: {} };
     const count = data.metrics[c.metric]?.count ?? 0;
     return {
-      rate: count / (parseDuration(duration, '--duration') / 1000),
+      rate: count / (parseDuration_ms(duration, '--duration') / 1000),
       rss_mib: rss_kib / 1024,
       client_pct: (cpu_ms / wall_ms) * 100,
       server_pct: ((processCpu_ms(server.child.pid) - serverCpu0) / wall_ms) * 100,

@@ -2,6 +2,7 @@
  * Parsers for the load settings users pass by environment (CONCURRENCY, REQUEST_RATE, STEP_DURATION, ...).
  * Runs inside k6: no Node imports. Every error is one line naming the variable and the fix.
  */
+import { isBareNumber, parseDuration_ms } from '../duration.ts';
 
 /** Most levels one range may expand to; a typo like 1:100000 should fail fast, not plan a day-long run. */
 export const MAX_LEVELS = 512;
@@ -59,25 +60,24 @@ export function parseLevels(name: string, text: string, options: LevelParseOptio
   return [...new Set(levels)].sort((a, b) => a - b);
 }
 
-const DURATION_UNITS_S: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600 };
-
-/** Parses a k6-style duration ('5s', '500ms', '1m', '1m30s'; a bare number means seconds) into seconds. */
+/**
+ * Parses a duration setting ('5s', '500ms', '1m', '1m30s': k6's grammar, lib/duration.ts) into seconds. A bare
+ * number other than 0 is refused: k6 would read it as milliseconds where a reader may mean seconds.
+ */
 export function parseDuration_s(name: string, text: string, options: { allowZero?: boolean } = {}): number {
-  const fix = `use a duration such as ${name}=5s, 500ms, 1m or 1m30s`;
+  const fix = `use a duration with a unit, such as ${name}=5s, 500ms, 1m or 1m30s`;
   const trimmed = text.trim();
   if (trimmed === '') fail(name, text, 'it is empty', fix);
-  let seconds: number;
-  if (/^\d+(\.\d+)?$/.test(trimmed)) {
-    seconds = Number(trimmed);
-  } else {
-    if (!/^(\d+(\.\d+)?(ms|s|m|h))+$/.test(trimmed)) fail(name, text, 'unknown duration format', fix);
-    seconds = 0;
-    for (const match of trimmed.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) {
-      seconds += Number(match[1]) * DURATION_UNITS_S[match[2]!]!;
-    }
+  if (isBareNumber(trimmed) && Number(trimmed) !== 0)
+    fail(name, text, 'a number without a unit is ambiguous', fix);
+  let ms = 0;
+  try {
+    ms = parseDuration_ms(trimmed, name);
+  } catch {
+    fail(name, text, 'unknown duration format', fix);
   }
-  if (seconds === 0 && !options.allowZero) fail(name, text, 'it must be longer than 0', fix);
-  return seconds;
+  if (ms === 0 && !options.allowZero) fail(name, text, 'it must be longer than 0', fix);
+  return ms / 1000;
 }
 
 /** Formats seconds as a k6 duration string; whole seconds stay readable ('5s'), the rest in ms. */

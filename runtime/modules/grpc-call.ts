@@ -2,7 +2,7 @@
 import type { IncomingHttpHeaders } from 'node:http2';
 import { Metadata } from '@grpc/grpc-js';
 import type { Sample, Tags, VuState } from '../vu-context.ts';
-import { parseDuration_ms } from './duration.ts';
+import { parseDuration_ms } from '../../lib/duration.ts';
 import type { MethodDef } from './grpc-protos.ts';
 
 /** k6's default deadline of a unary call (client.invoke): 2 minutes. */

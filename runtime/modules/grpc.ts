@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import * as grpcjs from '@grpc/grpc-js';
 import { ownerVu, type VuState } from '../vu-context.ts';
-import { parseDuration_ms } from './duration.ts';
+import { parseDuration_ms } from '../../lib/duration.ts';
 import {
   callSamples,
   callTags,

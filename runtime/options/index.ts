@@ -4,7 +4,7 @@
  */
 import { parseSystemTags } from '../metrics/system-tags.ts';
 import { validateTrendStat, DEFAULT_TREND_STATS } from '../metrics/values.ts';
-import { parseDuration } from './duration.ts';
+import { parseDuration_ms } from '../../lib/duration.ts';
 import { parseScenario, type ScenarioConfig, scenarioFromShortcuts, segmentScenario } from './scenarios.ts';
 import { ExecutionTuple, parseSegment, parseSequence, type Segment } from './segment.ts';
 
@@ -149,8 +149,8 @@ function consolidate(script: unknown, over: OptionOverrides): TestOptions {
     discardResponseBodies:
       over.discardResponseBodies ?? boolOpt(s['discardResponseBodies'], 'discardResponseBodies'),
     noConnectionReuse: over.noConnectionReuse ?? boolOpt(s['noConnectionReuse'], 'noConnectionReuse'),
-    setupTimeout_ms: parseDuration(s['setupTimeout'] ?? '60s', 'setupTimeout'),
-    teardownTimeout_ms: parseDuration(s['teardownTimeout'] ?? '60s', 'teardownTimeout'),
+    setupTimeout_ms: parseDuration_ms(s['setupTimeout'] ?? '60s', 'setupTimeout'),
+    teardownTimeout_ms: parseDuration_ms(s['teardownTimeout'] ?? '60s', 'teardownTimeout'),
     raw,
   };
 }

@@ -3,7 +3,7 @@
  * options (startTime, gracefulStop, exec, env, tags) and the execution shortcuts (vus, duration,
  * iterations, stages) that become one scenario named "default".
  */
-import { parseDuration } from './duration.ts';
+import { parseDuration_ms } from '../../lib/duration.ts';
 import type { ExecutionTuple } from './segment.ts';
 
 export type ExecutorName =
@@ -95,7 +95,7 @@ function dur(v: unknown, what: string, dflt: number | undefined): number {
     if (dflt === undefined) throw new Error(`invalid scenario option ${what}: it is required`);
     return dflt;
   }
-  return parseDuration(v, what);
+  return parseDuration_ms(v, what);
 }
 
 function strMap(v: unknown, what: string): Record<string, string> {
@@ -257,7 +257,7 @@ export function scenarioFromShortcuts(s: Shortcuts): Record<string, unknown> {
     if (s.duration !== undefined) out['maxDuration'] = s.duration;
     return out;
   }
-  if (s.duration !== undefined && parseDuration(s.duration, 'duration') > 0) {
+  if (s.duration !== undefined && parseDuration_ms(s.duration, 'duration') > 0) {
     return { executor: 'constant-vus', vus, duration: s.duration };
   }
   return { executor: 'shared-iterations', vus, iterations: 1 };

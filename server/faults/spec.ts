@@ -4,7 +4,7 @@
  *   spike   "0.05:200ms"         probability of a latency spike and its duration
  *   reset   "0.001"              probability that the connection is reset (HTTP) / the call fails UNAVAILABLE (gRPC)
  */
-import { parseDuration_s } from '../../lib/load/parse.ts';
+import { parseDuration_ms } from '../../lib/duration.ts';
 import { type ErrorCode, STATUS_BY_CODE } from '../errors.ts';
 
 /** Faults injected into inference requests; every field is off when absent. */
@@ -70,7 +70,7 @@ export function parseSpike(what: string, text: string): { p: number; duration_ms
   if (durationText === undefined || extra !== undefined)
     throw new Error(`invalid ${what} "${text}"; expected PROBABILITY:DURATION, e.g. 0.05:200ms`);
   const d = durationText.trim();
-  const duration_ms = /^\d+(\.\d+)?$/.test(d) ? Number(d) : parseDuration_s(what, d) * 1000;
+  const duration_ms = parseDuration_ms(d, what);
   return { p: parseProbability(`${what} probability`, pText ?? ''), duration_ms };
 }
 

@@ -44,12 +44,18 @@ describe('parseLevels', () => {
 });
 
 describe('parseDuration_s', () => {
-  it('reads k6 durations and bare seconds', () => {
+  it('reads k6 durations', () => {
     expect(parseDuration_s('STEP_DURATION', '5s')).toBe(5);
     expect(parseDuration_s('STEP_DURATION', '500ms')).toBe(0.5);
     expect(parseDuration_s('STEP_DURATION', '1m')).toBe(60);
     expect(parseDuration_s('STEP_DURATION', '1m30s')).toBe(90);
-    expect(parseDuration_s('STEP_DURATION', '2')).toBe(2);
+    expect(parseDuration_s('WARMUP_DURATION', '0', { allowZero: true })).toBe(0);
+  });
+
+  it('refuses a bare number, which k6 would read as milliseconds', () => {
+    expect(() => parseDuration_s('STEP_DURATION', '2')).toThrow(
+      'STEP_DURATION="2" is invalid: a number without a unit is ambiguous; use a duration with a unit, such as STEP_DURATION=5s',
+    );
   });
 
   it('rejects bad or zero durations naming the variable', () => {

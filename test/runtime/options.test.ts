@@ -1,7 +1,7 @@
 /** Option consolidation as k6 does it: shortcuts, scenario defaults, CLI overrides and validation. */
 import { describe, expect, it } from 'vitest';
 import { consolidateOptions } from '../../runtime/options/index.ts';
-import { parseDuration } from '../../runtime/options/duration.ts';
+import { parseDuration_ms } from '../../lib/duration.ts';
 
 describe('options', () => {
   it.each([
@@ -11,13 +11,15 @@ describe('options', () => {
     ['1.5h', 5_400_000],
     ['10us', 0.01],
     [250, 250],
-    ['2', 2000],
+    ['2d', 172_800_000],
+    // A bare number is milliseconds, as real k6 reads `duration: '1500'` (1.5 s).
+    ['1500', 1500],
   ] as const)('parses the duration %s', (v, ms) => {
-    expect(parseDuration(v, 'x')).toBeCloseTo(ms);
+    expect(parseDuration_ms(v, 'x')).toBeCloseTo(ms);
   });
 
   it('rejects a malformed duration, naming the option', () => {
-    expect(() => parseDuration('5 minutes', 'duration')).toThrow(
+    expect(() => parseDuration_ms('5 minutes', 'duration')).toThrow(
       'invalid duration for duration: "5 minutes"',
     );
   });

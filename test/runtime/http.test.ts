@@ -215,7 +215,10 @@ describe('k6/http asyncRequest', () => {
     });
     expect(tags['error_code']).toBeUndefined();
     const value = (m: string) => samplesOf(vu, m)[0]!.value;
-    for (const m of names) expect(value(m)).toBeGreaterThanOrEqual(0);
+    expect([value('http_reqs'), value('http_req_failed'), value('http_req_tls_handshaking')]).toEqual([1, 0, 0]);
+    for (const m of ['http_req_duration', 'http_req_waiting', 'data_sent', 'data_received']) {
+      expect(value(m), m).toBeGreaterThan(0);
+    }
     expect(value('http_req_duration')).toBeCloseTo(
       value('http_req_sending') + value('http_req_waiting') + value('http_req_receiving'),
       9,
@@ -324,7 +327,7 @@ describe('k6/http asyncRequest', () => {
     const vu = fakeVu();
     await expect(
       inVu(vu, () => asyncRequest('GET', `${base}/small`, null, { timeout: 'soon' })),
-    ).rejects.toThrow(/invalid http params.timeout/);
+    ).rejects.toThrow(/invalid duration for http params.timeout: "soon"/);
     await expect(
       inVu(vu, () => asyncRequest('GET', `${base}/small`, null, { responseType: 'blob' })),
     ).rejects.toThrow(/responseType/);

@@ -27,7 +27,8 @@ describe('lifecycle', () => {
       id: createHash('md5').update('::outer::inner').digest('hex'),
     });
     expect(root.groups[0]!.groups[0]!.checks[0]!.path).toBe('::outer::inner::data is a JSON copy');
-    expect(values(r, 'group_duration').avg).toBeGreaterThanOrEqual(0);
+    // Each group is timed on the monotonic clock, so even the shortest takes some time.
+    expect(values(r, 'group_duration').min).toBeGreaterThan(0);
   });
 
   it("passes k6's summary data to handleSummary and writes its map to stdout and files", async () => {

@@ -1,5 +1,6 @@
 /**
- * The one seeded random source of the payload generators: sfc32 seeded through splitmix32,
+ * The one seeded random source (payloads, the simulated backend, injected faults, MNIST training, the fuzz
+ * corpus): sfc32 seeded through splitmix32,
  * normal deviates by Box-Muller and Zipf ranks by rejection-inversion (Hörmann & Derflinger),
  * so that a seed gives the same payload bytes on every machine and Node version.
  */

@@ -13,7 +13,7 @@
  */
 import { fromConfigDatatype } from '../../lib/tensor/datatypes.ts';
 import type { Datatype } from '../../lib/tensor/datatypes.ts';
-import { seededRandom } from '../random.ts';
+import { createRandom } from '../../lib/random/random.ts';
 import { computeMs, getProfile, type LatencyProfile, PROFILES } from './profiles.ts';
 import { fillOutput, hashBatch } from './simulated-outputs.ts';
 import type { Backend, BackendContext, BackendFactory, TensorData } from './types.ts';
@@ -87,7 +87,8 @@ class SimulatedBackend implements Backend {
   constructor(ctx: BackendContext, k: Knobs, seed: number) {
     this.#knobs = k;
     this.#batched = ctx.config.max_batch_size > 0;
-    this.#random = seededRandom(seed);
+    const rng = createRandom(seed);
+    this.#random = () => rng.float();
     this.#outputs = new Map(
       ctx.config.output.map((o) => [
         o.name,

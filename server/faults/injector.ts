@@ -3,7 +3,7 @@
  * status, independently a reset, independently a latency spike. Counts what it injected, per kind.
  */
 import { Errors, ServerError } from '../errors.ts';
-import { seededRandom } from '../random.ts';
+import { createRandom } from '../../lib/random/random.ts';
 import { CODE_BY_HTTP_STATUS, type FaultOptions } from './spec.ts';
 
 /** What happens to one request. */
@@ -29,7 +29,8 @@ export class FaultInjector {
 
   constructor(opts: FaultOptions) {
     this.#opts = opts;
-    this.#random = seededRandom(opts.seed ?? 1);
+    const rng = createRandom(opts.seed ?? 1);
+    this.#random = () => rng.float();
     this.#statuses = Object.entries(opts.status ?? {}).map(([s, p]) => [Number(s), p]);
   }
 

@@ -4,7 +4,7 @@
  * objects before encoding, or as bytes after. Pure: the same seed gives the same corpus.
  */
 import zlib from 'node:zlib';
-import { seededRandom } from '../../server/random.ts';
+import { createRandom } from '../../lib/random/random.ts';
 import { int32Bytes } from './helpers.ts';
 
 /** One raw HTTP request: the bytes sent on a fresh connection, which is then half-closed. */
@@ -23,7 +23,8 @@ export interface GrpcCase {
 type Rand = ReturnType<typeof makeRand>;
 
 function makeRand(seed: number) {
-  const random = seededRandom(seed);
+  const rng = createRandom(seed);
+  const random = () => rng.float();
   const int = (n: number) => Math.floor(random() * n);
   return {
     random,

@@ -35,18 +35,6 @@ export function flatSize(shape: NetShape): number {
   return shape.filters * POOL_SIDE * POOL_SIDE;
 }
 
-/** A seeded uniform [0, 1) generator (mulberry32), so training runs are reproducible. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Creates parameters with He-uniform initial weights and zero biases. */
 export function initParams(shape: NetShape, random: () => number): NetParams {
   const he = (length: number, fanIn: number): Float32Array => {

@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DIGIT_PIXELS, type DigitSet, loadDigitSplit } from './digits.ts';
+import { createRandom } from '../../../lib/random/random.ts';
 import { exportOnnx } from './export-onnx.ts';
 import {
   argmax,
@@ -19,7 +20,6 @@ import {
   type NetParams,
   type NetShape,
   paramArrays,
-  seededRandom,
   shiftedImage,
   zerosLike,
 } from './net.ts';
@@ -62,7 +62,8 @@ export function train(
   options: TrainOptions,
   log: (line: string) => void = () => {},
 ): NetParams {
-  const random = seededRandom(options.seed);
+  const rng = createRandom(options.seed);
+  const random = () => rng.float();
   const params = initParams(options.shape, random);
   const grads = zerosLike(params);
   const velocity = zerosLike(params);

@@ -21,7 +21,7 @@ import {
   toMetadata,
 } from './grpc-call.ts';
 import { EncodeBuffers, encodedFrozen, messageOut } from './grpc-json.ts';
-import { UnaryChannel } from './grpc-unary.ts';
+import { UnaryChannel } from '../transport/grpc-unary.ts';
 import { reflectMethods } from './grpc-reflect.ts';
 import { loadProtos, type MethodDef, type MethodInfo, methodInfo } from './grpc-protos.ts';
 import { openStream, Stream, waitForStreams } from './grpc-stream.ts';

@@ -15,6 +15,7 @@ import {
   CANCEL,
   CONTINUATION,
   DATA,
+  DEFAULT_MAX_FRAME,
   DEFAULT_WINDOW,
   END_HEADERS,
   END_STREAM,
@@ -81,7 +82,7 @@ interface Call {
 }
 
 /** The grpc-message text (percent-encoded on the wire). */
-export function decodeMessage(raw: unknown): string {
+function decodeMessage(raw: unknown): string {
   if (typeof raw !== 'string') return '';
   try {
     return decodeURIComponent(raw);
@@ -129,7 +130,7 @@ export class Http2Connection {
   readonly #queued: (() => void)[] = [];
   #nextId = 1;
   /** Peer settings. */
-  #maxFrame = 16_384;
+  #maxFrame = DEFAULT_MAX_FRAME;
   #initialWindow = DEFAULT_WINDOW;
   #maxStreams = Number.POSITIVE_INFINITY;
   #sendWindow = DEFAULT_WINDOW;

@@ -62,7 +62,7 @@ export interface Connection {
   addr: string;
   /** grpc-js, for streams, reflection and TLS; opened on first use where unary calls go through `unary`. */
   readonly client: grpcjs.Client;
-  /** Plaintext connections: unary calls on node:http2 directly (see grpc-unary.ts). */
+  /** Plaintext connections: unary calls on a lean HTTP/2 connection (runtime/transport/grpc-unary.ts). */
   unary: UnaryChannel | null;
   ready: Promise<true>;
   /** Request buffers reused across this connection's calls. */

@@ -55,7 +55,7 @@ export async function buildScenarios(entries = scenarioEntries()): Promise<strin
 export const RUNTIME_BUILD_DIR = join(ROOT, 'build');
 
 /** Source folders the runtime's build is made from; a file newer than the build makes it stale. */
-export const RUNTIME_SOURCES = ['cli', 'runtime', 'lib', 'models'];
+export const RUNTIME_SOURCES = ['cli', 'runtime', 'wire', 'lib', 'models'];
 
 /**
  * Bundles `k6-triton run` and its worker thread to plain JavaScript (packages stay in node_modules),

@@ -21,9 +21,6 @@ import { type IndexRow, Repository } from './repository.ts';
 export { modelTable } from './table.ts';
 export type { IndexRow } from './repository.ts';
 
-/** K6_TRITON_SERVER_GRPC=grpc-js: the default of ServerOptions.grpcModelInfer, so the two can be compared. */
-const GRPC_MODEL_INFER = process.env['K6_TRITON_SERVER_GRPC'] === 'grpc-js' ? 'grpc-js' : 'node-http2';
-
 /** How long a restart keeps the ports closed when no downtime is given. */
 const RESTART_DOWN_MS = 1000;
 
@@ -46,8 +43,8 @@ export interface ServerOptions {
   /** Simulated backend defaults (timeScale multiplies every profile's compute time). */
   simulated?: SimulatedOptions;
   /**
-   * Who answers gRPC ModelInfer: node:http2 (grpc/model-infer.ts, one write per answer, as gRPC C++) or
-   * grpc-js, which answers every other RPC. @default 'node-http2', or K6_TRITON_SERVER_GRPC
+   * Who answers gRPC ModelInfer: node:http2 (grpc/model-infer.ts, faster) or grpc-js, which answers every
+   * other RPC; 'grpc-js' is there for tests that check both answer alike. @default 'node-http2'
    */
   grpcModelInfer?: 'node-http2' | 'grpc-js';
   /** Largest HTTP body / gRPC message. @default 67108864 */
@@ -223,7 +220,7 @@ class Frontends {
       tuneGrpcTransport(this.#grpc, {
         maxConnections: o.limits?.maxConnections,
         takeStream:
-          (o.grpcModelInfer ?? GRPC_MODEL_INFER) === 'grpc-js'
+          o.grpcModelInfer === 'grpc-js'
             ? undefined
             : modelInferTaker(this.#core, modelInferCodec(), {
                 maxMessage_bytes: o.maxBody_bytes ?? MAX_MESSAGE_BYTES,

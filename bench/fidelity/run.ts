@@ -162,14 +162,8 @@ async function scenario(protocol: string, runtime: 'node' | 'k6', urls: Urls, k6
   return { client, points };
 }
 
-async function minimal(
-  protocol: string,
-  runtime: 'node' | 'k6',
-  urls: Urls,
-  k6?: string,
-  httpClient?: 'undici',
-): Promise<Row> {
-  const client = `minimal script, ${runtime === 'k6' ? 'real k6' : 'Node runtime'}${httpClient ? ` (${httpClient})` : ''}`;
+async function minimal(protocol: string, runtime: 'node' | 'k6', urls: Urls, k6?: string): Promise<Row> {
+  const client = `minimal script, ${runtime === 'k6' ? 'real k6' : 'Node runtime'}`;
   if (runtime === 'k6' && !k6) return { client, points: new Map(), missing: 'no k6 (set K6_BIN)' };
   const entry = getModel('mnist');
   const input = entry.inputs[0]!;
@@ -178,7 +172,7 @@ async function minimal(
   const metric = protocol === 'grpc' ? 'grpc_req_duration' : 'http_req_duration';
   const points = new Map<number, Point>();
   for (const level of LEVELS) {
-    const summaryPath = join(OUT, `min-${protocol}-${runtime}${httpClient ?? ''}-c${level}-${++runs}.json`);
+    const summaryPath = join(OUT, `min-${protocol}-${runtime}-c${level}-${++runs}.json`);
     const env = {
       URL: urls.http,
       GRPC_URL: urls.grpc,
@@ -194,13 +188,7 @@ async function minimal(
     const flags = Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
     const [program, pre] =
       runtime === 'k6' ? [k6!, ['run']] : [process.execPath, [join(ROOT, 'bin', 'k6-triton.js'), 'run']];
-    // The runtime's plain-HTTP path against the library it replaced (runtime/modules/http1-connection.ts).
-    const runEnv = httpClient ? { ...process.env, K6_TRITON_HTTP_CLIENT: httpClient } : process.env;
-    const run = await exec(
-      program,
-      [...pre, '-q', ...flags, '--summary-export', summaryPath, script],
-      runEnv,
-    );
+    const run = await exec(program, [...pre, '-q', ...flags, '--summary-export', summaryPath, script]);
     if (!existsSync(summaryPath)) return { client, points, missing: `run failed (exit ${run.code})` };
     const metrics = JSON.parse(readFileSync(summaryPath, 'utf8')).metrics as Record<
       string,
@@ -280,7 +268,7 @@ async function measureRows(protocol: 'http' | 'grpc', round: number, urls: Urls)
       'lib',
       async () =>
         protocol === 'http'
-          ? [await minimal(protocol, 'node', urls, undefined, 'undici'), await raw('undici', urls)]
+          ? [await raw('undici', urls)]
           : [await raw('grpc-js', urls), await raw('http2', urls)],
     ]);
   }

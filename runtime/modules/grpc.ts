@@ -21,7 +21,7 @@ import {
   toMetadata,
 } from './grpc-call.ts';
 import { EncodeBuffers, encodedFrozen, messageOut } from './grpc-json.ts';
-import { UnaryChannel } from './grpc-unary.ts';
+import { UnaryChannel } from '../transport/grpc-unary.ts';
 import { reflectMethods } from './grpc-reflect.ts';
 import { loadProtos, type MethodDef, type MethodInfo, methodInfo } from './grpc-protos.ts';
 import { openStream, Stream, waitForStreams } from './grpc-stream.ts';
@@ -62,7 +62,7 @@ export interface Connection {
   addr: string;
   /** grpc-js, for streams, reflection and TLS; opened on first use where unary calls go through `unary`. */
   readonly client: grpcjs.Client;
-  /** Plaintext connections: unary calls on node:http2 directly (see grpc-unary.ts). */
+  /** Plaintext connections: unary calls on a lean HTTP/2 connection (runtime/transport/grpc-unary.ts). */
   unary: UnaryChannel | null;
   ready: Promise<true>;
   /** Request buffers reused across this connection's calls. */

@@ -1,7 +1,7 @@
 /** Validation of k6/http arguments: params (headers, tags, timeout, responseType, redirects), bodies, URLs. */
 import type { Tags } from '../vu-context.ts';
 import { parseDuration_ms } from '../../lib/duration.ts';
-import type { ResponseType } from './http-transport.ts';
+import type { ResponseType } from '../transport/http-transport.ts';
 
 /** k6's default request timeout (params.timeout). */
 export const DEFAULT_TIMEOUT_MS = 60_000;

@@ -1,5 +1,5 @@
 /** k6's http.Response: the fields and methods scripts read, with k6's names and shapes. */
-import type { Timings } from './http-transport.ts';
+import type { Timings } from '../transport/http-transport.ts';
 
 /** Go's textproto.CanonicalMIMEHeaderKey: "content-type" -> "Content-Type"; odd names stay as they are. */
 export function canonicalHeaderKey(name: string): string {

@@ -19,7 +19,7 @@ import {
   wireBody,
 } from './http-params.ts';
 import { canonicalHeaderKey, headersFromRaw, type RequestInfo, Response } from './http-response.ts';
-import { VuConnections, type WireResult } from './http-transport.ts';
+import { VuConnections, type WireResult } from '../transport/http-transport.ts';
 
 export { ExpectedStatuses, Response, TaggedUrl };
 

@@ -2,7 +2,8 @@
  * ModelInfer on node:http2, ahead of grpc-js, for the one call a benchmark sends thousands of times a
  * second. At concurrency 2 under perf_analyzer, grpc-js's call machinery (interceptors, metadata, its
  * read queue) put the server at 389-443 µs of CPU per MNIST inference; this path at 313-326, and the
- * server answered 12-30% more calls (K6_TRITON_SERVER_GRPC=grpc-js keeps grpc-js, to compare).
+ * server answered 12-30% more calls (bench/fidelity/HISTORY.md). gRPC message framing is wire/grpc-frame.ts,
+ * shared with the runtime's client: a pure codec, so the server imports nothing of the runtime.
  *
  * Protobuf work stays with the service definition's own (de)serializers; every other RPC, and a compressed
  * ModelInfer, stays on grpc-js. Headers, statuses and their words follow grpc-js, except that grpc-message is
@@ -12,6 +13,13 @@
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { status as Status } from '@grpc/grpc-js';
+import {
+  frameMessage,
+  type GrpcMessage,
+  GrpcMessageDecoder,
+  GrpcMessageTooLarge,
+  PREFIX_BYTES,
+} from '../../wire/grpc-frame.ts';
 import type { InferenceCore } from '../core.ts';
 import { asServerError } from '../errors.ts';
 import type { InferRequestMsg } from './convert.ts';
@@ -30,8 +38,6 @@ export interface MessageCodec {
 /** Takes an incoming HTTP/2 stream (true) or leaves it to grpc-js (false). */
 export type StreamTaker = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => boolean;
 
-/** gRPC's length prefix: a compressed flag byte, then the message length, big-endian. */
-const PREFIX_BYTES = 5;
 /** grpc-timeout: up to 8 digits and a unit (gRPC over HTTP/2, "Timeout"). */
 const TIMEOUT_RE = /(\d{1,8})\s*([HMSmun])/;
 const UNIT_MS: Readonly<Record<string, number>> = {
@@ -128,27 +134,21 @@ function serveCall(
     );
   }
 
-  const chunks: Buffer[] = [];
-  let received = 0;
-  let sized = false;
+  const decoder = new GrpcMessageDecoder({ maxMessage_bytes: max_bytes });
+  const messages: GrpcMessage[] = [];
   stream.on('data', (chunk: Buffer) => {
     if (answered) return;
-    chunks.push(chunk);
-    received += chunk.length;
-    if (!sized && received >= PREFIX_BYTES) {
-      // Refuse an oversized message from its prefix, before buffering it.
-      sized = true;
-      const head = chunks.length === 1 ? chunk : Buffer.concat(chunks);
-      const length = head.readUInt32BE(1);
-      if (length > max_bytes) {
-        fail(Status.RESOURCE_EXHAUSTED, `Received message larger than max (${length} vs ${max_bytes})`);
-      }
+    try {
+      // An oversized message is refused from its prefix, before it is buffered.
+      for (const m of decoder.push(chunk)) messages.push(m);
+    } catch (err) {
+      if (!(err instanceof GrpcMessageTooLarge)) throw err;
+      fail(Status.RESOURCE_EXHAUSTED, `Received message larger than max (${err.length} vs ${max_bytes})`);
     }
   });
   stream.on('end', () => {
     if (answered) return;
-    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
-    const request = messageOf(body);
+    const request = messageOf(messages, decoder.pending_bytes);
     if (typeof request === 'string') {
       fail(Status.UNIMPLEMENTED, request);
       return;
@@ -168,7 +168,7 @@ function serveCall(
       .then(() => core.infer(inferRequestOf(core, msg, abort.signal)))
       .then(
         (result) => {
-          const message = framed(codec.serialize(toInferResponseMsg(result)));
+          const message = frameMessage(codec.serialize(toInferResponseMsg(result)));
           if (message.length - PREFIX_BYTES > max_bytes) {
             fail(
               Status.RESOURCE_EXHAUSTED,
@@ -201,22 +201,12 @@ function grpcMessage(details: string): string {
 }
 
 /** The request's one message, or what is wrong with the body (grpc-js's words). */
-function messageOf(body: Buffer): { compressed: boolean; bytes: Buffer } | string {
-  const length = body.length >= PREFIX_BYTES ? body.readUInt32BE(1) : -1;
-  if (length < 0 || body.length < PREFIX_BYTES + length) {
+function messageOf(messages: GrpcMessage[], leftover_bytes: number): GrpcMessage | string {
+  if (messages.length === 0) {
     return `Received no request message for server streaming method ${MODEL_INFER_PATH}`;
   }
-  if (body.length > PREFIX_BYTES + length) {
+  if (messages.length > 1 || leftover_bytes > 0) {
     return `Received a second request message for server streaming method ${MODEL_INFER_PATH}`;
   }
-  return { compressed: body[0] === 1, bytes: body.subarray(PREFIX_BYTES) };
-}
-
-/** A message with its gRPC length prefix. */
-function framed(message: Buffer): Buffer {
-  const out = Buffer.allocUnsafe(PREFIX_BYTES + message.length);
-  out[0] = 0;
-  out.writeUInt32BE(message.length, 1);
-  message.copy(out, PREFIX_BYTES);
-  return out;
+  return messages[0]!;
 }

@@ -7,8 +7,8 @@ import { once } from 'node:events';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { k6ErrorFor } from '../../runtime/modules/http-errors.ts';
-import type { WireRequest } from '../../runtime/modules/http-transport.ts';
-import { Http1Connection } from '../../runtime/modules/http1-connection.ts';
+import type { WireRequest } from '../../runtime/transport/http-transport.ts';
+import { Http1Connection } from '../../runtime/transport/http1-connection.ts';
 
 let server: Server | undefined;
 afterEach(() => server?.close());

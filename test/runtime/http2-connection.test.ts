@@ -1,5 +1,5 @@
 /**
- * The lean HTTP/2 client of unary gRPC calls (runtime/modules/http2-connection.ts) against real servers
+ * The lean HTTP/2 client of unary gRPC calls (runtime/transport/http2-connection.ts) against real servers
  * on 127.0.0.1: the grpc-js echo server, node:http2 servers for GOAWAY, RST_STREAM, PING, padding and
  * CONTINUATION, and plain sockets that close or refuse.
  */
@@ -9,8 +9,8 @@ import path from 'node:path';
 import * as grpcjs from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeHeaders } from '../../runtime/modules/hpack.ts';
-import { Http2Connection } from '../../runtime/modules/http2-connection.ts';
+import { encodeHeaders } from '../../wire/hpack.ts';
+import { Http2Connection } from '../../runtime/transport/http2-connection.ts';
 import { type EchoServer, FIXTURES, startEchoServer } from './echo-grpc-server.ts';
 
 const root = new protobuf.Root();

@@ -3,55 +3,50 @@
  * measured hot call as http1-connection.ts is for HTTP/1.1. A CPU profile of the Node runtime at
  * concurrency 1 put node:http2's per-stream machinery (Duplex streams, header object conversion,
  * events, nextTick) at most of the client's CPU per MNIST call; here a call is a plain object in a map,
- * its request is one write of HEADERS and DATA, and the response is read by a small frame parser with
- * HPACK (hpack.ts). K6_TRITON_GRPC_CLIENT=node-http2 keeps node:http2 (grpc-unary.ts) for comparison.
+ * its request is one write of HEADERS and DATA, and the response is read by the frame decoder of
+ * wire/http2-frames.ts. This file keeps the socket, the streams, flow control and deadlines.
  */
 import type { IncomingHttpHeaders } from 'node:http2';
 import { connect, type Socket } from 'node:net';
 import * as grpcjs from '@grpc/grpc-js';
+import { firstMessage, PREFIX_BYTES, prefix, writePrefix } from '../../wire/grpc-frame.ts';
+import {
+  ACK,
+  CANCEL,
+  CONTINUATION,
+  DATA,
+  DEFAULT_MAX_FRAME,
+  DEFAULT_WINDOW,
+  END_HEADERS,
+  END_STREAM,
+  FLOW_CONTROL_ERROR,
+  GOAWAY,
+  HEADERS,
+  Http2FrameDecoder,
+  type Http2FrameHandler,
+  Http2ProtocolError,
+  MAX_WINDOW,
+  NO_ERROR,
+  PREFACE,
+  PROTOCOL_ERROR,
+  pingFrame,
+  REFUSED_STREAM,
+  RST_STREAM,
+  SETTINGS,
+  SETTINGS_ENABLE_PUSH,
+  SETTINGS_INITIAL_WINDOW_SIZE,
+  SETTINGS_MAX_CONCURRENT_STREAMS,
+  SETTINGS_MAX_FRAME_SIZE,
+  settingsFrame,
+  WINDOW_UPDATE,
+  wordFrame,
+  writeFrameHeader,
+} from '../../wire/http2-frames.ts';
 import type { UnaryOutcome } from './grpc-unary.ts';
-import { HpackDecoder, HpackError } from './hpack.ts';
 import { sharedRead } from './socket-read.ts';
 
 /** k6 dials with a 30 s timeout. */
 const DIAL_TIMEOUT_MS = 30_000;
-const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
-/** Frame types (RFC 9113 section 6). */
-const DATA = 0x0;
-const HEADERS = 0x1;
-const RST_STREAM = 0x3;
-const SETTINGS = 0x4;
-const PUSH_PROMISE = 0x5;
-const PING = 0x6;
-const GOAWAY = 0x7;
-const WINDOW_UPDATE = 0x8;
-const CONTINUATION = 0x9;
-/** Flags. */
-const END_STREAM = 0x1;
-const ACK = 0x1;
-const END_HEADERS = 0x4;
-const PADDED = 0x8;
-const PRIORITY = 0x20;
-/** Error codes. */
-const NO_ERROR = 0x0;
-const PROTOCOL_ERROR = 0x1;
-const FLOW_CONTROL_ERROR = 0x3;
-const FRAME_SIZE_ERROR = 0x6;
-const REFUSED_STREAM = 0x7;
-const CANCEL = 0x8;
-const COMPRESSION_ERROR = 0x9;
-/** Settings identifiers. */
-const SETTINGS_HEADER_TABLE_SIZE = 0x1;
-const SETTINGS_ENABLE_PUSH = 0x2;
-const SETTINGS_MAX_CONCURRENT_STREAMS = 0x3;
-const SETTINGS_INITIAL_WINDOW_SIZE = 0x4;
-const SETTINGS_MAX_FRAME_SIZE = 0x5;
-const DEFAULT_WINDOW = 65_535;
-const MAX_WINDOW = 0x7fffffff;
-/** The frame size we accept (we leave SETTINGS_MAX_FRAME_SIZE at its default). */
-const OUR_MAX_FRAME = 16_384;
-/** A header block larger than this is refused (a bound on what one response may make us buffer). */
-const MAX_HEADER_BLOCK_BYTES = 1 << 20;
 /** Requests up to this size are copied into one buffer with their frame headers: one write() each. */
 const COPY_BODY_BYTES = 64 * 1024;
 const { UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED } = grpcjs.status;
@@ -87,7 +82,7 @@ interface Call {
 }
 
 /** The grpc-message text (percent-encoded on the wire). */
-export function decodeMessage(raw: unknown): string {
+function decodeMessage(raw: unknown): string {
   if (typeof raw !== 'string') return '';
   try {
     return decodeURIComponent(raw);
@@ -123,53 +118,19 @@ function headerObject(pairs: string[]): HeaderObject {
   return out;
 }
 
-/** A 9-byte frame header written into `buf` at `at`. */
-function frameHeader(buf: Buffer, at: number, length: number, type: number, flags: number, id: number): void {
-  buf[at] = length >>> 16;
-  buf[at + 1] = (length >>> 8) & 0xff;
-  buf[at + 2] = length & 0xff;
-  buf[at + 3] = type;
-  buf[at + 4] = flags;
-  buf.writeUInt32BE(id, at + 5);
-}
-
-/** A frame with a small payload of 32-bit words (SETTINGS, WINDOW_UPDATE, RST_STREAM, GOAWAY). */
-function wordFrame(type: number, flags: number, id: number, words: number[]): Buffer {
-  const buf = Buffer.allocUnsafe(9 + words.length * 4);
-  frameHeader(buf, 0, words.length * 4, type, flags, id);
-  for (let i = 0; i < words.length; i++) buf.writeUInt32BE(words[i]! >>> 0, 9 + i * 4);
-  return buf;
-}
-
-/** An HTTP/2 connection error: the connection ends with GOAWAY and this code. */
-class ConnectionError extends Error {
-  constructor(
-    readonly h2code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 /** One socket to one gRPC server; `call` sends a unary call on a new stream. */
 export class Http2Connection {
   readonly #socket: Socket;
   readonly #options: Http2ConnectionOptions;
-  readonly #decoder = new HpackDecoder();
+  readonly #decoder: Http2FrameDecoder;
   readonly #calls = new Map<number, Call>();
   /** Calls with request bytes waiting for send window, in the order they were made. */
   readonly #blocked = new Set<Call>();
   /** Calls waiting for the peer's MAX_CONCURRENT_STREAMS to allow another stream. */
   readonly #queued: (() => void)[] = [];
   #nextId = 1;
-  #pending: Buffer | null = null;
-  /** A header block being assembled from HEADERS + CONTINUATION frames. */
-  #block: Buffer[] | null = null;
-  #blockId = 0;
-  #blockEnd = false;
-  #blockBytes = 0;
   /** Peer settings. */
-  #maxFrame = 16_384;
+  #maxFrame = DEFAULT_MAX_FRAME;
   #initialWindow = DEFAULT_WINDOW;
   #maxStreams = Number.POSITIVE_INFINITY;
   #sendWindow = DEFAULT_WINDOW;
@@ -188,12 +149,13 @@ export class Http2Connection {
 
   constructor(host: string, port: number, options: Http2ConnectionOptions) {
     this.#options = options;
+    this.#decoder = new Http2FrameDecoder(this.#frameHandler());
     const socket = connect({
       host,
       port,
       noDelay: true,
       keepAlive: true,
-      onread: sharedRead((chunk) => this.#onData(chunk)),
+      onread: sharedRead((chunk) => this.#onRead(chunk)),
     });
     this.#socket = socket;
     socket.setNoDelay(true);
@@ -215,12 +177,10 @@ export class Http2Connection {
     socket.on('close', () => this.#onClose());
     // The preface, our settings and the connection window opened to window_bytes, in one write.
     const window = Math.min(options.window_bytes, MAX_WINDOW);
-    const settings = Buffer.allocUnsafe(9 + 12);
-    frameHeader(settings, 0, 12, SETTINGS, 0, 0);
-    settings.writeUInt16BE(SETTINGS_ENABLE_PUSH, 9);
-    settings.writeUInt32BE(0, 11);
-    settings.writeUInt16BE(SETTINGS_INITIAL_WINDOW_SIZE, 15);
-    settings.writeUInt32BE(window, 17);
+    const settings = settingsFrame([
+      [SETTINGS_ENABLE_PUSH, 0],
+      [SETTINGS_INITIAL_WINDOW_SIZE, window],
+    ]);
     const parts: Buffer[] = [PREFACE, settings];
     if (window > DEFAULT_WINDOW) parts.push(wordFrame(WINDOW_UPDATE, 0, 0, [window - DEFAULT_WINDOW]));
     socket.write(Buffer.concat(parts));
@@ -279,7 +239,7 @@ export class Http2Connection {
     };
     this.#calls.set(id, call);
     if (timeout_ms > 0 && Number.isFinite(timeout_ms)) this.#arm(call, timeout_ms);
-    const bodyLength = 5 + message.length;
+    const bodyLength = PREFIX_BYTES + message.length;
     const blockFits = block.length <= this.#maxFrame;
     if (
       blockFits &&
@@ -290,14 +250,13 @@ export class Http2Connection {
     ) {
       // The common case: HEADERS, then one DATA frame with the prefix and message, in one buffer.
       const buf = Buffer.allocUnsafe(9 + block.length + 9 + bodyLength);
-      frameHeader(buf, 0, block.length, HEADERS, END_HEADERS, id);
+      writeFrameHeader(buf, 0, block.length, HEADERS, END_HEADERS, id);
       block.copy(buf, 9);
       let at = 9 + block.length;
-      frameHeader(buf, at, bodyLength, DATA, END_STREAM, id);
+      writeFrameHeader(buf, at, bodyLength, DATA, END_STREAM, id);
       at += 9;
-      buf[at] = 0;
-      buf.writeUInt32BE(message.length, at + 1);
-      message.copy(buf, at + 5);
+      writePrefix(buf, at, message.length);
+      message.copy(buf, at + PREFIX_BYTES);
       this.#sendWindow -= bodyLength;
       call.sendWindow -= bodyLength;
       this.#socket.write(buf);
@@ -305,10 +264,7 @@ export class Http2Connection {
     }
     this.#socket.cork();
     this.#writeHeaders(id, block);
-    const prefix = Buffer.allocUnsafe(5);
-    prefix[0] = 0;
-    prefix.writeUInt32BE(message.length, 1);
-    call.prefix = prefix;
+    call.prefix = prefix(message.length);
     call.message = message;
     this.#sendBody(call);
     this.#socket.uncork();
@@ -345,7 +301,7 @@ export class Http2Connection {
       const n = Math.min(this.#maxFrame, block.length - off);
       const last = off + n === block.length;
       const head = Buffer.allocUnsafe(9);
-      frameHeader(head, 0, n, type, last ? END_HEADERS : 0, id);
+      writeFrameHeader(head, 0, n, type, last ? END_HEADERS : 0, id);
       this.#socket.write(head);
       if (n > 0) this.#socket.write(block.subarray(off, off + n));
       off += n;
@@ -355,7 +311,7 @@ export class Http2Connection {
 
   /** Sends as much of a call's body as the send windows allow; the rest waits for WINDOW_UPDATE. */
   #sendBody(call: Call): void {
-    const total = 5 + call.message!.length;
+    const total = PREFIX_BYTES + call.message!.length;
     while (call.sent < total) {
       const n = Math.min(this.#maxFrame, total - call.sent, this.#sendWindow, call.sendWindow);
       if (n <= 0) {
@@ -365,10 +321,11 @@ export class Http2Connection {
       const from = call.sent;
       const to = from + n;
       const head = Buffer.allocUnsafe(9);
-      frameHeader(head, 0, n, DATA, to === total ? END_STREAM : 0, call.id);
+      writeFrameHeader(head, 0, n, DATA, to === total ? END_STREAM : 0, call.id);
       this.#socket.write(head);
-      if (from < 5) this.#socket.write(call.prefix!.subarray(from, Math.min(5, to)));
-      if (to > 5) this.#socket.write(call.message!.subarray(Math.max(0, from - 5), to - 5));
+      if (from < PREFIX_BYTES) this.#socket.write(call.prefix!.subarray(from, Math.min(PREFIX_BYTES, to)));
+      if (to > PREFIX_BYTES)
+        this.#socket.write(call.message!.subarray(Math.max(0, from - PREFIX_BYTES), to - PREFIX_BYTES));
       call.sent = to;
       this.#sendWindow -= n;
       call.sendWindow -= n;
@@ -390,115 +347,56 @@ export class Http2Connection {
   }
 
   /** Reads the frames in the bytes just read; `chunk` is valid only until this returns (socket-read.ts). */
-  #onData(chunk: Buffer): void {
-    const buf = this.#pending ? Buffer.concat([this.#pending, chunk]) : chunk;
-    this.#pending = null;
-    let off = 0;
+  #onRead(chunk: Buffer): void {
     try {
-      while (buf.length - off >= 9) {
-        const length = (buf[off]! << 16) | (buf[off + 1]! << 8) | buf[off + 2]!;
-        if (length > OUR_MAX_FRAME) throw new ConnectionError(FRAME_SIZE_ERROR, `frame of ${length} bytes`);
-        if (buf.length - off < 9 + length) break;
-        const type = buf[off + 3]!;
-        const flags = buf[off + 4]!;
-        const id = buf.readUInt32BE(off + 5) & MAX_WINDOW;
-        const payload = buf.subarray(off + 9, off + 9 + length);
-        off += 9 + length;
-        this.#onFrame(type, flags, id, payload);
-        if (this.#socket.destroyed) return;
-      }
+      this.#decoder.push(chunk);
     } catch (err) {
       this.#connectionError(err);
-      return;
     }
-    if (off < buf.length) this.#pending = Buffer.from(buf.subarray(off));
   }
 
-  #onFrame(type: number, flags: number, id: number, payload: Buffer): void {
-    if (this.#block && type !== CONTINUATION)
-      throw new ConnectionError(PROTOCOL_ERROR, 'header block interrupted');
-    switch (type) {
-      case DATA:
-        this.#onDataFrame(flags, id, payload);
-        return;
-      case HEADERS: {
-        if (id === 0) throw new ConnectionError(PROTOCOL_ERROR, 'HEADERS on stream 0');
-        let from = 0;
-        let to = payload.length;
-        if (flags & PADDED) {
-          from = 1;
-          to -= payload[0] ?? 0;
-        }
-        if (flags & PRIORITY) from += 5;
-        if (from > to) throw new ConnectionError(PROTOCOL_ERROR, 'HEADERS padding');
-        this.#onBlockPart(id, payload.subarray(from, to), flags, true);
-        return;
-      }
-      case CONTINUATION:
-        if (!this.#block || id !== this.#blockId)
-          throw new ConnectionError(PROTOCOL_ERROR, 'unexpected CONTINUATION');
-        this.#onBlockPart(id, payload, flags, false);
-        return;
-      case RST_STREAM: {
-        if (payload.length !== 4) throw new ConnectionError(FRAME_SIZE_ERROR, 'RST_STREAM size');
+  /** What the frame decoder reports, applied to the calls of this connection. */
+  #frameHandler(): Http2FrameHandler {
+    return {
+      data: (id, data, flowBytes, endStream) => this.#onDataFrame(id, data, flowBytes, endStream),
+      headers: (id, fields, endStream) => this.#onHeaders(id, fields, endStream),
+      rstStream: (id, code) => {
         const call = this.#calls.get(id);
-        if (call) this.#end(call, noStatus(call, payload.readUInt32BE(0)));
-        return;
-      }
-      case SETTINGS:
-        this.#onSettings(flags, id, payload);
-        return;
-      case PUSH_PROMISE:
-        throw new ConnectionError(PROTOCOL_ERROR, 'PUSH_PROMISE with push disabled');
-      case PING:
-        if (payload.length !== 8) throw new ConnectionError(FRAME_SIZE_ERROR, 'PING size');
-        if (!(flags & ACK)) {
-          const pong = Buffer.allocUnsafe(17);
-          frameHeader(pong, 0, 8, PING, ACK, 0);
-          payload.copy(pong, 9);
-          this.#socket.write(pong);
-        }
-        return;
-      case GOAWAY:
-        this.#onGoaway(payload);
-        return;
-      case WINDOW_UPDATE:
-        this.#onWindowUpdate(id, payload);
-        return;
-      default:
-        // PRIORITY and unknown frame types are ignored.
-        return;
-    }
+        if (call) this.#end(call, noStatus(call, code));
+      },
+      settings: (ack, values) => this.#onSettings(ack, values),
+      ping: (ack, payload) => {
+        if (!ack) this.#socket.write(pingFrame(payload, true));
+      },
+      goaway: (lastStreamId) => this.#onGoaway(lastStreamId),
+      windowUpdate: (id, increment) => this.#onWindowUpdate(id, increment),
+    };
   }
 
-  #onDataFrame(flags: number, id: number, payload: Buffer): void {
-    if (id === 0) throw new ConnectionError(PROTOCOL_ERROR, 'DATA on stream 0');
+  #onDataFrame(id: number, data: Buffer, flowBytes: number, endStream: boolean): void {
     // Flow control counts the whole payload, padding included.
-    this.#consumed(payload.length);
-    let data = payload;
-    if (flags & PADDED) {
-      const pad = payload[0] ?? 0;
-      if (pad >= payload.length) throw new ConnectionError(PROTOCOL_ERROR, 'DATA padding');
-      data = payload.subarray(1, payload.length - pad);
-    }
+    this.#consumed(flowBytes);
     const call = this.#calls.get(id);
     if (!call) return;
     if (data.length > 0) {
       call.received += data.length;
       const max = this.#options.maxReceive_bytes;
-      if (call.received > max + 5) {
+      if (call.received > max + PREFIX_BYTES) {
         this.#reset(call, CANCEL);
         this.#end(
           call,
-          failure(RESOURCE_EXHAUSTED, `Received message larger than max (${call.received - 5} vs. ${max})`),
+          failure(
+            RESOURCE_EXHAUSTED,
+            `Received message larger than max (${call.received - PREFIX_BYTES} vs. ${max})`,
+          ),
         );
         return;
       }
       call.chunks.push(Buffer.from(data));
     }
-    if (flags & END_STREAM) this.#complete(call);
-    else if (payload.length > 0) {
-      call.unacked += payload.length;
+    if (endStream) this.#complete(call);
+    else if (flowBytes > 0) {
+      call.unacked += flowBytes;
       if (call.unacked >= this.#options.window_bytes / 2) {
         this.#socket.write(wordFrame(WINDOW_UPDATE, 0, id, [call.unacked]));
         call.unacked = 0;
@@ -515,73 +413,39 @@ export class Http2Connection {
     }
   }
 
-  #onBlockPart(id: number, part: Buffer, flags: number, first: boolean): void {
-    if (first) {
-      this.#block = [];
-      this.#blockId = id;
-      this.#blockEnd = (flags & END_STREAM) !== 0;
-      this.#blockBytes = 0;
-    }
-    this.#blockBytes += part.length;
-    if (this.#blockBytes > MAX_HEADER_BLOCK_BYTES)
-      throw new ConnectionError(PROTOCOL_ERROR, 'header block too large');
-    if (!(flags & END_HEADERS)) {
-      // The rest of the block comes in a later read: keep a copy of this part.
-      this.#block!.push(Buffer.from(part));
-      return;
-    }
-    this.#block!.push(part);
-    const parts = this.#block!;
-    this.#block = null;
-    const block = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-    let pairs: string[];
-    try {
-      // Decoded even for a call that is gone: the dynamic table must follow every block.
-      pairs = this.#decoder.decode(block);
-    } catch (err) {
-      if (err instanceof HpackError) throw new ConnectionError(COMPRESSION_ERROR, err.message);
-      throw err;
-    }
+  #onHeaders(id: number, fields: string[], endStream: boolean): void {
     const call = this.#calls.get(id);
     if (!call) return;
-    const headers = headerObject(pairs);
+    const headers = headerObject(fields);
     // Informational (1xx) heads are skipped; gRPC servers don't send them.
     const status = headers[':status'];
-    if (call.headers === null && typeof status === 'string' && status.startsWith('1') && !this.#blockEnd)
-      return;
+    if (call.headers === null && typeof status === 'string' && status.startsWith('1') && !endStream) return;
     if (call.headers === null) call.headers = headers;
     else call.trailers = headers;
-    if (this.#blockEnd) this.#complete(call);
+    if (endStream) this.#complete(call);
   }
 
-  #onSettings(flags: number, id: number, payload: Buffer): void {
-    if (id !== 0) throw new ConnectionError(PROTOCOL_ERROR, 'SETTINGS on a stream');
-    if (flags & ACK) return;
-    if (payload.length % 6 !== 0) throw new ConnectionError(FRAME_SIZE_ERROR, 'SETTINGS size');
-    for (let at = 0; at < payload.length; at += 6) {
-      const key = payload.readUInt16BE(at);
-      const value = payload.readUInt32BE(at + 2);
+  #onSettings(ack: boolean, values: [number, number][]): void {
+    if (ack) return;
+    for (const [key, value] of values) {
       if (key === SETTINGS_INITIAL_WINDOW_SIZE) {
-        if (value > MAX_WINDOW) throw new ConnectionError(FLOW_CONTROL_ERROR, 'INITIAL_WINDOW_SIZE');
+        if (value > MAX_WINDOW) throw new Http2ProtocolError(FLOW_CONTROL_ERROR, 'INITIAL_WINDOW_SIZE');
         const delta = value - this.#initialWindow;
         this.#initialWindow = value;
         for (const call of this.#calls.values()) call.sendWindow += delta;
       } else if (key === SETTINGS_MAX_FRAME_SIZE) {
         if (value < 16_384 || value > 16_777_215)
-          throw new ConnectionError(PROTOCOL_ERROR, 'MAX_FRAME_SIZE out of range');
+          throw new Http2ProtocolError(PROTOCOL_ERROR, 'MAX_FRAME_SIZE out of range');
         this.#maxFrame = value;
       } else if (key === SETTINGS_MAX_CONCURRENT_STREAMS) this.#maxStreams = value;
       // SETTINGS_HEADER_TABLE_SIZE bounds the peer's decoder table, which our encoder never uses.
-      else if (key === SETTINGS_HEADER_TABLE_SIZE) continue;
     }
     this.#socket.write(wordFrame(SETTINGS, ACK, 0, []));
     this.#flush();
     this.#dequeue();
   }
 
-  #onGoaway(payload: Buffer): void {
-    if (payload.length < 8) throw new ConnectionError(FRAME_SIZE_ERROR, 'GOAWAY size');
-    const last = payload.readUInt32BE(0) & MAX_WINDOW;
+  #onGoaway(last: number): void {
     this.dead = true;
     // Streams the server never processed fail; the channel retries nothing, as node:http2's client.
     for (const call of [...this.#calls.values()])
@@ -590,13 +454,11 @@ export class Http2Connection {
     if (this.#calls.size === 0) this.#shutdown();
   }
 
-  #onWindowUpdate(id: number, payload: Buffer): void {
-    if (payload.length !== 4) throw new ConnectionError(FRAME_SIZE_ERROR, 'WINDOW_UPDATE size');
-    const increment = payload.readUInt32BE(0) & MAX_WINDOW;
+  #onWindowUpdate(id: number, increment: number): void {
     if (id === 0) {
-      if (increment === 0) throw new ConnectionError(PROTOCOL_ERROR, 'WINDOW_UPDATE of 0');
+      if (increment === 0) throw new Http2ProtocolError(PROTOCOL_ERROR, 'WINDOW_UPDATE of 0');
       this.#sendWindow += increment;
-      if (this.#sendWindow > MAX_WINDOW) throw new ConnectionError(FLOW_CONTROL_ERROR, 'window overflow');
+      if (this.#sendWindow > MAX_WINDOW) throw new Http2ProtocolError(FLOW_CONTROL_ERROR, 'window overflow');
     } else {
       const call = this.#calls.get(id);
       if (!call) return;
@@ -622,7 +484,7 @@ export class Http2Connection {
     }
     const chunks = call.chunks;
     const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-    const reply = body.length >= 5 ? body.subarray(5, 5 + body.readUInt32BE(1)) : null;
+    const reply = firstMessage(body);
     this.#end(call, {
       code,
       details: decodeMessage(status?.['grpc-message']),
@@ -662,7 +524,7 @@ export class Http2Connection {
   }
 
   #connectionError(err: unknown): void {
-    const code = err instanceof ConnectionError ? err.h2code : PROTOCOL_ERROR;
+    const code = err instanceof Http2ProtocolError ? err.code : PROTOCOL_ERROR;
     if (!this.#socket.destroyed)
       // Last stream id 0: we accept no streams from the server.
       this.#socket.write(wordFrame(GOAWAY, 0, 0, [0, code]));
@@ -679,7 +541,7 @@ export class Http2Connection {
   /** The socket is gone: every open call fails as node:http2 fails a stream of a destroyed session. */
   #onClose(): void {
     this.dead = true;
-    this.#pending = null;
+    this.#decoder.halt();
     if (this.#timer) clearTimeout(this.#timer);
     for (const call of [...this.#calls.values()]) this.#end(call, noStatus(call, CANCEL));
     for (const start of this.#queued.splice(0)) start();

@@ -1,55 +1,31 @@
 /**
  * One plain-HTTP/1.1 connection of a VU, written for the measured hot call: a request is one write of
- * its head and body, and the response is framed by a small parser (Content-Length, chunked,
- * or until close). A CPU profile of the Node runtime at concurrency 1 put undici's dispatch, its
- * llhttp WASM parser and their promise plumbing at about a third of the client's CPU per request; with
- * this path the runtime spends 20-30% less CPU per request (paired runs in the README, and the fidelity
- * benchmark's "(undici)" row). TLS stays on
- * undici (http-transport.ts), and K6_TRITON_HTTP_CLIENT=undici sends plain HTTP there too, so the
- * two can be compared on the same script.
+ * its head and body, and the response is framed by wire/http1-response.ts. A CPU profile of the Node
+ * runtime at concurrency 1 put undici's dispatch, its llhttp WASM parser and their promise plumbing at
+ * about a third of the client's CPU per request; this path spends 20-30% less CPU per request
+ * (bench/fidelity/HISTORY.md). TLS stays on undici (http-transport.ts).
  */
 import { connect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { k6Timings, type Timings } from './http-timings.ts';
+import {
+  headerPairs,
+  Http1ResponseParser,
+  type Http1ResponseHandler,
+  type ResponseHead,
+} from '../../wire/http1-response.ts';
+import { k6Timings, type Timings } from '../modules/http-timings.ts';
 import { sharedRead } from './socket-read.ts';
 import type { WireRequest, WireResult } from './http-transport.ts';
 
 /** k6 dials with a 30 s timeout. */
 const DIAL_TIMEOUT_MS = 30_000;
-/** A head larger than this is not an HTTP response we can frame (Go's default limit is 1 MiB). */
-const MAX_HEAD_BYTES = 1 << 20;
 /** Bodies up to this size are copied behind the head so a request is one write() (one syscall). */
 const COPY_BODY_BYTES = 64 * 1024;
-const HEAD_END = Buffer.from('\r\n\r\n');
-const CRLF = Buffer.from('\r\n');
 
 /** A socket error in the style Node raises, so http-errors.ts maps it as it maps undici's. */
 function socketError(message: string, code: string): Error {
   return Object.assign(new Error(message), { code });
 }
-
-/** The trimmed value of the header `key` ('\r\nname:', lower case) in a lower-cased head. */
-function headerValue(lowerHead: string, key: string): string | undefined {
-  const at = lowerHead.indexOf(key);
-  if (at < 0) return undefined;
-  const from = at + key.length;
-  const end = lowerHead.indexOf('\r\n', from);
-  return lowerHead.slice(from, end < 0 ? undefined : end).trim();
-}
-
-/** Header lines as the raw name, value, name, value... list the transport hands out. */
-function headerPairs(lines: string): string[] {
-  const out: string[] = [];
-  if (lines === '') return out;
-  for (const line of lines.split('\r\n')) {
-    const colon = line.indexOf(':');
-    if (colon > 0) out.push(line.slice(0, colon), line.slice(colon + 1).trim());
-  }
-  return out;
-}
-
-/** How the body of the response in flight is delimited. */
-type Framing = 'none' | 'length' | 'chunked' | 'close';
 
 /** The request in flight and what is known of its response so far. */
 interface Exchange {
@@ -59,18 +35,12 @@ interface Exchange {
   firstByte: number;
   newConnection: boolean;
   keepBody: boolean;
-  isHead: boolean;
   baseWritten: number;
   baseRead: number;
-  status: number;
-  statusText: string;
-  /** The header lines of the response head (status line excluded). */
-  head: string;
+  /** The final head, once read. */
+  head: ResponseHead | null;
   chunks: Buffer[];
   length_bytes: number;
-  framing: Framing;
-  /** Body bytes still expected (framing 'length'), or of the current chunk ('chunked'). */
-  remaining: number;
   closeAfter: boolean;
   resolve: (r: WireResult) => void;
 }
@@ -119,7 +89,7 @@ export class Http1Connection {
   dead = false;
   busy = false;
   #ex: Exchange | null = null;
-  #pending: Buffer | null = null;
+  readonly #parser = new Http1ResponseParser(this.#responseHandler());
   #timer: NodeJS.Timeout | null = null;
   /** The request waiting for the dial to finish. */
   #queued: Buffer[] | null = null;
@@ -164,20 +134,16 @@ export class Http1Connection {
         firstByte: -1,
         newConnection: !this.#connected,
         keepBody: req.responseType !== 'none',
-        isHead: req.method === 'HEAD',
         baseWritten: 0,
         baseRead: 0,
-        status: 0,
-        statusText: '',
-        head: '',
+        head: null,
         chunks: [],
         length_bytes: 0,
-        framing: 'none',
-        remaining: 0,
         closeAfter: !req.reuseConnection,
         resolve,
       };
       this.#ex = ex;
+      this.#parser.expect(req.method === 'HEAD');
       if (req.timeout_ms > 0 && Number.isFinite(req.timeout_ms)) {
         // One timer per connection, re-armed per request: cheaper than a new timer each time.
         if (this.#timer && this.#timerMs === req.timeout_ms) this.#timer.refresh();
@@ -257,134 +223,39 @@ export class Http1Connection {
       return;
     }
     if (ex.firstByte < 0) ex.firstByte = performance.now();
-    const buf = this.#pending ? Buffer.concat([this.#pending, chunk]) : chunk;
-    this.#pending = null;
-    let off = 0;
-    while (this.#ex === ex && off < buf.length) {
-      if (ex.status === 0) {
-        const end = buf.indexOf(HEAD_END, off);
-        if (end < 0) {
-          if (buf.length - off > MAX_HEAD_BYTES) {
-            this.#fail(socketError('malformed HTTP response', 'HPE_HEADER_OVERFLOW'));
-            return;
-          }
-          this.#pending = Buffer.from(buf.subarray(off));
-          return;
-        }
-        const error = this.#parseHead(ex, buf.toString('latin1', off, end));
-        if (error) {
-          this.#fail(error);
-          return;
-        }
-        off = end + 4;
-        if (ex.status === 0) continue; // a 1xx answer: the real head follows
-        if (ex.framing === 'none' || (ex.framing === 'length' && ex.remaining === 0)) {
-          this.#complete(ex, off < buf.length);
-          return;
-        }
-        continue;
-      }
-      if (ex.framing === 'length' || ex.framing === 'close') {
-        const take = ex.framing === 'close' ? buf.length - off : Math.min(ex.remaining, buf.length - off);
-        this.#body(ex, buf, off, take);
-        off += take;
-        if (ex.framing === 'length') {
-          ex.remaining -= take;
-          if (ex.remaining === 0) {
-            this.#complete(ex, off < buf.length);
-            return;
-          }
-        }
-        continue;
-      }
-      // Chunked: remaining > 0 inside a chunk's data, 0 at a size line, -1 at the CRLF after data.
-      if (ex.remaining > 0) {
-        const take = Math.min(ex.remaining, buf.length - off);
-        this.#body(ex, buf, off, take);
-        off += take;
-        ex.remaining -= take;
-        if (ex.remaining === 0) ex.remaining = -1;
-        continue;
-      }
-      const eol = buf.indexOf(CRLF, off);
-      if (eol < 0) {
-        this.#pending = Buffer.from(buf.subarray(off));
-        return;
-      }
-      const line = buf.toString('latin1', off, eol);
-      off = eol + 2;
-      if (ex.remaining === -1) {
-        if (line !== '') {
-          this.#fail(socketError('malformed chunked encoding', 'HPE_INVALID_CHUNK_SIZE'));
-          return;
-        }
-        ex.remaining = 0;
-        continue;
-      }
-      if (ex.remaining === -2) {
-        // Trailers end at an empty line.
-        if (line === '') {
-          this.#complete(ex, off < buf.length);
-          return;
-        }
-        continue;
-      }
-      const size = Number.parseInt(line, 16);
-      if (!Number.isFinite(size) || size < 0) {
-        this.#fail(socketError('malformed chunked encoding', 'HPE_INVALID_CHUNK_SIZE'));
-        return;
-      }
-      ex.remaining = size === 0 ? -2 : size;
+    try {
+      this.#parser.push(chunk);
+    } catch (err) {
+      this.#fail(err);
     }
   }
 
-  #body(ex: Exchange, buf: Buffer, off: number, n: number): void {
-    if (n === 0) return;
-    ex.length_bytes += n;
-    if (ex.keepBody) ex.chunks.push(Buffer.from(buf.subarray(off, off + n)));
+  /** What the parser reports, applied to the request in flight. */
+  #responseHandler(): Http1ResponseHandler {
+    return {
+      head: (head) => this.#onHead(head),
+      body: (buf, from, to) => this.#onBody(buf, from, to),
+      complete: (extraBytes) => this.#onComplete(extraBytes),
+    };
   }
 
-  /** Reads a response head for its status and framing; undefined on success, the error when it is not HTTP/1.x. */
-  #parseHead(ex: Exchange, head: string): Error | undefined {
-    const lineEnd = head.indexOf('\r\n');
-    const statusLine = lineEnd < 0 ? head : head.slice(0, lineEnd);
-    const minor = statusLine.charCodeAt(7);
-    const status = Number(statusLine.slice(9, 12));
-    if (
-      !statusLine.startsWith('HTTP/1.') ||
-      (minor !== 48 && minor !== 49) ||
-      statusLine.charCodeAt(8) !== 32 ||
-      !(status >= 100 && status <= 999) ||
-      (statusLine.length > 12 && statusLine.charCodeAt(12) !== 32)
-    ) {
-      return socketError(
-        `malformed HTTP response ${JSON.stringify(statusLine.slice(0, 40))}`,
-        'HPE_INVALID_CONSTANT',
-      );
-    }
-    if (status < 200 && status !== 101) return undefined; // informational: keep reading
-    // Only the three framing headers are read now; the full list is split when a script reads headers.
-    const lower = head.toLowerCase();
-    const length = headerValue(lower, '\r\ncontent-length:');
-    const encoding = headerValue(lower, '\r\ntransfer-encoding:');
-    const connection = headerValue(lower, '\r\nconnection:');
-    ex.status = status;
-    ex.statusText = statusLine.slice(13);
-    ex.head = lineEnd < 0 ? '' : head.slice(lineEnd + 2);
-    ex.closeAfter ||= connection === 'close' || (minor === 48 && connection !== 'keep-alive');
-    if (ex.isHead || status === 204 || status === 304) ex.framing = 'none';
-    else if (encoding?.endsWith('chunked')) ex.framing = 'chunked';
-    else if (length !== undefined && /^\d+$/.test(length) && Number.isSafeInteger(Number(length))) {
-      ex.framing = 'length';
-      ex.remaining = Number(length);
-    } else {
-      ex.framing = 'close';
-      ex.closeAfter = true;
-    }
-    return undefined;
+  #onHead(head: ResponseHead): void {
+    const ex = this.#ex!;
+    ex.head = head;
+    ex.closeAfter ||= head.closeAfter;
   }
 
-  #complete(ex: Exchange, extraBytes: boolean): void {
+  /** Body bytes, valid only during the call: kept (copied) unless the script asked for none. */
+  #onBody(buf: Buffer, from: number, to: number): void {
+    if (to === from) return;
+    const ex = this.#ex!;
+    ex.length_bytes += to - from;
+    if (ex.keepBody) ex.chunks.push(Buffer.from(buf.subarray(from, to)));
+  }
+
+  /** The response is complete: a connection that can't carry the next request is closed. */
+  #onComplete(extraBytes: boolean): void {
+    const ex = this.#ex!;
     if (extraBytes || ex.closeAfter) {
       this.dead = true;
       this.#socket.destroy();
@@ -405,7 +276,7 @@ export class Http1Connection {
     const ex = this.#ex;
     if (!ex) return;
     // A body delimited by the end of the connection ends here; anything else was cut short (Go's EOF).
-    if (ex.status !== 0 && ex.framing === 'close') this.#finish(ex, null);
+    if (this.#parser.end()) this.#finish(ex, null);
     else this.#finish(ex, socketError('EOF', 'K6_EOF'));
   }
 
@@ -420,16 +291,17 @@ export class Http1Connection {
   #finish(ex: Exchange, error: unknown): void {
     if (this.#ex !== ex) return;
     this.#ex = null;
-    this.#pending = null;
+    this.#parser.reset();
     this.busy = false;
     const end = performance.now();
     const socket = this.#socket;
     const wrote = ex.gotConn >= 0;
-    const head = error ? '' : ex.head;
+    const head = error ? null : ex.head;
     ex.resolve({
-      status: error ? 0 : ex.status,
-      statusText: error ? '' : ex.statusText,
-      rawHeaders: () => headerPairs(head),
+      status: head?.status ?? 0,
+      statusText: head?.statusText ?? '',
+      // The header lines are split only when a script reads them.
+      rawHeaders: () => (head ? headerPairs(head.lines) : []),
       chunks: error ? [] : ex.chunks,
       bodyLength_bytes: error ? 0 : ex.length_bytes,
       timings: this.#timings(ex, end),

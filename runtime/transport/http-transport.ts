@@ -1,6 +1,6 @@
 /**
- * One VU's HTTP connections: per origin, a list of undici Clients of one socket each, so that every
- * request knows its own socket. That gives k6's per-VU keep-alive (a connection is reused by the next
+ * One VU's HTTP connections: plain HTTP on connections of our own (http1-connection.ts), HTTPS on undici,
+ * per origin a list of Clients of one socket each, so that every request knows its own socket. That gives k6's per-VU keep-alive (a connection is reused by the next
  * request of the same VU), exact wire byte counts (socket counters before/after) and k6's timing phases
  * (blocked, connecting, tls_handshaking, sending, waiting, receiving) from a monotonic clock.
  */
@@ -8,8 +8,8 @@ import { performance } from 'node:perf_hooks';
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import type { buildConnector, Client } from 'undici';
-import { RequestTimeoutError } from './http-errors.ts';
-import { k6Timings, type Timings } from './http-timings.ts';
+import { RequestTimeoutError } from '../modules/http-errors.ts';
+import { k6Timings, type Timings } from '../modules/http-timings.ts';
 import { Http1Connection } from './http1-connection.ts';
 
 /** How the body of a response is kept: k6's responseType. */
@@ -27,7 +27,7 @@ export interface WireRequest {
   reuseConnection: boolean;
 }
 
-export type { Timings } from './http-timings.ts';
+export type { Timings } from '../modules/http-timings.ts';
 
 /** What came back: the response (status 0 when none) or the error, plus timings and wire bytes. */
 export interface WireResult {
@@ -54,8 +54,8 @@ const IDLE_KEEP_ALIVE_MS = 90_000;
 type Undici = typeof import('undici');
 let undici: Promise<Undici> | undefined;
 /**
- * undici, loaded by the first request that needs it (HTTPS, or K6_TRITON_HTTP_CLIENT=undici): plain
- * HTTP never does, and loading it costs a thread about 9 MiB of memory.
+ * undici, loaded by the first HTTPS request: plain HTTP never does, and loading it costs a thread
+ * about 9 MiB of memory.
  */
 const loadUndici = (): Promise<Undici> => (undici ??= import('undici'));
 
@@ -175,12 +175,6 @@ class Exchange {
   }
 }
 
-/**
- * Plain HTTP goes over http1-connection.ts unless K6_TRITON_HTTP_CLIENT=undici (read at start-up, so
- * the fidelity benchmark can measure the lean path against undici on the same script).
- */
-const LEAN_HTTP = process.env['K6_TRITON_HTTP_CLIENT'] !== 'undici';
-
 /** All connections of one VU, keyed by origin; close() ends them (VU retired or test over). */
 export class VuConnections {
   readonly #slots = new Map<string, Slot[]>();
@@ -191,12 +185,11 @@ export class VuConnections {
   /** Sends one request on an idle connection of this VU (or a new one) and resolves with the result. */
   send(req: WireRequest): Promise<WireResult> {
     if (this.#closed) return retired();
-    if (LEAN_HTTP && req.url.protocol === 'http:')
-      return this.#plainConnection(req.url).send(req, performance.now());
+    if (req.url.protocol === 'http:') return this.#plainConnection(req.url).send(req, performance.now());
     return loadUndici().then((lib) => this.#dispatch(lib, req));
   }
 
-  /** Sends one request through undici (HTTPS, or plain HTTP when asked for). */
+  /** Sends one HTTPS request through undici. */
   #dispatch(lib: Undici, req: WireRequest): Promise<WireResult> {
     if (this.#closed) return retired();
     this.#connector ??= lib.buildConnector({ timeout: DIAL_TIMEOUT_MS });

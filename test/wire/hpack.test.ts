@@ -1,4 +1,4 @@
-/** HPACK (runtime/modules/hpack.ts) against the published examples of RFC 7541 Appendix C. */
+/** HPACK (wire/hpack.ts) against the published examples of RFC 7541 Appendix C. */
 import { describe, expect, it } from 'vitest';
 import {
   encodeHeaders,
@@ -7,7 +7,7 @@ import {
   HUFFMAN_CODES,
   HUFFMAN_LENGTHS,
   huffmanDecode,
-} from '../../runtime/modules/hpack.ts';
+} from '../../wire/hpack.ts';
 
 const hex = (s: string): Buffer => Buffer.from(s, 'hex');
 const pairs = (flat: string[]): [string, string][] =>

@@ -31,7 +31,7 @@ const E2E_MARKERS = [
   'bin/k6-triton.js',
   'bench/run-cli.ts',
   '/server/index.ts',
-  'cli/bench/embedded.ts',
+  'measure/embedded.ts',
   'playwright-core',
 ];
 

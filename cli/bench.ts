@@ -6,8 +6,8 @@
 import type { Command } from 'commander';
 import { addBudgetOptions, addLocalRunOptions, addTargetOptions, tritonserverOption } from './options.ts';
 import { modelIds } from '../models/index.ts';
-import { runBench } from './bench/pipeline.ts';
-import type { RuntimeChoice } from './bench/runner.ts';
+import { runBench } from '../measure/bench.ts';
+import type { RuntimeChoice } from '../measure/runner.ts';
 
 /** Flag → the scenario's environment variable. */
 const FLAG_ENV: Record<string, string> = {

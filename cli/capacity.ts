@@ -1,6 +1,6 @@
 /**
  * `k6-triton capacity <model>`: the highest concurrency (or, with --request-rate, request rate) whose p95,
- * p99 and error rate stay within the model's budget, found in few measured levels (cli/capacity/search.ts),
+ * p99 and error rate stay within the model's budget, found in few measured levels (measure/capacity/search.ts),
  * each level one bench run (runBench) against one server; written to results/<model>/capacity-<run-id>/.
  */
 import { readFileSync } from 'node:fs';
@@ -14,16 +14,16 @@ import type { LevelResult } from '../lib/summary/types.ts';
 import { genericEntry } from '../models/generic.ts';
 import { getModel, modelIds } from '../models/index.ts';
 import { benchEnv } from './bench.ts';
-import { type LocalServer, startLocalServer } from './bench/local-server.ts';
-import type { RuntimeChoice } from './bench/runner.ts';
-import { type LevelSetOptions, measureLevels } from './capacity/measure.ts';
+import { type LocalServer, startLocalServer } from '../measure/local-server.ts';
+import type { RuntimeChoice } from '../measure/runner.ts';
+import { type LevelSetOptions, measureLevels } from '../measure/capacity/measure.ts';
 import {
   type Confirmation,
   confirmationSentence,
   confirmPlan,
   judgeConfirmation,
-} from './capacity/confirm.ts';
-import { project } from './capacity/projection.ts';
+} from '../measure/capacity/confirm.ts';
+import { project } from '../measure/capacity/projection.ts';
 import {
   type CapacityRecord,
   capacityHeader,
@@ -33,8 +33,8 @@ import {
   projectionSentence,
   trialLine,
   writeCapacity,
-} from './capacity/report.ts';
-import { DEFAULT_MAX_TRIALS, nextStep, type SearchConfig, type Trial } from './capacity/search.ts';
+} from '../measure/capacity/report.ts';
+import { DEFAULT_MAX_TRIALS, nextStep, type SearchConfig, type Trial } from '../measure/capacity/search.ts';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('../', import.meta.url));
 

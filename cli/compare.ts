@@ -5,9 +5,14 @@
  */
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { compareRuns, DEFAULT_TOLERANCES, EXIT_REGRESSION, parsePercent } from './compare/compare.ts';
-import { comparisonJunit, comparisonMarkdown } from './compare/format.ts';
-import { loadRun } from './compare/load.ts';
+import {
+  compareRuns,
+  DEFAULT_TOLERANCES,
+  EXIT_REGRESSION,
+  parsePercent,
+} from '../measure/compare/compare.ts';
+import { comparisonJunit, comparisonMarkdown } from '../measure/compare/format.ts';
+import { loadRun } from '../measure/compare/load.ts';
 
 /** Adds the `compare` subcommand to the program. */
 export function registerCompare(program: Command): void {

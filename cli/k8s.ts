@@ -9,8 +9,8 @@ import { addBudgetOptions, addTargetOptions } from './options.ts';
 import { stringify } from 'yaml';
 import { modelIds } from '../models/index.ts';
 import { benchEnv } from './bench.ts';
-import { k8sInput } from './k8s/inputs.ts';
-import { benchManifests, type K8sObject } from './k8s/manifests.ts';
+import { k8sInput } from '../measure/k8s/inputs.ts';
+import { benchManifests, type K8sObject } from '../measure/k8s/manifests.ts';
 
 function wholeNumber(flag: string, min: number) {
   return (value: string): number => {

@@ -12,16 +12,22 @@ import { resolveRunPlan } from '../lib/scenario/run-plan.ts';
 import { genericEntry } from '../models/generic.ts';
 import { getModel, modelIds } from '../models/index.ts';
 import { benchEnv } from './bench.ts';
-import { type LocalServer, startLocalServer } from './bench/local-server.ts';
-import type { RuntimeChoice } from './bench/runner.ts';
-import { measureLevels } from './capacity/measure.ts';
-import type { SearchBudget } from './capacity/search.ts';
-import { buildGrid, configLabel, type GridAxes, parseList } from './sweep/grid.ts';
-import { appliedConfig, overrideMismatches, withOverride } from './sweep/override.ts';
-import type { ConfigOutcome } from './sweep/rank.ts';
-import { rankConfigs } from './sweep/rank.ts';
-import { type SweepRecord, sweepTable, winnerSentence, winnerSnippet, writeSweep } from './sweep/report.ts';
-import { loadModelConfig, readModelConfig } from './sweep/repository.ts';
+import { type LocalServer, startLocalServer } from '../measure/local-server.ts';
+import type { RuntimeChoice } from '../measure/runner.ts';
+import { measureLevels } from '../measure/capacity/measure.ts';
+import type { SearchBudget } from '../measure/capacity/search.ts';
+import { buildGrid, configLabel, type GridAxes, parseList } from '../measure/sweep/grid.ts';
+import { appliedConfig, overrideMismatches, withOverride } from '../measure/sweep/override.ts';
+import type { ConfigOutcome } from '../measure/sweep/rank.ts';
+import { rankConfigs } from '../measure/sweep/rank.ts';
+import {
+  type SweepRecord,
+  sweepTable,
+  winnerSentence,
+  winnerSnippet,
+  writeSweep,
+} from '../measure/sweep/report.ts';
+import { loadModelConfig, readModelConfig } from '../measure/sweep/repository.ts';
 import { addBudgetOptions, addLocalRunOptions, addTargetOptions, tritonserverOption } from './options.ts';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('../', import.meta.url));

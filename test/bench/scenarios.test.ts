@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { type EmbeddedServer, startEmbedded } from '../../cli/bench/embedded.ts';
+import { type EmbeddedServer, startEmbedded } from '../../measure/embedded.ts';
 import { getModel } from '../../models/index.ts';
 import { QUICK, resultsDir, runCli, runFolder } from './run-cli.ts';
 

@@ -5,15 +5,15 @@ import {
   confirmPlan,
   judgeConfirmation,
   MAX_LINEAR_LEVELS,
-} from '../../cli/capacity/confirm.ts';
-import { measurementsFor } from '../../cli/capacity/measure.ts';
+} from '../../measure/capacity/confirm.ts';
+import { measurementsFor } from '../../measure/capacity/measure.ts';
 import {
   type Answer,
   type Measurement,
   nextStep,
   type SearchConfig,
   type Trial,
-} from '../../cli/capacity/search.ts';
+} from '../../measure/capacity/search.ts';
 import { level as levelResult } from '../report/fixture.ts';
 
 const BUDGET = { p95_ms: 20, p99_ms: 30, error_rate: 0.01 };

@@ -1,14 +1,14 @@
 /** The capacity answer in words: the sentence, the row and the planning projection. */
 import { describe, expect, it } from 'vitest';
-import { project } from '../../cli/capacity/projection.ts';
+import { project } from '../../measure/capacity/projection.ts';
 import {
   type CapacityRecord,
   capacityMarkdown,
   capacityRow,
   capacitySentence,
   projectionSentence,
-} from '../../cli/capacity/report.ts';
-import type { Measurement } from '../../cli/capacity/search.ts';
+} from '../../measure/capacity/report.ts';
+import type { Measurement } from '../../measure/capacity/search.ts';
 
 const m: Measurement = {
   level: 8,

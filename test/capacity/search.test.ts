@@ -8,7 +8,7 @@ import {
   type SearchConfig,
   type Step,
   type Trial,
-} from '../../cli/capacity/search.ts';
+} from '../../measure/capacity/search.ts';
 
 const BUDGET = { p95_ms: 20, p99_ms: 30, error_rate: 0.01 };
 

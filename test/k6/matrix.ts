@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findK6 } from '../../cli/bench/runner.ts';
+import { findK6 } from '../../measure/runner.ts';
 import type { RunReport } from '../../lib/summary/types.ts';
 import { modelIds } from '../../models/index.ts';
 

@@ -9,9 +9,9 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { toYaml } from '../../cli/k8s.ts';
-import { k8sInput } from '../../cli/k8s/inputs.ts';
-import { benchManifests, type K8sObject } from '../../cli/k8s/manifests.ts';
-import { CONFIGMAP_LIMIT_BYTES } from '../../cli/k8s/payload-fit.ts';
+import { k8sInput } from '../../measure/k8s/inputs.ts';
+import { benchManifests, type K8sObject } from '../../measure/k8s/manifests.ts';
+import { CONFIGMAP_LIMIT_BYTES } from '../../measure/k8s/payload-fit.ts';
 import { modelIds } from '../../models/index.ts';
 import { ensurePayloads } from '../../payloads/index.ts';
 

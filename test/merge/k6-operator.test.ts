@@ -4,7 +4,7 @@
  * Kubernetes' $(VAR) expansion, and cluster paths mapped to local folders.
  */
 import { describe, expect, it } from 'vitest';
-import { benchManifests, type ManifestInput } from '../../cli/k8s/manifests.ts';
+import { benchManifests, type ManifestInput } from '../../measure/k8s/manifests.ts';
 import {
   expandVars,
   localPath,

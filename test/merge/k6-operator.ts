@@ -7,7 +7,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { K8sObject } from '../../cli/k8s/manifests.ts';
+import type { K8sObject } from '../../measure/k8s/manifests.ts';
 
 /** Where k6-operator mounts the script's ConfigMap in every runner. */
 const SCRIPT_MOUNT = '/test';

@@ -1,8 +1,8 @@
 /** The sweep's pure parts: list flags, the grid, the config override and the pbtxt snippet. */
 import { describe, expect, it } from 'vitest';
-import { buildGrid, configLabel, parseList } from '../../cli/sweep/grid.ts';
-import { appliedConfig, overrideMismatches, withOverride } from '../../cli/sweep/override.ts';
-import { pbtxtSnippet } from '../../cli/sweep/pbtxt.ts';
+import { buildGrid, configLabel, parseList } from '../../measure/sweep/grid.ts';
+import { appliedConfig, overrideMismatches, withOverride } from '../../measure/sweep/override.ts';
+import { pbtxtSnippet } from '../../measure/sweep/pbtxt.ts';
 
 const ORIGINAL = {
   name: 'onnx-mnist-cpu',

@@ -1,8 +1,8 @@
 /** Ranking synthetic sweep results: best level within budget per config, configs by that throughput. */
 import { describe, expect, it } from 'vitest';
-import type { Measurement } from '../../cli/capacity/search.ts';
-import { rankConfigs } from '../../cli/sweep/rank.ts';
-import { type SweepRecord, sweepTable, winnerSentence, winnerSnippet } from '../../cli/sweep/report.ts';
+import type { Measurement } from '../../measure/capacity/search.ts';
+import { rankConfigs } from '../../measure/sweep/rank.ts';
+import { type SweepRecord, sweepTable, winnerSentence, winnerSnippet } from '../../measure/sweep/report.ts';
 
 const BUDGET = { p95_ms: 20, p99_ms: 50, error_rate: 0.01 };
 

@@ -6,9 +6,9 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EmbeddedServer, startEmbedded } from '../../cli/bench/embedded.ts';
-import { appliedConfig } from '../../cli/sweep/override.ts';
-import type { SweepRecord } from '../../cli/sweep/report.ts';
+import { type EmbeddedServer, startEmbedded } from '../../measure/embedded.ts';
+import { appliedConfig } from '../../measure/sweep/override.ts';
+import type { SweepRecord } from '../../measure/sweep/report.ts';
 import { runCli } from '../bench/run-cli.ts';
 
 const SERVED = 'onnx-mnist-cpu';

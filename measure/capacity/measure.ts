@@ -6,8 +6,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LevelResult, RunReport } from '../../lib/summary/types.ts';
-import { runBench } from '../bench/pipeline.ts';
-import type { RuntimeChoice } from '../bench/runner.ts';
+import { runBench } from '../bench.ts';
+import type { RuntimeChoice } from '../runner.ts';
 import type { Measurement } from './search.ts';
 import { us_to_ms } from '../../lib/units.ts';
 

@@ -41,7 +41,7 @@ export function runtimeCommand(choice: RuntimeChoice, env: NodeJS.ProcessEnv = p
     throw new Error('RUNTIME=k6 but no k6 binary was found; install k6, set K6_BIN, or use RUNTIME=node');
   }
   if (k6) return { runtime: 'k6' as const, program: k6, args: ['run'] };
-  const cli = fileURLToPath(new URL('../../bin/k6-triton.js', import.meta.url));
+  const cli = fileURLToPath(new URL('../bin/k6-triton.js', import.meta.url));
   return { runtime: 'node' as const, program: process.execPath, args: [cli, 'run'] };
 }
 

@@ -6,23 +6,23 @@ import { existsSync, readFileSync } from 'node:fs';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildScenarios } from '../../build.ts';
-import { resolveRunPlan } from '../../lib/scenario/run-plan.ts';
-import { buildRunReport, generatorCost, type K6SummaryData } from '../../lib/summary/from-summary.ts';
-import { cutLevels, windowStart_ms, withoutCut } from '../../lib/summary/partial.ts';
+import { buildScenarios } from '../build.ts';
+import { resolveRunPlan } from '../lib/scenario/run-plan.ts';
+import { buildRunReport, generatorCost, type K6SummaryData } from '../lib/summary/from-summary.ts';
+import { cutLevels, windowStart_ms, withoutCut } from '../lib/summary/partial.ts';
 import {
   type MetricsScrape,
   serverMetricsFor,
   serverTimeline,
   type WindowSpan,
-} from '../../lib/summary/server-metrics.ts';
-import type { LevelResult, PartialLevel } from '../../lib/summary/types.ts';
-import { genericEntry } from '../../models/generic.ts';
-import { getModel } from '../../models/index.ts';
-import { ensurePayloads } from '../../payloads/index.ts';
-import { fetchLiveEntry } from '../../payloads/live-fetch.ts';
-import { reportMarkdown } from '../../report/markdown.ts';
-import { writeRunReport } from '../../report/write.ts';
+} from '../lib/summary/server-metrics.ts';
+import type { LevelResult, PartialLevel } from '../lib/summary/types.ts';
+import { genericEntry } from '../models/generic.ts';
+import { getModel } from '../models/index.ts';
+import { ensurePayloads } from '../payloads/index.ts';
+import { fetchLiveEntry } from '../payloads/live-fetch.ts';
+import { reportMarkdown } from '../report/markdown.ts';
+import { writeRunReport } from '../report/write.ts';
 import { type CpuSample, cpuShare_pct } from './cpu.ts';
 import { EXIT_EXTERNAL_ABORT, type Interruption, watchSignals } from './interrupt.ts';
 import { type LocalServer, startLocalServer } from './local-server.ts';
@@ -32,7 +32,7 @@ import { type RunOutcome, type RuntimeChoice, runScenario, runtimeCommand } from
 import { us_to_ms } from '../../lib/units.ts';
 
 /** The package's root: scenarios and budget files are found from here, whatever the working directory. */
-const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const PACKAGE_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 /** What a bench run takes; env holds the scenario settings (TRITON_URL, PROTOCOL, CONCURRENCY, ...). */
 export interface BenchOptions {

@@ -4,7 +4,7 @@
  * per level. A failed scrape is skipped, not fatal: the run's own figures do not depend on it.
  */
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
-import type { MetricsScrape, PromSample } from '../../lib/summary/server-metrics.ts';
+import type { MetricsScrape, PromSample } from '../lib/summary/server-metrics.ts';
 
 /** How often the bench scrapes: a 1 s window still gets scrapes inside it. */
 export const SCRAPE_INTERVAL_MS = 500;

@@ -2,12 +2,12 @@
  * The bench's own progress on long runs, beside whatever the runtime prints (real k6 keeps its progress bar):
  * a plain line to stderr when a level's window opens and every PROGRESS_EVERY_S seconds, saying which level of
  * how many, elapsed and remaining time, and the live rate the server reports. It reads only what the bench
- * already has: the planned timetable and the Prometheus scrapes (cli/bench/metrics-scrape.ts), never the
+ * already has: the planned timetable and the Prometheus scrapes (measure/metrics-scrape.ts), never the
  * runtime, so the measured loop pays nothing. Formatting and the timetable lookup are pure.
  */
-import type { PlannedLevel } from '../../lib/load/scenarios.ts';
-import { type MetricsScrape, serverTimeline } from '../../lib/summary/server-metrics.ts';
-import { us_to_ms } from '../../lib/units.ts';
+import type { PlannedLevel } from '../lib/load/scenarios.ts';
+import { type MetricsScrape, serverTimeline } from '../lib/summary/server-metrics.ts';
+import { us_to_ms } from '../lib/units.ts';
 
 /** Seconds between two progress lines within one level. */
 export const PROGRESS_EVERY_S = 10;

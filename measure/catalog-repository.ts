@@ -4,12 +4,10 @@
  * build/triton-repository/ (git-ignored) before each start, so it follows the catalog and the run's PRECISION.
  */
 import { fileURLToPath } from 'node:url';
-import { writeCatalogRepository } from '../../server/export-repository.ts';
+import { writeCatalogRepository } from '../server/export-repository.ts';
 
 /** Where the exported repository goes: beside the runtime's build, git-ignored. */
-export const CATALOG_REPOSITORY_DIR = fileURLToPath(
-  new URL('../../build/triton-repository/', import.meta.url),
-);
+export const CATALOG_REPOSITORY_DIR = fileURLToPath(new URL('../build/triton-repository/', import.meta.url));
 
 /** What to export: one catalog model, at a PRECISION when the run asks for one. */
 export interface CatalogExport {

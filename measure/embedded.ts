@@ -1,7 +1,7 @@
 /** Starts and stops the embedded server in a child process for a bench run. */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { ServerOptions } from '../../server/index.ts';
+import type { ServerOptions } from '../server/index.ts';
 import type { Interruption } from './interrupt.ts';
 import { childCommand } from './process-group.ts';
 

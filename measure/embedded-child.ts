@@ -3,7 +3,7 @@
  * process (its own core and event loop), so it never competes with the load generator.
  * Reports its ports to the parent over IPC and stops on 'stop' or when the parent goes away.
  */
-import { startServer } from '../../server/index.ts';
+import { startServer } from '../server/index.ts';
 
 const options = JSON.parse(process.env.K6_TRITON_SERVER_OPTIONS ?? '{}');
 const server = await startServer({ httpPort: 0, grpcPort: 0, metricsPort: 0, ...options });

@@ -3,27 +3,16 @@
  * source maps beside each bundle; and beside each, the CommonJS the Node runtime runs
  * (dist/<name>.cjs, runtime/loader/prebuilt.ts). Usage: node --import tsx build.ts [scenario ... | --runtime]
  */
-import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
-import { SCRIPT_CJS_OPTIONS } from './runtime/loader/bundle.ts';
-import { sidecarBanner, sidecarPath } from './runtime/loader/prebuilt.ts';
+import { buildSidecar, SCENARIO_BUILD_OPTIONS } from './measure/bundle.ts';
 
 /** This file sits at the package root: scenarios/ and dist/ are found from here, not the working directory. */
 const ROOT = dirname(fileURLToPath(import.meta.url));
 
-export const BUILD_OPTIONS: BuildOptions = {
-  bundle: true,
-  format: 'esm',
-  platform: 'neutral',
-  target: 'es2020',
-  // k6 resolves these itself, as does the Node runtime's module loader.
-  external: ['k6', 'k6/*'],
-  sourcemap: true,
-  outdir: join(ROOT, 'dist'),
-  logLevel: 'warning',
-};
+export const BUILD_OPTIONS: BuildOptions = { ...SCENARIO_BUILD_OPTIONS, outdir: join(ROOT, 'dist') };
 
 /** Scenario entry points: every .ts file directly under scenarios/. */
 export function scenarioEntries(dir = join(ROOT, 'scenarios')): string[] {
@@ -37,17 +26,7 @@ export async function buildScenarios(entries = scenarioEntries()): Promise<strin
   if (entries.length === 0) return [];
   await build({ ...BUILD_OPTIONS, entryPoints: entries });
   const bundles = entries.map((e) => join(ROOT, 'dist', basename(e).replace(/\.ts$/, '.js')));
-  await Promise.all(
-    entries.map((entry, i) =>
-      build({
-        ...SCRIPT_CJS_OPTIONS,
-        entryPoints: [entry],
-        outfile: sidecarPath(bundles[i]!),
-        banner: { js: sidecarBanner(readFileSync(bundles[i]!, 'utf8')) },
-        logLevel: 'warning',
-      }),
-    ),
-  );
+  await Promise.all(entries.map((entry, i) => buildSidecar(entry, bundles[i]!)));
   return bundles;
 }
 

@@ -32,8 +32,8 @@ const FLAG_ENV: Record<string, string> = {
   validateEvery: 'VALIDATE_EVERY',
 };
 
-/** The scenario environment: the process's values for our variables, then the flags. */
-export function benchEnv(
+/** A run's settings: the process's values for the scenario's variables, then the flags. */
+export function runSettings(
   flags: Record<string, unknown>,
   processEnv: NodeJS.ProcessEnv,
 ): Record<string, string> {
@@ -80,7 +80,7 @@ export function registerBench(program: Command): void {
     .action(async (model: string, k6Args: string[], flags: Record<string, unknown>) => {
       const outcome = await runBench({
         model,
-        env: benchEnv(flags, process.env),
+        settings: runSettings(flags, process.env),
         runtime: flags.runtime as RuntimeChoice,
         k6Args,
         resultsDir: String(flags.resultsDir),

@@ -8,7 +8,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { addBudgetOptions, addTargetOptions } from './options.ts';
 import { stringify } from 'yaml';
 import { modelIds } from '../models/index.ts';
-import { benchEnv } from './bench.ts';
+import { runSettings } from './bench.ts';
 import { k8sInput } from '../measure/k8s/inputs.ts';
 import { benchManifests, type K8sObject } from '../measure/k8s/manifests.ts';
 
@@ -73,7 +73,7 @@ export function registerK8s(program: Command): void {
     .action(async (model: string, k6Args: string[], flags: Record<string, unknown>) => {
       const input = await k8sInput({
         model,
-        env: benchEnv(flags, process.env),
+        settings: runSettings(flags, process.env),
         parallelism: flags.parallelism as number,
         ...(flags.name ? { name: String(flags.name) } : {}),
         ...(flags.namespace ? { namespace: String(flags.namespace) } : {}),

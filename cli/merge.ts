@@ -8,8 +8,9 @@ import { type Command, Option } from 'commander';
 import { modelIds } from '../models/index.ts';
 import { PROTOCOLS } from '../lib/scenario/settings.ts';
 import { reportMarkdown } from '../report/markdown.ts';
-import { benchEnv } from './bench.ts';
+import { runSettings } from './bench.ts';
 import { runMerge } from '../measure/merge/run.ts';
+import { runId } from '../measure/paths.ts';
 
 /** Adds the `merge` subcommand to the program. */
 export function registerMerge(program: Command): void {
@@ -37,12 +38,8 @@ export function registerMerge(program: Command): void {
       const model = String(flags.model);
       const dir = flags.outDir
         ? resolve(String(flags.outDir))
-        : join(
-            resolve('results'),
-            model,
-            `merged-${new Date().toISOString().replace(/[:.]/g, '-').replace('Z', '')}`,
-          );
-      const outcome = await runMerge({ model, files, env: benchEnv(flags, process.env), dir });
+        : join(resolve('results'), model, `merged-${runId()}`);
+      const outcome = await runMerge({ model, files, settings: runSettings(flags, process.env), dir });
       console.log(`merged ${outcome.stats.points} samples from ${outcome.stats.files} files`);
       console.log(`\n${reportMarkdown(outcome.report)}`);
       for (const error of outcome.written.errors) console.error(`k6-triton: could not write ${error}`);

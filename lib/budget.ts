@@ -41,6 +41,22 @@ export interface BudgetOverrides {
   p99_ms?: number;
 }
 
+/** The limits a level is judged by: the budget file's, after the P95_MS and P99_MS overrides. */
+export interface BudgetLimits {
+  p95_ms: number;
+  p99_ms: number;
+  error_rate: number;
+}
+
+/** The budget in force: the overrides where given, else the file's numbers. */
+export function effectiveBudget(budget: Budget, overrides: BudgetOverrides = {}): BudgetLimits {
+  return {
+    p95_ms: overrides.p95_ms ?? budget.p95_ms,
+    p99_ms: overrides.p99_ms ?? budget.p99_ms,
+    error_rate: budget.error_rate,
+  };
+}
+
 /** Always-true expressions that only make k6 keep a sub-metric in its summary. */
 export const PROBE_EXPRS: readonly string[] = ['max>=0', 'count>=0', 'rate>=0', 'value>=0'];
 
@@ -164,11 +180,8 @@ export function budgetApplies(budget: Budget, level: string): boolean {
 
 /** The budget expressions for the request duration, after overrides. */
 export function budgetExprs(budget: Budget, overrides: BudgetOverrides = {}): string[] {
-  return [
-    `p(95)<${overrides.p95_ms ?? budget.p95_ms}`,
-    `p(99)<${overrides.p99_ms ?? budget.p99_ms}`,
-    ...(budget.extra ?? []),
-  ];
+  const limits = effectiveBudget(budget, overrides);
+  return [`p(95)<${limits.p95_ms}`, `p(99)<${limits.p99_ms}`, ...(budget.extra ?? [])];
 }
 
 /**

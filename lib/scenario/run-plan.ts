@@ -8,9 +8,11 @@ import type { Options } from 'k6/options';
 import type { ModelEntry } from '../../models/types.ts';
 import {
   type Budget,
+  type BudgetLimits,
   type BudgetOverrides,
   budgetOverridesFromEnv,
   budgetThresholds,
+  effectiveBudget,
   parseBudget,
 } from '../budget.ts';
 import {
@@ -45,6 +47,8 @@ export interface RunPlan {
   errorMetric: string;
   budget: Budget;
   overrides: BudgetOverrides;
+  /** The budget in force (the overrides over the file's numbers), worked out once here. */
+  limits: BudgetLimits;
   /** k6 options: scenarios, thresholds (budgets and the probes the report reads), tags. */
   options: Options;
   /** 1 in validateEvery measured responses is checked (outputs, labels); 0 checks none, 1 all. */
@@ -129,6 +133,7 @@ export function resolveRunPlan(
     errorMetric: errorMetricFor(metric),
     budget,
     overrides,
+    limits: effectiveBudget(budget, overrides),
     options,
     validateEvery: validateEveryFromEnv(env),
     warmupChecks: WARMUP_CHECKS,

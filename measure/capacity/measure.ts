@@ -1,30 +1,33 @@
 /**
- * Measuring a set of levels: one bench run (runBench) over the levels, against a server the caller already
- * started (and, for a sweep, already configured), read back as the search's measurements. Capacity measures
- * one level at a time, its confirmation pass a linear range, and the sweep a concurrency list per config.
+ * Measuring a set of levels: one measurement (measure.ts) over the levels on a target prepared once (and,
+ * for a sweep, already configured), its folder written from the report in memory, the results turned into
+ * the search's measurements. Capacity measures one level at a time, its confirmation pass a linear range,
+ * and the sweep a concurrency list per config.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { resolve } from 'node:path';
+import type { LoadMode } from '../../lib/load/shapes.ts';
 import type { LevelResult, RunReport } from '../../lib/summary/types.ts';
-import { runBench } from '../bench.ts';
+import { EXIT } from '../../runtime/exit-codes.ts';
+import { writeMeasured } from '../bench.ts';
+import type { Interruption } from '../interrupt.ts';
+import { measure } from '../measure.ts';
+import { runId } from '../paths.ts';
+import type { Prepared } from '../prepare.ts';
 import type { RuntimeChoice } from '../runner.ts';
 import type { Measurement } from './search.ts';
 import { us_to_ms } from '../../lib/units.ts';
 
-/** k6's exit codes that still mean the levels were measured: 0 (budgets met) and 99 (a budget missed). */
-const MEASURED_EXIT_CODES = [0, 99];
+/** k6's exit codes that still mean the levels were measured: budgets met, or a budget missed. */
+const MEASURED_EXIT_CODES: readonly number[] = [EXIT.OK, EXIT.THRESHOLDS_FAILED];
 
-/** What measuring a level set takes besides the levels. */
+/** What measuring a level set takes besides the prepared target and the levels. */
 export interface LevelSetOptions {
-  model: string;
-  /** Scenario settings with TRITON_URL set; CONCURRENCY or REQUEST_RATE (per mode) is set from the levels. */
-  env: Record<string, string>;
-  mode: 'concurrency' | 'request-rate';
+  mode: LoadMode;
   runtime: RuntimeChoice;
   k6Args: string[];
-  /** Where the run's bench folder goes. */
+  /** Where each measurement's folder goes (<resultsDir>/<model>/<run-id>/). */
   resultsDir: string;
-  count?: number;
+  interruption: Interruption;
 }
 
 /** A measured level set: the bench's results, the search's view of each level, and the run's folder. */
@@ -36,7 +39,7 @@ export interface LevelSetRun {
    * errors); only the levels that have a result when it was not.
    */
   measurements: Measurement[];
-  report: RunReport | undefined;
+  report: RunReport;
   dir: string;
   exitCode: number;
   /** False when the run failed for another reason than a missed budget (k6 error, interruption). */
@@ -75,8 +78,8 @@ export function measurementsFor(
   const left = [...results];
   const out: Measurement[] = [];
   for (const level of levels) {
-    // Rates travel through the scenario as text: compare with a tolerance, not bit for bit.
-    const i = left.findIndex((r) => Math.abs(r.level - level) <= 1e-9 * Math.max(1, level));
+    // The scenario reads the level from its shortest decimal text, which gives back the same number.
+    const i = left.findIndex((r) => r.level === level);
     const result = i >= 0 ? left.splice(i, 1)[0] : undefined;
     // A failed run's missing levels were never measured; a finished run's were, with no request completing.
     if (result || measured) out.push(toMeasurement(level, result));
@@ -84,33 +87,30 @@ export function measurementsFor(
   return out;
 }
 
-/** Runs the bench over `levels` and reads them back from summary.json (it has the generator's CPU). */
+/** Measures `levels` on the prepared target and writes the measurement's folder from its report. */
 export async function measureLevels(
+  prepared: Prepared,
   options: LevelSetOptions,
   levels: readonly number[],
 ): Promise<LevelSetRun> {
   if (levels.length === 0) throw new Error('measureLevels: no level to measure');
-  const variable = options.mode === 'concurrency' ? 'CONCURRENCY' : 'REQUEST_RATE';
-  const outcome = await runBench({
-    model: options.model,
-    env: { ...options.env, [variable]: levels.join(',') },
+  const dir = resolve(options.resultsDir, prepared.target.modelDir, runId());
+  const measured = await measure(prepared, {
+    levels: { mode: options.mode, levels },
+    dir,
     runtime: options.runtime,
     k6Args: options.k6Args,
-    resultsDir: options.resultsDir,
-    ...(options.count ? { count: options.count } : {}),
+    interruption: options.interruption,
   });
-  const summaryPath = join(outcome.dir, 'summary.json');
-  const report = existsSync(summaryPath)
-    ? (JSON.parse(readFileSync(summaryPath, 'utf8')) as { report?: RunReport }).report
-    : undefined;
-  const results = report?.results ?? [];
-  const measured = MEASURED_EXIT_CODES.includes(outcome.exitCode);
+  await writeMeasured(dir, measured);
+  const { results } = measured.report;
+  const ok = MEASURED_EXIT_CODES.includes(measured.exitCode);
   return {
     results,
-    measurements: measurementsFor(levels, results, measured),
-    report,
-    dir: outcome.dir,
-    exitCode: outcome.exitCode,
-    measured,
+    measurements: measurementsFor(levels, results, ok),
+    report: measured.report,
+    dir,
+    exitCode: measured.exitCode,
+    measured: ok,
   };
 }

@@ -14,6 +14,7 @@
  * Every level measured between the answer and that level is "within noise of the budget": ambiguous, or
  * within budget but above a level that was not (one good run above a miss proves no more than the miss did).
  */
+import type { BudgetLimits } from '../../lib/budget.ts';
 import type { LoadMode } from '../../lib/load/shapes.ts';
 
 /** What one measured level showed, reduced to what the search judges. */
@@ -30,13 +31,8 @@ export interface Measurement {
   generator_bound: boolean;
 }
 
-/** The budget a level must stay within (thresholds/<model>.json after P95_MS/P99_MS). */
-export interface SearchBudget {
-  p95_ms: number;
-  p99_ms: number;
-  /** Highest allowed error rate, exclusive as k6's `rate<x`; 0 means no error at all. */
-  error_rate: number;
-}
+/** The budget a level must stay within (thresholds/<model>.json after P95_MS/P99_MS; RunPlan.limits). */
+export type SearchBudget = BudgetLimits;
 
 /** How the search runs. */
 export interface SearchConfig {

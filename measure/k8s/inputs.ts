@@ -4,21 +4,18 @@
  * same set from the seed inside the cluster). The only part of `k6-triton k8s` that touches the disk.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { buildScenarios } from '../../build.ts';
-import { resolveRunPlan } from '../../lib/scenario/run-plan.ts';
+import { join } from 'node:path';
 import { getModel } from '../../models/index.ts';
 import { DEFAULT_COUNT, DEFAULT_SEED, ensurePayloads } from '../../payloads/index.ts';
+import { bundleScenario } from '../bundle.ts';
+import { type RunSettings, resolveTarget } from '../target.ts';
 import type { ManifestInput, PayloadSource } from './manifests.ts';
 import { payloadBytes, payloadsFit } from './payload-fit.ts';
 
-const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-/** Options of k8sInput; env holds the scenario settings (TRITON_URL, CONCURRENCY, ...). */
+/** Options of k8sInput; settings are the scenario's (TRITON_URL, CONCURRENCY, ...). */
 export interface K8sOptions {
   model: string;
-  env: Record<string, string>;
+  settings: RunSettings;
   parallelism: number;
   name?: string;
   namespace?: string;
@@ -49,26 +46,25 @@ function setFiles(dir: string): Record<string, Uint8Array> {
 
 /** Resolves everything `benchManifests` needs for one model; bad settings fail here with one line. */
 export async function k8sInput(options: K8sOptions): Promise<ManifestInput> {
-  const entry = getModel(options.model);
+  // A catalog model only: the runners generate or read its payloads from the catalog entry.
+  getModel(options.model);
   if (!(Number.isInteger(options.parallelism) && options.parallelism >= 1)) {
     throw new Error(`invalid --parallelism ${options.parallelism}; expected a whole number >= 1`);
   }
-  const env: Record<string, string> = { ...options.env };
-  if (!env.TRITON_URL) {
+  if (!options.settings.TRITON_URL) {
     throw new Error(
       'k8s: no Triton endpoint; give --url http://triton:8000 (or TRITON_URL) as the runners see it',
     );
   }
-  for (const local of ['PAYLOAD', 'THRESHOLDS'] as const) delete env[local];
-  // bert-base and bert-large share one scenario, which picks its entry by MODEL.
-  if (entry.scenario === 'bert') env.MODEL = entry.id;
-  const budgetPath = options.env.THRESHOLDS
-    ? resolve(options.env.THRESHOLDS)
-    : join(PACKAGE_ROOT, 'thresholds', `${entry.id}.json`);
-  const budget = readFileSync(budgetPath, 'utf8');
   // The same plan the runners resolve: a bad level list or budget fails before anything is applied.
-  const { settings } = resolveRunPlan(entry, env, budget, budgetPath);
-  const [bundle] = await buildScenarios([join(PACKAGE_ROOT, 'scenarios', `${entry.scenario}.ts`)]);
+  const target = resolveTarget(options.model, options.settings);
+  const { entry } = target;
+  const { settings } = target.run;
+  // The runners' environment: the settings and the scenario's entry; payloads and budget are mounted files.
+  const { PAYLOAD: _payload, THRESHOLDS: _thresholds, ...given } = options.settings;
+  const env: Record<string, string> = { ...given, ...target.scenarioEnv };
+  const budget = target.budgetJson;
+  const bundle = await bundleScenario(target.scenarioPath);
   const count = options.count ?? DEFAULT_COUNT;
   const seed = options.seed ?? DEFAULT_SEED;
   const recipe = { batch: settings.batch, precision: settings.precision, count };
@@ -87,7 +83,7 @@ export async function k8sInput(options: K8sOptions): Promise<ManifestInput> {
     ...(options.namespace ? { namespace: options.namespace } : {}),
     script: {
       file: `${entry.scenario}.js`,
-      text: readFileSync(bundle!, 'utf8'),
+      text: readFileSync(bundle, 'utf8'),
       ...(existsSync(`${bundle}.map`) ? { sourceMap: readFileSync(`${bundle}.map`, 'utf8') } : {}),
     },
     budget,

@@ -3,25 +3,20 @@
  * runners' samples, judge the budgets on the pool, build the level results and write one report.
  */
 import { EXIT } from '../../runtime/exit-codes.ts';
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import { parseLevelName } from '../../lib/load/names.ts';
-import { resolveRunPlan } from '../../lib/scenario/run-plan.ts';
 import { buildRunReport, levelsFromSummary } from '../../lib/summary/from-summary.ts';
 import type { RunReport } from '../../lib/summary/types.ts';
-import { getModel } from '../../models/index.ts';
 import { type WrittenReport, writeRunReport } from '../../report/write.ts';
 import { type ReadStats, readSamples } from './samples.ts';
+import { type RunSettings, resolveTarget } from '../target.ts';
 import { mergedSummary } from './summary.ts';
-
-const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** What a merge takes: the runners' files and the settings the run had (CONCURRENCY, STEP_DURATION, ...). */
 export interface MergeOptions {
   model: string;
   files: string[];
-  env: Record<string, string>;
+  settings: RunSettings;
   /** Where the merged report goes (created). */
   dir: string;
 }
@@ -37,13 +32,7 @@ export interface MergeOutcome {
 
 /** Merges runners' `--out json` files into one report and one budget verdict. */
 export async function runMerge(options: MergeOptions): Promise<MergeOutcome> {
-  const entry = getModel(options.model);
-  const env = { ...options.env };
-  if (entry.scenario === 'bert') env.MODEL = entry.id;
-  const budgetPath = env.THRESHOLDS
-    ? resolve(env.THRESHOLDS)
-    : join(PACKAGE_ROOT, 'thresholds', `${entry.id}.json`);
-  const plan = resolveRunPlan(entry, env, readFileSync(budgetPath, 'utf8'), budgetPath);
+  const plan = resolveTarget(options.model, options.settings).run;
   const { aggregates, stats } = await readSamples(options.files.map((f) => resolve(f)));
   // A level in the samples that the plan lacks means the settings differ from the run's: say which.
   const planned = new Set(plan.plan.levels.map((l) => l.name));
@@ -78,10 +67,7 @@ export async function runMerge(options: MergeOptions): Promise<MergeOutcome> {
     warmup_checks: plan.warmupChecks,
   });
   const written = await writeRunReport(options.dir, report, summary, {
-    budget: {
-      p95_ms: plan.overrides.p95_ms ?? plan.budget.p95_ms,
-      p99_ms: plan.overrides.p99_ms ?? plan.budget.p99_ms,
-    },
+    budget: { p95_ms: plan.limits.p95_ms, p99_ms: plan.limits.p99_ms },
   });
   return { report, written, stats, exitCode: report.verdict_ok ? EXIT.OK : EXIT.THRESHOLDS_FAILED };
 }

@@ -52,7 +52,7 @@ function testRunValidator(): ValidateFunction {
 const validate = testRunValidator();
 
 const BASE = {
-  env: { TRITON_URL: 'http://triton.inference:8000', PROTOCOL: 'http' },
+  settings: { TRITON_URL: 'http://triton.inference:8000', PROTOCOL: 'http' },
   parallelism: 4,
   runnerImage: 'grafana/k6:latest',
   toolImage: 'k6-triton:0.1.0',
@@ -148,10 +148,10 @@ describe('k8s manifests', () => {
   });
 
   it('bad input is one line naming the setting', async () => {
-    await expect(k8sInput({ ...BASE, model: 'mnist', env: {} })).rejects.toThrow(/--url/);
+    await expect(k8sInput({ ...BASE, model: 'mnist', settings: {} })).rejects.toThrow(/--url/);
     await expect(k8sInput({ ...BASE, model: 'mnist', parallelism: 0 })).rejects.toThrow(/--parallelism/);
     await expect(
-      k8sInput({ ...BASE, model: 'mnist', env: { ...BASE.env, CONCURRENCY: 'lots' } }),
+      k8sInput({ ...BASE, model: 'mnist', settings: { ...BASE.settings, CONCURRENCY: 'lots' } }),
     ).rejects.toThrow(/CONCURRENCY/);
     await expect(k8sInput({ ...BASE, model: 'nope' })).rejects.toThrow(/unknown model "nope"/);
   });

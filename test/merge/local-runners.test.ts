@@ -119,7 +119,7 @@ describe('local runners with execution segments, merged', () => {
     server = await startEmbedded();
     input = await k8sInput({
       model: 'mnist',
-      env: { ...SETTINGS, TRITON_URL: server.url },
+      settings: { ...SETTINGS, TRITON_URL: server.url },
       parallelism: RUNNERS,
       runnerImage: 'grafana/k6:latest',
       toolImage: 'k6-triton:test',

@@ -87,7 +87,7 @@ describe('merge', () => {
   it("pools samples: counts add up, percentiles are the pooled ones, the verdict is the pool's", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'k6-triton-merge-'));
     const files = writeRunners(dir);
-    const outcome = await runMerge({ model: 'mnist', files, env: ENV, dir: join(dir, 'out') });
+    const outcome = await runMerge({ model: 'mnist', files, settings: ENV, dir: join(dir, 'out') });
     const pooled = RUNNERS.flatMap(latencies);
     const total = RUNNERS.reduce((s, r) => s + r.n, 0);
     const failed = RUNNERS.reduce((s, r) => s + r.failed, 0);
@@ -130,7 +130,7 @@ describe('merge', () => {
     const outcome = await runMerge({
       model: 'mnist',
       files,
-      env: { ...ENV, P95_MS: '100', P99_MS: '100' },
+      settings: { ...ENV, P95_MS: '100', P99_MS: '100' },
       dir: join(dir, 'out'),
     });
     // 7 failures in 7507 requests stay under mnist's error budget.
@@ -141,15 +141,15 @@ describe('merge', () => {
   it('bad input is one line naming the file or the setting', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'k6-triton-merge-'));
     const files = writeRunners(dir, ['c2', 'c8']);
-    await expect(runMerge({ model: 'mnist', files, env: ENV, dir })).rejects.toThrow(
+    await expect(runMerge({ model: 'mnist', files, settings: ENV, dir })).rejects.toThrow(
       /level c8, which this plan \(c2, c4\) lacks; give the run's --concurrency/,
     );
     await expect(
-      runMerge({ model: 'mnist', files: [join(dir, 'nope.json')], env: ENV, dir }),
+      runMerge({ model: 'mnist', files: [join(dir, 'nope.json')], settings: ENV, dir }),
     ).rejects.toThrow(/nope\.json does not exist/);
     const junk = join(dir, 'junk.json');
     writeFileSync(junk, 'not json\n');
-    await expect(runMerge({ model: 'mnist', files: [junk], env: ENV, dir })).rejects.toThrow(
+    await expect(runMerge({ model: 'mnist', files: [junk], settings: ENV, dir })).rejects.toThrow(
       /junk\.json:1: not a JSON line/,
     );
   });

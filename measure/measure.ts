@@ -1,0 +1,222 @@
+/**
+ * One measurement on a prepared target: the scenario runs over a set of levels (the runtime's only
+ * process start), and its level results come back as a run report in memory, with what only this side
+ * sees added (the generator's CPU, the server's metrics) and the levels a signal cut left out.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { LoadMode } from '../lib/load/shapes.ts';
+import type { RunPlan } from '../lib/scenario/run-plan.ts';
+import { buildRunReport, generatorCost, type K6SummaryData } from '../lib/summary/from-summary.ts';
+import { cutLevels, windowStart_ms, withoutCut } from '../lib/summary/partial.ts';
+import {
+  type MetricsScrape,
+  serverMetricsFor,
+  serverTimeline,
+  type WindowSpan,
+} from '../lib/summary/server-metrics.ts';
+import type { LevelResult, PartialLevel, RunReport } from '../lib/summary/types.ts';
+import { EXIT } from '../runtime/exit-codes.ts';
+import { type CpuSample, cpuShare_pct } from './cpu.ts';
+import type { Interruption } from './interrupt.ts';
+import { scrapeMetrics } from './metrics-scrape.ts';
+import type { Prepared } from './prepare.ts';
+import { watchProgress } from './progress.ts';
+import { type RunOutcome, type RuntimeChoice, runScenario, runtimeCommand } from './runner.ts';
+import { planAt, type RunSettings, withLevels } from './target.ts';
+
+/** What one measurement takes besides the prepared target. */
+export interface MeasureOptions {
+  /** Levels to measure instead of the settings' own (capacity and sweep). */
+  levels?: { mode: LoadMode; levels: readonly number[] };
+  /** The run's folder: the runtime writes its summary there (k6-summary.json, levels.json). */
+  dir: string;
+  runtime: RuntimeChoice;
+  k6Args?: string[];
+  /** The command's signal watcher: a signal stops the run as k6 stops (finished levels kept). */
+  interruption: Interruption;
+  /** Print the progress lines (level i of n, times, live rate) to stderr. @default true */
+  progress?: boolean;
+}
+
+/** A finished measurement, all in memory. */
+export interface Measured {
+  report: RunReport;
+  /** k6's end-of-test summary data, as the runtime exported it (for the files written from it). */
+  summary: K6SummaryData;
+  /** The plan the levels were measured under (its limits are the budget in force). */
+  plan: RunPlan;
+  /** k6's exit code of the run; 105 (EXIT.EXTERNAL_ABORT) when the command was stopped by a signal. */
+  exitCode: number;
+}
+
+/**
+ * Adds the generator's CPU share to each level: the runtime process's samples over the level's window,
+ * whose start the level's stats probe recorded. Only this side can see the process, so only it adds this.
+ */
+function withGeneratorCpu(
+  results: LevelResult[],
+  metrics: K6SummaryData['metrics'],
+  samples: readonly CpuSample[],
+): LevelResult[] {
+  return results.map((result) => {
+    const start_ms = windowStart_ms(metrics, result.name);
+    if (!result.generator || start_ms === undefined) return result;
+    const cpu_pct = cpuShare_pct(samples, start_ms, start_ms + result.window_s * 1000);
+    if (cpu_pct === undefined) return result;
+    const { iteration_avg_us } = result.generator;
+    const generator = generatorCost(
+      iteration_avg_us / 1000,
+      result.latency_us.avg / 1000,
+      cpu_pct,
+      result.failure !== undefined,
+    );
+    return { ...result, generator };
+  });
+}
+
+/** Adds the target's Prometheus metrics over each level's window (from its stats probe's start time). */
+function withServerMetrics(
+  results: LevelResult[],
+  metrics: K6SummaryData['metrics'],
+  scrapes: readonly MetricsScrape[],
+  model: string,
+): LevelResult[] {
+  return results.map((result) => {
+    const start_ms = windowStart_ms(metrics, result.name);
+    if (start_ms === undefined) return result;
+    const server_metrics = serverMetricsFor(scrapes, start_ms, start_ms + result.window_s * 1000, model);
+    return server_metrics ? { ...result, server_metrics } : result;
+  });
+}
+
+/** The measured levels' windows (epoch ms, from their stats probes' start times), for the server timeline. */
+function levelWindows(results: readonly LevelResult[], metrics: K6SummaryData['metrics']): WindowSpan[] {
+  return results.flatMap((result) => {
+    const from_ms = windowStart_ms(metrics, result.name);
+    return from_ms === undefined
+      ? []
+      : [{ level: result.name, from_ms, to_ms: from_ms + result.window_s * 1000 }];
+  });
+}
+
+/** Reads a JSON file the runtime wrote, or undefined when the run ended before writing it. */
+function readJson<T>(path: string): T | undefined {
+  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : undefined;
+}
+
+/** k6's exit codes of a run that went to its end: passed, or a threshold crossed. */
+const WHOLE_RUN_EXITS: ReadonlySet<number> = new Set([EXIT.OK, EXIT.THRESHOLDS_FAILED]);
+
+/**
+ * The levels a stopped run cut short, and why it stopped: at the command's signal when one came (the
+ * runtime heard it at once, from here), else at the runtime's exit when that exit says the run did not go
+ * to its end (a signal sent to the runtime alone, test.abort(), a crash).
+ */
+function cutShort(
+  run: RunOutcome,
+  interruption: Interruption,
+  metrics: K6SummaryData['metrics'],
+  levels: Parameters<typeof cutLevels>[1],
+): { interrupted?: string; partial: PartialLevel[] } {
+  const signal = interruption.first;
+  if (!signal && WHOLE_RUN_EXITS.has(run.exitCode)) return { partial: [] };
+  const partial = cutLevels(metrics, levels, signal?.at_ms ?? run.ended_ms);
+  if (signal) return { interrupted: signal.signal, partial };
+  if (run.exitCode === EXIT.EXTERNAL_ABORT) return { interrupted: 'a signal to the runtime', partial };
+  return partial.length > 0 ? { interrupted: `the runtime's exit ${run.exitCode}`, partial } : { partial };
+}
+
+/**
+ * The runtime's environment (-e pairs): the settings, the scenario's own entry, and where this run's
+ * target, payloads, budget and summary files are. Built here only, where the run starts.
+ */
+function scenarioEnvironment(prepared: Prepared, settings: RunSettings, dir: string): Record<string, string> {
+  return {
+    ...settings,
+    ...prepared.target.scenarioEnv,
+    TRITON_URL: prepared.url,
+    ...(prepared.grpcUrl ? { TRITON_GRPC_URL: prepared.grpcUrl } : {}),
+    PAYLOAD: prepared.payload,
+    THRESHOLDS: prepared.target.budgetPath,
+    SUMMARY_JSON: join(dir, 'k6-summary.json'),
+    LEVELS_JSON: join(dir, 'levels.json'),
+  };
+}
+
+/** Measures the levels on the prepared target and returns the run report; never reads a file it wrote. */
+export async function measure(prepared: Prepared, options: MeasureOptions): Promise<Measured> {
+  const { target } = prepared;
+  const { interruption } = options;
+  const plan = options.levels ? planAt(target, options.levels.mode, options.levels.levels) : target.run;
+  const settings = options.levels
+    ? withLevels(target.settings, options.levels.mode, options.levels.levels)
+    : target.settings;
+  const startedAt = new Date().toISOString();
+  await mkdir(options.dir, { recursive: true });
+  const env = scenarioEnvironment(prepared, settings, options.dir);
+  const model = plan.settings.modelName;
+  const scraper =
+    prepared.metricsUrl && !interruption.first
+      ? scrapeMetrics(prepared.metricsUrl, (line) => console.error(`k6-triton: ${line}`))
+      : undefined;
+  // Outside the measured path: a timer in this process reading the plan and the scrapes.
+  const stopProgress =
+    options.progress === false || interruption.first
+      ? undefined
+      : watchProgress({
+          levels: plan.plan.levels,
+          total_s: plan.plan.total_s,
+          model,
+          batch: plan.settings.batch,
+          scrapes: () => scraper?.scrapes() ?? [],
+          started_ms: Date.now(),
+          print: (line) => console.error(`k6-triton: ${line}`),
+        });
+  // A signal before the run started: nothing to measure.
+  const run: RunOutcome = interruption.first
+    ? {
+        runtime: runtimeCommand(options.runtime).runtime,
+        exitCode: EXIT.EXTERNAL_ABORT,
+        cpu: [],
+        ended_ms: Date.now(),
+      }
+    : await runScenario({
+        runtime: options.runtime,
+        script: prepared.script,
+        env,
+        k6Args: options.k6Args ?? [],
+        interruption,
+      });
+  stopProgress?.();
+  const scrapes = (await scraper?.stop()) ?? [];
+
+  // The level results were computed once, by the scenario's handleSummary, in the runtime's process;
+  // here only the levels a signal cut are left out (this side knows when it came, to the millisecond).
+  const summary = readJson<K6SummaryData>(env.SUMMARY_JSON!) ?? { metrics: {} };
+  const { interrupted, partial } = cutShort(run, interruption, summary.metrics, plan.plan.levels);
+  const measured = withoutCut(readJson<LevelResult[]>(env.LEVELS_JSON!) ?? [], partial);
+  const results = withServerMetrics(
+    withGeneratorCpu(measured, summary.metrics, run.cpu),
+    summary.metrics,
+    scrapes,
+    model,
+  );
+  const timeline = serverTimeline(scrapes, levelWindows(results, summary.metrics), model);
+  const report = buildRunReport({
+    model,
+    protocol: plan.settings.protocol,
+    runtime: run.runtime,
+    batch: plan.settings.batch,
+    started_at: startedAt,
+    results,
+    validate_every: plan.validateEvery,
+    warmup_checks: plan.warmupChecks,
+    ...(interrupted ? { interrupted, partial } : {}),
+    ...(timeline.points.length > 0 ? { server_timeline: timeline } : {}),
+  });
+  // Stopped by a signal, the run ends as k6's does (105), whatever the runtime's own code.
+  const exitCode = interruption.first ? EXIT.EXTERNAL_ABORT : run.exitCode;
+  return { report, summary, plan, exitCode };
+}

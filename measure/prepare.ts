@@ -1,0 +1,119 @@
+/**
+ * What a command sets up once before it measures: the server (the embedded one, or a tritonserver, unless
+ * the run names its own TRITON_URL), the model's entry (a generic model's is read from the server), the
+ * payload set and the scenario's bundle. bench measures once on it, capacity and sweep many times.
+ */
+import { resolve } from 'node:path';
+import type { ModelEntry } from '../models/types.ts';
+import { ensurePayloads } from '../payloads/index.ts';
+import { fetchLiveEntry } from '../payloads/live-fetch.ts';
+import { bundleScenario } from './bundle.ts';
+import type { Interruption } from './interrupt.ts';
+import { type LocalServer, startLocalServer } from './local-server.ts';
+import { checkMetricsUrl } from './metrics-scrape.ts';
+import type { Target } from './target.ts';
+
+/** How the server a command starts (when the run names no TRITON_URL) is set up, and what it is asked. */
+export interface PrepareOptions {
+  /** Embedded server: multiply simulated compute times. */
+  timeScale?: number;
+  /** A Triton-layout model repository for the started server. */
+  modelRepository?: string;
+  /** A tritonserver binary (TRITONSERVER) to start instead of the embedded server. */
+  tritonserver?: string;
+  /** Explicit model control with the model loaded, as the sweep's repository API calls need. @default false */
+  explicitControl?: boolean;
+  /** Requests in a generated payload set. @default 8 */
+  count?: number;
+  /** The target's Prometheus endpoint, scraped per level; 'off' for none. @default the started server's */
+  metricsUrl?: string;
+}
+
+/** A prepared target: where requests go, what they carry, the bundle that sends them. */
+export interface Prepared {
+  target: Target;
+  /** The model's entry as the scenario sees it (a generic model's read from the server). */
+  entry: ModelEntry;
+  url: string;
+  /** The gRPC address, when known (a started server's, or TRITON_GRPC_URL). */
+  grpcUrl?: string;
+  /** The payload manifest (PAYLOAD, or the generated set's). */
+  payload: string;
+  /** The scenario's k6 bundle. */
+  script: string;
+  /** The Prometheus endpoint to scrape during each measurement, if any. */
+  metricsUrl?: string;
+  /** The server the command started; undefined on a TRITON_URL. */
+  server?: LocalServer;
+  /** Stops the started server (nothing on a TRITON_URL). */
+  stop(): Promise<void>;
+}
+
+/** Prepares `target`; the started server is stopped again when a later step fails. */
+export async function prepare(
+  target: Target,
+  options: PrepareOptions = {},
+  interruption?: Interruption,
+): Promise<Prepared> {
+  const { settings } = target.run;
+  // Checked before anything starts, as the run plan is.
+  const wantedMetricsUrl =
+    options.metricsUrl && options.metricsUrl !== 'off' ? checkMetricsUrl(options.metricsUrl) : undefined;
+  let server: LocalServer | undefined;
+  if (!target.settings.TRITON_URL) {
+    server = await startLocalServer(
+      {
+        modelId: target.entry.id,
+        servedModel: settings.modelName,
+        ...(target.settings.PRECISION ? { precision: settings.precision } : {}),
+        modelRepository: options.modelRepository,
+        timeScale: options.timeScale,
+        tritonserver: options.tritonserver,
+        ...(options.explicitControl ? { explicitControl: true } : {}),
+      },
+      interruption,
+    );
+    console.log(server.description);
+  }
+  try {
+    const url = server?.url ?? settings.url;
+    const grpcUrl = server?.grpcUrl ?? target.settings.TRITON_GRPC_URL;
+    const entry =
+      target.entry.id === 'generic'
+        ? // A generic model's entry is read from the server, as perf_analyzer does.
+          {
+            ...(await fetchLiveEntry(url, settings.modelName, settings.modelVersion || undefined)),
+            id: 'generic',
+          }
+        : target.entry;
+    const payload = target.settings.PAYLOAD
+      ? resolve(target.settings.PAYLOAD)
+      : (
+          await ensurePayloads({
+            model: entry,
+            batch: settings.batch,
+            // Empty for a generic model: its datatypes are the server's.
+            ...(settings.precision ? { precision: settings.precision } : {}),
+            ...(options.count ? { count: options.count } : {}),
+          })
+        ).manifestPath;
+    const script = await bundleScenario(target.scenarioPath);
+    const metricsUrl = options.metricsUrl === 'off' ? undefined : (wantedMetricsUrl ?? server?.metricsUrl);
+    return {
+      target,
+      entry,
+      url,
+      ...(grpcUrl ? { grpcUrl } : {}),
+      payload,
+      script,
+      ...(metricsUrl ? { metricsUrl } : {}),
+      ...(server ? { server } : {}),
+      stop: async () => {
+        await server?.stop();
+      },
+    };
+  } catch (error) {
+    await server?.stop();
+    throw error;
+  }
+}

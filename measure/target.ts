@@ -1,0 +1,81 @@
+/**
+ * Resolving a run's target once: a model id (or `generic` with its served name) and the run's settings
+ * become the catalog entry, the scenario, the budget file and the run plan with its budget in force.
+ * bench, capacity, sweep, merge and k8s all start here, so they cannot disagree on any of these.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { LoadMode } from '../lib/load/shapes.ts';
+import { type RunPlan, resolveRunPlan } from '../lib/scenario/run-plan.ts';
+import { genericEntry } from '../models/generic.ts';
+import { getModel } from '../models/index.ts';
+import type { ModelEntry } from '../models/types.ts';
+import { packagePath } from './paths.ts';
+
+/**
+ * A run's settings under the scenario's variable names (TRITON_URL, PROTOCOL, CONCURRENCY, P95_MS, ...),
+ * as the user gave them (flags over the environment). Nothing derived is ever written into it.
+ */
+export type RunSettings = Readonly<Record<string, string>>;
+
+/** Everything a command needs to know about what it runs, resolved once. */
+export interface Target {
+  /** The catalog entry, or the generic entry of a served model the catalog does not know. */
+  entry: ModelEntry;
+  /** The scenario's source file (scenarios/<scenario>.ts). */
+  scenarioPath: string;
+  /** What the scenario must be told besides the settings: which catalog entry a shared scenario runs. */
+  scenarioEnv: Record<string, string>;
+  settings: RunSettings;
+  /** The budget file and its text. */
+  budgetPath: string;
+  budgetJson: string;
+  /** The run plan of the settings as given (levels, windows, budget in force as plan.limits). */
+  run: RunPlan;
+  /** The results subfolder: the catalog id, or a generic model's served name. */
+  modelDir: string;
+}
+
+/** The catalog entry of `model` ('generic' takes the served name from MODEL_NAME). */
+function entryFor(model: string, settings: RunSettings): ModelEntry {
+  return model === 'generic' ? genericEntry(settings.MODEL_NAME) : getModel(model);
+}
+
+/** Resolves a model and its settings; one readable line for a bad model, setting or budget. */
+export function resolveTarget(model: string, settings: RunSettings): Target {
+  const entry = entryFor(model, settings);
+  const budgetPath = settings.THRESHOLDS
+    ? resolve(settings.THRESHOLDS)
+    : packagePath('thresholds', `${entry.id}.json`);
+  const budgetJson = readFileSync(budgetPath, 'utf8');
+  // bert-base and bert-large share one scenario, which picks its entry by MODEL.
+  const scenarioEnv: Record<string, string> = entry.scenario === 'bert' ? { MODEL: entry.id } : {};
+  const run = resolveRunPlan(entry, { ...settings, ...scenarioEnv }, budgetJson, budgetPath);
+  return {
+    entry,
+    scenarioPath: packagePath('scenarios', `${entry.scenario}.ts`),
+    scenarioEnv,
+    settings,
+    budgetPath,
+    budgetJson,
+    run,
+    modelDir: entry.id === 'generic' ? run.settings.modelName : entry.id,
+  };
+}
+
+/** The settings with the levels given instead of the user's (the other mode's variable dropped). */
+export function withLevels(settings: RunSettings, mode: LoadMode, levels: readonly number[]): RunSettings {
+  const { CONCURRENCY: _c, REQUEST_RATE: _r, ...rest } = settings;
+  // String(n) reads back as the same number (JS round-trips doubles), so levels are compared exactly.
+  return { ...rest, [mode === 'concurrency' ? 'CONCURRENCY' : 'REQUEST_RATE']: levels.join(',') };
+}
+
+/** The target's run plan for other levels; throws as resolveTarget does for a bad level. */
+export function planAt(target: Target, mode: LoadMode, levels: readonly number[]): RunPlan {
+  return resolveRunPlan(
+    target.entry,
+    { ...withLevels(target.settings, mode, levels), ...target.scenarioEnv },
+    target.budgetJson,
+    target.budgetPath,
+  );
+}

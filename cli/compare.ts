@@ -5,14 +5,10 @@
  */
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import {
-  compareRuns,
-  DEFAULT_TOLERANCES,
-  EXIT_REGRESSION,
-  parsePercent,
-} from '../measure/compare/compare.ts';
+import { compareRuns, DEFAULT_TOLERANCES, parsePercent } from '../measure/compare/compare.ts';
 import { comparisonJunit, comparisonMarkdown } from '../measure/compare/format.ts';
 import { loadRun } from '../measure/compare/load.ts';
+import { EXIT } from '../runtime/exit-codes.ts';
 
 /** Adds the `compare` subcommand to the program. */
 export function registerCompare(program: Command): void {
@@ -44,6 +40,6 @@ export function registerCompare(program: Command): void {
       const comparison = compareRuns(loadRun(runA), loadRun(runB), tolerances);
       process.stdout.write(comparisonMarkdown(comparison));
       if (flags.junit) await writeFile(flags.junit, comparisonJunit(comparison));
-      process.exitCode = comparison.regressed ? EXIT_REGRESSION : 0;
+      process.exitCode = comparison.regressed ? EXIT.REGRESSION : EXIT.OK;
     });
 }

@@ -1,14 +1,15 @@
 /** Runs a commander program to its exit code; errors print as one line, as every command's do. */
 import { type Command, CommanderError } from 'commander';
+import { EXIT } from '../runtime/exit-codes.ts';
 
 /** Parses argv with `program` and returns the process exit code. */
 export async function execute(program: Command, argv: string[]): Promise<number> {
   try {
     await program.parseAsync(argv);
-    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.OK;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode;
     console.error(`k6-triton: ${err instanceof Error ? err.message : String(err)}`);
-    return 1;
+    return EXIT.FAILED;
   }
 }

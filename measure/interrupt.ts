@@ -5,9 +5,7 @@
  * own process groups, so a terminal's Ctrl-C (sent to the bench's group) reaches them once, through here,
  * never twice (a second signal makes k6 exit without its summary).
  */
-
-/** k6's exit code for a run stopped by a signal (errext ExternalAbort). */
-export const EXIT_EXTERNAL_ABORT = 105;
+import { EXIT } from '../runtime/exit-codes.ts';
 
 /** The signals a bench honours. */
 export type StopSignal = 'SIGINT' | 'SIGTERM';
@@ -38,7 +36,7 @@ export function watchSignals(exit: (code: number) => void = (code) => process.ex
     }
     console.error(`k6-triton: ${signal} received again, stopping at once`);
     for (const kill of kills) kill();
-    exit(EXIT_EXTERNAL_ABORT);
+    exit(EXIT.EXTERNAL_ABORT);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

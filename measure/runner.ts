@@ -8,7 +8,8 @@ import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type CpuSample, sampleCpu } from './cpu.ts';
-import { EXIT_EXTERNAL_ABORT, type Interruption } from './interrupt.ts';
+import { EXIT } from '../runtime/exit-codes.ts';
+import type { Interruption } from './interrupt.ts';
 import { childCommand } from './process-group.ts';
 
 /** Which runtime to use; auto prefers real k6. */
@@ -92,7 +93,9 @@ export async function runScenario(options: {
     const exitCode = await new Promise<number>((resolve, reject) => {
       child.once('error', reject);
       child.once('exit', (code, signal) =>
-        resolve(code ?? (killed || signal === 'SIGINT' || signal === 'SIGTERM' ? EXIT_EXTERNAL_ABORT : 1)),
+        resolve(
+          code ?? (killed || signal === 'SIGINT' || signal === 'SIGTERM' ? EXIT.EXTERNAL_ABORT : EXIT.FAILED),
+        ),
       );
     });
     return { runtime: command.runtime, exitCode, cpu: cpu?.stop() ?? [], ended_ms: Date.now() };

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { compareRuns, EXIT_REGRESSION, parsePercent } from '../measure/compare/compare.ts';
+import { compareRuns, parsePercent } from '../measure/compare/compare.ts';
+import { EXIT } from '../runtime/exit-codes.ts';
 import { comparisonJunit, comparisonMarkdown } from '../measure/compare/format.ts';
 import { loadRun } from '../measure/compare/load.ts';
 import { main } from '../cli/main.ts';
@@ -150,7 +151,7 @@ describe('k6-triton compare', () => {
     const b = await runFolder(root, 'b', scaled(baseline, 0.8, 1.25));
     const junit = join(root, 'compare.xml');
     const result = await cli(a, b, '--junit', junit);
-    expect(result.code).toBe(EXIT_REGRESSION);
+    expect(result.code).toBe(EXIT.REGRESSION);
     expect(result.out).toContain('**Regression**');
     expect(await readFile(junit, 'utf8')).toContain('type="Regression"');
   });

@@ -3,12 +3,8 @@
  * regression verdict out. Levels are matched by load mode and level (c4 with c4, r100 with r100); gates are
  * the throughput drop and the p99 rise, in percent of the baseline (A).
  */
-import { EXIT } from '../../runtime/exit-codes.ts';
 import type { LevelResult, RunReport } from '../../lib/summary/types.ts';
 import { us_to_ms } from '../../lib/units.ts';
-
-/** Exit code of `compare` on a regression: distinct from 99 (a budget missed) and 1 (bad input). */
-export const EXIT_REGRESSION = EXIT.REGRESSION;
 
 /** How much worse B may be than A before it counts as a regression, percent of A. */
 export interface Tolerances {

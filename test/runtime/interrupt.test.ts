@@ -14,9 +14,12 @@ const bin = fileURLToPath(new URL('../../bin/k6-triton.js', import.meta.url));
 function runCli(
   name: string,
   onStderr: (text: string, kill: (sig: NodeJS.Signals) => void) => void = () => {},
-  opts: { signalAfter_ms?: number } = {},
+  opts: { signalAfter_ms?: number; env?: Record<string, string> } = {},
 ): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [bin, 'run', '-q', scriptPath(name)], { stdio: 'pipe' });
+  const child = spawn(process.execPath, [bin, 'run', '-q', scriptPath(name)], {
+    stdio: 'pipe',
+    env: { ...process.env, ...opts.env },
+  });
   if (opts.signalAfter_ms) setTimeout(() => child.kill('SIGINT'), opts.signalAfter_ms);
   let stdout = '';
   let stderr = '';
@@ -54,6 +57,25 @@ describe('a CPU-bound iteration', () => {
     expect(JSON.parse(readFileSync(stamp, 'utf8')).built_ms).toBeGreaterThanOrEqual(now.getTime());
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('teardown ran {"from":"setup"}');
+  });
+
+  it('is stopped by SIGTERM after a source change; the CLI says it rebuilt its runtime first', async () => {
+    // The rebuilt runtime once ran with tsx's loader registered, and an iteration that never yields
+    // then ran on past SIGTERM until the test killed it.
+    const source = fileURLToPath(new URL('../../runtime/log.ts', import.meta.url));
+    const now = new Date();
+    utimesSync(source, now, now);
+    let sent = false;
+    const r = await runCli('busy-sigint.js', (text, kill) => {
+      if (!sent && text.includes('setup done')) {
+        sent = true;
+        setTimeout(() => kill('SIGTERM'), 300);
+      }
+    });
+    expect(r.stderr).toContain("the runtime's sources changed since its last build; rebuilding it first");
+    expect(r.signal).toBeNull();
+    expect(r.code).toBe(105);
+    expect(r.stderr).toContain('teardown ran');
   });
 
   it('is interrupted by SIGINT: teardown and the summary run, exit 105', async () => {

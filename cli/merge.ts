@@ -3,14 +3,13 @@
  * local processes): percentiles of the pooled samples, one perf_analyzer CSV, one report.md, one budget
  * verdict (exit 99 when a budget is missed, as bench). Give the settings the run had, as to bench.
  */
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { modelIds } from '../models/index.ts';
 import { PROTOCOLS } from '../lib/scenario/settings.ts';
 import { reportMarkdown } from '../report/markdown.ts';
 import { runSettings } from './bench.ts';
 import { runMerge } from '../measure/merge/run.ts';
-import { runId } from '../measure/paths.ts';
 
 /** Adds the `merge` subcommand to the program. */
 export function registerMerge(program: Command): void {
@@ -35,15 +34,16 @@ export function registerMerge(program: Command): void {
     .option('--thresholds <file>', 'budget file (THRESHOLDS); default thresholds/<model>.json')
     .option('--out-dir <dir>', 'where the merged report goes; default results/<model>/merged-<time>')
     .action(async (files: string[], flags: Record<string, unknown>) => {
-      const model = String(flags.model);
-      const dir = flags.outDir
-        ? resolve(String(flags.outDir))
-        : join(resolve('results'), model, `merged-${runId()}`);
-      const outcome = await runMerge({ model, files, settings: runSettings(flags, process.env), dir });
+      const outcome = await runMerge({
+        model: String(flags.model),
+        files,
+        settings: runSettings(flags, process.env),
+        ...(flags.outDir ? { dir: resolve(String(flags.outDir)) } : {}),
+      });
       console.log(`merged ${outcome.stats.points} samples from ${outcome.stats.files} files`);
       console.log(`\n${reportMarkdown(outcome.report)}`);
       for (const error of outcome.written.errors) console.error(`k6-triton: could not write ${error}`);
-      console.log(`results: ${dir}`);
+      console.log(`results: ${outcome.dir}`);
       process.exitCode = outcome.exitCode;
     });
 }

@@ -3,15 +3,13 @@
  * payloads, bundle), measure, then write the reports from the report in memory, whatever the run gathered.
  */
 import { copyFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { reportMarkdown } from '../report/markdown.ts';
 import { writeRunReport } from '../report/write.ts';
 import { type Interruption, watchSignals } from './interrupt.ts';
 import { type Measured, measure } from './measure.ts';
-import { runId } from './paths.ts';
 import { type PrepareOptions, prepare } from './prepare.ts';
 import type { RuntimeChoice } from './runner.ts';
-import { type RunSettings, resolveTarget } from './target.ts';
+import { type RunSettings, resolveTarget, runDir } from './target.ts';
 
 /** What a bench run takes; settings are the scenario's (TRITON_URL, PROTOCOL, CONCURRENCY, ...). */
 export interface BenchOptions extends PrepareOptions {
@@ -70,7 +68,7 @@ async function benchWith(options: BenchOptions, interruption: Interruption): Pro
   const target = resolveTarget(options.model, options.settings);
   const prepared = await prepare(target, options, interruption);
   try {
-    const dir = resolve(options.resultsDir, target.modelDir, runId());
+    const dir = runDir(options.resultsDir, target);
     const measured = await measure(prepared, {
       dir,
       runtime: options.runtime,

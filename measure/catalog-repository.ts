@@ -3,11 +3,11 @@
  * the run's model written by `k6-triton repository`'s export (server/export-repository.ts) into
  * build/triton-repository/ (git-ignored) before each start, so it follows the catalog and the run's PRECISION.
  */
-import { fileURLToPath } from 'node:url';
+import { packagePath } from './paths.ts';
 import { writeCatalogRepository } from '../server/export-repository.ts';
 
 /** Where the exported repository goes: beside the runtime's build, git-ignored. */
-export const CATALOG_REPOSITORY_DIR = fileURLToPath(new URL('../build/triton-repository/', import.meta.url));
+export const CATALOG_REPOSITORY_DIR = packagePath('build', 'triton-repository');
 
 /** What to export: one catalog model, at a PRECISION when the run asks for one. */
 export interface CatalogExport {

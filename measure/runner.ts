@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packagePath } from './paths.ts';
 import { type CpuSample, sampleCpu } from './cpu.ts';
 import { EXIT } from '../runtime/exit-codes.ts';
 import type { Interruption } from './interrupt.ts';
@@ -42,7 +42,7 @@ export function runtimeCommand(choice: RuntimeChoice, env: NodeJS.ProcessEnv = p
     throw new Error('RUNTIME=k6 but no k6 binary was found; install k6, set K6_BIN, or use RUNTIME=node');
   }
   if (k6) return { runtime: 'k6' as const, program: k6, args: ['run'] };
-  const cli = fileURLToPath(new URL('../bin/k6-triton.js', import.meta.url));
+  const cli = packagePath('bin', 'k6-triton.js');
   return { runtime: 'node' as const, program: process.execPath, args: [cli, 'run'] };
 }
 

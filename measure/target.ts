@@ -10,7 +10,7 @@ import { type RunPlan, resolveRunPlan } from '../lib/scenario/run-plan.ts';
 import { genericEntry } from '../models/generic.ts';
 import { getModel } from '../models/index.ts';
 import type { ModelEntry } from '../models/types.ts';
-import { packagePath } from './paths.ts';
+import { packagePath, runId } from './paths.ts';
 
 /**
  * A run's settings under the scenario's variable names (TRITON_URL, PROTOCOL, CONCURRENCY, P95_MS, ...),
@@ -61,6 +61,11 @@ export function resolveTarget(model: string, settings: RunSettings): Target {
     run,
     modelDir: entry.id === 'generic' ? run.settings.modelName : entry.id,
   };
+}
+
+/** A new run folder of the target's: <resultsDir>/<model>/<prefix><run id>, e.g. capacity-2026-11-25T15-04-05-123. */
+export function runDir(resultsDir: string, target: Target, prefix = ''): string {
+  return resolve(resultsDir, target.modelDir, `${prefix}${runId()}`);
 }
 
 /** The settings with the levels given instead of the user's (the other mode's variable dropped). */

@@ -4,16 +4,15 @@
  * the search's measurements. Capacity measures one level at a time, its confirmation pass a linear range,
  * and the sweep a concurrency list per config.
  */
-import { resolve } from 'node:path';
 import type { LoadMode } from '../../lib/load/shapes.ts';
 import type { LevelResult, RunReport } from '../../lib/summary/types.ts';
 import { EXIT } from '../../runtime/exit-codes.ts';
 import { writeMeasured } from '../bench.ts';
 import type { Interruption } from '../interrupt.ts';
 import { measure } from '../measure.ts';
-import { runId } from '../paths.ts';
 import type { Prepared } from '../prepare.ts';
 import type { RuntimeChoice } from '../runner.ts';
+import { runDir } from '../target.ts';
 import type { Measurement } from './search.ts';
 import { us_to_ms } from '../../lib/units.ts';
 
@@ -94,7 +93,7 @@ export async function measureLevels(
   levels: readonly number[],
 ): Promise<LevelSetRun> {
   if (levels.length === 0) throw new Error('measureLevels: no level to measure');
-  const dir = resolve(options.resultsDir, prepared.target.modelDir, runId());
+  const dir = runDir(options.resultsDir, prepared.target);
   const measured = await measure(prepared, {
     levels: { mode: options.mode, levels },
     dir,

@@ -3,15 +3,14 @@
  * rate stay within the model's budget, found in few measured levels (search.ts), each level one measurement
  * on a target prepared once; written to results/<model>/capacity-<run-id>/.
  */
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { LevelResult } from '../../lib/summary/types.ts';
 import { buildRunReport } from '../../lib/summary/from-summary.ts';
 import { EXIT } from '../../runtime/exit-codes.ts';
 import { watchSignals } from '../interrupt.ts';
-import { runId } from '../paths.ts';
 import { type PrepareOptions, type Prepared, prepare } from '../prepare.ts';
 import type { RuntimeChoice } from '../runner.ts';
-import { type RunSettings, resolveTarget, withLevels } from '../target.ts';
+import { type RunSettings, resolveTarget, runDir, withLevels } from '../target.ts';
 import { type Confirmation, confirmationSentence, confirmPlan, judgeConfirmation } from './confirm.ts';
 import { type LevelSetOptions, measureLevels } from './measure.ts';
 import { project } from './projection.ts';
@@ -78,7 +77,7 @@ export async function runCapacity(options: CapacityOptions): Promise<number> {
     attempts: options.attempts ?? CAPACITY_DEFAULTS.attempts,
     maxTrials: options.maxTrials ?? CAPACITY_DEFAULTS.maxTrials,
   };
-  const dir = resolve(options.resultsDir, target.modelDir, `capacity-${runId()}`);
+  const dir = runDir(options.resultsDir, target, 'capacity-');
   const startedAt = new Date().toISOString();
 
   // SIGINT and SIGTERM stop the level being measured as they stop a bench; the search then stops.

@@ -9,7 +9,7 @@ import { buildRunReport, levelsFromSummary } from '../../lib/summary/from-summar
 import type { RunReport } from '../../lib/summary/types.ts';
 import { type WrittenReport, writeRunReport } from '../../report/write.ts';
 import { type ReadStats, readSamples } from './samples.ts';
-import { type RunSettings, resolveTarget } from '../target.ts';
+import { type RunSettings, resolveTarget, runDir } from '../target.ts';
 import { mergedSummary } from './summary.ts';
 
 /** What a merge takes: the runners' files and the settings the run had (CONCURRENCY, STEP_DURATION, ...). */
@@ -17,8 +17,8 @@ export interface MergeOptions {
   model: string;
   files: string[];
   settings: RunSettings;
-  /** Where the merged report goes (created). */
-  dir: string;
+  /** Where the merged report goes (created). @default results/<model>/merged-<run id> */
+  dir?: string;
 }
 
 /** The merged report, where it was written, and what was read. */
@@ -26,13 +26,17 @@ export interface MergeOutcome {
   report: RunReport;
   written: WrittenReport;
   stats: ReadStats;
+  /** The merged report's folder. */
+  dir: string;
   /** 0 when every budget held, 99 when one was missed (k6's code for crossed thresholds). */
   exitCode: number;
 }
 
 /** Merges runners' `--out json` files into one report and one budget verdict. */
 export async function runMerge(options: MergeOptions): Promise<MergeOutcome> {
-  const plan = resolveTarget(options.model, options.settings).run;
+  const target = resolveTarget(options.model, options.settings);
+  const plan = target.run;
+  const dir = options.dir ?? runDir('results', target, 'merged-');
   const { aggregates, stats } = await readSamples(options.files.map((f) => resolve(f)));
   // A level in the samples that the plan lacks means the settings differ from the run's: say which.
   const planned = new Set(plan.plan.levels.map((l) => l.name));
@@ -66,8 +70,8 @@ export async function runMerge(options: MergeOptions): Promise<MergeOutcome> {
     validate_every: plan.validateEvery,
     warmup_checks: plan.warmupChecks,
   });
-  const written = await writeRunReport(options.dir, report, summary, {
+  const written = await writeRunReport(dir, report, summary, {
     budget: { p95_ms: plan.limits.p95_ms, p99_ms: plan.limits.p99_ms },
   });
-  return { report, written, stats, exitCode: report.verdict_ok ? EXIT.OK : EXIT.THRESHOLDS_FAILED };
+  return { report, written, stats, dir, exitCode: report.verdict_ok ? EXIT.OK : EXIT.THRESHOLDS_FAILED };
 }

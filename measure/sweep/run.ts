@@ -5,15 +5,14 @@
  * within the budget; the original config is loaded back at the end. Results go to
  * results/<model>/sweep-<run-id>/.
  */
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { EXIT } from '../../runtime/exit-codes.ts';
 import { measureLevels } from '../capacity/measure.ts';
 import type { SearchBudget } from '../capacity/search.ts';
 import { watchSignals } from '../interrupt.ts';
-import { runId } from '../paths.ts';
 import { type PrepareOptions, type Prepared, prepare } from '../prepare.ts';
 import type { RuntimeChoice } from '../runner.ts';
-import { type RunSettings, resolveTarget, withLevels } from '../target.ts';
+import { type RunSettings, resolveTarget, runDir, withLevels } from '../target.ts';
 import { buildGrid, configLabel, type GridAxes } from './grid.ts';
 import { appliedConfig, overrideMismatches, withOverride } from './override.ts';
 import { type ConfigOutcome, rankConfigs } from './rank.ts';
@@ -46,7 +45,7 @@ export async function runSweep(options: SweepOptions): Promise<number> {
   const plan = target.run;
   const budget: SearchBudget = plan.limits;
   const served = plan.settings.modelName;
-  const dir = resolve(options.resultsDir, target.modelDir, `sweep-${runId()}`);
+  const dir = runDir(options.resultsDir, target, 'sweep-');
   const targetName = options.settings.TRITON_URL || (options.tritonserver ? 'tritonserver' : 'embedded');
 
   // SIGINT and SIGTERM stop the configuration being measured as they stop a bench; the sweep then stops.

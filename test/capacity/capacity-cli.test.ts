@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { startCli } from '../bench/processes.ts';
 import { runCli } from '../bench/run-cli.ts';
 
 const QUICK = [
@@ -92,6 +93,21 @@ describe('k6-triton capacity', () => {
     const record = JSON.parse(readFileSync(join(capacityDir(results), 'capacity.json'), 'utf8'));
     expect(record.path.map((t: { measurement: { level: number } }) => t.measurement.level)).toEqual([1, 1]);
     expect(record.answer.level).toBeNull();
+  }, 90_000);
+
+  it('stops at SIGINT as bench does: the level being measured is cut, exit 105', async () => {
+    const results = mkdtempSync(join(tmpdir(), 'k6-triton-capacity-'));
+    const run = startCli(
+      ['capacity', 'mnist', ...QUICK, '--step-duration', '60s', '--max', '4', '--results-dir', results],
+      { P95_MS: '5000', P99_MS: '10000' },
+    );
+    // Once the search has started its first level, Ctrl-C as a user would send it to the command alone.
+    await expect
+      .poll(() => run.output(), { timeout: 60_000, interval: 200 })
+      .toContain('capacity: measuring 1');
+    run.child.kill('SIGINT');
+    expect(await run.exited, run.output()).toBe(105);
+    expect(run.output()).toContain('capacity: no level was measured; interrupted while measuring 1');
   }, 90_000);
 
   it('rejects bad flags with one line naming the flag and the fix', async () => {

@@ -1,11 +1,12 @@
 /**
- * A scenario bundled for one run: the k6 bundle and the Node runtime's CommonJS sidecar in a folder of
- * their own, dist/<scenario>-<hash of the bundle>/, so runs of different scenarios or sources never
- * overwrite a bundle another run is reading (dist/<scenario>.js, `make build`'s, is left to users).
+ * A scenario bundled for one run: the k6 bundle and the Node runtime's CommonJS sidecar named by the
+ * bundle's hash, dist/<scenario>-<hash>.js (beside dist/<scenario>.js, so the scenario's paths relative to
+ * its bundle, such as ../proto, hold), each file written whole and renamed into place: runs of different
+ * models or sources never overwrite a bundle another run is reading (dist/<scenario>.js is `make build`'s).
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { type BuildOptions, build } from 'esbuild';
 import { SCRIPT_CJS_OPTIONS } from '../runtime/loader/bundle.ts';
@@ -35,30 +36,37 @@ export async function buildSidecar(entry: string, bundle: string): Promise<void>
   });
 }
 
-/** Bundles `entry` (a scenario's .ts file) and returns the bundle's path; the same bundle is reused. */
+/** Writes a file under a name of this process's, then renames it into place: readers see it whole or not at all. */
+async function writeWhole(path: string, contents: Uint8Array): Promise<void> {
+  const staging = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}`;
+  await writeFile(staging, contents);
+  await rename(staging, path);
+}
+
+/** Bundles `entry` (a scenario's .ts file) and returns the bundle's path; an identical bundle is reused. */
 export async function bundleScenario(entry: string): Promise<string> {
   const dist = packagePath('dist');
   await mkdir(dist, { recursive: true });
   const name = basename(entry).replace(/\.ts$/, '');
-  // Built in a folder of this run's, one level under dist/ as the final one is (the source maps' paths
-  // are relative), then renamed into place whole: a reader sees a complete folder or none.
-  const staging = await mkdtemp(join(dist, `.${name}-`));
-  try {
-    const bundle = join(staging, `${name}.js`);
-    await build({ ...SCENARIO_BUILD_OPTIONS, entryPoints: [entry], outdir: staging });
-    await buildSidecar(entry, bundle);
-    const esm = await readFile(bundle, 'utf8');
-    const folder = join(dist, `${name}-${createHash('sha256').update(esm).digest('hex').slice(0, 16)}`);
-    if (!existsSync(folder)) {
-      try {
-        await rename(staging, folder);
-      } catch (error) {
-        // Another run put the same bundle there first: theirs is byte for byte this one.
-        if (!existsSync(folder)) throw error;
-      }
-    }
-    return join(folder, `${name}.js`);
-  } finally {
-    await rm(staging, { recursive: true, force: true });
-  }
+  const options = { ...SCENARIO_BUILD_OPTIONS, entryPoints: [entry], write: false as const };
+  // Built in memory first for its hash; the second build differs only in its source map's file name.
+  const probe = await build({ ...options, outfile: join(dist, `${name}.js`) });
+  const text = probe.outputFiles!.find((f) => f.path.endsWith('.js'))!.text;
+  const bundle = join(dist, `${name}-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.js`);
+  // The bundle is written last, so when it is there its sidecar and maps are too.
+  if (existsSync(bundle)) return bundle;
+  const esm = await build({ ...options, outfile: bundle });
+  const esmText = esm.outputFiles!.find((f) => f.path === bundle)!.text;
+  const cjs = await build({
+    ...SCRIPT_CJS_OPTIONS,
+    entryPoints: [entry],
+    outfile: sidecarPath(bundle),
+    banner: { js: sidecarBanner(esmText) },
+    logLevel: 'warning',
+    write: false,
+  });
+  const files = [...cjs.outputFiles!, ...esm.outputFiles!.filter((f) => f.path !== bundle)];
+  for (const file of files) await writeWhole(file.path, file.contents);
+  await writeWhole(bundle, Buffer.from(esmText));
+  return bundle;
 }

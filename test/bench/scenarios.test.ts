@@ -4,7 +4,7 @@
  * filled. One embedded server (as the bench starts it) serves every case, given as TRITON_URL: a
  * server per case cost seconds each; the bench starting its own is tested in closed-loop and errors.
  * Cases run a few at a time (most of a case is waiting on its levels); each bench bundles into a folder
- * of its own (dist/<scenario>-<hash>/), so runs of one scenario may run side by side.
+ * of its own (dist/<scenario>-<hash>.js), so runs of one scenario may run side by side.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

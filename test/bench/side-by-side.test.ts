@@ -1,7 +1,7 @@
 /**
  * Two bench commands at once, of two models that share one scenario (bert-base and bert-large: the same
- * bundle): each bench bundles into a folder keyed by the bundle's hash under dist/, written whole and
- * renamed into place, so neither reads a bundle the other is rewriting, and both go through.
+ * bundle): each bench writes its bundle to files named by the bundle's hash under dist/, each written whole
+ * and renamed into place, so neither reads a bundle the other is rewriting, and both go through.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,0 +1,47 @@
+/** resolveTarget: the one resolution every command starts from (entry, scenario, budget in force, plan). */
+import { describe, expect, it } from 'vitest';
+import { planAt, resolveTarget, runDir, withLevels } from '../../measure/target.ts';
+
+describe('resolveTarget', () => {
+  it('tells the shared bert scenario which entry it runs, and names the folder by catalog id', () => {
+    const target = resolveTarget('bert-large', {});
+    expect(target.entry.id).toBe('bert-large');
+    expect(target.scenarioPath).toMatch(/scenarios\/bert\.ts$/);
+    expect(target.scenarioEnv).toEqual({ MODEL: 'bert-large' });
+    expect(target.modelDir).toBe('bert-large');
+    expect(target.budgetPath).toMatch(/thresholds\/bert-large\.json$/);
+    expect(resolveTarget('mnist', {}).scenarioEnv).toEqual({});
+  });
+
+  it("carries the budget in force: an override wins over the file, the error rate stays the file's", () => {
+    const file = resolveTarget('mnist', {}).run;
+    const target = resolveTarget('mnist', { P95_MS: '7', P99_MS: '9' });
+    expect(target.run.limits).toEqual({ p95_ms: 7, p99_ms: 9, error_rate: file.budget.error_rate });
+    expect(file.limits).toEqual({
+      p95_ms: file.budget.p95_ms,
+      p99_ms: file.budget.p99_ms,
+      error_rate: file.budget.error_rate,
+    });
+  });
+
+  it('names a generic model by its served name and refuses one without it', () => {
+    expect(resolveTarget('generic', { MODEL_NAME: 'my_model' }).modelDir).toBe('my_model');
+    expect(() => resolveTarget('generic', {})).toThrow(/MODEL_NAME is not set/);
+    expect(() => resolveTarget('mnist', { CONCURRENCY: 'lots' })).toThrow(/CONCURRENCY/);
+  });
+
+  it('measures other levels with the other mode dropped, and the same numbers back', () => {
+    const settings = { CONCURRENCY: '1,2', PROTOCOL: 'grpc' };
+    expect(withLevels(settings, 'request-rate', [2.5, 10])).toEqual({
+      PROTOCOL: 'grpc',
+      REQUEST_RATE: '2.5,10',
+    });
+    const levels = [0.1 + 0.2, 1234.5];
+    const plan = planAt(resolveTarget('mnist', settings), 'request-rate', levels);
+    expect(plan.plan.levels.map((l) => l.level)).toEqual(levels);
+  });
+
+  it("puts a run's folder under the model's, with the command's prefix", () => {
+    expect(runDir('/r', resolveTarget('mnist', {}), 'sweep-')).toMatch(/^\/r\/mnist\/sweep-\d{4}-\d\d-\d\dT/);
+  });
+});

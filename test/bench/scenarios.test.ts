@@ -3,8 +3,9 @@
  * protocol, and writes results that parse, one row per level, with the server's statistics columns
  * filled. One embedded server (as the bench starts it) serves every case, given as TRITON_URL: a
  * server per case cost seconds each; the bench starting its own is tested in closed-loop and errors.
- * Cases run a few at a time (most of a case is waiting on its levels); each bench bundles into a folder
- * of its own (dist/<scenario>-<hash>.js), so runs of one scenario may run side by side.
+ * Cases run a few at a time (most of a case is waiting on its levels), never two of one model at once:
+ * on the one shared server they would queue on the same model instances and read each other's requests
+ * in the model's statistics (each bench's bundle is its own, dist/<scenario>-<hash>.js).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,15 +20,24 @@ const CASES = PROTOCOLS.flatMap((protocol) => MODELS.map((model) => [model, prot
 /** Bench runs at once; the machine has two cores. */
 const PARALLEL = 3;
 
-/** Runs tasks at most `limit` at a time. */
+/** Runs tasks at most `limit` at a time, and tasks with the same key one after another. */
 class Slots {
   #free: number;
   readonly #waiting: (() => void)[] = [];
+  readonly #keys = new Map<string, Promise<void>>();
   constructor(limit: number) {
     this.#free = limit;
   }
 
-  async run<T>(task: () => Promise<T>): Promise<T> {
+  async run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const before = this.#keys.get(key) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    this.#keys.set(
+      key,
+      before.then(() => mine),
+    );
+    await before;
     if (this.#free > 0) this.#free--;
     else await new Promise<void>((resolve) => this.#waiting.push(resolve));
     try {
@@ -36,6 +46,7 @@ class Slots {
       const next = this.#waiting.shift();
       if (next) next();
       else this.#free++;
+      release();
     }
   }
 }
@@ -65,7 +76,7 @@ describe('bench', () => {
       const results = resultsDir();
       // 16 images as JSON numbers are ~25 MB a request: too slow to finish within a one-second level.
       const batch = model === 'resnet50' && protocol === 'http-json' ? ['--batch', '2'] : [];
-      const run = await slots.run(() =>
+      const run = await slots.run(model, () =>
         runCli(
           [
             'bench',

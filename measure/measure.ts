@@ -17,6 +17,7 @@ import {
   type WindowSpan,
 } from '../lib/summary/server-metrics.ts';
 import type { LevelResult, PartialLevel, RunReport } from '../lib/summary/types.ts';
+import { us_to_ms } from '../lib/units.ts';
 import { EXIT } from '../runtime/exit-codes.ts';
 import { type CpuSample, cpuShare_pct } from './cpu.ts';
 import type { Interruption } from './interrupt.ts';
@@ -67,8 +68,8 @@ function withGeneratorCpu(
     if (cpu_pct === undefined) return result;
     const { iteration_avg_us } = result.generator;
     const generator = generatorCost(
-      iteration_avg_us / 1000,
-      result.latency_us.avg / 1000,
+      us_to_ms(iteration_avg_us),
+      us_to_ms(result.latency_us.avg),
       cpu_pct,
       result.failure !== undefined,
     );

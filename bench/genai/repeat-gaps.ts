@@ -32,7 +32,7 @@ import {
   writeRepeatRepository,
 } from '../../test/triton/repeat-stream.ts';
 import { REAL_TRITON } from '../../test/triton/servers.ts';
-import { startTritonserver } from '../../cli/bench/tritonserver.ts';
+import { startTritonserver } from '../../measure/tritonserver.ts';
 
 const { values: args } = parseArgs({
   options: {

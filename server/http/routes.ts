@@ -7,7 +7,14 @@
 export type Route =
   | { kind: 'server-live' | 'server-ready' | 'server-metadata' | 'all-stats' | 'repo-index' }
   | {
-      kind: 'model-ready' | 'model-metadata' | 'model-config' | 'model-infer' | 'model-stats';
+      kind:
+        | 'model-ready'
+        | 'model-metadata'
+        | 'model-config'
+        | 'model-infer'
+        | 'model-generate'
+        | 'model-generate-stream'
+        | 'model-stats';
       model: string;
       version: string;
     }
@@ -26,18 +33,23 @@ export const METHOD_BY_ROUTE: Readonly<Record<Route['kind'], string>> = {
   'model-metadata': 'GET',
   'model-config': 'GET',
   'model-infer': 'POST',
+  'model-generate': 'POST',
+  'model-generate-stream': 'POST',
   'model-stats': 'GET',
   'model-load': 'POST',
   'model-unload': 'POST',
   unknown: '',
 };
 
-const MODEL = /^\/v2\/models\/([^/]+)(?:\/versions\/([0-9]+))?(?:\/(infer|ready|config|stats))?$/;
+const MODEL =
+  /^\/v2\/models\/([^/]+)(?:\/versions\/([0-9]+))?(?:\/(infer|generate|generate_stream|ready|config|stats))?$/;
 const HEALTH = /^\/v2\/health\/(live|ready)$/;
 const REPOSITORY = /^\/v2\/repository(?:\/([^/]+))?\/(?:(index)|models\/([^/]+)\/(load|unload))$/;
 const MODEL_KINDS = {
   '': 'model-metadata',
   infer: 'model-infer',
+  generate: 'model-generate',
+  generate_stream: 'model-generate-stream',
   ready: 'model-ready',
   config: 'model-config',
   stats: 'model-stats',

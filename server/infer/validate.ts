@@ -71,7 +71,9 @@ export function validateRequest(plan: TensorPlan, req: InferRequest): ValidReque
   }
   const inputs = req.inputs;
   const required = plan.inputs.filter((t) => !t.optional).length;
-  if (inputs.length > plan.inputs.length || inputs.length < required) {
+  // With optional inputs the count can hold while a required one is missing; Triton refuses that alike.
+  const missing = plan.inputs.some((spec) => !spec.optional && !inputs.some((t) => t.name === spec.name));
+  if (inputs.length > plan.inputs.length || inputs.length < required || missing) {
     throw Errors.inputCount(
       id,
       model,

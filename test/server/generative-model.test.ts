@@ -5,51 +5,29 @@
  * Counts and framing only, no timing.
  */
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDecoupledResponse } from '../../lib/genai/decoupled.ts';
 import { GenerateStreamDecoder } from '../../lib/genai/generate-stream.ts';
 import { requestMetrics } from '../../lib/genai/metrics.ts';
 import { newRecord, recordDecoupled, recordGenerate } from '../../lib/genai/record.ts';
 import { GPT2 } from '../../models/generative.ts';
-import { PROTO_OPTIONS } from '../../server/grpc/server.ts';
 import type { RunningServer } from '../../server/index.ts';
 import { postStreamed } from '../triton/repeat-stream.ts';
+import {
+  type Gpt2Ask,
+  gpt2InferRequest,
+  inferenceClient,
+  type Msg,
+  ofRequest as of,
+  streamMessages,
+} from './generative-client.ts';
 import { start } from './helpers.ts';
-
-// biome-ignore lint/suspicious/noExplicitAny: proto-loader messages are plain objects read field by field
-type Msg = any;
 
 const MODEL = GPT2.name;
 const PROMPT = 'one two three four five six seven eight';
 
-interface Ask {
-  id: string;
-  maxTokens: number;
-  stream?: boolean;
-  emptyFinal?: boolean;
-  prompt?: string;
-}
-
-function inferRequest(a: Ask): object {
-  return {
-    model_name: MODEL,
-    id: a.id,
-    inputs: [
-      {
-        name: 'text_input',
-        datatype: 'BYTES',
-        shape: [1],
-        contents: { bytes_contents: [Buffer.from(a.prompt ?? PROMPT)] },
-      },
-      { name: 'max_tokens', datatype: 'INT32', shape: [1], contents: { int_contents: [a.maxTokens] } },
-      { name: 'stream', datatype: 'BOOL', shape: [1], contents: { bool_contents: [a.stream ?? true] } },
-    ],
-    ...(a.emptyFinal === undefined
-      ? {}
-      : { parameters: { triton_enable_empty_final_response: { bool_param: a.emptyFinal } } }),
-  };
-}
+type Ask = Omit<Gpt2Ask, 'prompt'> & { prompt?: string };
+const inferRequest = (a: Ask) => gpt2InferRequest({ prompt: PROMPT, ...a });
 
 /** The text of a response's text_output (one BYTES element). */
 function textOf(m: Msg): string | undefined {
@@ -65,11 +43,7 @@ describe('the embedded simulated generative model', () => {
   beforeAll(async () => {
     server = await start({ simulated: { timeScale: 0 } });
     url = `http://127.0.0.1:${server.httpPort}`;
-    const pkg = grpc.loadPackageDefinition(protoLoader.loadSync('grpc_service.proto', PROTO_OPTIONS)) as Msg;
-    client = new pkg.inference.GRPCInferenceService(
-      `127.0.0.1:${server.grpcPort}`,
-      grpc.credentials.createInsecure(),
-    );
+    client = inferenceClient(`127.0.0.1:${server.grpcPort}`);
   });
 
   afterAll(async () => {
@@ -77,26 +51,8 @@ describe('the embedded simulated generative model', () => {
     await server?.stop();
   });
 
-  /** Writes the requests on one stream; collects messages (with arrival times) until each id has its count. */
   const stream = (asks: Ask[], expected: Record<string, number>) =>
-    new Promise<{ sent_ms: number; messages: { at_ms: number; m: Msg }[] }>((resolve, reject) => {
-      const messages: { at_ms: number; m: Msg }[] = [];
-      const call = client.ModelStreamInfer();
-      const settled = () =>
-        Object.entries(expected).every(
-          ([id, n]) => messages.filter((x) => (x.m.infer_response?.id ?? '') === id).length >= n,
-        );
-      call.on('data', (m: Msg) => {
-        messages.push({ at_ms: performance.now(), m });
-        if (settled()) call.end();
-      });
-      call.on('error', reject);
-      call.on('end', () => resolve({ sent_ms, messages }));
-      const sent_ms = performance.now();
-      for (const a of asks) call.write(inferRequest(a));
-    });
-  const of = <T extends { m: Msg }>(messages: T[], id: string) =>
-    messages.filter((x) => x.m.infer_response?.id === id);
+    streamMessages(client, asks.map(inferRequest), expected);
 
   describe('gRPC ModelStreamInfer', () => {
     it('opted in: one response per token, each not final, then the empty final response', async () => {

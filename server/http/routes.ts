@@ -5,7 +5,16 @@
 
 /** A matched endpoint with its path parameters. */
 export type Route =
-  | { kind: 'server-live' | 'server-ready' | 'server-metadata' | 'all-stats' | 'repo-index' }
+  | {
+      kind:
+        | 'server-live'
+        | 'server-ready'
+        | 'server-metadata'
+        | 'all-stats'
+        | 'repo-index'
+        | 'openai-chat'
+        | 'openai-completions';
+    }
   | {
       kind:
         | 'model-ready'
@@ -36,6 +45,8 @@ export const METHOD_BY_ROUTE: Readonly<Record<Route['kind'], string>> = {
   'model-generate': 'POST',
   'model-generate-stream': 'POST',
   'model-stats': 'GET',
+  'openai-chat': 'POST',
+  'openai-completions': 'POST',
   'model-load': 'POST',
   'model-unload': 'POST',
   unknown: '',
@@ -58,6 +69,9 @@ const MODEL_KINDS = {
 /** Matches a request path (query string already removed). */
 export function matchRoute(path: string): Route {
   if (path === '/v2/models/stats') return { kind: 'all-stats' };
+  // OpenAI-compatible endpoints in front of generative models (server/http/openai.ts).
+  if (path === '/v1/chat/completions') return { kind: 'openai-chat' };
+  if (path === '/v1/completions') return { kind: 'openai-completions' };
   const model = MODEL.exec(path);
   if (model) {
     const kind = MODEL_KINDS[(model[3] ?? '') as keyof typeof MODEL_KINDS];

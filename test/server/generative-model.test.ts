@@ -8,8 +8,9 @@ import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readDecoupledResponse } from '../../lib/genai/decoupled.ts';
 import { GenerateStreamDecoder } from '../../lib/genai/generate-stream.ts';
+import { OpenAiStreamDecoder } from '../../lib/genai/openai-stream.ts';
 import { requestMetrics } from '../../lib/genai/metrics.ts';
-import { newRecord, recordDecoupled, recordGenerate } from '../../lib/genai/record.ts';
+import { newRecord, recordDecoupled, recordGenerate, recordOpenAi } from '../../lib/genai/record.ts';
 import { GPT2 } from '../../models/generative.ts';
 import type { RunningServer } from '../../server/index.ts';
 import { postStreamed } from '../triton/repeat-stream.ts';
@@ -205,6 +206,72 @@ describe('the embedded simulated generative model', () => {
       expect(await r.json()).toEqual({
         error: "HTTP end point doesn't support models with decoupled transaction policy",
       });
+    });
+  });
+
+  describe('OpenAI-compatible endpoints', () => {
+    const post = (path: string, body: object) =>
+      postStreamed(`${url}${path}`, JSON.stringify({ model: MODEL, ...body }));
+    const text = (a: { chunks: { bytes: Buffer }[] }) =>
+      Buffer.concat(a.chunks.map((c) => c.bytes)).toString();
+
+    it('chat with stream: role-only first chunk, a chunk per token, finish, usage, [DONE]', async () => {
+      const answer = await post('/v1/chat/completions', {
+        messages: [{ role: 'user', content: PROMPT }],
+        max_tokens: 4,
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      expect([answer.status, answer.contentType]).toEqual([200, 'text/event-stream; charset=utf-8']);
+      const decoder = new OpenAiStreamDecoder();
+      const record = newRecord(answer.sent_ms, 0);
+      const events = answer.chunks.flatMap((c) => {
+        const read = decoder.push(new Uint8Array(c.bytes));
+        recordOpenAi(record, read, c.at_ms);
+        return read;
+      });
+      expect(decoder.end()).toEqual({ truncated: false, done: true });
+      expect(
+        events.map((e) =>
+          e.kind === 'chunk' ? [e.kind, e.role ?? '', e.text !== '', e.finishReason ?? ''] : [e.kind],
+        ),
+      ).toEqual([
+        ['chunk', 'assistant', false, ''],
+        ...Array.from({ length: 4 }, () => ['chunk', '', true, '']),
+        ['chunk', '', false, 'length'],
+        ['usage'],
+        ['done'],
+      ]);
+      const metrics = requestMetrics(record);
+      expect([metrics.ok, metrics.outputTokens, record.inputTokens]).toEqual([true, 4, 8]);
+      expect(text(answer).endsWith('data: [DONE]\n\n')).toBe(true);
+    });
+
+    it('completions with stream and without: tokens, usage and one completion object', async () => {
+      const streamed = await post('/v1/completions', { prompt: PROMPT, max_tokens: 3, stream: true });
+      const events = new OpenAiStreamDecoder().push(Buffer.concat(streamed.chunks.map((c) => c.bytes)));
+      expect(events.filter((e) => e.kind === 'chunk' && e.text !== '')).toHaveLength(3);
+      expect(events.some((e) => e.kind === 'usage')).toBe(false);
+      const whole = await post('/v1/completions', { prompt: PROMPT, max_tokens: 3 });
+      const json = JSON.parse(text(whole));
+      expect([whole.status, json.object, json.choices[0].text.split(' ').length, json.usage]).toEqual([
+        200,
+        'text_completion',
+        3,
+        { prompt_tokens: 8, completion_tokens: 3, total_tokens: 11 },
+      ]);
+    });
+
+    it('an unknown model or a request that cannot fit: the error object under its status', async () => {
+      const unknown = await postStreamed(
+        `${url}/v1/completions`,
+        JSON.stringify({ model: 'nope', prompt: 'x' }),
+      );
+      expect(unknown.status).toBe(404);
+      expect(JSON.parse(text(unknown)).error.message).toMatch(/unknown model: 'nope'/);
+      const big = await post('/v1/completions', { prompt: PROMPT, max_tokens: 100000, stream: true });
+      expect(big.status).toBe(400);
+      expect(JSON.parse(text(big)).error.message).toMatch(/KV cache tokens/);
     });
   });
 });

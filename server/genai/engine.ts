@@ -5,8 +5,11 @@
  */
 import { ContinuousBatcher, type GenerativeTiming, type SequenceRequest } from './scheduler.ts';
 
-/** A step this far behind its planned end restarts the timeline at now rather than catch up in a burst. */
-const RESYNC_MS = 20;
+/**
+ * A step this far behind its planned end restarts the timeline at now; less, and the next steps catch up (a
+ * host stall of a few ms, which a GPU would not have, then does not stretch every stream it hits).
+ */
+const RESYNC_MS = 50;
 
 /** One request's token callback: its index (0 = first) and whether it is the last. */
 export type OnToken = (index: number, last: boolean) => void;

@@ -3,7 +3,7 @@
  * the published figures their timing is calibrated on. Apart from catalog.ts because they are served by a
  * decoupled simulated backend, not by the image/tabular scenarios. This folder runs inside k6 too: no Node imports.
  */
-import type { TensorSpec } from './types.ts';
+import type { TensorSpec } from '../lib/kserve/types.ts';
 
 /** A published streaming measurement: one workload at one concurrency. */
 export interface GenerativeCalibration {

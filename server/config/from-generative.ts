@@ -1,4 +1,5 @@
 /** The default repository's generative models (models/generative.ts) as config.pbtxt would hold them. */
+import type { TensorSpec } from '../../lib/kserve/types.ts';
 import { toConfigDatatype } from '../../lib/tensor/datatypes.ts';
 import { GENERATIVE, type GenerativeModelEntry } from '../../models/generative.ts';
 import { parseConfigJson } from './parse.ts';
@@ -6,9 +7,9 @@ import type { ModelConfigJson } from './types.ts';
 
 /** A generative entry's config: decoupled, on the simulated_llm backend, one instance (it batches itself). */
 export function configFromGenerative(entry: GenerativeModelEntry): ModelConfigJson {
-  const tensor = (t: { name: string; datatype: string; dims: number[] }) => ({
+  const tensor = (t: TensorSpec) => ({
     name: t.name,
-    data_type: toConfigDatatype(t.datatype as never),
+    data_type: toConfigDatatype(t.datatype),
     dims: t.dims,
     ...(entry.optionalInputs.includes(t.name) ? { optional: true } : {}),
   });

@@ -9,15 +9,13 @@
  * --requests and --warmup count per client.
  */
 import { parseArgs } from 'node:util';
-import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
 import { readDecoupledResponse } from '../../lib/genai/decoupled.ts';
 import { GenerateStreamDecoder } from '../../lib/genai/generate-stream.ts';
 import { type GenerationRecord, type LevelMetrics, levelMetrics } from '../../lib/genai/metrics.ts';
 import { failRecord, newRecord, recordDecoupled, recordGenerate } from '../../lib/genai/record.ts';
 import { GPT2 } from '../../models/generative.ts';
-import { PROTO_OPTIONS } from '../../server/grpc/server.ts';
 import { startServer } from '../../server/index.ts';
+import { gpt2InferRequest, inferenceClient, type Msg } from '../../test/server/generative-client.ts';
 import { postStreamed } from '../../test/triton/repeat-stream.ts';
 
 const { values: args } = parseArgs({
@@ -44,11 +42,7 @@ if (LEVELS.some((c) => !Number.isInteger(c) || c < 1) || !(REQUESTS >= 1) || !(W
 const C = GPT2.calibration;
 const PROMPT = Array.from({ length: C.inputTokens }, (_, i) => `w${i}`).join(' ');
 
-// biome-ignore lint/suspicious/noExplicitAny: proto-loader messages are plain objects read field by field
-type Msg = any;
-
 const server = await startServer({ httpPort: 0, grpcPort: 0, metricsPort: -1, simulated: { timeScale: 0 } });
-const pkg = grpc.loadPackageDefinition(protoLoader.loadSync('grpc_service.proto', PROTO_OPTIONS)) as Msg;
 
 /** One request over a client's own stream: its record (the empty final response ends it). */
 function grpcRequest(call: Msg, id: number): Promise<GenerationRecord> {
@@ -61,21 +55,9 @@ function grpcRequest(call: Msg, id: number): Promise<GenerationRecord> {
       }
     };
     call.on('data', onData);
-    call.write({
-      model_name: GPT2.name,
-      id: String(id),
-      inputs: [
-        {
-          name: 'text_input',
-          datatype: 'BYTES',
-          shape: [1],
-          contents: { bytes_contents: [Buffer.from(PROMPT)] },
-        },
-        { name: 'max_tokens', datatype: 'INT32', shape: [1], contents: { int_contents: [C.outputTokens] } },
-        { name: 'stream', datatype: 'BOOL', shape: [1], contents: { bool_contents: [true] } },
-      ],
-      parameters: { triton_enable_empty_final_response: { bool_param: true } },
-    });
+    call.write(
+      gpt2InferRequest({ id: String(id), prompt: PROMPT, maxTokens: C.outputTokens, emptyFinal: true }),
+    );
   });
 }
 
@@ -97,10 +79,7 @@ async function level(c: number): Promise<LevelMetrics> {
   let id = 0;
   await Promise.all(
     Array.from({ length: c }, async () => {
-      const client = new pkg.inference.GRPCInferenceService(
-        `127.0.0.1:${server.grpcPort}`,
-        grpc.credentials.createInsecure(),
-      );
+      const client = inferenceClient(`127.0.0.1:${server.grpcPort}`);
       const call = PROTOCOL === 'grpc' ? client.ModelStreamInfer() : undefined;
       for (let i = 0; i < WARMUP + REQUESTS; i++) {
         const record = call ? await grpcRequest(call, id++) : await httpRequest(url);

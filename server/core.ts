@@ -137,10 +137,26 @@ export class InferenceCore {
         outputs: result.outputs.map((o) => (k.get(o.name) ? classify(o, k.get(o.name)!, batched) : o)),
       };
     } finally {
-      this.#inflight -= 1;
-      if (this.#inflight === 0 && this.#idleWaiters.length > 0) {
-        for (const w of this.#idleWaiters.splice(0)) w();
-      }
+      this.#settled();
+    }
+  }
+
+  #settled(): void {
+    this.#inflight -= 1;
+    if (this.#inflight === 0 && this.#idleWaiters.length > 0) {
+      for (const w of this.#idleWaiters.splice(0)) w();
+    }
+  }
+
+  /** Runs one request on a decoupled model, `send` taking each response; counted as in flight until it settles. */
+  async inferStream(req: InferRequest, send: (result: InferResult) => void): Promise<void> {
+    if (this.#stopping) throw Errors.serverStopping();
+    const model = this.inferTarget(req.modelName, req.modelVersion);
+    this.#inflight += 1;
+    try {
+      await model.inferStream(req, send);
+    } finally {
+      this.#settled();
     }
   }
 

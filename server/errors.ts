@@ -246,6 +246,17 @@ export const Errors = {
   notFound: () => new ServerError('NOT_FOUND', 'Not Found'),
   /** An infer body's Content-Encoding Triton does not read (it also answers Accept-Encoding: gzip, deflate). */
   unsupportedEncoding: () => new ServerError('UNSUPPORTED', 'Unsupported compression type'),
+  /** A decoupled model asked for one answer (Triton's words per endpoint). */
+  decoupledHttp: () =>
+    new ServerError('UNSUPPORTED', "HTTP end point doesn't support models with decoupled transaction policy"),
+  decoupledModelInfer: () =>
+    new ServerError('UNSUPPORTED', "ModelInfer RPC doesn't support models with decoupled transaction policy"),
+  /** /generate got other than one response from a decoupled model. */
+  generateNotOneResponse: () =>
+    new ServerError(
+      'INTERNAL',
+      'generate expects model to produce exactly 1 response, use generate stream for model that generates various number of responses',
+    ),
   unsupported: (what: string) => new ServerError('UNSUPPORTED', `${what} is not supported`),
   modelControlDisabled: () =>
     new ServerError('UNAVAILABLE', 'explicit model load / unload is not allowed if polling is enabled'),

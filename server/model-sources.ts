@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { catalogEntries, configFromCatalog } from './config/from-catalog.ts';
+import { configFromGenerative, generativeEntries } from './config/from-generative.ts';
 import { parsePbtxt } from './config/parse.ts';
 import type { VersionFolder } from './config/normalize.ts';
 import type { ModelConfigJson } from './config/types.ts';
@@ -151,22 +152,29 @@ function selectVersions(found: number[], config: ModelConfigJson): number[] {
   return sorted.slice(0, Math.max(1, policy.latest?.num_versions ?? 1));
 }
 
-/** The catalog's models; mnist runs on onnxruntime when its trained model and onnxruntime-node are present. */
+/**
+ * The catalog's models, then the simulated generative ones; mnist runs on onnxruntime when its trained model
+ * and onnxruntime-node are present.
+ */
 export async function catalogSources(precisions: Record<string, string>): Promise<ModelSource[]> {
   const onnx = (await onnxRuntimeLoads()) && existsSync(path.join(MNIST_MODEL_DIR, 'model.onnx'));
   // The catalog never changes while the server runs.
   const unchanged: ModelStamp = new Map([['', 0]]);
-  return catalogEntries().map((entry) => {
-    const backend = entry.id === 'mnist' && onnx ? 'onnxruntime' : 'simulated';
-    const dir = entry.id === 'mnist' && onnx ? MNIST_MODEL_DIR : '';
-    return {
-      name: entry.name,
-      readConfig: async () => configFromCatalog(entry, backend, precisions[entry.id]),
-      versions: async () => [{ version: '1', dir }],
-      versionFolder: async () => undefined,
-      stamp: async () => unchanged,
-    };
+  const source = (name: string, readConfig: () => Promise<ModelConfigJson>, dir = ''): ModelSource => ({
+    name,
+    readConfig,
+    versions: async () => [{ version: '1', dir }],
+    versionFolder: async () => undefined,
+    stamp: async () => unchanged,
   });
+  return [
+    ...catalogEntries().map((entry) => {
+      const backend = entry.id === 'mnist' && onnx ? 'onnxruntime' : 'simulated';
+      const dir = entry.id === 'mnist' && onnx ? MNIST_MODEL_DIR : '';
+      return source(entry.name, async () => configFromCatalog(entry, backend, precisions[entry.id]), dir);
+    }),
+    ...generativeEntries().map((entry) => source(entry.name, async () => configFromGenerative(entry))),
+  ];
 }
 
 /** True when onnxruntime-node is installed and its native binding loads (an install without binaries does not). */

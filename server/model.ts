@@ -3,7 +3,7 @@
  * `infer` validates, queues and resolves with the request's own slice of the batch's outputs.
  */
 import { Batcher } from './batcher.ts';
-import type { Backend, BackendFactory, TensorData } from './backends/types.ts';
+import { type Backend, type BackendFactory, isDecoupledBackend, type TensorData } from './backends/types.ts';
 import type { ModelConfigJson } from './config/types.ts';
 import { asServerError, Errors, type ServerError } from './errors.ts';
 import { applyFaults, FaultInjector } from './faults/injector.ts';
@@ -105,6 +105,45 @@ export class LoadedModel {
       throw err;
     }
     return new LoadedModel(opts, instances, injector.idle ? undefined : injector);
+  }
+
+  /** True when the config sets model_transaction_policy { decoupled: true }: any number of responses per request. */
+  get decoupled(): boolean {
+    const policy = this.config.model_transaction_policy as { decoupled?: boolean } | undefined;
+    return policy?.decoupled === true;
+  }
+
+  /**
+   * Runs a request on a decoupled model: validated, then handed to the first instance, which batches requests
+   * itself (continuous batching), so there is no queue here; `send` gets each response as it is made.
+   */
+  async inferStream(req: InferRequest, send: (result: InferResult) => void): Promise<void> {
+    const request_start_ns = nowNs();
+    if (req.signal?.aborted) throw Errors.cancelled();
+    const valid = validateRequest(this.#plan, req);
+    const backend = this.#instances[0]!;
+    if (!isDecoupledBackend(backend)) throw Errors.internal(`model '${this.name}' has no streaming backend`);
+    try {
+      await backend.stream(
+        valid.inputs,
+        (outputs) => send({ modelName: this.name, modelVersion: this.version, id: req.id, outputs }),
+        req.signal,
+      );
+    } catch (err) {
+      throw this.#failed(asServerError(err), request_start_ns, 'BACKEND');
+    }
+    const end_ns = nowNs();
+    const times: RequestTimes = {
+      request_start_ns,
+      queue_start_ns: request_start_ns,
+      compute_start_ns: request_start_ns,
+      compute_input_end_ns: request_start_ns,
+      compute_output_start_ns: end_ns,
+      compute_end_ns: end_ns,
+      request_end_ns: end_ns,
+    };
+    this.stats.recordSuccess(1, times);
+    this.#metrics.success(1, times);
   }
 
   /** Requests waiting in the queue. */

@@ -4,6 +4,7 @@
  */
 import type { ModelConfigJson } from '../config/types.ts';
 import { type SimulatedOptions, simulatedFactory } from './simulated.ts';
+import { simulatedLlmFactory } from './simulated-llm.ts';
 import type { BackendFactory } from './types.ts';
 
 /** Which factory serves a config. */
@@ -13,13 +14,14 @@ export function backendName(config: ModelConfigJson): string {
   return config.platform;
 }
 
-/** Resolves backends by name; `simulated` and `onnxruntime` are built in. */
+/** Resolves backends by name; `simulated`, `simulated_llm` and `onnxruntime` are built in. */
 export class BackendRegistry {
   readonly #factories = new Map<string, () => Promise<BackendFactory>>();
 
   constructor(simulated: SimulatedOptions = {}) {
     const sim = simulatedFactory(simulated);
     this.#factories.set('simulated', async () => sim);
+    this.#factories.set('simulated_llm', async () => simulatedLlmFactory);
     this.#factories.set('onnxruntime', async () => {
       // A variable specifier keeps bundlers and tsc from requiring the optional module up front.
       const path = './onnx.ts';

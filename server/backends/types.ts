@@ -29,5 +29,19 @@ export interface Backend {
   close(): Promise<void>;
 }
 
+/** Sends one response of a decoupled model: its outputs. */
+export type SendResponse = (outputs: TensorData[]) => void;
+
+/** A decoupled model's instance: any number of responses per request, requests run side by side. */
+export interface DecoupledBackend extends Backend {
+  /** Runs one request, sending each response as it is made; resolves after the last (or when `signal` aborts). */
+  stream(inputs: TensorData[], send: SendResponse, signal?: AbortSignal): Promise<void>;
+}
+
+/** True for a backend that streams (a decoupled model's). */
+export function isDecoupledBackend(backend: Backend): backend is DecoupledBackend {
+  return typeof (backend as Partial<DecoupledBackend>).stream === 'function';
+}
+
 /** Creates one backend instance for a loaded model. */
 export type BackendFactory = (ctx: BackendContext) => Promise<Backend>;

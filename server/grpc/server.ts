@@ -6,7 +6,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { PROTO_DIR } from '../config/schema.ts';
 import type { InferenceCore, LoadParameters } from '../core.ts';
-import { asServerError, Errors } from '../errors.ts';
+import { asServerError, Errors, type ServerError } from '../errors.ts';
 import { ResetFault } from '../faults/injector.ts';
 import type { InferRequest } from '../infer/types.ts';
 import { addHealthService } from './health.ts';
@@ -17,6 +17,7 @@ import {
   toInferResponseMsg,
 } from './convert.ts';
 import type { MessageCodec } from './model-infer.ts';
+import { isDecoupledTarget, streamDecoupled } from './stream-decoupled.ts';
 
 type Unary = grpc.handleUnaryCall<unknown, unknown>;
 type Stream = grpc.ServerDuplexStream<InferRequestMsg, unknown>;
@@ -102,9 +103,18 @@ function unary<Req>(fn: (req: Req) => unknown): Unary {
   };
 }
 
-/** The request a ModelInfer message carries, read as Triton reads it: the model is looked up first. */
-export function inferRequestOf(core: InferenceCore, msg: InferRequestMsg, signal: AbortSignal): InferRequest {
-  core.inferTarget(msg.model_name ?? '', msg.model_version ?? '');
+/**
+ * The request a ModelInfer message carries, read as Triton reads it: the model is looked up first, and a
+ * decoupled one is refused unless the message came on a stream.
+ */
+export function inferRequestOf(
+  core: InferenceCore,
+  msg: InferRequestMsg,
+  signal: AbortSignal,
+  onStream = false,
+): InferRequest {
+  const model = core.inferTarget(msg.model_name ?? '', msg.model_version ?? '');
+  if (!onStream && model.decoupled) throw Errors.decoupledModelInfer();
   return { ...fromInferRequestMsg(msg), signal };
 }
 
@@ -180,12 +190,26 @@ export function createGrpcServer(core: InferenceCore, opts: { maxMessage_bytes?:
 }
 
 /** Every answer on a stream of a model that is not decoupled is its request's last, and says so. */
-const FINAL = { triton_final_response: { bool_param: true } };
+export const FINAL = { triton_final_response: { bool_param: true } };
 
 /**
- * ModelStreamInfer: each request answers on the stream, errors as error_message; the stream ends after all
- * settle. A request refused before it was queued answers with its id alone; one that failed after (timed out,
- * its backend failed) also names its model and is flagged final, as Triton's response callback answers it.
+ * A failed request's stream message: a request refused before it was queued answers with its id alone; one that
+ * failed after (timed out, its backend failed) also names its model and is flagged final, as Triton's response
+ * callback answers it.
+ */
+export function streamErrorMessage(msg: InferRequestMsg, e: ServerError): Record<string, unknown> {
+  const answer: Record<string, unknown> = msg.id ? { id: msg.id } : {};
+  if (e.queued) {
+    if (msg.model_name) answer.model_name = msg.model_name;
+    if (msg.model_version) answer.model_version = msg.model_version;
+    answer.parameters = FINAL;
+  }
+  return { error_message: e.message, infer_response: answer };
+}
+
+/**
+ * ModelStreamInfer: each request answers on the stream, errors as error_message (streamErrorMessage); the
+ * stream ends after all settle. Decoupled models: stream-decoupled.ts.
  */
 function streamInfer(core: InferenceCore, call: Stream): void {
   let open = 0;
@@ -200,7 +224,15 @@ function streamInfer(core: InferenceCore, call: Stream): void {
   let inOrder: Promise<unknown> = Promise.resolve();
   call.on('data', (msg: InferRequestMsg) => {
     open += 1;
-    const outcome = Promise.resolve().then(() => core.infer(inferRequestOf(core, msg, abort.signal)));
+    if (isDecoupledTarget(core, msg)) {
+      // A decoupled model's responses go out as they are made, not in request order.
+      streamDecoupled(core, msg, abort.signal, (m) => call.write(m)).finally(() => {
+        open -= 1;
+        maybeEnd();
+      });
+      return;
+    }
+    const outcome = Promise.resolve().then(() => core.infer(inferRequestOf(core, msg, abort.signal, true)));
     outcome.catch(() => {}); // handled in its turn below
     const turn = inOrder
       .then(() => outcome)
@@ -214,14 +246,7 @@ function streamInfer(core: InferenceCore, call: Stream): void {
             return;
           }
           if (abort.signal.aborted) return;
-          const e = asServerError(err);
-          const answer: Record<string, unknown> = msg.id ? { id: msg.id } : {};
-          if (e.queued) {
-            if (msg.model_name) answer.model_name = msg.model_name;
-            if (msg.model_version) answer.model_version = msg.model_version;
-            answer.parameters = FINAL;
-          }
-          call.write({ error_message: e.message, infer_response: answer });
+          call.write(streamErrorMessage(msg, asServerError(err)));
         },
       )
       .finally(() => {

@@ -5,9 +5,25 @@
 
 /** A matched endpoint with its path parameters. */
 export type Route =
-  | { kind: 'server-live' | 'server-ready' | 'server-metadata' | 'all-stats' | 'repo-index' }
   | {
-      kind: 'model-ready' | 'model-metadata' | 'model-config' | 'model-infer' | 'model-stats';
+      kind:
+        | 'server-live'
+        | 'server-ready'
+        | 'server-metadata'
+        | 'all-stats'
+        | 'repo-index'
+        | 'openai-chat'
+        | 'openai-completions';
+    }
+  | {
+      kind:
+        | 'model-ready'
+        | 'model-metadata'
+        | 'model-config'
+        | 'model-infer'
+        | 'model-generate'
+        | 'model-generate-stream'
+        | 'model-stats';
       model: string;
       version: string;
     }
@@ -26,18 +42,25 @@ export const METHOD_BY_ROUTE: Readonly<Record<Route['kind'], string>> = {
   'model-metadata': 'GET',
   'model-config': 'GET',
   'model-infer': 'POST',
+  'model-generate': 'POST',
+  'model-generate-stream': 'POST',
   'model-stats': 'GET',
+  'openai-chat': 'POST',
+  'openai-completions': 'POST',
   'model-load': 'POST',
   'model-unload': 'POST',
   unknown: '',
 };
 
-const MODEL = /^\/v2\/models\/([^/]+)(?:\/versions\/([0-9]+))?(?:\/(infer|ready|config|stats))?$/;
+const MODEL =
+  /^\/v2\/models\/([^/]+)(?:\/versions\/([0-9]+))?(?:\/(infer|generate|generate_stream|ready|config|stats))?$/;
 const HEALTH = /^\/v2\/health\/(live|ready)$/;
 const REPOSITORY = /^\/v2\/repository(?:\/([^/]+))?\/(?:(index)|models\/([^/]+)\/(load|unload))$/;
 const MODEL_KINDS = {
   '': 'model-metadata',
   infer: 'model-infer',
+  generate: 'model-generate',
+  generate_stream: 'model-generate-stream',
   ready: 'model-ready',
   config: 'model-config',
   stats: 'model-stats',
@@ -46,6 +69,9 @@ const MODEL_KINDS = {
 /** Matches a request path (query string already removed). */
 export function matchRoute(path: string): Route {
   if (path === '/v2/models/stats') return { kind: 'all-stats' };
+  // OpenAI-compatible endpoints in front of generative models (server/http/openai.ts).
+  if (path === '/v1/chat/completions') return { kind: 'openai-chat' };
+  if (path === '/v1/completions') return { kind: 'openai-completions' };
   const model = MODEL.exec(path);
   if (model) {
     const kind = MODEL_KINDS[(model[3] ?? '') as keyof typeof MODEL_KINDS];

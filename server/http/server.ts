@@ -11,6 +11,8 @@ import { decompress, readBody } from './body.ts';
 import { compressBody, responseEncoding } from './compress.ts';
 import { decodeHttpInfer, type InferTarget, inferHeaderLength } from './infer-decode.ts';
 import { encodeHttpInfer } from './infer-encode.ts';
+import { generate } from './generate.ts';
+import { openAi } from './openai.ts';
 import { applyConnectionCap, DEFAULT_HTTP_LIMITS, type HttpLimits, serverTimeouts } from './limits.ts';
 import { readIndexBody, readLoadBody, readUnloadBody } from './repository-body.ts';
 import { METHOD_BY_ROUTE, matchRoute, type Route } from './routes.ts';
@@ -139,6 +141,12 @@ async function dispatch(
       return sendStatus(res, 200, 'application/json');
     case 'model-infer':
       return infer(ctx, route, req, res, body!);
+    case 'openai-chat':
+    case 'openai-completions':
+      return openAi(core, route.kind === 'openai-chat' ? 'chat' : 'completions', res, body!);
+    case 'model-generate':
+    case 'model-generate-stream':
+      return generate(core, route, route.kind === 'model-generate-stream', res, body!);
     default:
       return sendError(res, Errors.notFound(), false, { 'Content-Type': 'text/plain' });
   }
@@ -159,6 +167,7 @@ async function infer(
   let headerLength: number;
   try {
     const model = core.inferTarget(route.model, route.version);
+    if (model.decoupled) throw Errors.decoupledHttp();
     target = { name: route.model, version: route.version, config: model.config };
     body = await decompress(raw, req.headers['content-encoding'], ctx.maxBody);
     headerLength = inferHeaderLength(headerText(req, 'inference-header-content-length'), body.length);

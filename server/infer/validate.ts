@@ -71,23 +71,26 @@ export function validateRequest(plan: TensorPlan, req: InferRequest): ValidReque
   }
   const inputs = req.inputs;
   const required = plan.inputs.filter((t) => !t.optional).length;
-  if (inputs.length > plan.inputs.length || inputs.length < required) {
-    throw Errors.inputCount(
+  const countError = () =>
+    Errors.inputCount(
       id,
       model,
       plan.inputs,
       newestFirst(inputs).map((t) => t.name),
     );
-  }
+  if (inputs.length > plan.inputs.length || inputs.length < required) throw countError();
   const specOf = (t: RequestInput) => {
     const index = plan.inputIndex.get(t.name);
     if (index === undefined) throw Errors.unknownInput(t.name, model);
     return index;
   };
+  // With optional inputs the count can hold while a required one is missing: refused alike, after unknown names.
+  for (let i = inputs.length - 1; i >= 0; i--) specOf(inputs[i]!);
+  if (plan.inputs.some((spec) => !spec.optional && !inputs.some((t) => t.name === spec.name)))
+    throw countError();
   let batchSize = 0;
   for (let i = inputs.length - 1; i >= 0; i--) {
     const t = inputs[i]!;
-    specOf(t);
     if (plan.maxBatchSize === 0) continue;
     if (t.shape.length === 0) throw Errors.noBatchDim(id, t.name, model);
     // Triton takes the first input's batch size, and takes it again while it is 0.

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG } from '../../models/catalog.ts';
+import { GENERATIVE } from '../../models/generative.ts';
 import type { RunningServer } from '../../server/index.ts';
 import { binaryBody, http, start } from './helpers.ts';
 
@@ -14,12 +15,10 @@ describe('the built-in default repository (serve with no arguments)', () => {
     await server.stop();
   });
 
-  it('serves every catalog model, READY, with the catalog tensors', async () => {
+  it('serves every catalog and generative model, READY, with the catalog tensors', async () => {
     const index = (await http(server, 'POST', '/v2/repository/index')).json();
     expect(index.map((r: { name: string }) => r.name).sort()).toEqual(
-      Object.values(CATALOG)
-        .map((m) => m.name)
-        .sort(),
+      [...Object.values(CATALOG), ...Object.values(GENERATIVE)].map((m) => m.name).sort(),
     );
     expect(index.every((r: { state: string }) => r.state === 'READY')).toBe(true);
     for (const entry of Object.values(CATALOG)) {

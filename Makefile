@@ -48,7 +48,7 @@ test-k6: $(NODE_MODULES)
 
 ## test-triton: the suite against real Triton (TRITONSERVER; K6_BIN, PERF_ANALYZER): bench of every model, perf_analyzer agreement, sweep, capacity
 test-triton: $(NODE_MODULES)
-	node --import tsx test/triton/suite-on-triton.ts $(MODELS)
+	node --import tsx test/e2e/triton/suite-on-triton.ts $(MODELS)
 
 ## fidelity: the load generator against perf_analyzer on the embedded server (FIDELITY_ARGS="--targets embedded,triton": and real Triton, TRITONSERVER)
 fidelity: $(NODE_MODULES)

@@ -1,52 +1,10 @@
 /**
- * Two vitest projects. `unit`: pure modules and in-process tests that need no server process (fakes
- * and in-process mock servers are fine); `npx vitest run --project unit` (make test-unit) runs in
- * under a minute. `e2e`: tests that start the embedded server, child processes or real tools.
- * A test file is e2e when it sits in one of E2E_FOLDERS (unless listed in UNIT_IN_E2E_FOLDERS) or
- * when its source starts the server or the CLI (E2E_MARKERS); every other test/**\/*.test.ts is
- * unit. The lists are read from the tree at each run, so new test files always land in a project.
+ * Two vitest projects, split by folder. `unit` (test/ outside test/e2e/): pure modules and in-process tests
+ * that need no server process (fakes and in-process mock servers are fine); `npx vitest run --project unit`
+ * (make test-unit) runs in under a minute. `e2e` (test/e2e/): tests that start the embedded server, the CLI,
+ * child processes, a browser or the real tools.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-
-const ROOT = fileURLToPath(new URL('.', import.meta.url));
-
-/** Folders of end-to-end tests: the bench CLI, the agreement suite against k6, perf_analyzer and tritonclient, the server. */
-const E2E_FOLDERS = ['test/agreement/', 'test/bench/', 'test/tools/', 'test/server/', 'test/triton/'];
-
-/** Files inside E2E_FOLDERS that are pure (parsers, catalogs, the model on its own). */
-const UNIT_IN_E2E_FOLDERS = [
-  'test/server/config-parse.test.ts',
-  'test/server/errors-catalog.test.ts',
-  'test/server/onnx-mnist.test.ts',
-  'test/server/onnx-tensors.test.ts',
-  'test/server/simulated.test.ts',
-  'test/triton/suite-checks.test.ts',
-];
-
-/** A test whose source names one of these starts the CLI as a process (directly or through test/bench/run-cli.ts), the embedded server or a browser. */
-const E2E_MARKERS = [
-  'bin/k6-triton.js',
-  'bench/run-cli.ts',
-  '/server/index.ts',
-  'measure/embedded.ts',
-  'playwright-core',
-];
-
-/** Whether a test file (path relative to the root) needs servers, processes or tools. */
-function isE2e(file: string): boolean {
-  if (UNIT_IN_E2E_FOLDERS.includes(file)) return false;
-  if (E2E_FOLDERS.some((folder) => file.startsWith(folder))) return true;
-  const source = readFileSync(join(ROOT, file), 'utf8');
-  return E2E_MARKERS.some((marker) => source.includes(marker));
-}
-
-const TEST_FILES = readdirSync(join(ROOT, 'test'), { recursive: true, encoding: 'utf8' })
-  .filter((f) => f.endsWith('.test.ts'))
-  .map((f) => `test/${f.split('\\').join('/')}`);
-const E2E = TEST_FILES.filter(isE2e);
 
 /** Test files run at once; TEST_WORKERS=1 runs them one by one (e.g. to time one file alone). */
 const TEST_WORKERS = Number(process.env.TEST_WORKERS ?? 3);
@@ -71,7 +29,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: ['**/node_modules/**', ...E2E],
+          exclude: ['**/node_modules/**', 'test/e2e/**'],
           // Files share a worker's module graph instead of re-importing it per file: the project's CPU
           // time went from ~35 s to ~15 s. Unit tests restore what they change (mocks, timers, log sinks).
           isolate: false,
@@ -81,7 +39,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'e2e',
-          include: E2E,
+          include: ['test/e2e/**/*.test.ts'],
         },
       },
     ],

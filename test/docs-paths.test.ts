@@ -1,6 +1,6 @@
 /**
  * The docs match the tree. Every repository path a README or a page of docs/ names in backticks exists:
- * a path with a slash (`lib/scenario/run-plan.ts`, `test/tools/`) is read from the repository root or from
+ * a path with a slash (`lib/scenario/run-plan.ts`, `test/e2e/tools/`) is read from the repository root or from
  * the README's folder; a bare module name (`markdown.ts`) must be a file under the README's folder or at
  * the root (`build.ts`; the root README and the docs/ pages may abbreviate any file of the repository).
  * Generated folders (results/, dist/) and spans with placeholders (`results/<model>/<run-id>/`) are not

@@ -16,7 +16,7 @@ import { failRecord, newRecord, recordDecoupled, recordGenerate } from '../../li
 import { GPT2 } from '../../models/generative.ts';
 import { startServer } from '../../server/index.ts';
 import { gpt2InferRequest, inferenceClient, type Msg } from '../../test/server/generative-client.ts';
-import { postStreamed } from '../../test/triton/repeat-stream.ts';
+import { postStreamed } from '../../test/e2e/triton/repeat-stream.ts';
 
 const { values: args } = parseArgs({
   options: {

@@ -30,8 +30,8 @@ import {
   repeatGenerateBody,
   streamClient,
   writeRepeatRepository,
-} from '../../test/triton/repeat-stream.ts';
-import { REAL_TRITON } from '../../test/triton/servers.ts';
+} from '../../test/e2e/triton/repeat-stream.ts';
+import { REAL_TRITON } from '../../test/e2e/triton/servers.ts';
 import { startTritonserver } from '../../measure/tritonserver.ts';
 
 const { values: args } = parseArgs({

@@ -1,6 +1,6 @@
 /**
  * ModelStreamInfer on a decoupled model, as Triton 2.60.0 frames it (pinned on its repeat backend in
- * test/triton/generate-stream-repeat.test.ts): one message per response, each with `triton_final_response`
+ * test/e2e/triton/generate-stream-repeat.test.ts): one message per response, each with `triton_final_response`
  * false; after the last, an empty final response (no outputs, the flag true) only when the request set
  * `triton_enable_empty_final_response`; a failure as one error_message, marked final.
  */

@@ -1,6 +1,6 @@
 /**
  * Triton's generate_stream framing, read from bytes captured from real Triton 2.60.0 (the decoupled repeat
- * backend; test/genai/fixtures/*.sse, see test/triton/generate-stream-repeat.test.ts) and from the documented
+ * backend; test/genai/fixtures/*.sse, see test/e2e/triton/generate-stream-repeat.test.ts) and from the documented
  * mid-stream failure, which the repeat backend cannot produce.
  */
 import { readFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 /**
  * The embedded server's copy of Triton's ONNX Runtime backend load checks. Each expected message is the one real
  * tritonserver 2.60.0 answered for the same config and model (load API, 2026-11-25), after its
- * "Invalid argument: " / "Internal: " prefix; test/triton/config-check.test.ts compares both servers live.
+ * "Invalid argument: " / "Internal: " prefix; test/e2e/triton/config-check.test.ts compares both servers live.
  */
 import { describe, expect, it } from 'vitest';
 import type { ModelConfigJson, ModelTensorConfigJson } from '../../server/config/types.ts';

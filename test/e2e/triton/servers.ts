@@ -1,0 +1,80 @@
+/**
+ * The two servers the differential tests compare: the embedded server and real Triton (tritonserver),
+ * started on the same model repository, each on free 127.0.0.1 ports. Real Triton comes from
+ * TRITONSERVER or ../shared/tools/bin/tritonserver; where neither exists, callers skip with REAL_TRITON.skipReason.
+ */
+import { startTritonserver, type RealTriton } from '../../../measure/tritonserver.ts';
+import { type RunningServer, startServer } from '../../../server/index.ts';
+import { referenceTool } from '../tools/reference-tools.ts';
+
+/** The real tritonserver binary, or why the tests that need it are skipped. */
+export const REAL_TRITON = referenceTool('tritonserver', 'TRITONSERVER');
+
+/** One server under comparison, as a client sees it. */
+export interface Target {
+  kind: 'embedded' | 'triton';
+  /** http://127.0.0.1:<port> */
+  url: string;
+  /** 127.0.0.1:<port> */
+  grpcUrl: string;
+  /** http://127.0.0.1:<port>/metrics */
+  metricsUrl: string;
+  stop(): Promise<void>;
+}
+
+/** How both servers are started. */
+export interface PairOptions {
+  /** @default 'none' */
+  modelControl?: 'none' | 'explicit';
+  /** Models loaded at start in explicit mode. */
+  loadModels?: string[];
+}
+
+/** The embedded server on `repository`, in this process. */
+export async function startEmbeddedTarget(repository: string, opts: PairOptions = {}): Promise<Target> {
+  const server: RunningServer = await startServer({
+    modelRepository: repository,
+    httpPort: 0,
+    grpcPort: 0,
+    metricsPort: 0,
+    modelControlMode: opts.modelControl ?? 'none',
+    loadModels: opts.loadModels ?? [],
+  });
+  return {
+    kind: 'embedded',
+    url: `http://127.0.0.1:${server.httpPort}`,
+    grpcUrl: `127.0.0.1:${server.grpcPort}`,
+    metricsUrl: `http://127.0.0.1:${server.metricsPort}/metrics`,
+    stop: () => server.stop(),
+  };
+}
+
+/** Real Triton on `repository`; requires REAL_TRITON.path. */
+export async function startRealTarget(repository: string, opts: PairOptions = {}): Promise<Target> {
+  if (!REAL_TRITON.path) throw new Error(REAL_TRITON.skipReason);
+  const real: RealTriton = await startTritonserver({
+    binary: REAL_TRITON.path,
+    repository,
+    modelControl: opts.modelControl ?? 'none',
+    loadModels: opts.loadModels ?? [],
+  });
+  return {
+    kind: 'triton',
+    url: real.url,
+    grpcUrl: real.grpcUrl,
+    metricsUrl: real.metricsUrl,
+    stop: real.stop,
+  };
+}
+
+/** Both servers on one repository, started side by side. */
+export async function startPair(
+  repository: string,
+  opts: PairOptions = {},
+): Promise<{ embedded: Target; triton: Target; stop(): Promise<void> }> {
+  const [embedded, triton] = await Promise.all([
+    startEmbeddedTarget(repository, opts),
+    startRealTarget(repository, opts),
+  ]);
+  return { embedded, triton, stop: async () => void (await Promise.all([embedded.stop(), triton.stop()])) };
+}

@@ -4,7 +4,7 @@
  * same set from the seed inside the cluster). The only part of `k6-triton k8s` that touches the disk.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { getModel } from '../../models/index.ts';
 import { DEFAULT_COUNT, DEFAULT_SEED, ensurePayloads } from '../../payloads/index.ts';
 import { bundleScenario } from '../bundle.ts';
@@ -82,7 +82,8 @@ export async function k8sInput(options: K8sOptions): Promise<ManifestInput> {
     name,
     ...(options.namespace ? { namespace: options.namespace } : {}),
     script: {
-      file: `${entry.scenario}.js`,
+      // The bundle's own name: its last line names its source map by it.
+      file: basename(bundle),
       text: readFileSync(bundle, 'utf8'),
       ...(existsSync(`${bundle}.map`) ? { sourceMap: readFileSync(`${bundle}.map`, 'utf8') } : {}),
     },

@@ -624,7 +624,9 @@ describe.skipIf(!REAL_TRITON.path)(
       );
       expectSame(bad);
       // Triton's reason, to which the embedded server adds the backends it has (server/README.md).
-      expect(bad.embedded.body.error).toMatch(/ \(the embedded server has simulated, simulated_llm, onnxruntime\)/);
+      expect(bad.embedded.body.error).toMatch(
+        / \(the embedded server has simulated, simulated_llm, onnxruntime\)/,
+      );
       expect(await configOf(model)).toEqual(before);
       // Output dims the ONNX model does not have: refused at load, in Triton's words.
       const wrongDims = mnistJson(model, {

@@ -4,6 +4,7 @@
  * decoupled simulated backend, not by the image/tabular scenarios. This folder runs inside k6 too: no Node imports.
  */
 import type { TensorSpec } from '../lib/kserve/types.ts';
+import type { LoadShape } from '../lib/load/shapes.ts';
 
 /** A published streaming measurement: one workload at one concurrency. */
 export interface GenerativeCalibration {
@@ -28,6 +29,8 @@ export interface GenerativeModelEntry {
   optionalInputs: string[];
   outputs: TensorSpec[];
   calibration: GenerativeCalibration;
+  /** The default load of its bench (scenarios/llm.ts): closed-loop levels, window and warm-up. */
+  load: LoadShape;
 }
 
 /**
@@ -55,6 +58,13 @@ export const GPT2: GenerativeModelEntry = {
     requests_per_s: 4.87,
     source:
       "genai-perf README's example run: gpt2 on TensorRT-LLM, 200 input / 100 output tokens, concurrency 1",
+  },
+  // About 5 requests/s per VU at c1: a 10 s window holds 50 of them; c16 shows the knee.
+  load: {
+    concurrency: [1, 2, 4, 8, 16],
+    window_s: 10,
+    warmup_s: 2,
+    note: 'the calibration workload at concurrency 1, then the knee as decoding sequences share each step',
   },
 };
 

@@ -5,6 +5,7 @@
  */
 import type { TensorSpec } from '../lib/kserve/types.ts';
 import type { LoadShape } from '../lib/load/shapes.ts';
+import type { ModelEntry } from './types.ts';
 
 /** A published streaming measurement: one workload at one concurrency. */
 export interface GenerativeCalibration {
@@ -70,3 +71,25 @@ export const GPT2: GenerativeModelEntry = {
 
 /** Every simulated generative model, keyed by id. */
 export const GENERATIVE: Readonly<Record<string, GenerativeModelEntry>> = { [GPT2.id]: GPT2 };
+
+/**
+ * The run-side view of a generative entry (the ModelEntry the run plan, bench and capacity read), made from
+ * it so its tensors and load are stated once: no batch dimension, prompts written by its scenario.
+ */
+export function generativeModelEntry(g: GenerativeModelEntry): ModelEntry {
+  return {
+    id: g.id,
+    name: g.name,
+    platform: '',
+    maxBatchSize: 0,
+    inputs: g.inputs,
+    outputs: g.outputs,
+    precisions: {},
+    defaultBatch: 1,
+    payload: { kind: 'prompt' },
+    load: g.load,
+    scenario: 'llm',
+    deployment: { instanceCount: 1 },
+    source: { seed: '', note: g.calibration.source },
+  };
+}

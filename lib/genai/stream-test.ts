@@ -12,22 +12,14 @@ import exec from 'k6/execution';
 import { Counter, Rate, Trend } from 'k6/metrics';
 import grpc from 'k6/net/grpc';
 import type { Options } from 'k6/options';
-import type { GenerativeModelEntry } from '../../models/generative.ts';
+import { type GenerativeModelEntry, generativeModelEntry } from '../../models/generative.ts';
+import { type RunPlan, resolveRunPlan } from '../scenario/run-plan.ts';
 import { grpcMethod } from '../kserve/grpc-messages.ts';
 import { createWindowStart } from '../load/metrics.ts';
-import {
-  statsName,
-  SUMMARY_TREND_STATS,
-  SYSTEM_TAGS,
-  subMetricKey,
-  WINDOW_START_METRIC,
-  parseLevelName,
-} from '../load/names.ts';
-import { buildPlan, type LoadPlan } from '../load/scenarios.ts';
-import { loadPlanFromEnv, type LoadPlanSettings } from '../load/shapes.ts';
+import { statsName, subMetricKey, WINDOW_START_METRIC, parseLevelName } from '../load/names.ts';
 import { missedBudgetLines } from '../summary/verdicts.ts';
 import type { K6SummaryData } from '../summary/from-summary.ts';
-import { budgetFromEnv, type GenerativeBudget, parseGenerativeBudget } from './budget.ts';
+import { generativeBudgetExprs, type TokenBudget, tokenBudget } from './budget.ts';
 import { EMPTY_FINAL_PARAMETER, readDecoupledResponse } from './decoupled.ts';
 import { generativeLevels, generativeLines } from './level-summary.ts';
 import { requestMetrics } from './metrics.ts';
@@ -37,9 +29,7 @@ import { failRecord, newRecord, recordDecoupled } from './record.ts';
 /** The generative scenario's exports. */
 export interface GenerativeTest {
   options: Options;
-  plan: LoadPlan;
-  load: LoadPlanSettings;
-  budget: GenerativeBudget;
+  run: RunPlan;
   setup(): Promise<void>;
   warmup(): void;
   infer(): void;
@@ -47,10 +37,8 @@ export interface GenerativeTest {
   handleSummary(data: Record<string, unknown>): Record<string, string>;
 }
 
-/** The run's workload: where, which model, and the request's lengths. */
-export interface GenerativeSettings {
-  grpcUrl: string;
-  modelName: string;
+/** The request's lengths: INPUT_TOKENS, OUTPUT_TOKENS over the entry's calibration workload. */
+export interface Workload {
   inputTokens: number;
   outputTokens: number;
 }
@@ -64,14 +52,12 @@ function whole(env: Record<string, string | undefined>, name: string, fallback: 
   return n;
 }
 
-/** Reads TRITON_GRPC_URL, MODEL_NAME, INPUT_TOKENS, OUTPUT_TOKENS over the entry's calibration workload. */
-export function generativeSettings(
+/** Reads INPUT_TOKENS and OUTPUT_TOKENS. */
+export function workloadFromEnv(
   entry: GenerativeModelEntry,
   env: Record<string, string | undefined>,
-): GenerativeSettings {
+): Workload {
   return {
-    grpcUrl: (env.TRITON_GRPC_URL || '127.0.0.1:8001').replace(/^grpc:\/\//, ''),
-    modelName: env.MODEL_NAME || entry.name,
     inputTokens: whole(env, 'INPUT_TOKENS', entry.calibration.inputTokens),
     outputTokens: whole(env, 'OUTPUT_TOKENS', entry.calibration.outputTokens),
   };
@@ -81,7 +67,11 @@ export function generativeSettings(
  * The ModelInferRequest in k6's JSON mapping: a prompt of `inputTokens` words, `max_tokens` = outputTokens,
  * streaming on, and the empty final response asked for. Inputs and datatypes come from the entry.
  */
-export function streamRequest(entry: GenerativeModelEntry, s: GenerativeSettings): Record<string, unknown> {
+export function streamRequest(
+  entry: GenerativeModelEntry,
+  modelName: string,
+  s: Workload,
+): Record<string, unknown> {
   const prompt = Array.from({ length: s.inputTokens }, (_, i) => `w${i}`).join(' ');
   const value: Record<string, unknown> = {
     text_input: encoding.b64encode(prompt),
@@ -94,7 +84,7 @@ export function streamRequest(entry: GenerativeModelEntry, s: GenerativeSettings
     BOOL: 'boolContents',
   };
   return {
-    modelName: s.modelName,
+    modelName,
     inputs: entry.inputs.map((t) => ({
       name: t.name,
       datatype: t.datatype,
@@ -105,19 +95,23 @@ export function streamRequest(entry: GenerativeModelEntry, s: GenerativeSettings
   };
 }
 
-/** The per-level thresholds: the budget on measured levels, probes the summary reads elsewhere. */
-function thresholds(levels: readonly string[], budget: GenerativeBudget): Record<string, string[]> {
+/** The per-level thresholds: the budget where it applies, probes for everything the summary reads. */
+function thresholds(run: RunPlan, tokens: TokenBudget): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  const errorExpr = budget.error_rate > 0 ? `rate<${budget.error_rate}` : 'rate==0';
-  for (const level of levels) {
-    out[subMetricKey(GENAI_METRICS.ttft, level)] = [`p(95)<${budget.ttft_p95_ms}`];
-    out[subMetricKey(GENAI_METRICS.itl, level)] = [`p(95)<${budget.itl_p95_ms}`];
-    out[subMetricKey(GENAI_METRICS.failed, level)] = [errorExpr];
-    out[subMetricKey(GENAI_METRICS.latency, level)] = ['max>=0'];
-    out[subMetricKey(GENAI_METRICS.chunkGap, level)] = ['max>=0'];
-    out[subMetricKey(GENAI_METRICS.outputTokens, level)] = ['count>=0'];
-    out[subMetricKey('dropped_iterations', level)] = ['count>=0'];
-    out[subMetricKey(WINDOW_START_METRIC, statsName(level))] = ['value>=0'];
+  const probes: Record<string, string> = {
+    [GENAI_METRICS.ttft]: 'max>=0',
+    [GENAI_METRICS.itl]: 'max>=0',
+    [GENAI_METRICS.latency]: 'max>=0',
+    [GENAI_METRICS.chunkGap]: 'max>=0',
+    [GENAI_METRICS.outputTokens]: 'count>=0',
+    [GENAI_METRICS.failed]: 'rate>=0',
+    dropped_iterations: 'count>=0',
+  };
+  for (const { name } of run.plan.levels) {
+    const budgets = generativeBudgetExprs(run.budget, run.overrides, tokens, name);
+    for (const [metric, probe] of Object.entries(probes))
+      out[subMetricKey(metric, name)] = budgets[metric] ?? [probe];
+    out[subMetricKey(WINDOW_START_METRIC, statsName(name))] = ['value>=0'];
   }
   return out;
 }
@@ -132,30 +126,15 @@ export function generativeTest(
   budgetPath: string,
 ): GenerativeTest {
   const env = __ENV as Record<string, string | undefined>;
-  const settings = generativeSettings(entry, env);
-  const budget = budgetFromEnv(parseGenerativeBudget(budgetJson, budgetPath), env);
-  const load = loadPlanFromEnv(env, entry.load);
-  const plan = buildPlan({
-    mode: load.mode,
-    levels: load.levels,
-    warmup_s: load.warmup_s,
-    window_s: load.window_s,
-    exec: 'infer',
-    warmupExec: 'warmup',
-    statsExec: 'stats',
-    maxVUs: Math.max(...load.levels) * 4,
-  });
-  const options: Options = {
-    scenarios: plan.scenarios,
-    thresholds: thresholds(
-      plan.levels.map((l) => l.name),
-      budget,
-    ),
-    summaryTrendStats: SUMMARY_TREND_STATS,
-    systemTags: SYSTEM_TAGS,
-    setupTimeout: '60s',
-    tags: { model: settings.modelName, protocol: 'grpc' },
-  };
+  // The same resolver as the bench's (measure/target.ts): both sides agree on levels, windows, budget.
+  const run = resolveRunPlan(generativeModelEntry(entry), env, budgetJson, budgetPath);
+  const { settings } = run;
+  if (settings.protocol !== 'grpc')
+    throw new Error(
+      `invalid PROTOCOL="${settings.protocol}" for ${entry.id}; its scenario streams over grpc`,
+    );
+  const workload = workloadFromEnv(entry, env);
+  const options: Options = { ...run.options, thresholds: thresholds(run, tokenBudget(run.budget, env)) };
   const metrics = {
     ttft: new Trend(GENAI_METRICS.ttft, true),
     itl: new Trend(GENAI_METRICS.itl, true),
@@ -167,7 +146,7 @@ export function generativeTest(
   const windowStart = createWindowStart();
   const client = new grpc.Client();
   client.load(['../proto'], 'grpc_service.proto');
-  const request = streamRequest(entry, settings);
+  const request = streamRequest(entry, settings.modelName, workload);
   const method = grpcMethod('ModelStreamInfer');
   let connected = false;
   let warned = false;
@@ -199,7 +178,7 @@ export function generativeTest(
   /** One request on its own stream; the iteration lasts until the stream ends. */
   function streamOne(): void {
     connect();
-    const record = newRecord(now(), settings.inputTokens);
+    const record = newRecord(now(), workload.inputTokens);
     const stream = new grpc.Stream(client, method, { timeout: '120s' });
     stream.on('data', (message: unknown) => {
       const at = now();
@@ -218,9 +197,7 @@ export function generativeTest(
 
   return {
     options,
-    plan,
-    load,
-    budget,
+    run,
     async setup(): Promise<void> {
       // One readable line when nothing answers or the model is not there.
       try {
@@ -244,10 +221,10 @@ export function generativeTest(
     infer: streamOne,
     async stats(): Promise<void> {
       windowStart.add(Date.now());
-      await new Promise((resolve) => setTimeout(resolve, load.window_s * 1000));
+      await new Promise((resolve) => setTimeout(resolve, run.load.window_s * 1000));
     },
     handleSummary(data) {
-      const results = generativeLevels(data as K6SummaryData, plan.levels);
+      const results = generativeLevels(data as K6SummaryData, run.plan.levels);
       const missed = missedBudgetLines(results);
       const lines = [...generativeLines(results), ...missed];
       if (results.length > 0 && missed.length === 0) lines.push('all budgets met');

@@ -95,10 +95,13 @@ BENCH = $(CLI) bench $(1) $(BENCH_ARGS) $(if $(K6_ARGS),-- $(K6_ARGS))
 # Catalog ids (and their aliases, e.g. resnext, bert) come from models/catalog.ts, the one list of models.
 CATALOG_IDS = $(CLI) models
 
-.PHONY: bench-generic bench-all ci-gate
+.PHONY: bench-generic bench-all ci-gate bench-llm
 ## bench-<model>: ramp load on one catalog model (id or alias: bench-mnist, bench-resnext, bench-bert-large), gate on its budget, write results/<model>/<run>/
 bench-%: $(NODE_MODULES)
 	$(call BENCH,$*)
+## bench-llm: the simulated gpt2 streamed over gRPC ModelStreamInfer: TTFT, ITL, tokens/s per level, budgets on TTFT/ITL p95
+bench-llm: $(NODE_MODULES)
+	$(call BENCH,gpt2)
 ## bench-generic MODEL_NAME=<served model>: any model, tensors read from the server
 bench-generic: $(NODE_MODULES)
 	@test -n "$(MODEL_NAME)" || { echo "make bench-generic: set MODEL_NAME=<served model name>"; exit 2; }

@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import { addBudgetOptions, addLocalRunOptions, addTargetOptions, tritonserverOption } from './options.ts';
 import { modelIds } from '../models/index.ts';
+import { GENERATIVE } from '../models/generative.ts';
 import { runBench } from '../measure/bench.ts';
 import type { RuntimeChoice } from '../measure/runner.ts';
 
@@ -54,7 +55,10 @@ export function registerBench(program: Command): void {
   const command = program
     .command('bench')
     .description('Benchmark a model: concurrency or request-rate sweep, budgets, perf_analyzer-style results')
-    .argument('<model>', `catalog model (${modelIds().join(', ')}) or generic (with --model-name)`)
+    .argument(
+      '<model>',
+      `catalog model (${modelIds().join(', ')}), a generative model (${Object.keys(GENERATIVE).join(', ')}) or generic (with --model-name)`,
+    )
     .argument('[k6-args...]', 'extra k6 flags after --, e.g. -- --out json=points.json');
   addTargetOptions(command, 'Triton HTTP endpoint (TRITON_URL); default: start the embedded server');
   command

@@ -33,6 +33,10 @@ export interface Budget {
   extra?: string[];
   /** Model id, for readers of the file. */
   model?: string;
+  /** Generative models: budget on time to first token's p95, ms (the latency budgets apply to end-to-end latency). */
+  ttft_p95_ms?: number;
+  /** Generative models: budget on inter-token latency's p95, ms. */
+  itl_p95_ms?: number;
 }
 
 /** Budget overrides from the environment (P95_MS, P99_MS). */
@@ -65,7 +69,18 @@ export function isProbeExpr(expr: string): boolean {
   return PROBE_EXPRS.includes(expr.replace(/\s+/g, ''));
 }
 
-const KNOWN_FIELDS = ['p95_ms', 'p99_ms', 'error_rate', 'levels', 'source', 'extra', 'model', '$comment'];
+const KNOWN_FIELDS = [
+  'p95_ms',
+  'p99_ms',
+  'error_rate',
+  'levels',
+  'source',
+  'extra',
+  'model',
+  'ttft_p95_ms',
+  'itl_p95_ms',
+  '$comment',
+];
 
 function positiveMs(source: string, raw: Record<string, unknown>, field: string): number {
   const value = raw[field];
@@ -134,6 +149,9 @@ export function parseBudget(json: unknown, source: string): Budget {
     });
   }
   const model = record['model'];
+  const tokenBudgets: Pick<Budget, 'ttft_p95_ms' | 'itl_p95_ms'> = {};
+  for (const field of ['ttft_p95_ms', 'itl_p95_ms'] as const)
+    if (record[field] !== undefined) tokenBudgets[field] = positiveMs(source, record, field);
   return {
     p95_ms,
     p99_ms,
@@ -142,6 +160,7 @@ export function parseBudget(json: unknown, source: string): Budget {
     source: text,
     ...(extra ? { extra: extra as string[] } : {}),
     ...(typeof model === 'string' ? { model } : {}),
+    ...tokenBudgets,
   };
 }
 

@@ -86,17 +86,20 @@ export async function prepare(
             id: 'generic',
           }
         : target.entry;
+    // A generative scenario writes its prompts itself: no payload set.
     const payload = target.settings.PAYLOAD
       ? resolve(target.settings.PAYLOAD)
-      : (
-          await ensurePayloads({
-            model: entry,
-            batch: settings.batch,
-            // Empty for a generic model: its datatypes are the server's.
-            ...(settings.precision ? { precision: settings.precision } : {}),
-            ...(options.count ? { count: options.count } : {}),
-          })
-        ).manifestPath;
+      : entry.payload.kind === 'prompt'
+        ? ''
+        : (
+            await ensurePayloads({
+              model: entry,
+              batch: settings.batch,
+              // Empty for a generic model: its datatypes are the server's.
+              ...(settings.precision ? { precision: settings.precision } : {}),
+              ...(options.count ? { count: options.count } : {}),
+            })
+          ).manifestPath;
     const script = await bundleScenario(target.scenarioPath);
     const metricsUrl = options.metricsUrl === 'off' ? undefined : (wantedMetricsUrl ?? server?.metricsUrl);
     return {

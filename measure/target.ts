@@ -48,8 +48,14 @@ export function resolveTarget(model: string, settings: RunSettings): Target {
     ? resolve(settings.THRESHOLDS)
     : packagePath('thresholds', `${entry.id}.json`);
   const budgetJson = readFileSync(budgetPath, 'utf8');
-  // bert-base and bert-large share one scenario, which picks its entry by MODEL.
-  const scenarioEnv: Record<string, string> = entry.scenario === 'bert' ? { MODEL: entry.id } : {};
+  // bert-base and bert-large share one scenario, which picks its entry by MODEL; so may generative models,
+  // whose scenario streams over gRPC only.
+  const scenarioEnv: Record<string, string> =
+    entry.scenario === 'bert'
+      ? { MODEL: entry.id }
+      : entry.scenario === 'llm'
+        ? { MODEL: entry.id, PROTOCOL: 'grpc' }
+        : {};
   const run = resolveRunPlan(entry, { ...settings, ...scenarioEnv }, budgetJson, budgetPath);
   return {
     entry,

@@ -4,6 +4,8 @@
  * decoupled simulated backend, not by the image/tabular scenarios. This folder runs inside k6 too: no Node imports.
  */
 import type { TensorSpec } from '../lib/kserve/types.ts';
+import type { LoadShape } from '../lib/load/shapes.ts';
+import type { ModelEntry } from './types.ts';
 
 /** A published streaming measurement: one workload at one concurrency. */
 export interface GenerativeCalibration {
@@ -28,6 +30,8 @@ export interface GenerativeModelEntry {
   optionalInputs: string[];
   outputs: TensorSpec[];
   calibration: GenerativeCalibration;
+  /** The default load of its bench (scenarios/llm.ts): closed-loop levels, window and warm-up. */
+  load: LoadShape;
 }
 
 /**
@@ -56,7 +60,36 @@ export const GPT2: GenerativeModelEntry = {
     source:
       "genai-perf README's example run: gpt2 on TensorRT-LLM, 200 input / 100 output tokens, concurrency 1",
   },
+  // About 5 requests/s per VU at c1: a 10 s window holds 50 of them; c16 shows the knee.
+  load: {
+    concurrency: [1, 2, 4, 8, 16],
+    window_s: 10,
+    warmup_s: 2,
+    note: 'the calibration workload at concurrency 1, then the knee as decoding sequences share each step',
+  },
 };
 
 /** Every simulated generative model, keyed by id. */
 export const GENERATIVE: Readonly<Record<string, GenerativeModelEntry>> = { [GPT2.id]: GPT2 };
+
+/**
+ * The run-side view of a generative entry (the ModelEntry the run plan, bench and capacity read), made from
+ * it so its tensors and load are stated once: no batch dimension, prompts written by its scenario.
+ */
+export function generativeModelEntry(g: GenerativeModelEntry): ModelEntry {
+  return {
+    id: g.id,
+    name: g.name,
+    platform: '',
+    maxBatchSize: 0,
+    inputs: g.inputs,
+    outputs: g.outputs,
+    precisions: {},
+    defaultBatch: 1,
+    payload: { kind: 'prompt' },
+    load: g.load,
+    scenario: 'llm',
+    deployment: { instanceCount: 1 },
+    source: { seed: '', note: g.calibration.source },
+  };
+}

@@ -1,4 +1,5 @@
 import { CATALOG } from './catalog.ts';
+import { GENERATIVE, generativeModelEntry } from './generative.ts';
 import type { Datatype } from '../lib/tensor/datatypes.ts';
 import type { ModelEntry, Precision } from './types.ts';
 import type { TensorSpec } from '../lib/kserve/types.ts';
@@ -16,12 +17,12 @@ export function getModel(idOrName: string): ModelEntry {
   const entry =
     CATALOG[idOrName] ??
     Object.values(CATALOG).find((m) => m.name === idOrName || m.aliases?.includes(idOrName));
-  if (!entry) {
-    throw new Error(
-      `unknown model "${idOrName}"; known models: ${modelIds().join(', ')} (or use generic with MODEL_NAME)`,
-    );
-  }
-  return entry;
+  if (entry) return entry;
+  // Generative models (models/generative.ts) run their own scenario; the catalog lists the tensor models.
+  const generative = GENERATIVE[idOrName] ?? Object.values(GENERATIVE).find((g) => g.name === idOrName);
+  if (generative) return generativeModelEntry(generative);
+  const known = [...modelIds(), ...Object.keys(GENERATIVE)].join(', ');
+  throw new Error(`unknown model "${idOrName}"; known models: ${known} (or use generic with MODEL_NAME)`);
 }
 
 /** The model's inputs with the datatypes a precision gives them; throws naming the precisions the model has. */

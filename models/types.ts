@@ -18,7 +18,9 @@ export type PayloadRecipe =
   | { kind: 'dlrm'; numerical: number; cardinalities: number[] }
   | { kind: 'bert'; seqLength: number; docStride: number; maxQueryLength: number }
   | { kind: 'mnist' }
-  | { kind: 'random' };
+  | { kind: 'random' }
+  /** Generative models: the scenario writes its prompt itself (lib/genai/stream-test.ts); no payload set. */
+  | { kind: 'prompt' };
 
 /** Where a model's published figures come from (a seed write-up). */
 export interface SourceNote {

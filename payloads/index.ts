@@ -189,6 +189,11 @@ function readPerfAnalyzerSamples(
  */
 export async function ensurePayloads(options: PayloadOptions): Promise<PayloadSetRef> {
   const entry = typeof options.model === 'string' ? getModel(options.model) : options.model;
+  if (entry.payload.kind === 'prompt') {
+    throw new Error(
+      `model ${entry.id} is generative: its scenario writes its prompts (INPUT_TOKENS, OUTPUT_TOKENS), it has no payload set`,
+    );
+  }
   const precision = (options.precision ?? defaultPrecision(entry)).toUpperCase();
   inputsFor(entry, precision); // fails early, naming the model's precisions
   const batch = resolveBatch(entry, options.batch);

@@ -50,6 +50,39 @@ export function levelTable(results: readonly LevelResult[]): string {
   return table(header, rows);
 }
 
+/**
+ * A generative model's levels (lib/genai/level-summary.ts): requests/s, output tokens/s, and TTFT, ITL and
+ * end-to-end latency percentiles in ms (docs/generative-metrics.md defines them); empty for other models.
+ */
+export function generativeTable(results: readonly LevelResult[]): string {
+  const levels = results.filter((result) => result.genai);
+  if (levels.length === 0) return '';
+  const open = levels.some((result) => result.mode === 'request-rate');
+  const ms = (n: number) => n.toFixed(2);
+  const rows = levels.map((result) => {
+    const g = result.genai!;
+    return [
+      formatG(result.level),
+      g.requests_per_s.toFixed(2),
+      g.output_tokens_per_s.toFixed(1),
+      `${ms(g.ttft_ms.p50)} / ${ms(g.ttft_ms.p95)} / ${ms(g.ttft_ms.p99)}`,
+      `${ms(g.itl_ms.p50)} / ${ms(g.itl_ms.p95)} / ${ms(g.itl_ms.p99)}`,
+      `${ms(g.latency_ms.avg)} / ${ms(g.latency_ms.p95)} / ${ms(g.latency_ms.p99)}`,
+      String(result.errors),
+    ];
+  });
+  const header = [
+    open ? 'Request rate (req/s)' : 'Concurrency',
+    'Requests/s',
+    'Output tokens/s',
+    'TTFT p50 / p95 / p99 (ms)',
+    'ITL p50 / p95 / p99 (ms)',
+    'Latency avg / p95 / p99 (ms)',
+    'Errors',
+  ];
+  return `## Tokens: time to first token, inter-token latency, throughput\n\n${table(header, rows)}\n`;
+}
+
 /** Where the average latency goes, per level (ms): client, network+server, and the server's own parts. */
 export function breakdownTable(results: readonly LevelResult[]): string {
   const header = [
@@ -269,6 +302,7 @@ function verdictWords(report: RunReport, failed: number): string {
 export function reportMarkdown(report: RunReport): string {
   const failed = report.results.flatMap((result) => result.budgets).filter((verdict) => !verdict.ok).length;
   const measured = levelsWithFigures(report.results);
+  const generative = report.results.some((result) => result.genai);
   return [
     `# ${report.model}: throughput and latency`,
     '',
@@ -277,12 +311,18 @@ export function reportMarkdown(report: RunReport): string {
     '',
     measured.length === 0 ? '_No level completed a request._' : levelTable(measured),
     '',
+    ...(generative ? [generativeTable(measured)] : []),
     failureNote(report),
     interruptedNote(report),
-    '## Latency breakdown (ms, averages per request)',
-    '',
-    measured.length === 0 ? '_No data._' : breakdownTable(measured),
-    '',
+    // A generative model's request is a stream: its breakdown and validation do not apply.
+    ...(generative
+      ? []
+      : [
+          '## Latency breakdown (ms, averages per request)',
+          '',
+          measured.length === 0 ? '_No data._' : breakdownTable(measured),
+          '',
+        ]),
     '## Load generator',
     '',
     measured.length === 0 ? '_No data._' : generatorTable(measured),
@@ -290,7 +330,7 @@ export function reportMarkdown(report: RunReport): string {
     '',
     openLoopTable(measured),
     serverMetricsTable(measured),
-    validationNote(report),
+    generative ? '' : validationNote(report),
     '',
     '## Budgets',
     '',

@@ -123,7 +123,7 @@ interface Normalized {
 }
 
 /** handleSummary nests values and {ok}; --summary-export flattens values and stores `true` for a FAILED threshold. */
-function normalize(metric: K6SummaryMetric | undefined): Normalized | undefined {
+export function normalize(metric: K6SummaryMetric | undefined): Normalized | undefined {
   if (!metric) return undefined;
   const thresholds: Record<string, boolean> = {};
   for (const [expr, state] of Object.entries(metric.thresholds ?? {})) {
@@ -191,7 +191,7 @@ export function windowsFromSummary(
   return found.map((w) => ({ throughput: (w.count * batch) / part_s, avg_latency_us: ms_to_us(w.avg_ms) }));
 }
 
-function verdicts(summary: K6SummaryData, level: string): BudgetVerdict[] {
+export function verdicts(summary: K6SummaryData, level: string): BudgetVerdict[] {
   const suffix = `{scenario:${level}}`;
   const out: BudgetVerdict[] = [];
   for (const [key, raw] of Object.entries(summary.metrics)) {

@@ -25,6 +25,28 @@ export interface ServerBreakdown {
   compute_output_us: number;
 }
 
+/** A generative level's token figures (lib/genai/level-summary.ts), ms and tokens. */
+export interface GenerativeLevel {
+  requests_per_s: number;
+  output_tokens: number;
+  output_tokens_per_s: number;
+  ttft_ms: TimeStats_ms;
+  itl_ms: TimeStats_ms;
+  latency_ms: TimeStats_ms;
+  /** Pooled gaps between consecutive tokens (vLLM's ITL). */
+  chunk_gap_ms: TimeStats_ms;
+}
+
+/** A distribution's summary, milliseconds. */
+export interface TimeStats_ms {
+  avg: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  min: number;
+  max: number;
+}
+
 /** One k6 threshold judged at one level. */
 export interface BudgetVerdict {
   /** Sub-metric key, e.g. `http_req_duration{scenario:c8}`. */
@@ -77,6 +99,8 @@ export interface LevelResult {
   server_metrics?: ServerMetricsStats;
   /** Set when most of the level's requests failed (failure.ts): then its verdict is why, not its figures. */
   failure?: LevelFailure;
+  /** A generative model's level: TTFT, ITL, token throughput (the generative scenario only). */
+  genai?: GenerativeLevel;
 }
 
 /** Why a level's requests (mostly) failed: the level's verdict in place of its figures. */

@@ -13,6 +13,18 @@ describe('resolveTarget', () => {
     expect(resolveTarget('mnist', {}).scenarioEnv).toEqual({});
   });
 
+  it('finds a generative model: its own scenario over gRPC, its budget with TTFT and ITL bounds, its load', () => {
+    const target = resolveTarget('gpt2', { PROTOCOL: 'http' });
+    expect(target.scenarioPath).toMatch(/scenarios\/llm\.ts$/);
+    expect(target.scenarioEnv).toEqual({ MODEL: 'gpt2', PROTOCOL: 'grpc' });
+    expect(target.run.settings.protocol).toBe('grpc');
+    expect(target.entry.payload).toEqual({ kind: 'prompt' });
+    expect(target.run.budget.ttft_p95_ms).toBeGreaterThan(0);
+    expect(target.run.budget.itl_p95_ms).toBeGreaterThan(0);
+    expect(target.run.load.levels).toEqual([1, 2, 4, 8, 16]);
+    expect(() => resolveTarget('gpt3', {})).toThrow(/unknown model "gpt3"; known models: .*gpt2/);
+  });
+
   it("carries the budget in force: an override wins over the file, the error rate stays the file's", () => {
     const file = resolveTarget('mnist', {}).run;
     const target = resolveTarget('mnist', { P95_MS: '7', P99_MS: '9' });

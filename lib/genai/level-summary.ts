@@ -1,0 +1,90 @@
+/**
+ * The generative scenario's level results, read from k6's end-of-test summary data: per level, requests/s,
+ * output tokens/s and the TTFT, ITL, latency and token-gap distributions recorded under their own names
+ * (names.ts), as the LevelResult the bench's reports read, with the token figures under `genai`. Pure.
+ */
+import type { PlannedLevel } from '../load/scenarios.ts';
+import { subMetricKey } from '../load/names.ts';
+import { type K6SummaryData, normalize, verdicts } from '../summary/from-summary.ts';
+import type { GenerativeLevel, LevelResult, TimeStats_ms } from '../summary/types.ts';
+import { ms_to_us } from '../units.ts';
+import { GENAI_METRICS } from './names.ts';
+
+function values(data: K6SummaryData, metric: string, level: string): Record<string, number> {
+  return normalize(data.metrics[subMetricKey(metric, level)])?.values ?? {};
+}
+
+function timeStats(v: Record<string, number>): TimeStats_ms {
+  return {
+    avg: v['avg'] ?? 0,
+    p50: v['p(50)'] ?? v['med'] ?? 0,
+    p95: v['p(95)'] ?? 0,
+    p99: v['p(99)'] ?? 0,
+    min: v['min'] ?? 0,
+    max: v['max'] ?? 0,
+  };
+}
+
+/** One level's result; undefined when the level recorded no request (the run ended before it). */
+function levelResult(data: K6SummaryData, ref: PlannedLevel): LevelResult | undefined {
+  const latency = values(data, GENAI_METRICS.latency, ref.name);
+  const failed = values(data, GENAI_METRICS.failed, ref.name);
+  const requests = latency['count'] ?? 0;
+  const errors = failed['passes'] ?? 0;
+  if (requests + errors === 0) return undefined;
+  const tokens = values(data, GENAI_METRICS.outputTokens, ref.name)['count'] ?? 0;
+  const genai: GenerativeLevel = {
+    requests_per_s: requests / ref.window_s,
+    output_tokens: tokens,
+    output_tokens_per_s: tokens / ref.window_s,
+    ttft_ms: timeStats(values(data, GENAI_METRICS.ttft, ref.name)),
+    itl_ms: timeStats(values(data, GENAI_METRICS.itl, ref.name)),
+    latency_ms: timeStats(latency),
+    chunk_gap_ms: timeStats(values(data, GENAI_METRICS.chunkGap, ref.name)),
+  };
+  const l = genai.latency_ms;
+  return {
+    mode: ref.mode,
+    level: ref.level,
+    name: ref.name,
+    window_s: ref.window_s,
+    requests,
+    inferences: requests,
+    throughput_infer_s: genai.requests_per_s,
+    latency_us: {
+      avg: ms_to_us(l.avg),
+      p50: ms_to_us(l.p50),
+      p90: ms_to_us(latency['p(90)'] ?? 0),
+      p95: ms_to_us(l.p95),
+      p99: ms_to_us(l.p99),
+      min: ms_to_us(l.min),
+      max: ms_to_us(l.max),
+    },
+    client_send_us: 0,
+    client_recv_us: 0,
+    network_server_us: 0,
+    errors,
+    dropped_iterations: values(data, 'dropped_iterations', ref.name)['count'] ?? 0,
+    budgets: verdicts(data, ref.name),
+    genai,
+  };
+}
+
+/** The measured levels, in run order. */
+export function generativeLevels(data: K6SummaryData, levels: readonly PlannedLevel[]): LevelResult[] {
+  return levels.flatMap((ref) => levelResult(data, ref) ?? []);
+}
+
+/** One line per level: what the summary's table shows, for stdout. */
+export function generativeLines(results: readonly LevelResult[]): string[] {
+  const f = (n: number) => n.toFixed(2);
+  return results.map((r) => {
+    const g = r.genai!;
+    return (
+      `${r.name}: ${f(g.requests_per_s)} req/s, ${f(g.output_tokens_per_s)} output tokens/s, ` +
+      `TTFT p50/p95/p99 ${f(g.ttft_ms.p50)}/${f(g.ttft_ms.p95)}/${f(g.ttft_ms.p99)} ms, ` +
+      `ITL p50/p95/p99 ${f(g.itl_ms.p50)}/${f(g.itl_ms.p95)}/${f(g.itl_ms.p99)} ms, ` +
+      `latency avg ${f(g.latency_ms.avg)} ms, errors ${r.errors}`
+    );
+  });
+}

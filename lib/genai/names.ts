@@ -1,0 +1,20 @@
+/**
+ * k6 metric names of the generative scenario (docs/generative-metrics.md lists them with their units), spelled
+ * once for the scenario that records them, its thresholds and the summary that reads them back. Pure.
+ */
+
+/** Trends in ms, Counter in tokens, Rate of failed requests. */
+export const GENAI_METRICS = {
+  /** Time to first token per request, ms. */
+  ttft: 'genai_ttft',
+  /** Inter-token latency per request, (latency - TTFT)/(OSL - 1), ms; only requests with OSL > 1. */
+  itl: 'genai_itl',
+  /** Send to last token per request, ms. */
+  latency: 'genai_latency',
+  /** Arrival gaps between consecutive tokens, pooled over requests (vLLM's ITL), ms. */
+  chunkGap: 'genai_chunk_gap',
+  /** Output tokens of successful requests (Counter: its count is the sum). */
+  outputTokens: 'genai_output_tokens',
+  /** Failed requests (Rate: true = failed). */
+  failed: 'genai_failed',
+} as const;

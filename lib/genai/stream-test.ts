@@ -1,0 +1,237 @@
+/**
+ * Everything the generative scenario (scenarios/llm.ts) exports, built from a generative entry
+ * (models/generative.ts) and its budget file: closed- or open-loop levels from lib/load, one request per
+ * iteration over its own k6/net/grpc Stream to the decoupled model's ModelStreamInfer. Each message is timed
+ * in its handler and folded into the request's record (record.ts); the request asks for Triton's empty final
+ * response, the only way to know from the stream that it ended. When the stream ends the record is scored
+ * (metrics.ts) into k6 metrics (names.ts). Runs unchanged under real k6 and the Node runtime, whose
+ * iterations both wait for their open streams.
+ */
+import encoding from 'k6/encoding';
+import exec from 'k6/execution';
+import { Counter, Rate, Trend } from 'k6/metrics';
+import grpc from 'k6/net/grpc';
+import type { Options } from 'k6/options';
+import { type GenerativeModelEntry, generativeModelEntry } from '../../models/generative.ts';
+import { type RunPlan, resolveRunPlan } from '../scenario/run-plan.ts';
+import { grpcMethod } from '../kserve/grpc-messages.ts';
+import { createWindowStart } from '../load/metrics.ts';
+import { statsName, subMetricKey, WINDOW_START_METRIC, parseLevelName } from '../load/names.ts';
+import { missedBudgetLines } from '../summary/verdicts.ts';
+import type { K6SummaryData } from '../summary/from-summary.ts';
+import { generativeBudgetExprs, type TokenBudget, tokenBudget } from './budget.ts';
+import { EMPTY_FINAL_PARAMETER, readDecoupledResponse } from './decoupled.ts';
+import { generativeLevels, generativeLines } from './level-summary.ts';
+import { requestMetrics } from './metrics.ts';
+import { GENAI_METRICS } from './names.ts';
+import { failRecord, newRecord, recordDecoupled } from './record.ts';
+
+/** The generative scenario's exports. */
+export interface GenerativeTest {
+  options: Options;
+  run: RunPlan;
+  setup(): Promise<void>;
+  warmup(): void;
+  infer(): void;
+  stats(): Promise<void>;
+  handleSummary(data: Record<string, unknown>): Record<string, string>;
+}
+
+/** The request's lengths: INPUT_TOKENS, OUTPUT_TOKENS over the entry's calibration workload. */
+export interface Workload {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+function whole(env: Record<string, string | undefined>, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`invalid ${name}="${raw}"; expected a whole number >= 1`);
+  return n;
+}
+
+/** Reads INPUT_TOKENS and OUTPUT_TOKENS. */
+export function workloadFromEnv(
+  entry: GenerativeModelEntry,
+  env: Record<string, string | undefined>,
+): Workload {
+  return {
+    inputTokens: whole(env, 'INPUT_TOKENS', entry.calibration.inputTokens),
+    outputTokens: whole(env, 'OUTPUT_TOKENS', entry.calibration.outputTokens),
+  };
+}
+
+/**
+ * The ModelInferRequest in k6's JSON mapping: a prompt of `inputTokens` words, `max_tokens` = outputTokens,
+ * streaming on, and the empty final response asked for. Inputs and datatypes come from the entry.
+ */
+export function streamRequest(
+  entry: GenerativeModelEntry,
+  modelName: string,
+  s: Workload,
+): Record<string, unknown> {
+  const prompt = Array.from({ length: s.inputTokens }, (_, i) => `w${i}`).join(' ');
+  const value: Record<string, unknown> = {
+    text_input: encoding.b64encode(prompt),
+    max_tokens: s.outputTokens,
+    stream: true,
+  };
+  const field: Record<string, string> = {
+    BYTES: 'bytesContents',
+    INT32: 'intContents',
+    BOOL: 'boolContents',
+  };
+  return {
+    modelName,
+    inputs: entry.inputs.map((t) => ({
+      name: t.name,
+      datatype: t.datatype,
+      shape: [1],
+      contents: { [field[t.datatype] ?? 'bytesContents']: [value[t.name]] },
+    })),
+    parameters: { [EMPTY_FINAL_PARAMETER]: { boolParam: true } },
+  };
+}
+
+/** The per-level thresholds: the budget where it applies, probes for everything the summary reads. */
+function thresholds(run: RunPlan, tokens: TokenBudget): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  const probes: Record<string, string> = {
+    [GENAI_METRICS.ttft]: 'max>=0',
+    [GENAI_METRICS.itl]: 'max>=0',
+    [GENAI_METRICS.latency]: 'max>=0',
+    [GENAI_METRICS.chunkGap]: 'max>=0',
+    [GENAI_METRICS.outputTokens]: 'count>=0',
+    [GENAI_METRICS.failed]: 'rate>=0',
+    dropped_iterations: 'count>=0',
+  };
+  for (const { name } of run.plan.levels) {
+    const budgets = generativeBudgetExprs(run.budget, run.overrides, tokens, name);
+    for (const [metric, probe] of Object.entries(probes))
+      out[subMetricKey(metric, name)] = budgets[metric] ?? [probe];
+    out[subMetricKey(WINDOW_START_METRIC, statsName(name))] = ['value>=0'];
+  }
+  return out;
+}
+
+/** A clock with sub-millisecond resolution where the runtime has one (the Node runtime), else Date.now (k6). */
+const now: () => number = typeof performance !== 'undefined' ? () => performance.now() : () => Date.now();
+
+/** Builds the generative scenario; call at the top level (init context) with the text of its budget file. */
+export function generativeTest(
+  entry: GenerativeModelEntry,
+  budgetJson: string,
+  budgetPath: string,
+): GenerativeTest {
+  const env = __ENV as Record<string, string | undefined>;
+  // The same resolver as the bench's (measure/target.ts): both sides agree on levels, windows, budget.
+  const run = resolveRunPlan(generativeModelEntry(entry), env, budgetJson, budgetPath);
+  const { settings } = run;
+  if (settings.protocol !== 'grpc')
+    throw new Error(
+      `invalid PROTOCOL="${settings.protocol}" for ${entry.id}; its scenario streams over grpc`,
+    );
+  const workload = workloadFromEnv(entry, env);
+  const options: Options = { ...run.options, thresholds: thresholds(run, tokenBudget(run.budget, env)) };
+  const metrics = {
+    ttft: new Trend(GENAI_METRICS.ttft, true),
+    itl: new Trend(GENAI_METRICS.itl, true),
+    latency: new Trend(GENAI_METRICS.latency, true),
+    chunkGap: new Trend(GENAI_METRICS.chunkGap, true),
+    outputTokens: new Counter(GENAI_METRICS.outputTokens),
+    failed: new Rate(GENAI_METRICS.failed),
+  };
+  const windowStart = createWindowStart();
+  const client = new grpc.Client();
+  client.load(['../proto'], 'grpc_service.proto');
+  const request = streamRequest(entry, settings.modelName, workload);
+  const method = grpcMethod('ModelStreamInfer');
+  let connected = false;
+  let warned = false;
+
+  function connect(): void {
+    if (connected) return;
+    client.connect(settings.grpcUrl, { plaintext: true, timeout: '60s' });
+    connected = true;
+  }
+
+  /** Scores a finished request into the k6 metrics; a failure is counted and, once per VU, logged. */
+  function score(record: ReturnType<typeof newRecord>): void {
+    const m = requestMetrics(record);
+    metrics.failed.add(!m.ok);
+    if (!m.ok) {
+      // Warm-up requests cut at the window's start end this way by design: only a level's failures are news.
+      if (!warned && parseLevelName(exec.scenario.name))
+        console.warn(`${settings.modelName} on ${settings.grpcUrl}: ${m.error}`);
+      if (parseLevelName(exec.scenario.name)) warned = true;
+      return;
+    }
+    metrics.ttft.add(m.ttft_ms!);
+    metrics.latency.add(m.latency_ms!);
+    if (m.itl_ms !== undefined) metrics.itl.add(m.itl_ms);
+    for (const gap of m.gaps_ms) metrics.chunkGap.add(gap);
+    metrics.outputTokens.add(m.outputTokens ?? 0);
+  }
+
+  /** One request on its own stream; the iteration lasts until the stream ends. */
+  function streamOne(): void {
+    connect();
+    const record = newRecord(now(), workload.inputTokens);
+    const stream = new grpc.Stream(client, method, { timeout: '120s' });
+    stream.on('data', (message: unknown) => {
+      const at = now();
+      if (recordDecoupled(record, readDecoupledResponse(message), at)) stream.end();
+    });
+    stream.on('error', (err) => {
+      const why = (err as { message?: unknown } | undefined)?.message;
+      failRecord(record, typeof why === 'string' ? why : 'stream failed', now());
+    });
+    stream.on('end', () => {
+      if (record.done_ms === undefined) failRecord(record, 'stream ended before the final response', now());
+      score(record);
+    });
+    stream.write(request);
+  }
+
+  return {
+    options,
+    run,
+    async setup(): Promise<void> {
+      // One readable line when nothing answers or the model is not there.
+      try {
+        connect();
+      } catch (err) {
+        throw new Error(
+          `server ${settings.grpcUrl} is unreachable (${err instanceof Error ? err.message : String(err)}); start it or set TRITON_GRPC_URL`,
+        );
+      }
+      const ready = await client.asyncInvoke(grpcMethod('ModelReady'), {
+        name: settings.modelName,
+        version: '',
+      });
+      if (ready.status !== grpc.StatusOK || !(ready.message as { ready?: boolean })?.ready) {
+        throw new Error(
+          `model ${settings.modelName} on ${settings.grpcUrl} is not ready (${(ready.error as { message?: string } | null)?.message ?? 'not ready'}); start the server or set TRITON_GRPC_URL`,
+        );
+      }
+    },
+    warmup: streamOne,
+    infer: streamOne,
+    async stats(): Promise<void> {
+      windowStart.add(Date.now());
+      await new Promise((resolve) => setTimeout(resolve, run.load.window_s * 1000));
+    },
+    handleSummary(data) {
+      const results = generativeLevels(data as K6SummaryData, run.plan.levels);
+      const missed = missedBudgetLines(results);
+      const lines = [...generativeLines(results), ...missed];
+      if (results.length > 0 && missed.length === 0) lines.push('all budgets met');
+      const out: Record<string, string> = { stdout: `${lines.join('\n')}\n` };
+      if (env.SUMMARY_JSON) out[env.SUMMARY_JSON] = JSON.stringify(data);
+      if (env.LEVELS_JSON) out[env.LEVELS_JSON] = JSON.stringify(results);
+      return out;
+    },
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * `bench gpt2` end to end: the generative scenario streams to the embedded server's simulated gpt2 over gRPC
+ * ModelStreamInfer under the Node runtime and, when present, real k6, and the run's summary holds TTFT, ITL,
+ * latency and token throughput per level. The checks are the metrics' arithmetic, not timing: every request
+ * gets exactly OUTPUT_TOKENS tokens, so per level output tokens = requests x OSL, and since latency = TTFT +
+ * (OSL - 1) x ITL holds per request it holds for the averages.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { LevelResult } from '../../../lib/summary/types.ts';
+import { referenceTool } from '../tools/reference-tools.ts';
+import { resultsDir, runCli, runFolder } from './run-cli.ts';
+
+const k6 = referenceTool('k6', 'K6_BIN');
+const OSL = 12;
+const LEVELS = [1, 3];
+
+async function benchGpt2(runtime: 'node' | 'k6', env: Record<string, string> = {}) {
+  const results = resultsDir();
+  const run = await runCli(
+    [
+      ...['bench', 'gpt2', '--runtime', runtime, '--concurrency', LEVELS.join(',')],
+      ...['--step-duration', '2s', '--warmup', '1s', '--results-dir', results],
+    ],
+    { INPUT_TOKENS: '20', OUTPUT_TOKENS: String(OSL), TTFT_P95_MS: '60000', ITL_P95_MS: '60000', ...env },
+  );
+  return { run, results };
+}
+
+function checkLevels(results: string): void {
+  const dir = runFolder(results, 'gpt2');
+  const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+  const levels = summary.report.results as LevelResult[];
+  expect(levels.map((l) => l.level)).toEqual(LEVELS);
+  for (const level of levels) {
+    const g = level.genai!;
+    expect(level.requests, level.name).toBeGreaterThan(0);
+    expect(level.errors, level.name).toBe(0);
+    expect(g.output_tokens, level.name).toBe(level.requests * OSL);
+    expect(g.output_tokens_per_s).toBeCloseTo(g.requests_per_s * OSL, 9);
+    expect(g.ttft_ms.p50).toBeGreaterThan(0);
+    expect(g.ttft_ms.p99).toBeGreaterThanOrEqual(g.ttft_ms.p95);
+    expect(g.itl_ms.p99).toBeGreaterThanOrEqual(g.itl_ms.p50);
+    // Averages of a per-request identity with one OSL: exact up to floating point.
+    expect(g.latency_ms.avg).toBeCloseTo(g.ttft_ms.avg + (OSL - 1) * g.itl_ms.avg, 6);
+  }
+  const report = readFileSync(join(dir, 'report.md'), 'utf8');
+  expect(report).toContain('TTFT p50 / p95 / p99 (ms)');
+  expect(report).toContain('Output tokens/s');
+}
+
+describe('bench gpt2 (generative, gRPC stream)', () => {
+  it('measures TTFT, ITL and tokens per level under the Node runtime', async () => {
+    const { run, results } = await benchGpt2('node');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('all budgets met');
+    checkLevels(results);
+  }, 120_000);
+
+  it('exits 99 when the TTFT budget is missed', async () => {
+    const { run } = await benchGpt2('node', { TTFT_P95_MS: '0.001' });
+    expect(run.code, run.stderr).toBe(99);
+    expect(run.stdout).toMatch(/genai_ttft .*c1/);
+  }, 120_000);
+
+  it.skipIf(!k6.path)(
+    `measures the same under real k6 ${k6.skipReason}`,
+    async () => {
+      const { run, results } = await benchGpt2('k6', { K6_BIN: k6.path! });
+      expect(run.code, run.stderr).toBe(0);
+      checkLevels(results);
+    },
+    120_000,
+  );
+});

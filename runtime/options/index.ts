@@ -1,12 +1,14 @@
 /**
  * Consolidates a test's options as k6 does: k6's defaults < the script's `options` < CLI flags.
- * Execution shortcuts on the CLI (duration, iterations) replace the script's scenarios.
+ * Execution shortcuts (vus, duration, iterations, stages) become the "default" scenario as in k6 (`shortcuts.ts`).
  */
 import { parseSystemTags } from '../metrics/system-tags.ts';
 import { validateTrendStat, DEFAULT_TREND_STATS } from '../metrics/values.ts';
 import { parseDuration_ms } from '../../lib/duration.ts';
-import { parseScenario, type ScenarioConfig, scenarioFromShortcuts, segmentScenario } from './scenarios.ts';
+import { logLine } from '../log.ts';
+import { parseScenario, type ScenarioConfig, segmentScenario } from './scenarios.ts';
 import { ExecutionTuple, parseSegment, parseSequence, type Segment } from './segment.ts';
+import { deriveScenarios, layerShortcuts } from './shortcuts.ts';
 
 export type { ScenarioConfig, Stage, ExecutorName } from './scenarios.ts';
 
@@ -82,40 +84,12 @@ function consolidate(script: unknown, over: OptionOverrides): TestOptions {
     throw new Error('invalid options: the exported `options` must be an object');
   }
   const s = { ...((script as Record<string, unknown>) ?? {}) };
-  const cliShortcut = over.duration !== undefined || over.iterations !== undefined;
-  let rawScenarios: Record<string, unknown>;
-  if (cliShortcut || (s['scenarios'] === undefined && over.vus !== undefined)) {
-    rawScenarios = {
-      default: scenarioFromShortcuts({
-        vus: over.vus ?? (s['vus'] as number | undefined),
-        duration: over.duration ?? (cliShortcut ? undefined : s['duration']),
-        iterations: over.iterations ?? (cliShortcut ? undefined : (s['iterations'] as number | undefined)),
-        stages: cliShortcut ? undefined : s['stages'],
-      }),
-    };
-  } else if (s['scenarios'] !== undefined) {
-    if (!s['scenarios'] || typeof s['scenarios'] !== 'object' || Array.isArray(s['scenarios'])) {
-      throw new Error('invalid options.scenarios: expected an object {name: {executor, ...}}');
+  for (const k of ['vus', 'iterations'] as const) {
+    if (s[k] !== undefined && (typeof s[k] !== 'number' || !Number.isInteger(s[k]) || (s[k] as number) < 0)) {
+      throw new Error(`invalid option ${k}: ${JSON.stringify(s[k])} (expected an integer >= 0)`);
     }
-    rawScenarios = s['scenarios'] as Record<string, unknown>;
-  } else {
-    for (const k of ['vus', 'iterations'] as const) {
-      if (
-        s[k] !== undefined &&
-        (typeof s[k] !== 'number' || !Number.isInteger(s[k]) || (s[k] as number) < 0)
-      ) {
-        throw new Error(`invalid option ${k}: ${JSON.stringify(s[k])} (expected an integer >= 0)`);
-      }
-    }
-    rawScenarios = {
-      default: scenarioFromShortcuts({
-        vus: s['vus'] as number | undefined,
-        duration: s['duration'],
-        iterations: s['iterations'] as number | undefined,
-        stages: s['stages'],
-      }),
-    };
   }
+  const rawScenarios = deriveScenarios(layerShortcuts(s, over), (msg) => logLine('WARN', msg));
   const tuple = executionTuple(
     over.executionSegment ?? s['executionSegment'],
     over.executionSegmentSequence ?? s['executionSegmentSequence'],

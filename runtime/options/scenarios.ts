@@ -1,7 +1,6 @@
 /**
  * Scenario configuration as k6 reads it: the six executors with their defaults, the common
- * options (startTime, gracefulStop, exec, env, tags) and the execution shortcuts (vus, duration,
- * iterations, stages) that become one scenario named "default".
+ * options (startTime, gracefulStop, exec, env, tags); the shortcuts are in `shortcuts.ts`.
  */
 import { parseDuration_ms } from '../../lib/duration.ts';
 import type { ExecutionTuple } from './segment.ts';
@@ -236,29 +235,4 @@ export function segmentScenario(c: ScenarioConfig, t: ExecutionTuple): ScenarioC
       };
     }
   }
-}
-
-/** Execution shortcuts of options (or CLI flags) that k6 turns into the "default" scenario. */
-export interface Shortcuts {
-  vus?: number;
-  duration?: unknown;
-  iterations?: number;
-  stages?: unknown;
-}
-
-/** The raw scenario k6 derives from shortcuts (shared-iterations 1×1 when none is set). */
-export function scenarioFromShortcuts(s: Shortcuts): Record<string, unknown> {
-  const vus = s.vus ?? 1;
-  if (s.stages !== undefined && (s.stages as unknown[]).length > 0) {
-    return { executor: 'ramping-vus', startVUs: vus, stages: s.stages, gracefulStop: '30s' };
-  }
-  if (s.iterations !== undefined) {
-    const out: Record<string, unknown> = { executor: 'shared-iterations', vus, iterations: s.iterations };
-    if (s.duration !== undefined) out['maxDuration'] = s.duration;
-    return out;
-  }
-  if (s.duration !== undefined && parseDuration_ms(s.duration, 'duration') > 0) {
-    return { executor: 'constant-vus', vus, duration: s.duration };
-  }
-  return { executor: 'shared-iterations', vus, iterations: 1 };
 }

@@ -1,6 +1,7 @@
 /** Option consolidation as k6 does it: shortcuts, scenario defaults, CLI overrides and validation. */
 import { describe, expect, it } from 'vitest';
 import { consolidateOptions } from '../../runtime/options/index.ts';
+import { setLogSink } from '../../runtime/log.ts';
 import { parseDuration_ms } from '../../lib/duration.ts';
 
 describe('options', () => {
@@ -27,7 +28,7 @@ describe('options', () => {
   it('turns shortcuts into the "default" scenario with k6 defaults', () => {
     expect(consolidateOptions({}).scenarios[0]).toMatchObject({
       name: 'default',
-      executor: 'shared-iterations',
+      executor: 'per-vu-iterations',
       vus: 1,
       iterations: 1,
       gracefulStop_ms: 30_000,
@@ -63,6 +64,44 @@ describe('options', () => {
       vus: 4,
       iterations: 10,
     });
+  });
+
+  it('runs one iteration per VU when only vus is set, overriding scenarios with a warning, as k6 does', () => {
+    const warned: string[] = [];
+    const prev = setLogSink((line) => warned.push(line));
+    try {
+      expect(consolidateOptions({}, { vus: 3 }).scenarios[0]).toMatchObject({
+        executor: 'shared-iterations',
+        vus: 3,
+        iterations: 3,
+      });
+      const script = { vus: 2, scenarios: { a: { executor: 'per-vu-iterations', iterations: 5 } } };
+      expect(consolidateOptions(script).scenarios).toMatchObject([
+        { name: 'default', executor: 'shared-iterations', vus: 2, iterations: 2 },
+      ]);
+      expect(warned.join('')).toContain('`vus=2` overrides scenarios configuration');
+      expect(consolidateOptions({ vus: 2, stages: [] }).scenarios[0]).toMatchObject({
+        executor: 'per-vu-iterations',
+        vus: 1,
+        iterations: 1,
+      });
+      expect(warned.join('')).toContain('`stages` was explicitly set to an empty value');
+    } finally {
+      setLogSink(prev);
+    }
+  });
+
+  it.each([
+    [
+      { iterations: 2, scenarios: {} },
+      'using `iterations` and `scenarios` options simultaneously is not allowed',
+    ],
+    [{ duration: '1s', stages: [{ duration: '1s', target: 1 }] }, 'using `duration` and `stages`'],
+    [{ iterations: 2, stages: [{ duration: '1s', target: 1 }] }, 'using `iterations` and `stages`'],
+    [{ stages: [{ duration: '1s', target: 1 }], scenarios: {} }, 'using `stages` and `scenarios`'],
+    [{ duration: '0s' }, '`duration` option should be more than 0'],
+  ])('rejects conflicting shortcuts as k6 does %#', (opts, msg) => {
+    expect(() => consolidateOptions(opts)).toThrow(msg);
   });
 
   it('fills the defaults of arrival-rate executors', () => {

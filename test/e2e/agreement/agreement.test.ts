@@ -144,6 +144,30 @@ describe.skipIf(!K6)('agreement with real k6', () => {
     }
   });
 
+  it('derives the default scenario from vus, duration, iterations and stages as k6 does', async () => {
+    const cases: [string, string[], number, number][] = [
+      ['none', [], 0, 1],
+      ['none', ['--vus', '3'], 0, 3],
+      ['none', ['--vus', '2', '--iterations', '5'], 0, 5],
+      ['vus', [], 0, 2],
+      ['vus-over-scenarios', [], 0, 2],
+      ['empty-stages', [], 0, 1],
+      ['empty-scenarios', [], 0, 1],
+      ['iterations-and-scenarios', [], 104, 0],
+      ['duration-and-stages', [], 104, 0],
+      ['zero-duration', [], 104, 0],
+    ];
+    for (const [shape, args, code, iterations] of cases) {
+      const { k6: k, node: n } = await runBoth(k6, 'shortcuts.js', { args, env: { SHAPE: shape } });
+      const what = `${shape} ${args.join(' ')}`;
+      expect(k.code, `${what}: ${k.stderr}`).toBe(code);
+      expect(n.code, `${what}: ${n.stderr}`).toBe(code);
+      expect(count(k, 'iterations'), what).toBe(iterations);
+      expect(count(n, 'iterations'), what).toBe(iterations);
+      expect(checkCounts(n.summary?.root_group), what).toEqual(checkCounts(k.summary?.root_group));
+    }
+  });
+
   it('evaluates thresholds on metrics, sub-metrics and checks alike (exit 99)', async () => {
     const { k6: k, node: n } = await runBoth(k6, 'thresholds.js');
     expect(k.code).toBe(99);

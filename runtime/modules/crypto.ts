@@ -47,24 +47,50 @@ function encode(buf: Buffer, enc: Encoding): string | ArrayBuffer {
   }
 }
 
-/** An incremental hasher or HMAC, as createHash/createHMAC return. */
+/** Block sizes (bytes) of the hashes, for HMAC's padded key (RFC 2104). */
+const BLOCK: Record<string, number> = { sha384: 128, sha512: 128, 'sha512-224': 128, 'sha512-256': 128 };
+
+/**
+ * An incremental hasher or HMAC, as createHash/createHMAC return. As k6's, digest() may be called
+ * again and update() goes on after it (the digest covers everything written so far): the running
+ * hash is copied for each digest, and an HMAC keeps its inner hash and outer padded key (RFC 2104),
+ * since Node's Hmac cannot be copied.
+ */
 export class Hasher {
-  constructor(readonly h: nodeCrypto.Hash | nodeCrypto.Hmac) {}
+  private readonly inner: nodeCrypto.Hash;
+  private readonly outerKey: Uint8Array | null;
+  constructor(
+    private readonly algorithm: string,
+    secret?: Buffer,
+  ) {
+    this.inner = nodeCrypto.createHash(algorithm);
+    if (secret === undefined) {
+      this.outerKey = null;
+      return;
+    }
+    const block = BLOCK[algorithm] ?? 64;
+    const key = Buffer.alloc(block);
+    (secret.length > block ? nodeCrypto.createHash(algorithm).update(secret).digest() : secret).copy(key);
+    this.inner.update(key.map((b) => b ^ 0x36));
+    this.outerKey = key.map((b) => b ^ 0x5c);
+  }
   update(data: Input): void {
-    this.h.update(bytes(data));
+    this.inner.update(bytes(data));
   }
   digest(enc: Encoding): string | ArrayBuffer {
-    return encode(this.h.digest(), enc);
+    const d = this.inner.copy().digest();
+    if (this.outerKey === null) return encode(d, enc);
+    return encode(nodeCrypto.createHash(this.algorithm).update(this.outerKey).update(d).digest(), enc);
   }
 }
 
 /** A hasher for `algorithm`. */
 export function createHash(algorithm: string): Hasher {
-  return new Hasher(nodeCrypto.createHash(algo(algorithm)));
+  return new Hasher(algo(algorithm));
 }
 /** An HMAC hasher for `algorithm` with `secret`. */
 export function createHMAC(algorithm: string, secret: Input): Hasher {
-  return new Hasher(nodeCrypto.createHmac(algo(algorithm), bytes(secret)));
+  return new Hasher(algo(algorithm), bytes(secret));
 }
 /** HMAC of data in one call. */
 export function hmac(algorithm: string, secret: Input, data: Input, enc: Encoding): string | ArrayBuffer {

@@ -9,10 +9,12 @@ function toBuffer(input: unknown): Buffer {
   throw new Error(`b64encode: input must be a string or ArrayBuffer, got ${typeof input}`);
 }
 
-/** Base64-encodes a string (UTF-8) or ArrayBuffer. */
-export function b64encode(input: string | ArrayBuffer, encoding: B64Encoding = 'std'): string {
+/** Base64-encodes a string (UTF-8) or ArrayBuffer; a null or empty encoding is std, as in k6. */
+export function b64encode(input: string | ArrayBuffer, encoding: B64Encoding | null | '' = 'std'): string {
   const buf = toBuffer(input);
   switch (encoding) {
+    case null:
+    case '':
     case 'std':
       return buf.toString('base64');
     case 'rawstd':
@@ -26,8 +28,13 @@ export function b64encode(input: string | ArrayBuffer, encoding: B64Encoding = '
   }
 }
 
-/** Decodes base64 to an ArrayBuffer, or to a string when format is 's'. */
-export function b64decode(input: string, encoding: B64Encoding = 'std', format?: 's'): ArrayBuffer | string {
+/** Decodes base64 to an ArrayBuffer, or to a string when format is 's'; a null or empty encoding is std, as in k6. */
+export function b64decode(
+  input: string,
+  encoding: B64Encoding | null | '' = 'std',
+  format?: 's',
+): ArrayBuffer | string {
+  if (encoding === null || encoding === '') encoding = 'std';
   if (!['std', 'rawstd', 'url', 'rawurl'].includes(encoding)) {
     throw new Error(`b64decode: unknown encoding "${encoding}" (std, rawstd, url, rawurl)`);
   }

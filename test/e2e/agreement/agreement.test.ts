@@ -168,6 +168,15 @@ describe.skipIf(!K6)('agreement with real k6', () => {
     }
   });
 
+  it('k6/encoding takes a null encoding; k6/crypto hashers digest again and update after a digest', async () => {
+    const { k6: k, node: n } = await runBoth(k6, 'encoding-crypto.js');
+    expect(k.code, k.stderr).toBe(0);
+    expect(n.code, n.stderr).toBe(0);
+    const checks = checkCounts(k.summary?.root_group);
+    expect(Object.values(checks)).toEqual(Array(5).fill([1, 0]));
+    expect(checkCounts(n.summary?.root_group)).toEqual(checks);
+  });
+
   it('evaluates thresholds on metrics, sub-metrics and checks alike (exit 99)', async () => {
     const { k6: k, node: n } = await runBoth(k6, 'thresholds.js');
     expect(k.code).toBe(99);

@@ -42,6 +42,13 @@ export class VU implements VuState {
   /** Tags the script set through exec.vu.tags; they stay until changed, as in k6. */
   readonly customTags: Tags = {};
   #tags: Tags | null = null;
+  /**
+   * The script's timers (k6/timers and the global setTimeout/setInterval) and async callbacks still
+   * pending: k6 ends an iteration only when its event loop is empty, so the engine waits for them.
+   */
+  readonly scriptTimers = new Set<{ cancel(): void }>();
+  /** Set while the engine waits for scriptTimers: called when they are done, or with a callback's error. */
+  onTimersDone: ((err?: unknown) => void) | null = null;
   readonly #retireFns: (() => void | Promise<void>)[] = [];
   readonly #timers = new Set<NodeJS.Timeout>();
 
@@ -162,10 +169,18 @@ export class VU implements VuState {
     });
   }
 
-  /** Ends the running iteration now (graceful stop ran out): pending sleeps are dropped. */
+  /** Cancels the script's pending timers (the iteration ended: interrupted, or an exception). */
+  cancelScriptTimers(): void {
+    for (const t of this.scriptTimers) t.cancel();
+    this.scriptTimers.clear();
+    this.onTimersDone = null;
+  }
+
+  /** Ends the running iteration now (graceful stop ran out): pending sleeps and timers are dropped. */
   interruptIteration(): void {
     for (const t of this.#timers) clearTimeout(t);
     this.#timers.clear();
+    this.cancelScriptTimers();
     this.interrupt?.();
   }
 
@@ -175,6 +190,7 @@ export class VU implements VuState {
     this.retired = true;
     for (const t of this.#timers) clearTimeout(t);
     this.#timers.clear();
+    this.cancelScriptTimers();
     this.interrupt?.();
     await Promise.allSettled(this.#retireFns.splice(0).map(async (fn) => fn()));
   }

@@ -95,6 +95,10 @@ class IterationWaiter {
 
   readonly #settle = (): void => {
     const vu = this.vu;
+    if (vu.scriptTimers.size > 0) {
+      vu.onTimersDone = this.#timersDone;
+      return;
+    }
     if (vu.sleepUntil_ms > performance.now()) {
       vu.waitUntil(vu.sleepUntil_ms).then(this.#afterSleep);
       return;
@@ -110,8 +114,16 @@ class IterationWaiter {
     else Promise.all(hooks.map((h) => h(this.vu))).then(this.#done, this.#fail);
   };
 
+  /** The script's timers are done (their callbacks may have slept or set more: settle again), or one threw. */
+  readonly #timersDone = (err?: unknown): void => {
+    this.vu.onTimersDone = null;
+    if (err === undefined) this.#settle();
+    else this.#fail(err);
+  };
+
   readonly #fail = (err: unknown): void => {
     logScriptError(err, this.sc);
+    this.vu.cancelScriptTimers();
     // k6's sleep() blocks, so sleeps made before the exception were slept: the debt stays.
     const vu = this.vu;
     if (vu.sleepUntil_ms > performance.now()) vu.waitUntil(vu.sleepUntil_ms).then(this.#done);
@@ -175,8 +187,14 @@ export function runIteration(vu: VU, ctx: IterationContext): boolean | Promise<b
   } catch (err) {
     // The sleep debt stays: k6's sleep() blocks, so sleeps before the throw were slept.
     logScriptError(err, sc);
+    vu.cancelScriptTimers();
   }
-  if (pending !== null || vu.sleepUntil_ms > start || ctx.run.iterationHooks.length > 0) {
+  if (
+    pending !== null ||
+    vu.sleepUntil_ms > start ||
+    vu.scriptTimers.size > 0 ||
+    ctx.run.iterationHooks.length > 0
+  ) {
     return finishAsync(vu, ctx, start, pending);
   }
   return countIteration(vu, ctx, start);

@@ -29,11 +29,16 @@ interface ScriptScope {
   vu: number;
   env: Record<string, string>;
   open: (path: string, mode?: string) => string | ArrayBuffer;
+  /** The global timers: the VU's k6/timers when the script uses them (k6's semantics), else Node's. */
+  timers: Pick<typeof globalThis, 'setTimeout' | 'clearTimeout' | 'setInterval' | 'clearInterval'>;
   /** Receives the setter the VU calls when its iteration or environment changes. */
   track: (update: (iteration: number, env: Record<string, string>) => void) => void;
 }
 
 type Wrapper = (scope: ScriptScope) => ScriptFn;
+
+/** A script that names the global timers gets k6's (modules/timers.ts). */
+const TIMER_GLOBALS_RE = /\bset(?:Timeout|Interval)\b/;
 
 /**
  * k6's open(): only in the init context, paths relative to the script; the file is read once
@@ -69,6 +74,7 @@ function wrapperSource(code: string): string {
   const prefix = [
     '(function (__k6) {',
     'let __VU = __k6.vu, __ITER = 0, __ENV = __k6.env; const open = __k6.open;',
+    'const { setTimeout, clearTimeout, setInterval, clearInterval } = __k6.timers;',
     '__k6.track(function (iteration, env) { __ITER = iteration; __ENV = env; });',
     'return function (exports, require, module, __filename, __dirname, console) {',
   ].join(' ');
@@ -109,6 +115,7 @@ export class Program {
       vu: vu.idInTest,
       env: vu.env,
       open: (path, mode) => k6Open(vu, path, mode),
+      timers: (modules.get('k6/timers') as ScriptScope['timers'] | undefined) ?? globalThis,
       track: (update) => vu.trackScriptGlobals(update),
     });
     vu.inInit = true;
@@ -126,6 +133,9 @@ export class Program {
 export async function loadProgram(path: string): Promise<Program> {
   const abs = resolve(path);
   const bundled = await bundleScript(abs);
+  // The script's global timers are k6's (program scope below), so their module loads with the script's.
+  if (TIMER_GLOBALS_RE.test(bundled.code) && !bundled.imports.has('k6/timers'))
+    bundled.imports.set('k6/timers', { names: new Set() });
   const modules = await resolveK6Modules(bundled.imports, dirname(abs));
   let wrapper: Wrapper;
   try {

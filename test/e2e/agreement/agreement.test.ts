@@ -177,6 +177,23 @@ describe.skipIf(!K6)('agreement with real k6', () => {
     expect(checkCounts(n.summary?.root_group)).toEqual(checks);
   });
 
+  it('an iteration waits for its timers; callbacks run in their iteration, after a bare sleep()', async () => {
+    const { k6: k, node: n } = await runBoth(k6, 'timers.js');
+    expect(k.code, k.stderr).toBe(0);
+    expect(n.code, n.stderr).toBe(0);
+    expect(count(k, 'ticks')).toBe(12);
+    expect(count(n, 'ticks')).toBe(12);
+    expect(count(n, 'timeouts')).toBe(count(k, 'timeouts'));
+    expect(count(n, 'iterations')).toBe(4);
+    expect(thresholdVerdicts(n.summary)).toEqual(thresholdVerdicts(k.summary));
+    const checks = checkCounts(k.summary?.root_group);
+    expect(Object.values(checks)).toEqual([
+      [4, 0],
+      [4, 0],
+    ]);
+    expect(checkCounts(n.summary?.root_group)).toEqual(checks);
+  });
+
   it('evaluates thresholds on metrics, sub-metrics and checks alike (exit 99)', async () => {
     const { k6: k, node: n } = await runBoth(k6, 'thresholds.js');
     expect(k.code).toBe(99);

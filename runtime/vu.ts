@@ -46,7 +46,7 @@ export class VU implements VuState {
    * The script's timers (k6/timers and the global setTimeout/setInterval) and async callbacks still
    * pending: k6 ends an iteration only when its event loop is empty, so the engine waits for them.
    */
-  readonly scriptTimers = new Set<{ cancel(): void }>();
+  readonly scriptTimers = new Set<{ cancel(stopped?: boolean): void }>();
   /** Set while the engine waits for scriptTimers: called when they are done, or with a callback's error. */
   onTimersDone: ((err?: unknown) => void) | null = null;
   readonly #retireFns: (() => void | Promise<void>)[] = [];
@@ -171,7 +171,7 @@ export class VU implements VuState {
 
   /** Cancels the script's pending timers (the iteration ended: interrupted, or an exception). */
   cancelScriptTimers(): void {
-    for (const t of this.scriptTimers) t.cancel();
+    for (const t of [...this.scriptTimers]) t.cancel(true);
     this.scriptTimers.clear();
     this.onTimersDone = null;
   }

@@ -4,14 +4,19 @@
  * event loop); a timer set after a bare `sleep()` starts when the sleep would have ended (k6's
  * sleep blocks the VU, here it is a debt: vu.ts); interrupting the iteration cancels them.
  */
+import { logLine } from '../log.ts';
 import { VU } from '../vu.ts';
 import { currentVu, runInVu } from '../vu-context.ts';
 
 type Callback = (...args: unknown[]) => unknown;
 
+const timerIds = new WeakMap<VU, number>();
+
 /** One pending timer of a VU's iteration (the handle the script gets back). */
 class Timer {
   #handle: NodeJS.Timeout | null = null;
+  /** k6 numbers a VU's timers from 1, for its warning when one is stopped. */
+  readonly id: number;
   constructor(
     readonly vu: VU,
     readonly fn: Callback,
@@ -19,6 +24,8 @@ class Timer {
     readonly delay_ms: number,
     readonly repeat: boolean,
   ) {
+    this.id = (timerIds.get(vu) ?? 0) + 1;
+    timerIds.set(vu, this.id);
     vu.scriptTimers.add(this);
     this.#arm();
   }
@@ -49,7 +56,13 @@ class Timer {
     else if (vu.scriptTimers.size === 0) done(vu);
   };
 
-  cancel(): void {
+  /** Cancels the timer; `stopped`: the iteration ended under it (k6 warns). */
+  cancel(stopped = false): void {
+    if (stopped)
+      logLine(
+        'WARN',
+        `${this.repeat ? 'setInterval' : 'setTimeout'} ${this.id} was stopped because the VU iteration was interrupted`,
+      );
     if (this.#handle !== null) globalThis.clearTimeout(this.#handle);
     this.#handle = null;
     this.vu.scriptTimers.delete(this);

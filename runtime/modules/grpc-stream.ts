@@ -118,13 +118,15 @@ export class Stream {
     this.#listeners.set(event, list);
   }
 
-  /** Sends one message (k6's JSON mapping); ignored after end(), as in k6. */
+  /** Sends one message (k6's JSON mapping); ignored after end(), as in k6; the only one of a server-streaming call. */
   write(message: unknown): void {
     if (!this.#writing || this.#closed) return;
     if (message === null || message === undefined) return;
     const buf = this.#def.requestType.encode(messageIn(this.#def.requestType, message)).finish() as Buffer;
     this.#call.write(buf);
     this.#vu.emit([{ metric: 'grpc_streams_msgs_sent', value: 1, tags: this.#tags }]);
+    // A server-streaming method takes one request: k6 half-closes after it, so the server answers.
+    if (!this.#def.clientStream) this.end();
   }
 
   /** Half-closes the stream: no more writes; 'end' fires when the server finishes. */

@@ -16,6 +16,7 @@ export const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 
 interface EchoMsg {
   fail_with_code?: number;
   delay_ms?: number;
+  inner?: { count?: number };
   [k: string]: unknown;
 }
 
@@ -64,6 +65,10 @@ export async function startEchoServer(): Promise<EchoServer> {
         else call.write(m);
       });
       call.on('end', () => call.end());
+    },
+    Repeat: (call: grpcjs.ServerWritableStream<EchoMsg, EchoMsg>) => {
+      for (let i = 0; i < (call.request.inner?.count ?? 0); i++) call.write(call.request);
+      call.end();
     },
   });
   addReflection(server);

@@ -322,6 +322,18 @@ describe.skipIf(!K6)('agreement with real k6', () => {
     expect(tags(n, true)).toEqual(tags(k, true));
   });
 
+  it('gRPC server streaming: the client half-closes after its one request, so the stream ends', async () => {
+    const { k6: k, node: n } = await runBoth(k6, 'grpc-server-stream.js', { env: { GRPC_ADDR: grpc.addr } });
+    expect(k.code, k.stderr).toBe(0);
+    expect(n.code, n.stderr).toBe(0);
+    for (const m of ['grpc_streams', 'grpc_streams_msgs_sent', 'grpc_streams_msgs_received'])
+      expect(count(n, m), m).toBe(count(k, m));
+    expect(count(k, 'grpc_streams_msgs_received')).toBe(6);
+    const checks = checkCounts(k.summary?.root_group);
+    expect(Object.values(checks)).toEqual([[2, 0]]);
+    expect(checkCounts(n.summary?.root_group)).toEqual(checks);
+  });
+
   it('interrupts a CPU-bound iteration at the end of gracefulStop, then runs teardown and the summary', async () => {
     const { k6: k, node: n } = await runBoth(k6, 'busy.js');
     expect(k.code).toBe(0);

@@ -48,7 +48,11 @@ describe('k6/net/grpc', () => {
     init.inInit = true;
     const client = new Client();
     const infos = runInVu(init, () => client.load([FIXTURES], 'echo.proto'));
-    expect(infos.map((m) => m.fullMethod)).toEqual(['/k6t.echo.Echo/Echo', '/k6t.echo.Echo/Chat']);
+    expect(infos.map((m) => m.fullMethod)).toEqual([
+      '/k6t.echo.Echo/Echo',
+      '/k6t.echo.Echo/Chat',
+      '/k6t.echo.Echo/Repeat',
+    ]);
     expect(infos[1]).toMatchObject({ package: 'k6t.echo', service: 'Echo', isClientStream: true });
     expect(() => runInVu(fakeVu(), () => client.load([FIXTURES], 'echo.proto'))).toThrow(
       'load must be called in the init context',

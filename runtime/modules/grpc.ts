@@ -23,6 +23,15 @@ import {
 import { EncodeBuffers, encodedFrozen, messageOut } from './grpc-json.ts';
 import { UnaryChannel } from '../transport/grpc-unary.ts';
 import { reflectMethods } from './grpc-reflect.ts';
+import {
+  HEALTH_CHECK,
+  HEALTH_CHECK_IS_ASYNC,
+  HealthCheckNotServing,
+  HealthCheckServiceUnkown,
+  HealthCheckServing,
+  HealthCheckUnknown,
+  healthCheckError,
+} from './grpc-health.ts';
 import { loadProtos, type MethodDef, type MethodInfo, methodInfo } from './grpc-protos.ts';
 import { openStream, Stream, waitForStreams } from './grpc-stream.ts';
 
@@ -47,6 +56,7 @@ export const StatusInternal = 13;
 export const StatusUnavailable = 14;
 export const StatusDataLoss = 15;
 export const StatusUnauthenticated = 16;
+export { HealthCheckNotServing, HealthCheckServiceUnkown, HealthCheckServing, HealthCheckUnknown };
 
 /** k6's gRPC Response. */
 export interface GrpcResponse {
@@ -376,6 +386,28 @@ export class Client {
     this.#closeFor(ownerVu(this));
   }
 
+  /**
+   * k6's healthCheck([service]): the server's grpc.health.v1 answer, `{ status: HealthCheckServing }`;
+   * a failed call throws grpc-go's error. k6's is synchronous; here it is a promise to await, whose
+   * `status` read without await throws, saying so.
+   */
+  healthCheck(service?: string): Promise<{ status: number }> {
+    const p = this.#healthCheck(service ?? '');
+    Object.defineProperty(p, 'status', {
+      get() {
+        throw new Error(HEALTH_CHECK_IS_ASYNC);
+      },
+    });
+    return p;
+  }
+
+  async #healthCheck(service: string): Promise<{ status: number }> {
+    if (!this.#methods.has(HEALTH_CHECK.path)) this.#methods.set(HEALTH_CHECK.path, HEALTH_CHECK);
+    const r = await this.asyncInvoke(HEALTH_CHECK.path, { service });
+    if (r.status !== StatusOK) throw healthCheckError(r.status, r.error?.message ?? '');
+    return { status: ((r.message as { status?: number } | null)?.status ?? 0) as number };
+  }
+
   /** The method definition for k6's method argument ("pkg.Service/Method", leading slash optional). */
   method(name: string): MethodDef {
     if (!name) throw new Error('method to invoke cannot be empty');
@@ -426,6 +458,10 @@ const grpc = {
   StatusUnavailable,
   StatusDataLoss,
   StatusUnauthenticated,
+  HealthCheckUnknown,
+  HealthCheckServing,
+  HealthCheckNotServing,
+  HealthCheckServiceUnkown,
 };
 
 export default grpc;

@@ -1,6 +1,7 @@
 /**
  * The gRPC server of the k6/net/grpc tests: k6t.echo.Echo from fixtures/echo.proto (Echo returns the
- * request, Chat echoes a stream) plus server reflection, on 127.0.0.1 with an ephemeral port. It decodes
+ * request, Chat echoes a stream, Repeat streams the request back) plus server reflection and the gRPC health
+ * service (the whole server and k6t.echo.Echo are SERVING, k6t.echo.Down NOT_SERVING), on 127.0.0.1 with an ephemeral port. It decodes
  * with @grpc/proto-loader, independently of the module under test.
  */
 import path from 'node:path';
@@ -72,6 +73,7 @@ export async function startEchoServer(): Promise<EchoServer> {
     },
   });
   addReflection(server);
+  addHealth(server);
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync('127.0.0.1:0', grpcjs.ServerCredentials.createInsecure(), (err, p) =>
       err ? reject(err) : resolve(p),
@@ -143,4 +145,28 @@ function addReflection(srv: grpcjs.Server): void {
       },
     },
   );
+}
+
+/** grpc.health.v1.Health/Check, its two one-field messages coded by hand (field 1: service, status). */
+function addHealth(server: grpcjs.Server): void {
+  const SERVING: Record<string, number> = { '': 1, 'k6t.echo.Echo': 1, 'k6t.echo.Down': 2 };
+  const raw = (b: Buffer) => b;
+  const check: grpcjs.MethodDefinition<Buffer, Buffer> = {
+    path: '/grpc.health.v1.Health/Check',
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: raw,
+    requestDeserialize: raw,
+    responseSerialize: raw,
+    responseDeserialize: raw,
+  };
+  server.addService({ Check: check } as grpcjs.ServiceDefinition, {
+    Check: (call: grpcjs.ServerUnaryCall<Buffer, Buffer>, cb: grpcjs.sendUnaryData<Buffer>) => {
+      const req = call.request;
+      const service = req.length >= 2 && req[0] === 0x0a ? req.subarray(2, 2 + req[1]!).toString() : '';
+      const status = SERVING[service];
+      if (status === undefined) cb({ code: grpcjs.status.NOT_FOUND, details: 'unknown service' });
+      else cb(null, Buffer.from([0x08, status]));
+    },
+  });
 }

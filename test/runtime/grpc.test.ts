@@ -208,6 +208,26 @@ describe('k6/net/grpc', () => {
     expect(echoed).toEqual(['one', 'two', 'one', 'two', 'three']);
   });
 
+  it('healthCheck(): awaited, the serving status; read without await, an error saying to await it', async () => {
+    const client = loadedClient();
+    const vu = fakeVu();
+    const [served, unread, unknown] = await inVu(vu, async () => {
+      await client.connect(addr, { plaintext: true });
+      const pending = client.healthCheck('k6t.echo.Down');
+      let thrown = '';
+      try {
+        void (pending as unknown as { status: number }).status;
+      } catch (err) {
+        thrown = String(err);
+      }
+      const failed = await client.healthCheck('nope').catch((err: unknown) => String(err));
+      return [await pending, thrown, failed] as const;
+    });
+    expect(served).toEqual({ status: grpc.HealthCheckNotServing });
+    expect(unread).toContain('use "await client.healthCheck(service)"');
+    expect(unknown).toBe('Error: rpc error: code = NotFound desc = unknown service');
+  });
+
   it('reports a deadline as StatusDeadlineExceeded', async () => {
     const client = loadedClient();
     const vu = fakeVu();

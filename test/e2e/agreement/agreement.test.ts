@@ -334,6 +334,16 @@ describe.skipIf(!K6)('agreement with real k6', () => {
     expect(checkCounts(n.summary?.root_group)).toEqual(checks);
   });
 
+  it('gRPC healthCheck(): statuses, HealthCheck* constants, NotFound for an unknown service', async () => {
+    const { k6: k, node: n } = await runBoth(k6, 'grpc-health.js', { env: { GRPC_ADDR: grpc.addr } });
+    expect(k.code, k.stderr).toBe(0);
+    expect(n.code, n.stderr).toBe(0);
+    expect(count(n, 'grpc_req_duration')).toBe(count(k, 'grpc_req_duration'));
+    const checks = checkCounts(k.summary?.root_group);
+    expect(Object.values(checks)).toEqual(Array(5).fill([1, 0]));
+    expect(checkCounts(n.summary?.root_group)).toEqual(checks);
+  });
+
   it('interrupts a CPU-bound iteration at the end of gracefulStop, then runs teardown and the summary', async () => {
     const { k6: k, node: n } = await runBoth(k6, 'busy.js');
     expect(k.code).toBe(0);

@@ -3,6 +3,7 @@
  * (exit 99 when missed, as k6), and writes results/<model>/<run-id>/. Settings come from the
  * environment (as in the scenarios) and from flags, flags winning; arguments after `--` go to k6.
  */
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { addBudgetOptions, addLocalRunOptions, addTargetOptions, tritonserverOption } from './options.ts';
 import { modelIds } from '../models/index.ts';
@@ -23,6 +24,11 @@ const FLAG_ENV: Record<string, string> = {
   headers: 'HEADERS',
   concurrency: 'CONCURRENCY',
   requestRate: 'REQUEST_RATE',
+  arrivals: 'ARRIVALS',
+  arrivalsSeed: 'ARRIVALS_SEED',
+  schedule: 'SCHEDULE',
+  scheduleSpeed: 'SCHEDULE_SPEED',
+  requestIntervals: 'REQUEST_INTERVALS',
   maxVus: 'MAX_VUS',
   stepDuration: 'STEP_DURATION',
   warmup: 'WARMUP_DURATION',
@@ -47,6 +53,8 @@ export function runSettings(
     const value = flags[flag];
     if (value !== undefined && value !== '') env[name] = String(value);
   }
+  // k6's open() reads a relative path from the script's folder: hand files over as absolute paths.
+  for (const name of ['SCHEDULE', 'REQUEST_INTERVALS']) if (env[name]) env[name] = resolve(env[name]);
   return env;
 }
 
@@ -64,6 +72,20 @@ export function registerBench(program: Command): void {
   command
     .option('--concurrency <range>', 'start:end:step or a list 1,2,4 (CONCURRENCY)')
     .option('--request-rate <range>', 'open loop, start:end:step or a list (REQUEST_RATE)')
+    .option(
+      '--arrivals <process>',
+      'open loop gaps: constant, poisson or gamma:<k> (k<1 burstier) (ARRIVALS)',
+    )
+    .option('--arrivals-seed <n>', 'seed of the Poisson or gamma gaps, default 1 (ARRIVALS_SEED)')
+    .option(
+      '--schedule <file>',
+      'replay a recorded schedule, JSON lines {"at_ms","model","payload"} (SCHEDULE)',
+    )
+    .option('--schedule-speed <x>', 'replay the schedule x times as fast, e.g. 2 (SCHEDULE_SPEED)')
+    .option(
+      '--request-intervals <file>',
+      "perf_analyzer's file: one gap in microseconds per line (REQUEST_INTERVALS)",
+    )
     .option('--max-vus <n>', 'open loop: most VUs per level, as perf_analyzer --max-threads (MAX_VUS)')
     .option('--step-duration <d>', 'measurement window per level, e.g. 5s (STEP_DURATION)')
     .option('--warmup <d>', 'warm-up per level, e.g. 2s (WARMUP_DURATION)')

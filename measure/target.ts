@@ -56,7 +56,7 @@ export function resolveTarget(model: string, settings: RunSettings): Target {
       : entry.scenario === 'llm'
         ? { MODEL: entry.id, PROTOCOL: 'grpc' }
         : {};
-  const run = resolveRunPlan(entry, { ...settings, ...scenarioEnv }, budgetJson, budgetPath);
+  const run = resolveRunPlan(entry, { ...settings, ...scenarioEnv }, budgetJson, budgetPath, readText);
   return {
     entry,
     scenarioPath: packagePath('scenarios', `${entry.scenario}.ts`),
@@ -88,5 +88,17 @@ export function planAt(target: Target, mode: LoadMode, levels: readonly number[]
     { ...withLevels(target.settings, mode, levels), ...target.scenarioEnv },
     target.budgetJson,
     target.budgetPath,
+    readText,
   );
+}
+
+/** Reads a SCHEDULE or REQUEST_INTERVALS file, one line naming it when it cannot be read. */
+function readText(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(
+      `cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? String(err)}); check the path`,
+    );
+  }
 }

@@ -34,6 +34,11 @@ export interface BuildScenariosOptions {
    * warm-up, whose samples are not judged. @default max(warmup_s + gap_s, 1)
    */
   gracefulStop_s?: number;
+  /**
+   * Open loop paced by the script (lib/load/pacing.ts): per level, the planned sends and the VUs that
+   * carry them. Its measurement scenarios are shared-iterations; warm-ups stay constant-arrival-rate.
+   */
+  paced?: (level: number) => { iterations: number; vus: number };
   /** Offset of the first level, seconds (e.g. after a setup probe). @default 0 */
   startTime_s?: number;
   /** Extra environment for every scenario. */
@@ -48,6 +53,8 @@ export interface PlannedLevel {
   /** When the measurement window starts, seconds from the test start. */
   start_s: number;
   window_s: number;
+  /** The script paces the sends (lib/load/pacing.ts): iterations include the wait for each send time. */
+  paced?: boolean;
 }
 
 /** A built sweep: the scenarios, the level timetable and the total duration. */
@@ -91,7 +98,22 @@ function loadScenario(
   duration_s: number,
   gracefulStop_s: number,
   tags: Record<string, string>,
+  paced?: { iterations: number; vus: number },
 ): Scenario {
+  if (paced) {
+    // Sends after the window are not started (k6 drops them as constant-arrival-rate does its late ones).
+    return {
+      executor: 'shared-iterations',
+      vus: Math.max(1, Math.min(paced.vus, paced.iterations)),
+      iterations: Math.max(1, paced.iterations),
+      maxDuration: formatDuration(duration_s),
+      exec: options.exec,
+      startTime: formatDuration(start_s),
+      gracefulStop: formatDuration(gracefulStop_s),
+      tags,
+      ...(options.env ? { env: { ...options.env } } : {}),
+    };
+  }
   const common = {
     exec: options.exec,
     startTime: formatDuration(start_s),
@@ -129,7 +151,8 @@ export function buildPlan(options: BuildScenariosOptions): LoadPlan {
       });
     }
     const start_s = t + options.warmup_s;
-    scenarios[name] = loadScenario(options, level, start_s, options.window_s, gracefulStop_s, tags);
+    const paced = options.mode === 'request-rate' ? options.paced?.(level) : undefined;
+    scenarios[name] = loadScenario(options, level, start_s, options.window_s, gracefulStop_s, tags, paced);
     if (options.statsExec) {
       scenarios[statsName(name)] = {
         executor: 'per-vu-iterations',
@@ -143,7 +166,14 @@ export function buildPlan(options: BuildScenariosOptions): LoadPlan {
         env: { ...(options.env ?? {}), LEVEL: name, WINDOW_S: String(options.window_s) },
       };
     }
-    levels.push({ name, mode: options.mode, level, start_s, window_s: options.window_s });
+    levels.push({
+      name,
+      mode: options.mode,
+      level,
+      start_s,
+      window_s: options.window_s,
+      ...(paced ? { paced: true } : {}),
+    });
     const windowEnd_s = start_s + options.window_s;
     end_s = windowEnd_s + gracefulStop_s;
     // The next warm-up absorbs this level's graceful stop; wait out whatever the warm-up cannot cover.

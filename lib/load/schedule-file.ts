@@ -143,3 +143,12 @@ export function scaleSchedule(schedule: RecordedSchedule, speed: number): Record
     throw new Error(`schedule speed ${speed} must be greater than 0, e.g. 2 for twice as fast`);
   return { ...schedule, offsets_ms: schedule.offsets_ms.map((t) => t / speed) };
 }
+
+/** Throws one line when a schedule names a payload the run does not have (`count` samples). */
+export function checkPayloadIndexes(schedule: RecordedSchedule, count: number): void {
+  const at = schedule.payloads.findIndex((p) => p !== undefined && p >= count);
+  if (at < 0) return;
+  throw new Error(
+    `schedule ${schedule.source} line ${schedule.lines[at]}: payload ${schedule.payloads[at]} is out of range, the run has ${count} payloads (0-${count - 1}); fix the index or give PAYLOAD with more samples`,
+  );
+}

@@ -2,6 +2,7 @@
  * A run's load plan: the environment (CONCURRENCY, REQUEST_RATE, STEP_DURATION, ...) over the model's
  * default shape, which its catalog entry states (ModelEntry.load). Runs inside k6: no Node imports.
  */
+import { fileLevel, type Pacing, pacingFromEnv, type ReadText } from './pacing.ts';
 import { parseDuration_s, parseLevels, parsePositiveNumber } from './parse.ts';
 
 /** A model's default load: closed-loop levels plus the per-level warm-up and measurement window. */
@@ -29,7 +30,7 @@ export function closedLoop(concurrency: readonly number[], note: string): LoadSh
 /** perf_analyzer's default --stability-percentage. */
 export const DEFAULT_STABILITY_PCT = 10;
 
-/** Closed loop (constant VUs) or open loop (constant arrival rate). */
+/** Closed loop (constant VUs) or open loop (arrivals at a rate: constant, Poisson, gamma or a file's). */
 export type LoadMode = 'concurrency' | 'request-rate';
 
 /** What one run sweeps: resolved from a shape and the environment. */
@@ -39,6 +40,8 @@ export interface LoadPlanSettings {
   warmup_s: number;
   window_s: number;
   stability_pct: number;
+  /** Open loop paced by the script (Poisson, gamma, a schedule file); absent: k6's constant-arrival-rate. */
+  pacing?: Pacing;
 }
 
 /** Environment variables the plan reads (k6's __ENV or process.env). */
@@ -50,10 +53,16 @@ function setting(env: LoadEnv, name: string): string | undefined {
 }
 
 /**
- * Resolves the load plan: env (CONCURRENCY | REQUEST_RATE, STEP_DURATION, WARMUP_DURATION, STABILITY)
- * over a model's default shape (its catalog entry's `load`).
+ * Resolves the load plan: env (CONCURRENCY | REQUEST_RATE [ARRIVALS] | SCHEDULE | REQUEST_INTERVALS,
+ * STEP_DURATION, WARMUP_DURATION, STABILITY) over a model's default shape (its catalog entry's `load`).
+ * `readText` reads SCHEDULE and REQUEST_INTERVALS files; `model` picks a schedule's lines.
  */
-export function loadPlanFromEnv(env: LoadEnv, shape: LoadShape): LoadPlanSettings {
+export function loadPlanFromEnv(
+  env: LoadEnv,
+  shape: LoadShape,
+  readText?: ReadText,
+  model?: string,
+): LoadPlanSettings {
   const concurrency = setting(env, 'CONCURRENCY');
   const rate = setting(env, 'REQUEST_RATE');
   if (concurrency !== undefined && rate !== undefined) {
@@ -64,18 +73,29 @@ export function loadPlanFromEnv(env: LoadEnv, shape: LoadShape): LoadPlanSetting
   const stepDuration = setting(env, 'STEP_DURATION');
   const warmup = setting(env, 'WARMUP_DURATION');
   const stability = setting(env, 'STABILITY');
-  return {
-    mode: rate === undefined ? 'concurrency' : 'request-rate',
-    levels:
-      rate !== undefined
+  const pacing = pacingFromEnv(env, readText, model);
+  const window_s =
+    stepDuration === undefined ? shape.window_s : parseDuration_s('STEP_DURATION', stepDuration);
+  const file = pacing && fileLevel(pacing, window_s);
+  if (file && pacing?.kind === 'schedule' && stepDuration !== undefined)
+    throw new Error(
+      `STEP_DURATION="${stepDuration}" and SCHEDULE are both set; a schedule's window is its own span, drop STEP_DURATION`,
+    );
+  const plan: LoadPlanSettings = {
+    mode: rate === undefined && !file ? 'concurrency' : 'request-rate',
+    levels: file
+      ? [file.level]
+      : rate !== undefined
         ? parseLevels('REQUEST_RATE', rate, { integer: false })
         : concurrency !== undefined
           ? parseLevels('CONCURRENCY', concurrency)
           : [...shape.concurrency],
-    window_s: stepDuration === undefined ? shape.window_s : parseDuration_s('STEP_DURATION', stepDuration),
+    window_s: file ? file.window_s : window_s,
     warmup_s:
       warmup === undefined ? shape.warmup_s : parseDuration_s('WARMUP_DURATION', warmup, { allowZero: true }),
     stability_pct:
       stability === undefined ? DEFAULT_STABILITY_PCT : parsePositiveNumber('STABILITY', stability),
   };
+  if (pacing) plan.pacing = pacing;
+  return plan;
 }

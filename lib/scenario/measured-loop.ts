@@ -13,6 +13,7 @@
  * all four shapes on fakes.
  */
 import type { TensorSpec } from '../kserve/types.ts';
+import type { LevelSchedule } from '../load/pacing.ts';
 import { firstErrorCheck, parseLevelName, WINDOW_TAG } from '../load/names.ts';
 import type { WindowClock } from '../load/windows.ts';
 import { checkOutcome, type Expectations } from './checks.ts';
@@ -59,11 +60,22 @@ export interface LoopContext {
   inferErrors?: LoopMetric;
   /** The open loop's scheduled-start latency Trend; present only in request-rate mode. */
   scheduledLatency?: LoopMetric;
+  /**
+   * An open loop the script paces (Poisson, gamma, a schedule file; lib/load/pacing.ts): each level's
+   * send times by scenario name, and how to wait for one (k6's sleep, or a timer under the Node runtime).
+   */
+  pacing?: LoopPacing;
   /** Blocking calls (real k6) or promises (the Node runtime). */
   blocking: boolean;
   /** k6's check(), for the first-failure check. */
   check(value: unknown, checks: Record<string, () => boolean>): boolean;
   warn(message: string): void;
+}
+
+/** What a paced open loop reads: the level's send times and a wait. */
+export interface LoopPacing {
+  schedule(scenario: string): LevelSchedule | undefined;
+  sleep(ms: number): void | Promise<void>;
 }
 
 /** The loop's exec functions. */
@@ -204,6 +216,47 @@ export function measuredLoop(ctx: LoopContext): MeasuredLoop {
   const afterSend = open ? sentOpen : sent;
   const afterCheck = open ? checkedOpen : nothing;
 
+  /** A measured send: one in validateEvery checked, the rest sent and recorded. */
+  function measuredSend(i: number, data: SetupData): void | Promise<void> {
+    if (measured === 0 && sampled()) return sendChecked(i, data, afterCheck);
+    measured--;
+    return send(i, afterSend);
+  }
+
+  /** A paced send once it is due: the sub-window tag at the send time, then the measured send. */
+  function sendDue(i: number, data: SetupData): void | Promise<void> {
+    const now = Date.now();
+    if (now >= windowChange_ms) tagWindow(now);
+    return measuredSend(i, data);
+  }
+
+  // Paced open loop: iteration i of the level's shared-iterations scenario is send i of its schedule.
+  const pacing = open ? ctx.pacing : undefined;
+  let pacedScenario = '';
+  let offsets: readonly number[] = [];
+  let payloads: readonly (number | undefined)[] | undefined;
+  function inferPaced(data: SetupData): void | Promise<void> {
+    if (exec.scenario.name !== pacedScenario) {
+      pacedScenario = exec.scenario.name;
+      const level = pacing!.schedule(pacedScenario);
+      offsets = level?.offsets_ms ?? [];
+      payloads = level?.payloads;
+    }
+    const n = exec.scenario.iterationInTest;
+    if (n >= offsets.length) return;
+    let i = next < 0 ? pick(data) : next++ % prepared.length;
+    const named = payloads?.[n];
+    if (named !== undefined) i = named % prepared.length;
+    due_ms = exec.scenario.startTime + offsets[n]!;
+    const wait_ms = due_ms - Date.now();
+    if (wait_ms <= 0) return sendDue(i, data);
+    if (ctx.blocking) {
+      pacing!.sleep(wait_ms);
+      return sendDue(i, data);
+    }
+    return (pacing!.sleep(wait_ms) as Promise<void>).then(() => sendDue(i, data));
+  }
+
   return {
     warmup(data) {
       const i = pick(data);
@@ -214,14 +267,14 @@ export function measuredLoop(ctx: LoopContext): MeasuredLoop {
       return send(i, sent);
     },
     // The hot path: one comparison per request for the sub-window, one for the sampled check.
-    infer(data) {
-      const i = next < 0 ? pick(data) : next++ % prepared.length;
-      const now = Date.now();
-      if (now >= windowChange_ms) windowChanged(now);
-      if (open) due_ms = levelStart_ms + exec.scenario.iterationInTest * period_ms;
-      if (measured === 0 && sampled()) return sendChecked(i, data, afterCheck);
-      measured--;
-      return send(i, afterSend);
-    },
+    infer: pacing
+      ? inferPaced
+      : (data) => {
+          const i = next < 0 ? pick(data) : next++ % prepared.length;
+          const now = Date.now();
+          if (now >= windowChange_ms) windowChanged(now);
+          if (open) due_ms = levelStart_ms + exec.scenario.iterationInTest * period_ms;
+          return measuredSend(i, data);
+        },
   };
 }

@@ -4,7 +4,7 @@
  * one readable line when the server or model is not ready, the exec functions (the measured loop,
  * measured-loop.ts), the server-statistics probe and handleSummary(). Scenario files stay a few lines long.
  */
-import { check } from 'k6';
+import { check, sleep } from 'k6';
 import exec from 'k6/execution';
 import type { Options } from 'k6/options';
 import { inputsFor } from '../../models/index.ts';
@@ -20,6 +20,7 @@ import {
 } from '../load/metrics.ts';
 import type { LoadPlan } from '../load/scenarios.ts';
 import { serverStatsDelta } from '../load/server-stats.ts';
+import { checkPayloadIndexes } from '../load/schedule-file.ts';
 import { WindowClock } from '../load/windows.ts';
 import { blockingCallsAllowed } from './blocking.ts';
 import type { Expectations } from './checks.ts';
@@ -48,7 +49,8 @@ export interface ModelTest {
 /** Builds a model scenario; call at the top level (init context) with the text of its budget file. */
 export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: string): ModelTest {
   const env = __ENV as Record<string, string | undefined>;
-  const run = resolveRunPlan(entry, env, budgetJson, budgetPath);
+  // open() resolves a relative path against the script; the bench hands absolute ones.
+  const run = resolveRunPlan(entry, env, budgetJson, budgetPath, (path) => open(path));
   const { settings, validateEvery, warmupChecks } = run;
   const transport = createTransport(settings);
   // Generic models: inputs and outputs come from the server in setup(); without PAYLOAD the
@@ -62,6 +64,9 @@ export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: str
   const clock = new WindowClock(run.load.window_s, () => exec.scenario.startTime);
   // Open loop only: the scheduled-start latency (coordinated omission made visible, see measured-loop.ts).
   const scheduledLatency = run.load.mode === 'request-rate' ? createScheduledLatency() : undefined;
+  const blocking = blockingCallsAllowed();
+  if (run.load.pacing?.kind === 'schedule' && samples.length > 0)
+    checkPayloadIndexes(run.load.pacing.schedule, samples.length);
 
   const loop = measuredLoop({
     transport,
@@ -75,7 +80,17 @@ export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: str
     warmupChecks,
     ...(inferErrors ? { inferErrors } : {}),
     ...(scheduledLatency ? { scheduledLatency } : {}),
-    blocking: blockingCallsAllowed(),
+    ...(run.load.pacing
+      ? {
+          pacing: {
+            schedule: run.levelSchedule,
+            sleep: blocking
+              ? (ms: number) => sleep(ms / 1000)
+              : (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+          },
+        }
+      : {}),
+    blocking,
     check,
     warn: (line) => console.warn(line),
   });

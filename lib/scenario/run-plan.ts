@@ -22,6 +22,7 @@ import {
   SUMMARY_TREND_STATS,
   SYSTEM_TAGS,
 } from '../load/names.ts';
+import { type LevelSchedule, levelSchedule, type ReadText } from '../load/pacing.ts';
 import { buildPlan, type LoadPlan } from '../load/scenarios.ts';
 import { type LoadPlanSettings, loadPlanFromEnv } from '../load/shapes.ts';
 import { readSettings, type Settings } from './settings.ts';
@@ -55,6 +56,8 @@ export interface RunPlan {
   validateEvery: number;
   /** Each VU's first this many warm-up responses are checked. */
   warmupChecks: number;
+  /** A paced open loop's send times for a level (by its scenario name); undefined for k6's own pacing. */
+  levelSchedule(name: string): LevelSchedule | undefined;
 }
 
 /** Names of the exported functions the plan's scenarios call. */
@@ -87,15 +90,36 @@ export function maxVusFromEnv(env: Record<string, string | undefined>): number |
   return n;
 }
 
-/** Resolves the run plan; throws one readable line for any invalid setting or budget. */
+/**
+ * A paced level's VUs when MAX_VUS is unset: a second of sends, so responses up to a second late still
+ * leave VUs to start the next sends on time.
+ */
+function pacedVus(level: number): number {
+  return Math.max(2, Math.ceil(level));
+}
+
+/**
+ * Resolves the run plan; throws one readable line for any invalid setting or budget. `readText` reads the
+ * SCHEDULE or REQUEST_INTERVALS file (k6's open() in a scenario, readFileSync on Node).
+ */
 export function resolveRunPlan(
   entry: ModelEntry,
   env: Record<string, string | undefined>,
   budgetJson: string,
   budgetPath: string,
+  readText?: ReadText,
 ): RunPlan {
   const settings = readSettings(env, entry);
-  const load = loadPlanFromEnv(env, entry.load);
+  const load = loadPlanFromEnv(env, entry.load, readText, settings.modelName);
+  const { pacing } = load;
+  // One level's schedule at a time: a VU keeps only the level it is in.
+  let cached: { level: number; schedule: LevelSchedule } | undefined;
+  const scheduleAt = (level: number): LevelSchedule | undefined => {
+    if (!pacing) return undefined;
+    if (cached?.level !== level) cached = { level, schedule: levelSchedule(pacing, level, load.window_s) };
+    return cached.schedule;
+  };
+  const maxVus = maxVusFromEnv(env);
   const plan = buildPlan({
     mode: load.mode,
     levels: load.levels,
@@ -106,7 +130,15 @@ export function resolveRunPlan(
     statsExec: EXEC.stats,
     // Open loop: enough VUs that slow responses do not drop iterations before the server saturates,
     // unless MAX_VUS bounds them (then a saturated server shows as dropped iterations and late starts).
-    maxVUs: maxVusFromEnv(env) ?? Math.max(...load.levels) * 4,
+    maxVUs: maxVus ?? Math.max(...load.levels) * 4,
+    ...(pacing
+      ? {
+          paced: (level: number) => ({
+            iterations: scheduleAt(level)!.offsets_ms.length,
+            vus: maxVus ?? pacedVus(level),
+          }),
+        }
+      : {}),
   });
   const metric: RequestMetric = settings.protocol === 'grpc' ? 'grpc_req_duration' : 'http_req_duration';
   const budget = parseBudget(budgetJson, budgetPath);
@@ -137,5 +169,9 @@ export function resolveRunPlan(
     options,
     validateEvery: validateEveryFromEnv(env),
     warmupChecks: WARMUP_CHECKS,
+    levelSchedule: (name) => {
+      const level = plan.levels.find((l) => l.name === name);
+      return level ? scheduleAt(level.level) : undefined;
+    },
   };
 }

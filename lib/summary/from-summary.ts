@@ -84,6 +84,8 @@ export interface LevelRef {
   mode: LoadMode;
   level: number;
   window_s: number;
+  /** A paced open loop: its iterations wait for their send times, so they say nothing of the generator's cost. */
+  paced?: boolean;
 }
 
 /** Input of levelsFromSummary. */
@@ -295,7 +297,7 @@ export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
         : {}),
       ...(stability ? { stable: stability.stable, stability_spread_pct: stability.spread_pct } : {}),
       budgets: withoutSuccessFailed(verdicts(summary, ref.name), requests - errors, metric),
-      ...(iteration?.['avg'] !== undefined && duration['avg'] !== undefined
+      ...(iteration?.['avg'] !== undefined && duration['avg'] !== undefined && !ref.paced
         ? { generator: generatorCost(iteration['avg'], duration['avg'], undefined, failure !== undefined) }
         : {}),
       ...(failure ? { failure } : {}),

@@ -54,7 +54,7 @@ function seedFrom(env: Env): number {
  * The pacing the environment asks for, undefined for k6's own constant-arrival-rate (or a closed loop).
  * SCHEDULE and REQUEST_INTERVALS bring their own levels, so neither goes with REQUEST_RATE or CONCURRENCY.
  */
-export function pacingFromEnv(env: Env, readText?: ReadText, model?: string): Pacing | undefined {
+export function pacingFromEnv(env: Env, readText?: ReadText, models?: readonly string[]): Pacing | undefined {
   const arrivals = setting(env, 'ARRIVALS');
   const schedule = setting(env, 'SCHEDULE');
   const intervals = setting(env, 'REQUEST_INTERVALS');
@@ -76,7 +76,11 @@ export function pacingFromEnv(env: Env, readText?: ReadText, model?: string): Pa
       throw new Error(`ARRIVALS="${arrivals}" does not apply to a file's send times; drop ARRIVALS`);
     if (!readText) throw new Error('schedule files need a file reader here; run through the bench or k6');
     if (schedule !== undefined) {
-      const recorded = parseScheduleFile(readText(schedule), schedule, model === undefined ? {} : { model });
+      const recorded = parseScheduleFile(
+        readText(schedule),
+        schedule,
+        models === undefined ? {} : { models },
+      );
       return {
         kind: 'schedule',
         schedule: scaleSchedule(recorded, speed === undefined ? 1 : speedFrom(speed)),

@@ -26,14 +26,14 @@ function scheduleError(file: string, line: number, reason: string, fix = SCHEDUL
 
 /**
  * Parses a schedule file in JSON lines: `{"at_ms": 12.5, "model": "mnist", "payload": 3}` per request,
- * times in milliseconds from any origin, in send order (blank lines skipped). Lines naming another model
- * than `model` are left out, so one recording of a mix replays per model. The replay starts at the first
+ * times in milliseconds from any origin, in send order (blank lines skipped). Lines naming a model not in
+ * `models` are left out, so one recording of a mix replays per model. The replay starts at the first
  * kept request.
  */
 export function parseScheduleFile(
   text: string,
   file: string,
-  options: { model?: string } = {},
+  options: { models?: readonly string[] } = {},
 ): RecordedSchedule {
   const offsets_ms: number[] = [];
   const payloads: (number | undefined)[] = [];
@@ -70,7 +70,7 @@ export function parseScheduleFile(
     if (payload !== undefined && !(typeof payload === 'number' && Number.isInteger(payload) && payload >= 0))
       throw scheduleError(file, line, `payload ${JSON.stringify(payload)} is not a whole number >= 0`);
     if (model !== undefined) models.add(model);
-    if (options.model !== undefined && model !== undefined && model !== options.model) continue;
+    if (options.models && model !== undefined && !options.models.includes(model)) continue;
     first_ms ??= at_ms;
     offsets_ms.push(at_ms - first_ms);
     payloads.push(payload as number | undefined);
@@ -79,7 +79,7 @@ export function parseScheduleFile(
   if (offsets_ms.length === 0) {
     const named = models.size > 0 ? ` (it names ${[...models].join(', ')})` : '';
     throw new Error(
-      `schedule ${file} has no request for model ${options.model ?? '(any)'}${named}; add lines or pick a model it names`,
+      `schedule ${file} has no request for model ${options.models?.join(' or ') ?? '(any)'}${named}; add lines or pick a model it names`,
     );
   }
   return { source: file, offsets_ms, payloads, lines };

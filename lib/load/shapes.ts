@@ -55,13 +55,13 @@ function setting(env: LoadEnv, name: string): string | undefined {
 /**
  * Resolves the load plan: env (CONCURRENCY | REQUEST_RATE [ARRIVALS] | SCHEDULE | REQUEST_INTERVALS,
  * STEP_DURATION, WARMUP_DURATION, STABILITY) over a model's default shape (its catalog entry's `load`).
- * `readText` reads SCHEDULE and REQUEST_INTERVALS files; `model` picks a schedule's lines.
+ * `readText` reads SCHEDULE and REQUEST_INTERVALS files; `models` (catalog id, served name) pick a schedule's lines.
  */
 export function loadPlanFromEnv(
   env: LoadEnv,
   shape: LoadShape,
   readText?: ReadText,
-  model?: string,
+  models?: readonly string[],
 ): LoadPlanSettings {
   const concurrency = setting(env, 'CONCURRENCY');
   const rate = setting(env, 'REQUEST_RATE');
@@ -73,7 +73,7 @@ export function loadPlanFromEnv(
   const stepDuration = setting(env, 'STEP_DURATION');
   const warmup = setting(env, 'WARMUP_DURATION');
   const stability = setting(env, 'STABILITY');
-  const pacing = pacingFromEnv(env, readText, model);
+  const pacing = pacingFromEnv(env, readText, models);
   const window_s =
     stepDuration === undefined ? shape.window_s : parseDuration_s('STEP_DURATION', stepDuration);
   const file = pacing && fileLevel(pacing, window_s);

@@ -110,7 +110,7 @@ export function resolveRunPlan(
   readText?: ReadText,
 ): RunPlan {
   const settings = readSettings(env, entry);
-  const load = loadPlanFromEnv(env, entry.load, readText, settings.modelName);
+  const load = loadPlanFromEnv(env, entry.load, readText, [entry.id, settings.modelName]);
   const { pacing } = load;
   // One level's schedule at a time: a VU keeps only the level it is in.
   let cached: { level: number; schedule: LevelSchedule } | undefined;

@@ -39,7 +39,7 @@ describe('parseScheduleFile (JSON lines)', () => {
       '{"at_ms": 5, "model": "mnist", "payload": 1}',
       '{"at_ms": 9}',
     ].join('\n');
-    const s = parseScheduleFile(text, 'mix.jsonl', { model: 'mnist' });
+    const s = parseScheduleFile(text, 'mix.jsonl', { models: ['mnist'] });
     expect(s.offsets_ms).toEqual([0, 4]);
     expect(s.lines).toEqual([2, 3]);
   });
@@ -58,7 +58,7 @@ describe('parseScheduleFile (JSON lines)', () => {
     ['\n\n', 'schedule f.jsonl has no request for model mnist; add lines'],
     ['{"at_ms": 1, "model": "bert"}', 'schedule f.jsonl has no request for model mnist (it names bert)'],
   ])('refuses %j in one line naming the file, the line and the fix', (text, message) => {
-    const error = thrown(() => parseScheduleFile(text, 'f.jsonl', { model: 'mnist' }));
+    const error = thrown(() => parseScheduleFile(text, 'f.jsonl', { models: ['mnist'] }));
     expect(error).toContain(message);
     expect(error).not.toContain('\n');
   });

@@ -106,7 +106,8 @@ function loadScenario(
       executor: 'shared-iterations',
       vus: Math.max(1, Math.min(paced.vus, paced.iterations)),
       iterations: Math.max(1, paced.iterations),
-      maxDuration: formatDuration(duration_s),
+      // k6 refuses a maxDuration under 1s; a short replay's sends are all due within its window anyway.
+      maxDuration: formatDuration(Math.max(duration_s, 1)),
       exec: options.exec,
       startTime: formatDuration(start_s),
       gracefulStop: formatDuration(gracefulStop_s),

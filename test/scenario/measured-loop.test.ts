@@ -20,6 +20,7 @@ vi.mock('k6', () => ({
 
 import { check } from 'k6';
 import { WindowClock } from '../../lib/load/windows.ts';
+import type { LevelSchedule } from '../../lib/load/pacing.ts';
 import { type LoopExecution, measuredLoop, type SetupData } from '../../lib/scenario/measured-loop.ts';
 import type { InferOutcome, Transport } from '../../lib/scenario/transport.ts';
 
@@ -81,7 +82,11 @@ function fakeTransport(exec: LoopExecution): Transport {
 }
 
 /** Runs 2 warm-up and 10 measured iterations of one shape; returns what it recorded. */
-async function runShape(blocking: boolean, open: boolean): Promise<{ log: string[]; scheduled: number[] }> {
+async function runShape(
+  blocking: boolean,
+  open: boolean,
+  pacing?: LevelSchedule,
+): Promise<{ log: string[]; scheduled: number[] }> {
   log.length = 0;
   now_ms = START_MS;
   const scheduled: number[] = [];
@@ -106,6 +111,19 @@ async function runShape(blocking: boolean, open: boolean): Promise<{ log: string
     warmupChecks: 1,
     inferErrors: { add: (failed) => log.push(`infer_errors ${String(failed)}`) },
     ...(open ? { scheduledLatency: { add: (ms: number | boolean) => scheduled.push(Number(ms)) } } : {}),
+    ...(pacing
+      ? {
+          pacing: {
+            schedule: (name: string) => (name === level ? pacing : undefined),
+            // The faked clock jumps to the send time.
+            sleep: (ms: number) => {
+              log.push(`sleep ${ms}`);
+              now_ms += ms;
+              return blocking ? undefined : Promise.resolve();
+            },
+          },
+        }
+      : {}),
     blocking,
     check,
     warn: (line) => log.push(`warn ${line}`),
@@ -179,5 +197,34 @@ describe('measured loop', () => {
     // it, so the generator's growing lag shows as latency.
     expect(blockingOpen.scheduled).toEqual(Array.from({ length: 10 }, (_, n) => 300 + 200 * n));
     expect(asyncOpen.scheduled).toEqual(blockingOpen.scheduled);
+  });
+
+  it('paces an open loop by its schedule: sleeps until each send time, sends the named sample, the same blocking or async', async () => {
+    // Sends due every 500 ms take 300 ms: each waits 200 ms, so the latency from its send time is the 300 ms.
+    const schedule: LevelSchedule = {
+      offsets_ms: Array.from({ length: 10 }, (_, n) => n * 500),
+      payloads: [2, undefined, 0, 0, undefined, undefined, undefined, undefined, undefined, 1],
+    };
+    const blockingPaced = await runShape(true, true, schedule);
+    const asyncPaced = await runShape(false, true, schedule);
+    expect(asyncPaced).toEqual(blockingPaced);
+    expect(blockingPaced.scheduled).toEqual(Array.from({ length: 10 }, () => 300));
+    const measured = blockingPaced.log.slice(blockingPaced.log.findIndex((l) => l.includes('refused')));
+    expect(measured.filter((l) => l.startsWith('sleep'))).toEqual(
+      Array.from({ length: 9 }, () => 'sleep 200'),
+    );
+    // Payload indexes pick the samples a, b, c; the other sends go on in turn (the turn counts every send).
+    expect(measured.filter((l) => /^(send|infer) /.test(l)).map((l) => l.split(' ')[1])).toEqual([
+      'c',
+      'b',
+      'a',
+      'a',
+      'b',
+      'c',
+      'a',
+      'b',
+      'c',
+      'b',
+    ]);
   });
 });

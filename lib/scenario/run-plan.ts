@@ -130,7 +130,7 @@ export function resolveRunPlan(
     statsExec: EXEC.stats,
     // Open loop: enough VUs that slow responses do not drop iterations before the server saturates,
     // unless MAX_VUS bounds them (then a saturated server shows as dropped iterations and late starts).
-    maxVUs: maxVus ?? Math.max(...load.levels) * 4,
+    maxVUs: maxVus ?? Math.ceil(Math.max(...load.levels) * 4),
     ...(pacing
       ? {
           paced: (level: number) => ({

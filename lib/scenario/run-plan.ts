@@ -91,11 +91,12 @@ export function maxVusFromEnv(env: Record<string, string | undefined>): number |
 }
 
 /**
- * A paced level's VUs when MAX_VUS is unset: a second of sends, so responses up to a second late still
- * leave VUs to start the next sends on time.
+ * A paced level's VUs when MAX_VUS is unset: a quarter second of sends. Every paced VU is started (shared
+ * iterations), and each holds the next send it took while it sleeps, so more VUs cost real k6 memory and
+ * start-up without sending sooner; responses slower than that show as scheduled-start lag.
  */
 function pacedVus(level: number): number {
-  return Math.max(2, Math.ceil(level));
+  return Math.max(2, Math.ceil(level / 4));
 }
 
 /**

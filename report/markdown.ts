@@ -235,7 +235,7 @@ export function openLoopTable(results: readonly LevelResult[]): string {
   return [
     '## Open loop: latency from the scheduled start',
     '',
-    "Send latency starts when the request left; scheduled latency when k6's schedule (start + i / rate) wanted it to. They part when the generator falls behind (dropped iterations): then the scheduled figures are the server's.",
+    "Send latency starts when the request left; scheduled latency when its schedule wanted it to (k6's start + i / rate, or a paced level's send time: Poisson, gamma, a schedule file). They part when the generator falls behind (dropped iterations): then the scheduled figures are the server's.",
     '',
     table(header, rows),
     '',

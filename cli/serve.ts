@@ -5,7 +5,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { parseDuration_s } from '../lib/load/parse.ts';
 import { parseProbability, parseSpike, parseStatusFaults } from '../server/faults/spec.ts';
-import { modelTable, startServer } from '../server/index.ts';
+import { modelTable, startServer, tlsIdentity } from '../server/index.ts';
 
 function port(value: string): number {
   const n = Number(value);
@@ -58,6 +58,9 @@ interface ServeOptions {
   jitter: number;
   errorRate: number;
   extraDelayMs: number;
+  tls?: boolean;
+  tlsCert?: string;
+  tlsKey?: string;
   httpMaxInputSize: number;
   httpHeaderTimeoutMs: number;
   httpRequestTimeoutMs: number;
@@ -149,7 +152,12 @@ export function registerServe(program: Command): void {
       'how long the ports stay closed on a restart (default 1s)',
       duration_ms('--restart-down'),
     )
+    .option('--tls', 'serve HTTPS and gRPC over TLS (a self-signed certificate unless --tls-cert/--tls-key)')
+    .option('--tls-cert <file>', 'with --tls: the PEM certificate (chain) to serve')
+    .option('--tls-key <file>', 'with --tls: the PEM private key of --tls-cert')
     .action(async (opts: ServeOptions) => {
+      if ((opts.tlsCert || opts.tlsKey) && !opts.tls) opts.tls = true;
+      const tls = opts.tls ? await tlsIdentity({ certFile: opts.tlsCert, keyFile: opts.tlsKey }) : undefined;
       const log = opts.logVerbose > 0 ? (line: string) => console.log(line) : undefined;
       const server = await startServer({
         modelRepository: opts.modelRepository,
@@ -180,11 +188,17 @@ export function registerServe(program: Command): void {
         restartAfter_ms: opts.restartAfter,
         restartDown_ms: opts.restartDown,
         onRestart: (line) => console.log(line),
+        tls,
         log,
       });
       console.log(modelTable(server.models));
-      console.log(`Started GRPCInferenceService at ${server.host}:${server.grpcPort}`);
-      console.log(`Started HTTPService at ${server.host}:${server.httpPort}`);
+      console.log(`Started GRPCInferenceService at ${server.host}:${server.grpcPort}${tls ? ' (TLS)' : ''}`);
+      console.log(`Started HTTPService at ${server.host}:${server.httpPort}${tls ? ' (HTTPS)' : ''}`);
+      if (tls && !opts.tlsCert) {
+        console.log(
+          'TLS: self-signed certificate for localhost, 127.0.0.1, ::1; clients skip verification or trust it',
+        );
+      }
       console.log(`Started Metrics Service at ${server.host}:${server.metricsPort}`);
       await new Promise<void>((resolve) => {
         const onSignal = (signal: string) => {

@@ -17,9 +17,11 @@ import { createHttpServer } from './http/server.ts';
 import { bindGrpc, closeGrpc, closeHttp, listen } from './listen.ts';
 import { METRICS_CONTENT_TYPE, ServerMetrics } from './metrics.ts';
 import { type IndexRow, Repository } from './repository.ts';
+import type { TlsIdentity } from './tls.ts';
 
 export { modelTable } from './table.ts';
 export type { IndexRow } from './repository.ts';
+export { type TlsIdentity, tlsIdentity } from './tls.ts';
 
 /** How long a restart keeps the ports closed when no downtime is given. */
 const RESTART_DOWN_MS = 1000;
@@ -63,6 +65,8 @@ export interface ServerOptions {
   restartDown_ms?: number;
   /** Told when a restart closes and reopens the ports (one line each). */
   onRestart?: (line: string) => void;
+  /** Serve HTTPS and gRPC over TLS with this identity (see tls.ts: files or self-signed); default: plaintext. */
+  tls?: TlsIdentity;
   /** Verbose log lines (per request); default: none. */
   log?: (line: string) => void;
 }
@@ -75,6 +79,8 @@ export interface RunningServer {
   grpcPort: number;
   /** -1 when disabled. */
   metricsPort: number;
+  /** The certificate served when TLS is on (PEM), for clients to trust; else undefined. */
+  tlsCert?: string;
   core: InferenceCore;
   /** Model table rows as loaded at start: the models a load was tried on, as Triton prints its table. */
   models: IndexRow[];
@@ -160,6 +166,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       httpPort: frontends.httpPort,
       grpcPort: frontends.grpcPort,
       metricsPort,
+      tlsCert: options.tls?.cert,
       core: c,
       models: (await repository.index()).filter((row) => row.state !== undefined),
       restart,
@@ -211,12 +218,13 @@ class Frontends {
       maxBody_bytes: o.maxBody_bytes,
       limits: o.limits,
       log: o.log,
+      tls: o.tls,
     });
     this.httpPort = await listen(this.#http, this.#host, httpPort, 'HTTP');
     if (grpcPort >= 0) {
       // A shut-down grpc-js server cannot bind again: each opening gets a new one.
       this.#grpc = createGrpcServer(this.#core, { maxMessage_bytes: o.maxBody_bytes });
-      this.grpcPort = await bindGrpc(this.#grpc, this.#host, grpcPort);
+      this.grpcPort = await bindGrpc(this.#grpc, this.#host, grpcPort, o.tls);
       tuneGrpcTransport(this.#grpc, {
         maxConnections: o.limits?.maxConnections,
         takeStream:

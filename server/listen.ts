@@ -2,6 +2,7 @@
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
+import type { TlsIdentity } from './tls.ts';
 
 /** How long a graceful close waits for connections and streams left open by clients. */
 export const CLOSE_GRACE_MS = 2000;
@@ -24,10 +25,20 @@ export function listen(server: http.Server, host: string, port: number, what: st
   });
 }
 
-/** Binds a gRPC server on host:port; resolves with the bound port. */
-export function bindGrpc(server: grpc.Server, host: string, port: number): Promise<number> {
+/** Binds a gRPC server on host:port (over TLS when given an identity); resolves with the bound port. */
+export function bindGrpc(
+  server: grpc.Server,
+  host: string,
+  port: number,
+  tls?: TlsIdentity,
+): Promise<number> {
+  const credentials = tls
+    ? grpc.ServerCredentials.createSsl(null, [
+        { cert_chain: Buffer.from(tls.cert), private_key: Buffer.from(tls.key) },
+      ])
+    : grpc.ServerCredentials.createInsecure();
   return new Promise((resolve, reject) => {
-    server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => {
+    server.bindAsync(`${host}:${port}`, credentials, (err, bound) => {
       if (err)
         reject(
           new Error(

@@ -3,6 +3,7 @@
  * answers errors as {"error": "..."} with Triton's status codes.
  */
 import http from 'node:http';
+import https from 'node:https';
 import type { Socket } from 'node:net';
 import type { InferenceCore } from '../core.ts';
 import { asServerError, Errors, type ServerError } from '../errors.ts';
@@ -15,6 +16,7 @@ import { generate } from './generate.ts';
 import { openAi } from './openai.ts';
 import { applyConnectionCap, DEFAULT_HTTP_LIMITS, type HttpLimits, serverTimeouts } from './limits.ts';
 import { readIndexBody, readLoadBody, readUnloadBody } from './repository-body.ts';
+import type { TlsIdentity } from '../tls.ts';
 import { METHOD_BY_ROUTE, matchRoute, type Route } from './routes.ts';
 
 /** HTTP transport settings. */
@@ -24,6 +26,8 @@ export interface HttpOptions {
   /** Deadlines and the connection cap. */
   limits?: HttpLimits;
   log?: (line: string) => void;
+  /** Serve HTTPS with this certificate and key (PEM); absent: plain HTTP. */
+  tls?: TlsIdentity;
 }
 
 /** Routes an over-cap connection may still use, so probes see the server alive while it refuses work. */
@@ -41,13 +45,14 @@ export function createHttpServer(core: InferenceCore, opts: HttpOptions = {}): h
   const maxBody = opts.maxBody_bytes ?? 64 * 1024 * 1024;
   const limits = { ...DEFAULT_HTTP_LIMITS, ...opts.limits };
   let refused: (socket: Socket) => boolean = () => false;
-  const server = http.createServer(
-    { noDelay: true, keepAlive: true, ...serverTimeouts(limits) },
-    (req, res) => {
-      const context = { core, maxBody, refused: refused(req.socket), maxConnections: limits.maxConnections };
-      handle(context, req, res, opts.log).catch((err) => sendError(res, asServerError(err)));
-    },
-  );
+  const listener: http.RequestListener = (req, res) => {
+    const context = { core, maxBody, refused: refused(req.socket), maxConnections: limits.maxConnections };
+    handle(context, req, res, opts.log).catch((err) => sendError(res, asServerError(err)));
+  };
+  const settings = { noDelay: true, keepAlive: true, ...serverTimeouts(limits) };
+  const server = opts.tls
+    ? https.createServer({ ...settings, cert: opts.tls.cert, key: opts.tls.key }, listener)
+    : http.createServer(settings, listener);
   server.keepAliveTimeout = 65_000;
   refused = applyConnectionCap(server, limits);
   return server;

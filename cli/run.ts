@@ -53,6 +53,7 @@ interface RunFlags {
   includeSystemEnvVars: boolean;
   executionSegment?: string;
   executionSegmentSequence?: string;
+  insecureSkipTlsVerify?: boolean;
 }
 
 /** Adds the `run` subcommand to the program. */
@@ -80,6 +81,11 @@ export function registerRun(program: Command): void {
       )
         .argParser(checked(parseSequence))
         .env('K6_EXECUTION_SEGMENT_SEQUENCE'),
+    )
+    .addOption(
+      new Option('--insecure-skip-tls-verify', "don't verify the servers' TLS certificates").env(
+        'K6_INSECURE_SKIP_TLS_VERIFY',
+      ),
     )
     .option('-e, --env <KEY=VALUE>', 'environment variable for __ENV (repeatable)', keyValue, {})
     .option('--tag <NAME=VALUE>', 'tag added to every metric sample (repeatable)', keyValue, {})
@@ -131,6 +137,7 @@ export function registerRun(program: Command): void {
           tags: Object.keys(flags.tag).length ? flags.tag : undefined,
           executionSegment: flags.executionSegment,
           executionSegmentSequence: flags.executionSegmentSequence,
+          insecureSkipTLSVerify: flags.insecureSkipTlsVerify || undefined,
         },
         out: flags.out,
         summaryExport: flags.summaryExport,

@@ -150,6 +150,7 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
   const moduleOptions = {
     discardResponseBodies: options.discardResponseBodies,
     noConnectionReuse: options.noConnectionReuse,
+    tls: options.tls,
   };
   vu0.options = moduleOptions;
   const pool = new VuPool(

@@ -10,6 +10,7 @@
  * module functions directly across awaits turn it on with followVuAcrossAwaits().
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { ClientTls } from './transport/tls-client.ts';
 
 /** k6 tags: string keys and values. */
 export type Tags = Record<string, string>;
@@ -27,6 +28,8 @@ export interface Sample {
 export interface ModuleOptions {
   discardResponseBodies: boolean;
   noConnectionReuse: boolean;
+  /** insecureSkipTLSVerify and tlsAuth. */
+  tls: ClientTls;
 }
 
 /** What a protocol module sees of the VU that called it. */

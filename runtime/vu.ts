@@ -6,6 +6,7 @@
 import type { Group } from './groups.ts';
 import type { ScenarioRuntime, TestRun } from './run-state.ts';
 import { currentVu, type ModuleOptions, type Sample, type Tags, type VuState } from './vu-context.ts';
+import { DEFAULT_CLIENT_TLS } from './transport/tls-client.ts';
 
 const asIs = (samples: Sample[]): Sample[] => samples;
 
@@ -59,7 +60,7 @@ export class VU implements VuState {
     this.group = run.rootGroup;
     // Each VU gets its own __ENV, as in k6: a script changing it changes only its VU's copy.
     this.#env = { ...run.env };
-    this.options = { discardResponseBodies: false, noConnectionReuse: false };
+    this.options = { discardResponseBodies: false, noConnectionReuse: false, tls: DEFAULT_CLIENT_TLS };
   }
 
   /** The iteration number within the current scenario (-1 before the first); __ITER follows it. */

@@ -11,6 +11,7 @@ import { createServer as createHttp2Server, type ServerHttp2Session } from 'node
 import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { runInVu, type Sample, type VuState } from '../../runtime/vu-context.ts';
+import { DEFAULT_CLIENT_TLS } from '../../runtime/transport/tls-client.ts';
 
 /** HTTP/2 receive window of the gRPC benchmark server. */
 const WINDOW_BYTES = 16 * 1024 * 1024;
@@ -179,7 +180,7 @@ export function benchVu(
   return {
     idInTest: id,
     inInit,
-    options: { discardResponseBodies: false, noConnectionReuse: false },
+    options: { discardResponseBodies: false, noConnectionReuse: false, tls: DEFAULT_CLIENT_TLS },
     // One object while the tags hold, as the engine's VUs do.
     tags: () => VU_TAGS,
     emit(samples: Sample[]) {

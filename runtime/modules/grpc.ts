@@ -6,7 +6,10 @@
  * dialing cannot block this event loop either. One Client may serve several VUs: connections are per VU.
  */
 import { performance } from 'node:perf_hooks';
+import { createPrivateKey } from 'node:crypto';
+import tls from 'node:tls';
 import * as grpcjs from '@grpc/grpc-js';
+import { type ClientTls, tlsConnectOptions } from '../transport/tls-client.ts';
 import { ownerVu, type VuState } from '../vu-context.ts';
 import { parseDuration_ms } from '../../lib/duration.ts';
 import {
@@ -167,8 +170,17 @@ function waitReady(client: grpcjs.Client, addr: string, timeout_ms: number): Pro
   });
 }
 
+/** connect()'s `tls`: PEM strings, as k6 takes them. */
+interface ConnectTls {
+  cert?: string;
+  key?: string;
+  password?: string;
+  cacerts: string[];
+}
+
 interface ConnectParams {
   plaintext: boolean;
+  tls?: ConnectTls;
   timeout_ms: number;
   reflect: boolean;
   reflectMetadata: grpcjs.Metadata;
@@ -217,12 +229,69 @@ function connectParams(input: unknown): ConnectParams {
         break;
       }
       case 'tls':
-        throw new Error(`k6 API grpc connect param ${k} is not supported by the Node runtime; run with k6`);
+        out.tls = connectTls(v, bad);
+        break;
       default:
         throw bad(`unknown connect param: "${k}"`);
     }
   }
   return out;
+}
+
+/** Reads connect()'s `tls` object: cert and key together, cacerts one PEM string or several. */
+function connectTls(v: unknown, bad: (msg: string) => Error): ConnectTls {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) throw bad('invalid tls value: expected an object');
+  const out: ConnectTls = { cacerts: [] };
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    if (k === 'cacerts') {
+      const list = Array.isArray(x) ? x : [x];
+      if (list.some((c) => typeof c !== 'string')) throw bad('invalid tls.cacerts: expected PEM strings');
+      out.cacerts = list as string[];
+    } else if (k === 'cert' || k === 'key' || k === 'password') {
+      if (typeof x !== 'string') throw bad(`invalid tls.${k}: expected a string`);
+      out[k] = x;
+    } else {
+      throw bad(`unknown tls param: "${k}"`);
+    }
+  }
+  if (Boolean(out.cert) !== Boolean(out.key)) throw bad('tls.cert and tls.key must be given together');
+  return out;
+}
+
+/** The host part of host:port ([v6]:port too). */
+function hostOf(address: string): string {
+  const colon = address.lastIndexOf(':');
+  return (colon > 0 ? address.slice(0, colon) : address).replace(/^\[|\]$/g, '');
+}
+
+/**
+ * TLS credentials as k6 builds them: the test's insecureSkipTLSVerify and tlsAuth, then connect()'s own
+ * `tls` (its cacerts join the roots, its cert replaces tlsAuth's).
+ */
+function tlsCredentials(
+  own: ConnectTls | undefined,
+  test: ClientTls,
+  host: string,
+): grpcjs.ChannelCredentials {
+  const base = tlsConnectOptions(test, host);
+  const roots = [
+    ...(base.ca ? [base.ca] : own?.cacerts.length ? [...tls.rootCertificates] : []),
+    ...(own?.cacerts ?? []),
+  ];
+  const cert = own?.cert ?? base.cert;
+  const key = own?.cert ? own.key : base.key;
+  const passphrase = own?.cert ? own.password : base.passphrase;
+  const privateKey = key
+    ? passphrase
+      ? createPrivateKey({ key, passphrase }).export({ type: 'pkcs8', format: 'pem' })
+      : key
+    : undefined;
+  return grpcjs.credentials.createSsl(
+    roots.length ? Buffer.from(roots.join('\n')) : null,
+    privateKey ? Buffer.from(privateKey) : null,
+    cert ? Buffer.from(cert) : null,
+    base.rejectUnauthorized ? {} : { rejectUnauthorized: false, checkServerIdentity: () => undefined },
+  );
 }
 
 /** k6's grpc.Client. */
@@ -250,7 +319,9 @@ export class Client {
     if (vu.inInit) throw new Error('connecting to a gRPC server in the init context is not supported');
     const p = connectParams(params);
     this.#closeFor(vu);
-    const credentials = p.plaintext ? grpcjs.credentials.createInsecure() : grpcjs.credentials.createSsl();
+    const credentials = p.plaintext
+      ? grpcjs.credentials.createInsecure()
+      : tlsCredentials(p.tls, vu.options.tls, hostOf(address));
     let client: grpcjs.Client | null = null;
     // A local subchannel pool gives every VU its own HTTP/2 connection, as k6 does.
     const grpcClient = (): grpcjs.Client =>

@@ -13,6 +13,8 @@ export interface RequestOutcome {
   name: string;
   status: number;
   proto: string;
+  /** k6's tls_version tag ("tls1.3"); empty for plain HTTP. */
+  tlsVersion: string;
   error: K6HttpError | null;
   timings: Timings;
   sent_bytes: number;
@@ -47,7 +49,7 @@ export function requestTags(o: RequestOutcome): Tags {
     byUserTags.set(o.userTags, byKey);
   }
   const expected = o.expected ? String(o.expected.matches(o.status)) : '';
-  const key = `${o.method} ${o.status} ${o.proto} ${expected} ${o.name} ${o.tagUrl}`;
+  const key = `${o.method} ${o.status} ${o.proto} ${o.tlsVersion} ${expected} ${o.name} ${o.tagUrl}`;
   let tags = byKey.get(key);
   if (!tags) {
     if (byKey.size >= MEMO_ENTRIES) byKey.clear();
@@ -64,6 +66,7 @@ function buildTags(o: RequestOutcome): Tags {
   tags['url'] = o.tagUrl;
   tags['name'] = o.userTags['name'] ?? o.name;
   tags['status'] = String(o.status);
+  if (o.tlsVersion) tags['tls_version'] = o.tlsVersion;
   if (o.expected) tags['expected_response'] = String(o.expected.matches(o.status));
   if (o.error) {
     tags['error'] = o.error.message;

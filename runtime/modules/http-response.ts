@@ -51,6 +51,9 @@ export interface ResponseInit {
   request: RequestInfo | (() => RequestInfo);
   remoteIp: string;
   remotePort: number;
+  /** Empty for plain HTTP. */
+  tlsVersion?: string;
+  tlsCipherSuite?: string;
 }
 
 /**
@@ -131,6 +134,8 @@ export class Response {
     Object.defineProperty(this, 'request', Response.#lazyRequest);
     this.remote_ip = init.remoteIp;
     this.remote_port = init.remotePort;
+    this.tls_version = init.tlsVersion ?? '';
+    this.tls_cipher_suite = init.tlsCipherSuite ?? '';
   }
 
   /** An own enumerable accessor over one lazy field, made once per field and shared by every Response. */

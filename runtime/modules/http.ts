@@ -36,7 +36,7 @@ let initResponseCallback: ExpectedStatuses | null = DEFAULT_EXPECTED;
 function vuHttp(vu: VuState): VuHttp {
   let s = vuStates.get(vu);
   if (!s) {
-    const created: VuHttp = { connections: new VuConnections(), responseCallback: undefined };
+    const created: VuHttp = { connections: new VuConnections(vu.options.tls), responseCallback: undefined };
     vuStates.set(vu, created);
     vu.onRetire(() => created.connections.close());
     s = created;
@@ -162,6 +162,7 @@ export async function asyncRequest(
       name: target.name,
       status: result.status,
       proto,
+      tlsVersion: result.tlsVersion,
       error,
       timings: result.timings,
       sent_bytes: result.sent_bytes,
@@ -199,6 +200,8 @@ export async function asyncRequest(
       request: () => requestInfo(method_, finalUrl, headers, finalBody),
       remoteIp: result.remoteIp,
       remotePort: result.remotePort,
+      tlsVersion: result.tlsVersion,
+      tlsCipherSuite: result.tlsCipherSuite,
     });
   }
 }
@@ -308,7 +311,17 @@ export async function closeVuConnections(vu: VuState): Promise<void> {
   await vuStates.get(vu)?.connections.close();
 }
 
+/** k6's TLS version names, as Response.tls_version gives them. */
+export const TLS_1_0 = 'tls1.0';
+export const TLS_1_1 = 'tls1.1';
+export const TLS_1_2 = 'tls1.2';
+export const TLS_1_3 = 'tls1.3';
+
 const http = {
+  TLS_1_0,
+  TLS_1_1,
+  TLS_1_2,
+  TLS_1_3,
   asyncRequest,
   request,
   get,

@@ -6,6 +6,7 @@ import { parseSystemTags } from '../metrics/system-tags.ts';
 import { validateTrendStat, DEFAULT_TREND_STATS } from '../metrics/values.ts';
 import { parseDuration_ms } from '../../lib/duration.ts';
 import { logLine } from '../log.ts';
+import { type ClientTls, parseTlsAuth } from '../transport/tls-client.ts';
 import { parseScenario, type ScenarioConfig, segmentScenario } from './scenarios.ts';
 import { ExecutionTuple, parseSegment, parseSequence, type Segment } from './segment.ts';
 import { deriveScenarios, layerShortcuts } from './shortcuts.ts';
@@ -22,6 +23,8 @@ export interface OptionOverrides {
   tags?: Record<string, string>;
   noConnectionReuse?: boolean;
   discardResponseBodies?: boolean;
+  /** `--insecure-skip-tls-verify`. */
+  insecureSkipTLSVerify?: boolean;
   /** `--execution-segment`, e.g. "1/3:2/3". */
   executionSegment?: string;
   /** `--execution-segment-sequence`, e.g. "0,1/3,2/3,1". */
@@ -39,6 +42,8 @@ export interface TestOptions {
   systemTags: string[] | undefined;
   discardResponseBodies: boolean;
   noConnectionReuse: boolean;
+  /** insecureSkipTLSVerify and tlsAuth. */
+  tls: ClientTls;
   setupTimeout_ms: number;
   teardownTimeout_ms: number;
   /** The merged options object, as exec.test.options shows it. */
@@ -123,6 +128,11 @@ function consolidate(script: unknown, over: OptionOverrides): TestOptions {
     discardResponseBodies:
       over.discardResponseBodies ?? boolOpt(s['discardResponseBodies'], 'discardResponseBodies'),
     noConnectionReuse: over.noConnectionReuse ?? boolOpt(s['noConnectionReuse'], 'noConnectionReuse'),
+    tls: {
+      insecureSkipTLSVerify:
+        over.insecureSkipTLSVerify ?? boolOpt(s['insecureSkipTLSVerify'], 'insecureSkipTLSVerify'),
+      tlsAuth: parseTlsAuth(s['tlsAuth']),
+    },
     setupTimeout_ms: parseDuration_ms(s['setupTimeout'] ?? '60s', 'setupTimeout'),
     teardownTimeout_ms: parseDuration_ms(s['teardownTimeout'] ?? '60s', 'teardownTimeout'),
     raw,

@@ -7,10 +7,12 @@
 import { performance } from 'node:perf_hooks';
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
 import type { buildConnector, Client } from 'undici';
 import { RequestTimeoutError } from '../modules/http-errors.ts';
 import { k6Timings, type Timings } from '../modules/http-timings.ts';
 import { Http1Connection } from './http1-connection.ts';
+import { type ClientTls, DEFAULT_CLIENT_TLS, tlsConnectOptions } from './tls-client.ts';
 
 /** How the body of a response is kept: k6's responseType. */
 export type ResponseType = 'text' | 'binary' | 'none';
@@ -43,6 +45,9 @@ export interface WireResult {
   received_bytes: number;
   remoteIp: string;
   remotePort: number;
+  /** k6's tls_version ("tls1.3") and Go's name of the cipher suite; empty for plain HTTP. */
+  tlsVersion: string;
+  tlsCipherSuite: string;
   error: unknown;
 }
 
@@ -175,12 +180,25 @@ class Exchange {
   }
 }
 
+/** The negotiated TLS version and cipher as k6 names them (Go's crypto/tls constants). */
+function tlsFacts(socket: Socket | null): { tlsVersion: string; tlsCipherSuite: string } {
+  if (!(socket instanceof TLSSocket)) return { tlsVersion: '', tlsCipherSuite: '' };
+  const protocol = socket.getProtocol() ?? '';
+  return {
+    tlsVersion: protocol.startsWith('TLSv') ? `tls${protocol.slice(4).padEnd(3, '.0')}` : '',
+    tlsCipherSuite: socket.getCipher()?.standardName ?? '',
+  };
+}
+
 /** All connections of one VU, keyed by origin; close() ends them (VU retired or test over). */
 export class VuConnections {
   readonly #slots = new Map<string, Slot[]>();
   readonly #plain = new Map<string, Http1Connection[]>();
-  #connector: buildConnector.connector | undefined;
+  /** One connector per host: each host has its own client certificate (tlsAuth). */
+  readonly #connectors = new Map<string, buildConnector.connector>();
   #closed = false;
+
+  constructor(private readonly tls: ClientTls = DEFAULT_CLIENT_TLS) {}
 
   /** Sends one request on an idle connection of this VU (or a new one) and resolves with the result. */
   send(req: WireRequest): Promise<WireResult> {
@@ -192,8 +210,13 @@ export class VuConnections {
   /** Sends one HTTPS request through undici. */
   #dispatch(lib: Undici, req: WireRequest): Promise<WireResult> {
     if (this.#closed) return retired();
-    this.#connector ??= lib.buildConnector({ timeout: DIAL_TIMEOUT_MS });
-    const slot = this.#acquire(lib, req.url.origin, this.#connector);
+    const host = req.url.hostname;
+    let connector = this.#connectors.get(host);
+    if (!connector) {
+      connector = lib.buildConnector({ timeout: DIAL_TIMEOUT_MS, ...tlsConnectOptions(this.tls, host) });
+      this.#connectors.set(host, connector);
+    }
+    const slot = this.#acquire(lib, req.url.origin, connector);
     const t0 = performance.now();
     return new Promise<WireResult>((resolve) => {
       const finish = (ex: Exchange, error: unknown): void => {
@@ -216,6 +239,7 @@ export class VuConnections {
           received_bytes,
           remoteIp: socket?.remoteAddress ?? '',
           remotePort: socket?.remotePort ?? 0,
+          ...tlsFacts(socket),
           error,
         });
       };

@@ -309,6 +309,8 @@ export class Http1Connection {
       received_bytes: wrote ? socket.bytesRead - ex.baseRead : 0,
       remoteIp: this.#remoteIp,
       remotePort: this.#remotePort,
+      tlsVersion: '',
+      tlsCipherSuite: '',
       error,
     });
   }

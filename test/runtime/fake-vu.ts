@@ -1,4 +1,5 @@
 /** A stand-in for the engine's VU state: records samples and retire callbacks, for module tests. */
+import { DEFAULT_CLIENT_TLS } from '../../runtime/transport/tls-client.ts';
 import type { ModuleOptions, Sample, Tags, VuState } from '../../runtime/vu-context.ts';
 
 /** A VuState that records what modules emit. */
@@ -20,6 +21,7 @@ export function fakeVu(opts: Partial<ModuleOptions> & { idInTest?: number; tags?
     options: {
       discardResponseBodies: opts.discardResponseBodies ?? false,
       noConnectionReuse: opts.noConnectionReuse ?? false,
+      tls: opts.tls ?? DEFAULT_CLIENT_TLS,
     },
     tags: () => tags,
     emit(samples) {

@@ -1,0 +1,88 @@
+/**
+ * k6's client-side TLS options as both protocols use them: `insecureSkipTLSVerify`, `tlsAuth` (a client
+ * certificate per domain) and the trusted roots. k6 has no CA option for HTTP: Go reads the system roots,
+ * which SSL_CERT_FILE replaces; this runtime reads SSL_CERT_FILE the same way.
+ */
+import { readFileSync } from 'node:fs';
+
+/** One `tlsAuth` entry: the client certificate and key offered to the listed domains. */
+export interface TlsAuthEntry {
+  domains: string[];
+  cert: string;
+  key: string;
+  /** Passphrase of an encrypted key. */
+  password?: string;
+}
+
+/** The test's TLS options, as modules read them. */
+export interface ClientTls {
+  insecureSkipTLSVerify: boolean;
+  tlsAuth: TlsAuthEntry[];
+}
+
+/** No skip, no client certificates: k6's defaults. */
+export const DEFAULT_CLIENT_TLS: ClientTls = { insecureSkipTLSVerify: false, tlsAuth: [] };
+
+/** Validates k6's `tlsAuth` option; one line naming the entry and field when wrong. */
+export function parseTlsAuth(value: unknown): TlsAuthEntry[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value))
+    throw new Error('invalid option tlsAuth: expected an array of {domains, cert, key}');
+  return value.map((raw, i) => {
+    const e = (raw ?? {}) as Record<string, unknown>;
+    const text = (field: string): string => {
+      const v = e[field];
+      if (typeof v !== 'string' || v === '')
+        throw new Error(
+          `invalid option tlsAuth[${i}].${field}: expected a PEM string (e.g. open('cert.pem'))`,
+        );
+      return v;
+    };
+    const domains = e.domains ?? [];
+    if (!Array.isArray(domains) || domains.some((d) => typeof d !== 'string'))
+      throw new Error(`invalid option tlsAuth[${i}].domains: expected an array of host names`);
+    const entry: TlsAuthEntry = { domains: domains as string[], cert: text('cert'), key: text('key') };
+    if (typeof e.password === 'string' && e.password !== '') entry.password = e.password;
+    return entry;
+  });
+}
+
+/** The `tlsAuth` entry for a host: a domain equal to it, or `*.suffix` matching one label in front. */
+export function tlsAuthFor(tls: ClientTls, host: string): TlsAuthEntry | undefined {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return tls.tlsAuth.find((e) =>
+    e.domains.some((d) => {
+      const domain = d.toLowerCase();
+      if (domain.startsWith('*.')) {
+        const dot = h.indexOf('.');
+        return dot > 0 && h.slice(dot) === domain.slice(1);
+      }
+      return domain === h;
+    }),
+  );
+}
+
+let roots: string | null | undefined;
+/** The roots SSL_CERT_FILE names (read once), or undefined: Node's own bundle. */
+export function trustedRoots(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (roots === undefined) {
+    const file = env.SSL_CERT_FILE;
+    roots = file ? readFileSync(file, 'utf8') : null;
+  }
+  return roots ?? undefined;
+}
+
+/** node:tls options for a connection to `host`: verification, roots and the client certificate. */
+export function tlsConnectOptions(
+  tls: ClientTls,
+  host: string,
+): { rejectUnauthorized: boolean; ca?: string; cert?: string; key?: string; passphrase?: string } {
+  const auth = tlsAuthFor(tls, host);
+  const ca = trustedRoots();
+  return {
+    rejectUnauthorized: !tls.insecureSkipTLSVerify,
+    ...(ca ? { ca } : {}),
+    ...(auth ? { cert: auth.cert, key: auth.key } : {}),
+    ...(auth?.password ? { passphrase: auth.password } : {}),
+  };
+}

@@ -19,7 +19,17 @@ export function addTargetOptions(command: Command, urlHelp: string, withPayload 
   if (withPayload) {
     command.option('--payload <file>', 'payload manifest or perf_analyzer input-data JSON (PAYLOAD)');
   }
-  return command.option('--headers <list>', 'extra HTTP headers / gRPC metadata "k:v,k2:v2" (HEADERS)');
+  return command
+    .option('--headers <list>', 'extra HTTP headers / gRPC metadata "k:v,k2:v2" (HEADERS)')
+    .option(
+      '--headers-file <file>',
+      'more headers, one "Name: value" a line, e.g. a bearer token; values never printed (HEADERS_FILE)',
+    )
+    .option(
+      '--insecure-skip-tls-verify',
+      "don't verify the server's TLS certificate (INSECURE_SKIP_TLS_VERIFY)",
+    )
+    .option('--tls-ca <file>', "PEM file of the CA that signed the server's certificate (TLS_CA)");
 }
 
 /** What a level must meet and how much of it is checked: --p95-ms .. --thresholds. */
@@ -49,6 +59,7 @@ export function addLocalRunOptions(command: Command): Command {
       'start this real tritonserver binary instead of the embedded server (TRITONSERVER)',
     )
     .option('--time-scale <f>', 'embedded server: multiply simulated compute times', Number)
+    .option('--tls', 'embedded server: serve HTTPS and gRPC over TLS, self-signed, trusted by the run (TLS)')
     .option(
       '--model-repository <dir>',
       'the started server (embedded or tritonserver): Triton-layout model repository',

@@ -1,7 +1,7 @@
 /** Starts and stops the embedded server in a child process for a bench run. */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { ServerOptions } from '../server/index.ts';
+import type { ServerOptions, TlsIdentity } from '../server/index.ts';
 import type { Interruption } from './interrupt.ts';
 import { childCommand } from './process-group.ts';
 
@@ -22,6 +22,8 @@ export interface ServingChoice {
   precision?: string;
   modelRepository?: string;
   timeScale?: number;
+  /** Serve HTTPS and gRPC over TLS with this identity. */
+  tls?: TlsIdentity;
 }
 
 /** Server options for a run: the model at the precision its payloads are made in, as a deployer exports it. */
@@ -32,6 +34,7 @@ export function servingOptions(choice: ServingChoice): ServerOptions {
       : {}),
     ...(choice.modelRepository ? { modelRepository: choice.modelRepository } : {}),
     ...(choice.timeScale !== undefined ? { simulated: { timeScale: choice.timeScale } } : {}),
+    ...(choice.tls ? { tls: choice.tls } : {}),
   };
 }
 
@@ -75,8 +78,8 @@ export async function startEmbedded(
       child.once('error', reject);
     });
     return {
-      url: `http://127.0.0.1:${ports.httpPort}`,
-      grpcUrl: `127.0.0.1:${ports.grpcPort}`,
+      url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${ports.httpPort}`,
+      grpcUrl: `${options.tls ? 'grpcs://' : ''}127.0.0.1:${ports.grpcPort}`,
       metricsUrl: `http://127.0.0.1:${ports.metricsPort}/metrics`,
       async stop() {
         if (child.connected) child.send('stop');

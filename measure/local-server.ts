@@ -71,6 +71,10 @@ export async function startLocalServer(
     };
   }
   const binary = choice.tritonserver;
+  if (choice.tls)
+    throw new Error(
+      `--tls (TLS) starts the embedded server with TLS; drop it or unset TRITONSERVER=${binary}`,
+    );
   if (choice.timeScale !== undefined)
     throw new Error(
       `--time-scale applies to the embedded server only; drop it or unset TRITONSERVER=${binary}`,

@@ -187,7 +187,8 @@ export async function measure(prepared: Prepared, options: MeasureOptions): Prom
         runtime: options.runtime,
         script: prepared.script,
         env,
-        k6Args: options.k6Args ?? [],
+        k6Args: [...(prepared.tls?.k6Args ?? []), ...(options.k6Args ?? [])],
+        ...(prepared.tls ? { processEnv: prepared.tls.env } : {}),
         interruption,
       });
   stopProgress?.();

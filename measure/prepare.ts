@@ -12,6 +12,8 @@ import type { Interruption } from './interrupt.ts';
 import { type LocalServer, startLocalServer } from './local-server.ts';
 import { checkMetricsUrl } from './metrics-scrape.ts';
 import type { Target } from './target.ts';
+import { checkTrusted, runTls, runtimeTlsArgs, settingOn, trustFile } from './tls.ts';
+import { tlsIdentity } from '../server/tls.ts';
 
 /** How the server a command starts (when the run names no TRITON_URL) is set up, and what it is asked. */
 export interface PrepareOptions {
@@ -43,6 +45,8 @@ export interface Prepared {
   script: string;
   /** The Prometheus endpoint to scrape during each measurement, if any. */
   metricsUrl?: string;
+  /** What the runtime is given for TLS (k6 flags, SSL_CERT_FILE); undefined for a plaintext target. */
+  tls?: { k6Args: string[]; env: Record<string, string> };
   /** The server the command started; undefined on a TRITON_URL. */
   server?: LocalServer;
   /** Stops the started server (nothing on a TRITON_URL). */
@@ -59,10 +63,22 @@ export async function prepare(
   // Checked before anything starts, as the run plan is.
   const wantedMetricsUrl =
     options.metricsUrl && options.metricsUrl !== 'off' ? checkMetricsUrl(options.metricsUrl) : undefined;
+  const serveTls = settingOn(target.settings.TLS);
+  if (serveTls && target.settings.TRITON_URL) {
+    throw new Error(
+      `--tls (TLS=1) starts the embedded server with TLS; with TRITON_URL=${target.settings.TRITON_URL} give an https:// URL (and TRITON_GRPC_URL=grpcs://host:port) instead`,
+    );
+  }
+  const trust = runTls(target.settings);
+  // The started server's own self-signed certificate is trusted unless the run skips verification or names a CA.
+  const identity = serveTls ? await tlsIdentity() : undefined;
+  const ownCert = identity && !trust.skipVerify && !trust.caFile ? trustFile(identity.cert) : undefined;
+  if (ownCert) trust.caFile = ownCert.path;
   let server: LocalServer | undefined;
   if (!target.settings.TRITON_URL) {
     server = await startLocalServer(
       {
+        ...(identity ? { tls: identity } : {}),
         modelId: target.entry.id,
         servedModel: settings.modelName,
         ...(target.settings.PRECISION ? { precision: settings.precision } : {}),
@@ -78,6 +94,11 @@ export async function prepare(
   try {
     const url = server?.url ?? settings.url;
     const grpcUrl = server?.grpcUrl ?? target.settings.TRITON_GRPC_URL;
+    const httpsUrl = url.startsWith('https://') ? new URL(url) : undefined;
+    const grpcsUrl = grpcUrl?.startsWith('grpcs://') ? grpcUrl.slice('grpcs://'.length) : undefined;
+    if (httpsUrl) await checkTrusted(`${httpsUrl.hostname}:${httpsUrl.port || 443}`, 'HTTPS', trust);
+    if (grpcsUrl && settings.protocol === 'grpc') await checkTrusted(grpcsUrl, 'gRPC', trust);
+    const tls = httpsUrl || grpcsUrl ? runtimeTlsArgs(trust) : undefined;
     const entry =
       target.entry.id === 'generic'
         ? // A generic model's entry is read from the server, as perf_analyzer does.
@@ -111,12 +132,15 @@ export async function prepare(
       script,
       ...(metricsUrl ? { metricsUrl } : {}),
       ...(server ? { server } : {}),
+      ...(tls ? { tls } : {}),
       stop: async () => {
         await server?.stop();
+        ownCert?.remove();
       },
     };
   } catch (error) {
     await server?.stop();
+    ownCert?.remove();
     throw error;
   }
 }

@@ -61,6 +61,8 @@ export async function runScenario(options: {
   script: string;
   env: Record<string, string>;
   k6Args?: string[];
+  /** Extra environment of the runtime's process (SSL_CERT_FILE). */
+  processEnv?: Record<string, string>;
   interruption?: Interruption;
 }): Promise<RunOutcome> {
   const command = runtimeCommand(options.runtime);
@@ -73,7 +75,11 @@ export async function runScenario(options: {
   const start = setpriv
     ? childCommand(setpriv, ['--pdeathsig', 'KILL', '--', command.program, ...args], own)
     : childCommand(command.program, args, own);
-  const child = spawn(start.program, start.args, { stdio: 'inherit', detached: start.detached });
+  const child = spawn(start.program, start.args, {
+    stdio: 'inherit',
+    detached: start.detached,
+    ...(options.processEnv ? { env: { ...process.env, ...options.processEnv } } : {}),
+  });
   const cpu = child.pid === undefined ? undefined : sampleCpu(child.pid);
   let killed = false;
   const killGroup = () => {

@@ -13,6 +13,8 @@ export interface Settings {
   url: string;
   /** gRPC address host:port. */
   grpcUrl: string;
+  /** gRPC over TLS: TRITON_GRPC_URL given as grpcs://host:port. */
+  grpcTls: boolean;
   protocol: Protocol;
   modelName: string;
   /** Empty string: the server picks the version. */
@@ -81,7 +83,8 @@ export function readSettings(env: Record<string, string | undefined>, entry: Mod
   }
   return {
     url: normaliseUrl(env.TRITON_URL || DEFAULT_SETTINGS.url),
-    grpcUrl: (env.TRITON_GRPC_URL || DEFAULT_SETTINGS.grpcUrl).replace(/^grpc:\/\//, ''),
+    grpcUrl: (env.TRITON_GRPC_URL || DEFAULT_SETTINGS.grpcUrl).replace(/^grpcs?:\/\//, ''),
+    grpcTls: /^grpcs:\/\//.test(env.TRITON_GRPC_URL ?? ''),
     protocol,
     modelName: env.MODEL_NAME || entry.name,
     modelVersion: env.MODEL_VERSION || '',

@@ -49,9 +49,13 @@ export function createTransport(settings: Settings): Transport {
   const model = settings.modelName;
   const version = settings.modelVersion || undefined;
   if (settings.protocol === 'grpc') {
-    const client = new KServeGrpc({ address: settings.grpcUrl, metadata: settings.headers });
+    const client = new KServeGrpc({
+      address: settings.grpcUrl,
+      metadata: settings.headers,
+      plaintext: !settings.grpcTls,
+    });
     return {
-      target: `grpc://${settings.grpcUrl}`,
+      target: `${settings.grpcTls ? 'grpcs' : 'grpc'}://${settings.grpcUrl}`,
       prepare: (inputs) => client.prepareInfer(model, inputs, version ? { version } : {}),
       infer: (prepared, tags) => client.infer(prepared as GrpcInferRequest, tags ? { tags } : {}),
       inferSync: (prepared, tags) => client.inferSync(prepared as GrpcInferRequest, tags ? { tags } : {}),

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { LoadMode } from '../lib/load/shapes.ts';
 import type { RunPlan } from '../lib/scenario/run-plan.ts';
 import { buildRunReport, generatorCost, type K6SummaryData } from '../lib/summary/from-summary.ts';
@@ -139,6 +139,7 @@ function scenarioEnvironment(prepared: Prepared, settings: RunSettings, dir: str
     ...prepared.target.scenarioEnv,
     TRITON_URL: prepared.url,
     ...(prepared.grpcUrl ? { TRITON_GRPC_URL: prepared.grpcUrl } : {}),
+    ...(settings.HEADERS_FILE ? { HEADERS_FILE: resolve(settings.HEADERS_FILE) } : {}),
     PAYLOAD: prepared.payload,
     THRESHOLDS: prepared.target.budgetPath,
     SUMMARY_JSON: join(dir, 'k6-summary.json'),

@@ -3,7 +3,9 @@
  * the run names its own TRITON_URL), the model's entry (a generic model's is read from the server), the
  * payload set and the scenario's bundle. bench measures once on it, capacity and sweep many times.
  */
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { parseHeaderLines } from '../lib/scenario/settings.ts';
 import type { ModelEntry } from '../models/types.ts';
 import { ensurePayloads } from '../payloads/index.ts';
 import { fetchLiveEntry } from '../payloads/live-fetch.ts';
@@ -53,6 +55,19 @@ export interface Prepared {
   stop(): Promise<void>;
 }
 
+/** Reads HEADERS_FILE once before anything starts; one line naming the file (never a value) when it is bad. */
+function checkHeadersFile(path: string): void {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(
+      `HEADERS_FILE ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}; give a readable file of "Name: value" lines`,
+    );
+  }
+  parseHeaderLines(text, path);
+}
+
 /** Prepares `target`; the started server is stopped again when a later step fails. */
 export async function prepare(
   target: Target,
@@ -63,6 +78,7 @@ export async function prepare(
   // Checked before anything starts, as the run plan is.
   const wantedMetricsUrl =
     options.metricsUrl && options.metricsUrl !== 'off' ? checkMetricsUrl(options.metricsUrl) : undefined;
+  if (target.settings.HEADERS_FILE) checkHeadersFile(target.settings.HEADERS_FILE);
   const serveTls = settingOn(target.settings.TLS);
   if (serveTls && target.settings.TRITON_URL) {
     throw new Error(

@@ -27,7 +27,7 @@ import type { Expectations } from './checks.ts';
 import { type ExecFunction, measuredLoop, type SetupData } from './measured-loop.ts';
 import { resolveRunPlan, type RunPlan } from './run-plan.ts';
 import { loadSamples, randomSamples, type Sample } from './samples.ts';
-import type { Settings } from './settings.ts';
+import { parseHeaderLines, type Settings } from './settings.ts';
 import { levelSummary } from './summary.ts';
 import { createTransport, type Transport } from './transport.ts';
 
@@ -51,7 +51,17 @@ export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: str
   const env = __ENV as Record<string, string | undefined>;
   // open() resolves a relative path against the script; the bench hands absolute ones.
   const run = resolveRunPlan(entry, env, budgetJson, budgetPath, (path) => open(path));
-  const { settings, validateEvery, warmupChecks } = run;
+  const { validateEvery, warmupChecks } = run;
+  // HEADERS_FILE is read here, in the init context: its values (secrets) never travel as settings.
+  const settings = run.settings.headersFile
+    ? {
+        ...run.settings,
+        headers: {
+          ...parseHeaderLines(open(run.settings.headersFile), run.settings.headersFile),
+          ...run.settings.headers,
+        },
+      }
+    : run.settings;
   const transport = createTransport(settings);
   // Generic models: inputs and outputs come from the server in setup(); without PAYLOAD the
   // requests are random tensors made from them, as perf_analyzer does.

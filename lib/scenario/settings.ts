@@ -26,6 +26,8 @@ export interface Settings {
   payload: string;
   /** Extra HTTP headers or gRPC metadata (HEADERS="k:v,k2:v2"). */
   headers: Record<string, string>;
+  /** File of more headers, one "Name: value" a line (HEADERS_FILE), read in the init context; empty: none. */
+  headersFile: string;
   /** Budget file (JSON); empty: the scenario's default. */
   thresholds: string;
 }
@@ -54,6 +56,22 @@ export function parseHeaders(raw: string | undefined): Record<string, string> {
     if (at <= 0) throw new Error(`invalid HEADERS entry "${part}"; expected Name:value[,Name:value]`);
     headers[part.slice(0, at).trim()] = part.slice(at + 1).trim();
   }
+  return headers;
+}
+
+/**
+ * Parses a headers file: one "Name: value" a line (curl's -H form), blank lines and # comments skipped.
+ * Errors name the file and line, never a value: these files hold secrets (bearer tokens).
+ */
+export function parseHeaderLines(text: string, file: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  text.split(/\r?\n/).forEach((line, i) => {
+    const trimmed = line.trim();
+    if (trimmed === '' || trimmed.startsWith('#')) return;
+    const at = trimmed.indexOf(':');
+    if (at <= 0) throw new Error(`HEADERS_FILE ${file} line ${i + 1}: expected "Name: value"`);
+    headers[trimmed.slice(0, at).trim()] = trimmed.slice(at + 1).trim();
+  });
   return headers;
 }
 
@@ -93,6 +111,7 @@ export function readSettings(env: Record<string, string | undefined>, entry: Mod
     precision: (env.PRECISION || Object.keys(entry.precisions)[0] || '').toUpperCase(),
     payload: env.PAYLOAD || '',
     headers: parseHeaders(env.HEADERS),
+    headersFile: env.HEADERS_FILE || '',
     thresholds: env.THRESHOLDS || '',
   };
 }

@@ -1,0 +1,214 @@
+/**
+ * TLS and auth end to end: every catalog model benches over HTTPS and over gRPC with TLS against the
+ * embedded server serving a self-signed certificate (trusted through TLS_CA), the bench's own --tls server
+ * runs under the Node runtime and real k6, an untrusted certificate stops the bench before any load with
+ * one line naming the fix, and a secret header from HEADERS_FILE reaches the server but no output.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EmbeddedServer, startEmbedded } from '../../../measure/embedded.ts';
+import { modelIds } from '../../../models/index.ts';
+import { selfSignedIdentity } from '../../../server/tls.ts';
+import { referenceTool } from '../tools/reference-tools.ts';
+import { QUICK, resultsDir, runCli, runFolder } from './run-cli.ts';
+
+/** Generous budgets: these tests judge errors, not speed. */
+const BUDGET = { P95_MS: '60000', P99_MS: '60000' };
+const K6 = referenceTool('k6', 'K6_BIN');
+
+/** Every file under `dir`, recursively. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+let server: EmbeddedServer;
+let dir = '';
+let caFile = '';
+beforeAll(async () => {
+  const tls = await selfSignedIdentity();
+  dir = mkdtempSync(join(tmpdir(), 'k6t-tls-bench-'));
+  caFile = join(dir, 'ca.pem');
+  writeFileSync(caFile, tls.cert);
+  server = await startEmbedded({ tls });
+}, 60_000);
+afterAll(async () => {
+  await server?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('bench over TLS', () => {
+  const cases = modelIds().flatMap((model) => [
+    [model, 'http'],
+    [model, 'grpc'],
+  ]);
+  it.for(cases)(
+    '%s over %s with TLS runs without errors',
+    { timeout: 120_000 },
+    async ([model, protocol]) => {
+      expect(server.url).toMatch(/^https:\/\//);
+      expect(server.grpcUrl).toMatch(/^grpcs:\/\//);
+      const results = resultsDir();
+      const run = await runCli(
+        ['bench', model!, ...QUICK, '--protocol', protocol!, '--concurrency', '1', '--results-dir', results],
+        { ...BUDGET, TRITON_URL: server.url, TRITON_GRPC_URL: server.grpcUrl, TLS_CA: caFile },
+      );
+      expect(run.stderr).not.toMatch(/ERRO|WARN/);
+      expect(run.code, run.stderr).toBe(0);
+      const summary = JSON.parse(readFileSync(join(runFolder(results, model!), 'summary.json'), 'utf8'));
+      expect(summary.report.results).toHaveLength(1);
+      expect(summary.report.results[0].throughput_infer_s).toBeGreaterThan(0);
+      expect(summary.report.results[0].errors).toBe(0);
+    },
+  );
+
+  it('an untrusted self-signed certificate stops the bench before any load, naming the fix', async () => {
+    const results = resultsDir();
+    const run = await runCli(['bench', 'mnist', ...QUICK, '--concurrency', '1', '--results-dir', results], {
+      ...BUDGET,
+      TRITON_URL: server.url,
+    });
+    expect(run.code).not.toBe(0);
+    const lines = run.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/not trusted.*--insecure-skip-tls-verify.*--tls-ca/);
+  }, 60_000);
+
+  it('--insecure-skip-tls-verify benches the same server without its CA', async () => {
+    const results = resultsDir();
+    const run = await runCli(
+      [
+        'bench',
+        'mnist',
+        ...QUICK,
+        '--concurrency',
+        '1',
+        '--insecure-skip-tls-verify',
+        '--results-dir',
+        results,
+      ],
+      { ...BUDGET, TRITON_URL: server.url },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toMatch(/ERRO|WARN/);
+  }, 60_000);
+
+  it.for(['http', 'grpc'])(
+    '--tls starts the embedded server on TLS and trusts it (%s)',
+    { timeout: 120_000 },
+    async (protocol) => {
+      const results = resultsDir();
+      const run = await runCli(
+        [
+          'bench',
+          'mnist',
+          ...QUICK,
+          '--tls',
+          '--protocol',
+          protocol,
+          '--concurrency',
+          '1',
+          '--results-dir',
+          results,
+        ],
+        BUDGET,
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/embedded server on https:\/\/127\.0\.0\.1:\d+ \(gRPC grpcs:\/\//);
+    },
+  );
+
+  it.skipIf(!K6.path)('real k6 benches over HTTPS and gRPC with TLS', { timeout: 120_000 }, async () => {
+    for (const protocol of ['http', 'grpc']) {
+      const results = resultsDir();
+      const run = await runCli(
+        [
+          'bench',
+          'mnist',
+          ...QUICK,
+          '--runtime',
+          'k6',
+          '--protocol',
+          protocol,
+          '--concurrency',
+          '1',
+          '--results-dir',
+          results,
+        ],
+        {
+          ...BUDGET,
+          K6_BIN: K6.path ?? '',
+          TRITON_URL: server.url,
+          TRITON_GRPC_URL: server.grpcUrl,
+          TLS_CA: caFile,
+        },
+      );
+      expect(run.code, `${protocol}: ${run.stderr}`).toBe(0);
+      expect(run.stderr, protocol).not.toMatch(/level=(error|warning)/);
+    }
+  });
+});
+
+describe('auth headers', () => {
+  it('a secret from HEADERS_FILE reaches the server and no output, log or results file', async () => {
+    const secret = `s3cr3t-${process.pid}-token`;
+    const seen: string[] = [];
+    // Plain HTTP between bench and a recording proxy, so the test can see what was sent.
+    const plain = await startEmbedded();
+    const upstream = new URL(plain.url);
+    const proxy = http.createServer((req, res) => {
+      if (req.headers.authorization) seen.push(req.headers.authorization);
+      const forward = http.request(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          path: req.url,
+          method: req.method,
+          headers: req.headers,
+        },
+        (up) => {
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+        },
+      );
+      forward.on('error', () => res.destroy());
+      req.pipe(forward);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const headersFile = join(dir, 'headers.txt');
+      writeFileSync(headersFile, `# bearer token\nAuthorization: Bearer ${secret}\n`);
+      const results = resultsDir();
+      const run = await runCli(
+        [
+          'bench',
+          'mnist',
+          ...QUICK,
+          '--concurrency',
+          '1',
+          '--headers-file',
+          headersFile,
+          '--results-dir',
+          results,
+        ],
+        { ...BUDGET, TRITON_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(seen.length).toBeGreaterThan(0);
+      expect(new Set(seen)).toEqual(new Set([`Bearer ${secret}`]));
+      expect(run.stdout + run.stderr).not.toContain(secret);
+      const files = filesUnder(results);
+      expect(files.some((f) => f.endsWith('summary.json'))).toBe(true);
+      for (const file of files) expect(readFileSync(file, 'latin1'), file).not.toContain(secret);
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+      await plain.stop();
+    }
+  }, 120_000);
+});

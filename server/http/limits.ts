@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import type { Socket } from 'node:net';
+import tls from 'node:tls';
 import { Errors, type ServerError } from '../errors.ts';
 
 /** HTTP connection limits; every field has a default. */
@@ -52,7 +53,9 @@ export function applyConnectionCap(
   const overCap = new WeakSet<Socket>();
   let open = 0;
   server.maxConnections = limits.maxConnections + REFUSAL_HEADROOM;
-  server.prependListener('connection', (socket: Socket) => {
+  // HTTPS requests see the TLS socket, which 'secureConnection' hands over (a TLS socket closes with its TCP one).
+  const event = server instanceof tls.Server ? 'secureConnection' : 'connection';
+  server.prependListener(event, (socket: Socket) => {
     open += 1;
     if (open > limits.maxConnections) overCap.add(socket);
     socket.once('close', () => {

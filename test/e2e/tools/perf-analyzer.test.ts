@@ -69,8 +69,9 @@ function levelRow(csv: Csv, level: number): string[] {
 }
 
 /**
- * Compares the server columns level by level: each within 20% of perf_analyzer's, or within 2% of the level's
- * server time for columns of a few microseconds (compute input/output); their sum within 20%. A reading
+ * Compares the server columns level by level: each within 20% of perf_analyzer's (the queue above c1 within
+ * 40%), or within 2% of the level's server time for columns of a few microseconds (compute input/output);
+ * their sum within 20%. A reading
  * slip (a unit, a per-batch count, the warm-up in the window) is a factor; late timers on a busy CI machine
  * moved a column 11% between the two tools' runs.
  */
@@ -92,7 +93,12 @@ function compareServerColumns(suite: Csv, reference: Csv): Pick<Round, 'disagree
       sum += a;
       const line = `c${level} ${column}: suite ${a} us, perf_analyzer ${b} us`;
       lines.push(line);
-      if (Math.abs(a - b) > Math.max(0.2 * b, 0.02 * total)) disagreements.push(line);
+      // Above c1 the queue time also measures the client: the sooner a client sends again, the longer its
+      // next request waits behind the one in compute. The suite re-sends sooner than perf_analyzer (the
+      // fidelity benchmark), and under a loaded CI run its c2 queue read 23-32% above perf_analyzer's in
+      // three rounds while the server total agreed within 11%; a reading slip is still a factor.
+      const relative = column === 'Server Queue' && level > 1 ? 0.4 : 0.2;
+      if (Math.abs(a - b) > Math.max(relative * b, 0.02 * total)) disagreements.push(line);
     }
     if (Math.abs(sum - total) > 0.2 * total)
       disagreements.push(`c${level} server total: ${sum} vs ${total} us`);

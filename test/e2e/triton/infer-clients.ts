@@ -4,13 +4,11 @@
  * both reducing an answer to what is compared.
  */
 import http from 'node:http';
-import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import { PROTO_OPTIONS } from '../../../server/grpc/server.ts';
 import type { Target } from './servers.ts';
-
-const PROTO_DIR = fileURLToPath(new URL('../../../proto/', import.meta.url));
 
 /** An HTTP answer: status, the headers that matter, the body as sent. */
 export interface HttpAnswer {
@@ -110,14 +108,7 @@ export type GrpcAnswer = { ok: true; response: Msg } | { ok: false; code: number
 
 /** A GRPCInferenceService client with a promise per unary call and a whole-stream helper. */
 export function inferenceClient(target: Target) {
-  const def = protoLoader.loadSync('grpc_service.proto', {
-    keepCase: true,
-    longs: Number,
-    enums: String,
-    defaults: false,
-    oneofs: true,
-    includeDirs: [PROTO_DIR],
-  });
+  const def = protoLoader.loadSync('grpc_service.proto', PROTO_OPTIONS);
   const pkg = grpc.loadPackageDefinition(def) as Msg;
   const client = new pkg.inference.GRPCInferenceService(target.grpcUrl, grpc.credentials.createInsecure());
   return {

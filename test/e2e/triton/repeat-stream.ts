@@ -8,11 +8,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-
-const PROTO_DIR = fileURLToPath(new URL('../../../proto/', import.meta.url));
+import { PROTO_OPTIONS } from '../../../server/grpc/server.ts';
 
 /** The repeat model's name in the repository. */
 export const REPEAT_MODEL = 'repeat_int32';
@@ -108,14 +106,7 @@ type Msg = any;
 
 /** A ModelStreamInfer client for one gRPC address. */
 export function streamClient(grpcUrl: string) {
-  const def = protoLoader.loadSync('grpc_service.proto', {
-    keepCase: true,
-    longs: Number,
-    enums: String,
-    defaults: false,
-    oneofs: true,
-    includeDirs: [PROTO_DIR],
-  });
+  const def = protoLoader.loadSync('grpc_service.proto', PROTO_OPTIONS);
   const pkg = grpc.loadPackageDefinition(def) as Msg;
   const client = new pkg.inference.GRPCInferenceService(grpcUrl, grpc.credentials.createInsecure());
   return {

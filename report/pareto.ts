@@ -94,9 +94,10 @@ export function paretoSpec(points: readonly ParetoPoint[], options: ParetoOption
             scale: { domain: ['on the front', 'dominated'], range: ['diamond', 'circle'] },
           },
           // Front points drawn larger: a diamond of the same area reads smaller than a circle.
+          // Ordinal, as vega-lite warns that size should not encode an unsorted (nominal) field.
           size: {
             field: 'front',
-            type: 'nominal',
+            type: 'ordinal',
             scale: { domain: ['on the front', 'dominated'], range: [160, 70] },
             legend: null,
           },

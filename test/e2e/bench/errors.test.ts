@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startServer } from '../../../server/index.ts';
+import { startServeProcess } from '../../../bench/serve-process.ts';
+import { startCli } from './processes.ts';
 import { QUICK, resultsDir, runCli, runFolder } from './run-cli.ts';
 
 /** A port nothing listens on: bound, then released. */
@@ -62,62 +63,71 @@ describe('bench failures', () => {
     expect(`${run.stdout}\n${run.stderr}`).toMatch(/no-such-model/);
   });
 
-  it('keeps the finished levels when the server goes away mid-run', async () => {
-    const server = await startServer({ httpPort: 0, grpcPort: -1, metricsPort: -1 });
-    const results = resultsDir();
-    const running = runCli(
-      [
-        'bench',
-        'mnist',
-        ...QUICK,
-        '--step-duration',
-        '2s',
-        // One level after the stop is enough to find nobody there; each one spins on refused connections.
-        '--concurrency',
-        '1,2',
-        '--results-dir',
-        results,
-      ],
-      { TRITON_URL: `http://127.0.0.1:${server.httpPort}` },
-    );
-    // Stop the server once the first level has served requests: later levels find nobody there.
-    const seen = await waitForInferences(server.httpPort, 'onnx-mnist-cpu', 200);
-    await server.stop();
-    const run = await running;
-    expect(seen).toBe(true);
-    expect(run.code).not.toBe(0);
-    const folder = runFolder(results, 'mnist');
-    const csv = readFileSync(join(folder, 'perf_analyzer.csv'), 'utf8');
-    const report = readFileSync(join(folder, 'report.md'), 'utf8');
-    const output = `${run.stdout}\n--- report.md ---\n${report}`;
-    // c1 served before the stop, so it keeps its row; c2 found nobody (when the stop came late on a busy
-    // machine, few of its requests got through): either way, its cause on the console and in report.md.
-    expect(csv, output).toMatch(/^1,/m);
-    const verdict = '(server unreachable|all requests failed|[\\d.]+% of requests failed): \\S.*';
-    expect(run.stdout, output).toMatch(new RegExp(`^c2: ${verdict}$`, 'm'));
-    expect(report, output).toMatch(new RegExp(`^- c2: ${verdict}$`, 'm'));
-    // A level with no successful request: no CSV row (perf_analyzer writes none) and no perf_analyzer line;
-    // one where some got through keeps its row.
-    if (/^c2: .*\(no request succeeded/m.test(run.stdout)) {
-      expect(csv, output).not.toMatch(/^2,/m);
-      expect(run.stdout, output).not.toMatch(/^Concurrency: 2,/m);
-    } else {
-      expect(csv, output).toMatch(/^2,/m);
+  it('names the cause of each level after the server dies, with no generator blame and no CSV row', {
+    timeout: 120_000,
+  }, async () => {
+    // The server in its own process, killed as a crash would kill it, once the bench is past level 1.
+    const server = await startServeProcess();
+    try {
+      const results = resultsDir();
+      const bench = startCli(
+        [
+          'bench',
+          'mnist',
+          ...QUICK,
+          '--step-duration',
+          '3s',
+          '--concurrency',
+          '1,2,4',
+          '--metrics-url',
+          'off',
+          '--results-dir',
+          results,
+        ],
+        { TRITON_URL: `http://127.0.0.1:${server.http}` },
+      );
+      const pastLevel1 = await waitFor(() => /level 2 of 3/.test(bench.output()), bench.exited);
+      server.child.kill('SIGKILL');
+      const code = await bench.exited;
+      const stdout = bench.stdout();
+      expect(pastLevel1, stdout).toBe(true);
+      expect(code, stdout).not.toBe(0);
+      const folder = runFolder(results, 'mnist');
+      const csv = readFileSync(join(folder, 'perf_analyzer.csv'), 'utf8');
+      const report = readFileSync(join(folder, 'report.md'), 'utf8');
+      const output = `${stdout}\n--- report.md ---\n${report}\n--- perf_analyzer.csv ---\n${csv}`;
+      // c1 ran against a live server: its row stays.
+      expect(csv, output).toMatch(/^1,/m);
+      // c4 began after the kill: no request got an answer. Its one-line cause on the console and in report.md,
+      // no CSV row and no perf_analyzer line (perf_analyzer writes none for a level it could not measure).
+      const c4 =
+        'c4: server unreachable: dial: connection refused (no request succeeded: no figures, no CSV row)';
+      expect(stdout, output).toContain(`\n${c4}\n`);
+      expect(report, output).toContain(`\n- ${c4}\n`);
+      expect(csv, output).not.toMatch(/^4,/m);
+      expect(stdout, output).not.toMatch(/^Concurrency: 4,/m);
+      // c2 lost its server at some point of its window: its cause in whichever form the kill's moment gave it.
+      const verdict = '(server unreachable|all requests failed|[\\d.]+% of requests failed): \\S.*';
+      expect(stdout, output).toMatch(new RegExp(`^c2: ${verdict}$`, 'm'));
+      expect(report, output).toMatch(new RegExp(`^- c2: ${verdict}$`, 'm'));
+      // A failed request is never blamed on the load generator.
+      expect(stdout, output).not.toMatch(/^c[24]: load generator bound/m);
+      expect(report, output).not.toMatch(/^\| c[24] \|.*load generator bound/m);
+    } finally {
+      server.child.kill('SIGKILL');
     }
-    // Failed requests are never blamed on the load generator.
-    expect(run.stdout, output).not.toMatch(/^c2: load generator bound/m);
   });
 });
 
-/** Polls the statistics extension until the model has served `count` inferences. */
-async function waitForInferences(port: number, model: string, count: number): Promise<boolean> {
-  for (let i = 0; i < 600; i++) {
-    const res = await fetch(`http://127.0.0.1:${port}/v2/models/${model}/stats`).catch(() => undefined);
-    if (res?.ok) {
-      const body = (await res.json()) as { model_stats: { inference_count: number }[] };
-      if ((body.model_stats[0]?.inference_count ?? 0) >= count) return true;
-    }
+/** Polls `done` every 100 ms until it holds (true) or `ended` settles first (false). */
+async function waitFor(done: () => boolean, ended: Promise<unknown>): Promise<boolean> {
+  let over = false;
+  void ended.then(() => {
+    over = true;
+  });
+  while (!over) {
+    if (done()) return true;
     await new Promise((r) => setTimeout(r, 100));
   }
-  return false;
+  return done();
 }

@@ -12,6 +12,8 @@ const CLI = join(import.meta.dirname, '../../../bin/k6-triton.js');
 export interface StartedCli {
   child: ChildProcess;
   output(): string;
+  /** Its standard output alone, so whole lines stay whole. */
+  stdout(): string;
   exited: Promise<number | null>;
 }
 
@@ -23,8 +25,10 @@ export function startCli(args: string[], env: Record<string, string> = {}): Star
     detached: true,
   });
   let text = '';
+  let stdout = '';
   child.stdout?.on('data', (d) => {
     text += d;
+    stdout += d;
   });
   child.stderr?.on('data', (d) => {
     text += d;
@@ -32,7 +36,7 @@ export function startCli(args: string[], env: Record<string, string> = {}): Star
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))),
   );
-  return { child, output: () => text, exited };
+  return { child, output: () => text, stdout: () => stdout, exited };
 }
 
 /** Direct children of a process (all its threads), from /proc; empty once it is gone. */

@@ -55,7 +55,21 @@ export function createHttpServer(core: InferenceCore, opts: HttpOptions = {}): h
     : http.createServer(settings, listener);
   server.keepAliveTimeout = 65_000;
   refused = applyConnectionCap(server, limits);
+  if (opts.tls) parseFromSocketEvents(server);
   return server;
+}
+
+/**
+ * Has an HTTPS server's parser read each connection through the socket's 'data' events, not straight from its
+ * TLS handle. When a request arrives while the previous answer is still being written (more than the socket's
+ * 16 KiB high-water mark, e.g. dlrm's), node:http pauses the connection and its parser; but the TLS handle
+ * goes on handing the parser the records it has already decrypted, and the paused parser refuses them
+ * (clientError HPE_PAUSED): the connection closes mid-request (the client sees EOF or a reset). Through 'data'
+ * events the pause holds those records back until the answer has drained. Node's HTTP server switches to
+ * that path by itself when the socket gets a 'data' listener, so it runs after node:http's own listener.
+ */
+function parseFromSocketEvents(server: http.Server): void {
+  server.on('secureConnection', (socket: Socket) => socket.on('data', () => {}));
 }
 
 interface Context {

@@ -16,7 +16,7 @@ import type { RunReport } from '../../../lib/summary/types.ts';
 import { HTML_BUDGET, HTML_FAR_BUDGET, htmlFarUnderBudgetRun, htmlRun } from '../../report/html-fixture.ts';
 
 const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
-const OUT_DIR = fileURLToPath(new URL('../../results/report-html-test/', import.meta.url));
+const OUT_DIR = fileURLToPath(new URL('../../../results/report-html-test/', import.meta.url));
 const REAL_PAGE = process.env.REPORT_HTML ? resolve(process.env.REPORT_HTML) : undefined;
 // Headless and hermetic: no GPU, no sandbox (containers), nothing fetched in the background.
 const ARGS = [

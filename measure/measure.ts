@@ -71,7 +71,7 @@ function withGeneratorCpu(
       us_to_ms(iteration_avg_us),
       us_to_ms(result.latency_us.avg),
       cpu_pct,
-      result.failure !== undefined,
+      result.generator.not_judged,
     );
     return { ...result, generator };
   });

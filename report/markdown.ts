@@ -114,9 +114,9 @@ export function breakdownTable(results: readonly LevelResult[]): string {
   return table(header, rows);
 }
 
-/** The generator column's verdict: a level whose requests mostly failed is not judged (failure.ts). */
+/** The generator column's verdict: a level whose requests failed is not judged (generatorNotJudged). */
 function generatorVerdict(result: LevelResult): string {
-  if (result.failure) return 'not judged: most requests failed';
+  if (result.generator?.not_judged) return `not judged: ${result.generator.not_judged}`;
   return result.generator?.bound ? '**load generator bound: the server may hold more**' : 'kept up';
 }
 

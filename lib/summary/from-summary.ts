@@ -25,6 +25,7 @@ import type {
   BudgetVerdict,
   GeneratorCost,
   LatencyStats_us,
+  LevelFailure,
   LevelResult,
   RunReport,
   ServerBreakdown,
@@ -38,20 +39,20 @@ export const GENERATOR_CPU_LIMIT_PCT = 90;
 
 /**
  * The generator's cost per request from the average iteration and request times (ms, as k6 reports).
- * `failed`: most of the level's requests failed (failure.ts); a failed request returns at once, so the
- * iteration is mostly generator time, but the server set the numbers: such a level is never bound.
+ * `notJudged`: why the level's requests make its cost meaningless (generatorNotJudged); such a level is
+ * never bound.
  */
 export function generatorCost(
   iteration_avg_ms: number,
   request_avg_ms: number,
   cpu_pct?: number,
-  failed = false,
+  notJudged?: string,
 ): GeneratorCost {
   const iteration_avg_us = ms_to_us(iteration_avg_ms);
   const overhead_us = Math.max(0, iteration_avg_us - ms_to_us(request_avg_ms));
   const overhead_pct = iteration_avg_us > 0 ? (overhead_us / iteration_avg_us) * 100 : 0;
   const bound =
-    !failed &&
+    notJudged === undefined &&
     (overhead_pct > GENERATOR_OVERHEAD_LIMIT_PCT ||
       (cpu_pct !== undefined && cpu_pct >= GENERATOR_CPU_LIMIT_PCT));
   return {
@@ -60,7 +61,28 @@ export function generatorCost(
     overhead_pct,
     ...(cpu_pct !== undefined ? { cpu_pct } : {}),
     bound,
+    ...(notJudged !== undefined ? { not_judged: notJudged } : {}),
   };
+}
+
+/**
+ * Why a level's generator cost says nothing of the generator, or undefined when it does. A failed request
+ * returns at once, so a level whose requests mostly failed is mostly generator time; and after a request
+ * the server never answered (a reset or refused connection) the client reconnects outside any request's
+ * timing, so even a few such failures count the reconnects as the generator's work.
+ */
+export function generatorNotJudged(
+  requests: number,
+  errors: number,
+  failure: LevelFailure | undefined,
+  first?: { noResponse: boolean },
+): string | undefined {
+  if (failure) return 'most requests failed';
+  if (errors > 0 && requests > 0 && first?.noResponse) {
+    const failed_pct = (errors / requests) * 100;
+    return `${failed_pct < 1 ? failed_pct.toFixed(2) : failed_pct.toFixed(0)}% of requests got no answer (reconnects count as its time)`;
+  }
+  return undefined;
 }
 
 /** One metric as k6 hands it over (handleSummary: `values` + `thresholds: {expr: {ok}}`). */
@@ -276,6 +298,7 @@ export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
     const stability =
       windows.length > 0 ? judgeStability(windows, { stability_pct: input.stability_pct }) : undefined;
     const failure = levelFailure(requests, errors, firstError.get(ref.name));
+    const notJudged = generatorNotJudged(requests, errors, failure, firstError.get(ref.name));
     results.push({
       mode: ref.mode,
       level: ref.level,
@@ -298,7 +321,7 @@ export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
       ...(stability ? { stable: stability.stable, stability_spread_pct: stability.spread_pct } : {}),
       budgets: withoutSuccessFailed(verdicts(summary, ref.name), requests - errors, metric),
       ...(iteration?.['avg'] !== undefined && duration['avg'] !== undefined && !ref.paced
-        ? { generator: generatorCost(iteration['avg'], duration['avg'], undefined, failure !== undefined) }
+        ? { generator: generatorCost(iteration['avg'], duration['avg'], undefined, notJudged) }
         : {}),
       ...(failure ? { failure } : {}),
     });

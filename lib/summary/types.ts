@@ -192,6 +192,8 @@ export interface GeneratorCost {
   cpu_pct?: number;
   /** True when overhead_pct > GENERATOR_OVERHEAD_LIMIT_PCT or cpu_pct >= GENERATOR_CPU_LIMIT_PCT. */
   bound: boolean;
+  /** Why the level's cost was not judged (its requests failed): then `bound` is false whatever the figures. */
+  not_judged?: string;
 }
 
 /**

@@ -150,6 +150,34 @@ describe('levels whose requests failed', () => {
     ]);
   });
 
+  it('does not judge the generator of a level where some requests got no answer: reconnects are not its work', () => {
+    // 1 in 6 requests reset (dlrm over HTTPS before the fix): 35% of each iteration outside the request.
+    const level = (noResponse: boolean, error: string) => {
+      const summary: K6SummaryData = {
+        root_group: { name: '', checks: [check(firstErrorCheck('c1', error, noResponse))] },
+        metrics: {
+          'http_req_duration{scenario:c1}': trend(6.5, 9, 600),
+          'http_req_failed{scenario:c1}': failedRate(100, 500),
+          'iteration_duration{scenario:c1}': trend(10, 12, 600),
+        },
+      };
+      return levelsFromSummary({
+        summary,
+        batch: 1,
+        levels: levels.slice(0, 1),
+        stopped_ms: Number.MAX_SAFE_INTEGER,
+      })[0]!;
+    };
+    const reset = level(true, 'read: EOF');
+    expect(reset.failure).toBeUndefined();
+    expect(reset.generator!.overhead_pct).toBeCloseTo(35, 0);
+    expect(reset.generator!.bound).toBe(false);
+    expect(reset.generator!.not_judged).toBe('17% of requests got no answer (reconnects count as its time)');
+    expect(generatorWarnings([reset])).toEqual([]);
+    // The same level whose failures the server answered (HTTP 503) is judged, and bound.
+    expect(level(false, 'HTTP 503').generator!.bound).toBe(true);
+  });
+
   it('counts a gRPC level whose every connect was refused: errors but no duration sample', () => {
     const grpc: K6SummaryData = {
       root_group: {

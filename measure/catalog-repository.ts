@@ -3,8 +3,13 @@
  * the run's model written by `k6-triton repository`'s export (server/export-repository.ts) into
  * build/triton-repository/ (git-ignored) before each start, so it follows the catalog and the run's PRECISION.
  */
-import { packagePath } from './paths.ts';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { GENERATIVE } from '../models/generative.ts';
+import { configFromGenerative } from '../server/config/from-generative.ts';
+import { configToPbtxt } from '../server/config/to-pbtxt.ts';
 import { writeCatalogRepository } from '../server/export-repository.ts';
+import { packagePath } from './paths.ts';
 
 /** Where the exported repository goes: beside the runtime's build, git-ignored. */
 export const CATALOG_REPOSITORY_DIR = packagePath('build', 'triton-repository');
@@ -24,6 +29,14 @@ export async function exportCatalogRepository(
     throw new Error(
       'a generic model is not in the catalog; with TRITONSERVER pass --model-repository <dir> that serves it',
     );
+  const generative = GENERATIVE[model.modelId];
+  if (generative) {
+    // Its config alone: real Triton has the repeat backend built in (gpt2's simulated_llm it has not).
+    const modelDir = path.join(dir, generative.name);
+    await mkdir(path.join(modelDir, '1'), { recursive: true });
+    await writeFile(path.join(modelDir, 'config.pbtxt'), configToPbtxt(configFromGenerative(generative)));
+    return dir;
+  }
   await writeCatalogRepository(dir, {
     models: [model.modelId],
     ...(model.precision ? { precisions: { [model.modelId]: model.precision } } : {}),

@@ -20,11 +20,19 @@ export interface GenerativeCalibration {
   source: string;
 }
 
-/** One simulated generative model. */
+/**
+ * Which backend serves the model, and so what its requests carry: `simulated_llm` takes a prompt
+ * (`text_input`, `max_tokens`, `stream`), `repeat` (Triton's decoupled test backend) takes the values to send
+ * back (`IN`) and the delay before each (`DELAY`, ms), so its timing is the request's own.
+ */
+export type GenerativeBackend = 'simulated_llm' | 'repeat';
+
+/** One generative model the scenario streams from (simulated by the embedded server, or real Triton's repeat). */
 export interface GenerativeModelEntry {
   id: string;
   /** Triton model name. */
   name: string;
+  backend: GenerativeBackend;
   inputs: TensorSpec[];
   /** Optional inputs (Triton's `optional: true`). */
   optionalInputs: string[];
@@ -41,6 +49,7 @@ export interface GenerativeModelEntry {
 export const GPT2: GenerativeModelEntry = {
   id: 'gpt2',
   name: 'gpt2',
+  backend: 'simulated_llm',
   inputs: [
     { name: 'text_input', datatype: 'BYTES', dims: [1] },
     { name: 'max_tokens', datatype: 'INT32', dims: [1] },
@@ -69,8 +78,50 @@ export const GPT2: GenerativeModelEntry = {
   },
 };
 
-/** Every simulated generative model, keyed by id. */
-export const GENERATIVE: Readonly<Record<string, GenerativeModelEntry>> = { [GPT2.id]: GPT2 };
+/**
+ * Triton's decoupled `repeat` backend (its QA model repeat_int32, which real Triton 2.60.0 and the embedded
+ * server both serve): one response per element of IN, each DELAY[i] ms after the previous, then WAIT ms before
+ * the request completes. Its "calibration" is what its requests ask for (FIRST_DELAY_MS, TOKEN_DELAY_MS over
+ * these), so a run's TTFT and gaps can be checked against the delays requested.
+ */
+export const REPEAT: GenerativeModelEntry = {
+  id: 'repeat',
+  name: 'repeat_int32',
+  backend: 'repeat',
+  inputs: [
+    { name: 'IN', datatype: 'INT32', dims: [-1] },
+    { name: 'DELAY', datatype: 'UINT32', dims: [-1] },
+    { name: 'WAIT', datatype: 'UINT32', dims: [1] },
+  ],
+  optionalInputs: [],
+  outputs: [
+    { name: 'OUT', datatype: 'INT32', dims: [1] },
+    { name: 'IDX', datatype: 'UINT32', dims: [1] },
+  ],
+  calibration: {
+    concurrency: 1,
+    inputTokens: 1,
+    outputTokens: 20,
+    ttft_ms: 20,
+    itl_ms: 5,
+    latency_ms: 20 + 19 * 5,
+    outputTokens_per_s: 20 / ((20 + 19 * 5) / 1000),
+    requests_per_s: 1000 / (20 + 19 * 5),
+    source: 'the delays each request asks for: 20 ms before the first response, 5 ms before each of the other 19',
+  },
+  load: {
+    concurrency: [1, 4],
+    window_s: 5,
+    warmup_s: 1,
+    note: "the requested delays at concurrency 1 and 4 (the repeat backend's requests do not share anything)",
+  },
+};
+
+/** Every generative model, keyed by id. */
+export const GENERATIVE: Readonly<Record<string, GenerativeModelEntry>> = {
+  [GPT2.id]: GPT2,
+  [REPEAT.id]: REPEAT,
+};
 
 /**
  * The run-side view of a generative entry (the ModelEntry the run plan, bench and capacity read), made from

@@ -37,60 +37,89 @@ export interface GenerativeTest {
   handleSummary(data: Record<string, unknown>): Record<string, string>;
 }
 
-/** The request's lengths: INPUT_TOKENS, OUTPUT_TOKENS over the entry's calibration workload. */
+/**
+ * The request's lengths, INPUT_TOKENS and OUTPUT_TOKENS over the entry's calibration workload; for a repeat
+ * model also the delays it asks for, FIRST_DELAY_MS before the first response and TOKEN_DELAY_MS before each
+ * other one (whole ms, as the backend's DELAY is), over the calibration's TTFT and ITL.
+ */
 export interface Workload {
   inputTokens: number;
   outputTokens: number;
+  firstDelay_ms?: number;
+  tokenDelay_ms?: number;
 }
 
-function whole(env: Record<string, string | undefined>, name: string, fallback: number): number {
+function whole(env: Record<string, string | undefined>, name: string, fallback: number, least = 1): number {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1)
-    throw new Error(`invalid ${name}="${raw}"; expected a whole number >= 1`);
+  if (!Number.isInteger(n) || n < least)
+    throw new Error(`invalid ${name}="${raw}"; expected a whole number >= ${least}`);
   return n;
 }
 
-/** Reads INPUT_TOKENS and OUTPUT_TOKENS. */
+/** Reads INPUT_TOKENS and OUTPUT_TOKENS (and a repeat model's FIRST_DELAY_MS, TOKEN_DELAY_MS). */
 export function workloadFromEnv(
   entry: GenerativeModelEntry,
   env: Record<string, string | undefined>,
 ): Workload {
-  return {
-    inputTokens: whole(env, 'INPUT_TOKENS', entry.calibration.inputTokens),
-    outputTokens: whole(env, 'OUTPUT_TOKENS', entry.calibration.outputTokens),
+  const c = entry.calibration;
+  const workload: Workload = {
+    inputTokens: whole(env, 'INPUT_TOKENS', c.inputTokens),
+    outputTokens: whole(env, 'OUTPUT_TOKENS', c.outputTokens),
   };
+  if (entry.backend === 'repeat') {
+    workload.firstDelay_ms = whole(env, 'FIRST_DELAY_MS', Math.round(c.ttft_ms), 0);
+    workload.tokenDelay_ms = whole(env, 'TOKEN_DELAY_MS', Math.round(c.itl_ms), 0);
+  }
+  return workload;
+}
+
+/** The delays a repeat request asks for, ms: the first response's, then each other one's. */
+export function requestedDelays(s: Workload): number[] {
+  return Array.from({ length: s.outputTokens }, (_, i) =>
+    i === 0 ? (s.firstDelay_ms ?? 0) : (s.tokenDelay_ms ?? 0),
+  );
+}
+
+/** Contents of a tensor in k6's JSON mapping, by datatype. */
+function contents(datatype: string, values: unknown[]): Record<string, unknown[]> {
+  const field: Record<string, string> = {
+    BYTES: 'bytesContents',
+    INT32: 'intContents',
+    UINT32: 'uintContents',
+    BOOL: 'boolContents',
+  };
+  return { [field[datatype] ?? 'bytesContents']: values };
 }
 
 /**
- * The ModelInferRequest in k6's JSON mapping: a prompt of `inputTokens` words, `max_tokens` = outputTokens,
- * streaming on, and the empty final response asked for. Inputs and datatypes come from the entry.
+ * The ModelInferRequest in k6's JSON mapping, with the empty final response asked for. A simulated_llm model
+ * gets a prompt of `inputTokens` words, `max_tokens` = outputTokens and streaming on; a repeat model gets
+ * `outputTokens` values to send back with the requested delays. Inputs and datatypes come from the entry.
  */
 export function streamRequest(
   entry: GenerativeModelEntry,
   modelName: string,
   s: Workload,
 ): Record<string, unknown> {
-  const prompt = Array.from({ length: s.inputTokens }, (_, i) => `w${i}`).join(' ');
-  const value: Record<string, unknown> = {
-    text_input: encoding.b64encode(prompt),
-    max_tokens: s.outputTokens,
-    stream: true,
-  };
-  const field: Record<string, string> = {
-    BYTES: 'bytesContents',
-    INT32: 'intContents',
-    BOOL: 'boolContents',
-  };
+  let values: Record<string, unknown[]>;
+  if (entry.backend === 'repeat') {
+    values = {
+      IN: Array.from({ length: s.outputTokens }, (_, i) => i),
+      DELAY: requestedDelays(s),
+      WAIT: [0],
+    };
+  } else {
+    const prompt = Array.from({ length: s.inputTokens }, (_, i) => `w${i}`).join(' ');
+    values = { text_input: [encoding.b64encode(prompt)], max_tokens: [s.outputTokens], stream: [true] };
+  }
   return {
     modelName,
-    inputs: entry.inputs.map((t) => ({
-      name: t.name,
-      datatype: t.datatype,
-      shape: [1],
-      contents: { [field[t.datatype] ?? 'bytesContents']: [value[t.name]] },
-    })),
+    inputs: entry.inputs.map((t) => {
+      const v = values[t.name] ?? [];
+      return { name: t.name, datatype: t.datatype, shape: [v.length], contents: contents(t.datatype, v) };
+    }),
     parameters: { [EMPTY_FINAL_PARAMETER]: { boolParam: true } },
   };
 }

@@ -4,6 +4,7 @@
  */
 import type { ModelConfigJson } from '../config/types.ts';
 import { type SimulatedOptions, simulatedFactory } from './simulated.ts';
+import { repeatFactory } from './repeat.ts';
 import { simulatedLlmFactory } from './simulated-llm.ts';
 import type { BackendFactory } from './types.ts';
 
@@ -14,7 +15,7 @@ export function backendName(config: ModelConfigJson): string {
   return config.platform;
 }
 
-/** Resolves backends by name; `simulated`, `simulated_llm` and `onnxruntime` are built in. */
+/** Resolves backends by name; `simulated`, `simulated_llm`, `repeat` and `onnxruntime` are built in. */
 export class BackendRegistry {
   readonly #factories = new Map<string, () => Promise<BackendFactory>>();
 
@@ -22,6 +23,7 @@ export class BackendRegistry {
     const sim = simulatedFactory(simulated);
     this.#factories.set('simulated', async () => sim);
     this.#factories.set('simulated_llm', async () => simulatedLlmFactory);
+    this.#factories.set('repeat', async () => repeatFactory);
     this.#factories.set('onnxruntime', async () => {
       // A variable specifier keeps bundlers and tsc from requiring the optional module up front.
       const path = './onnx.ts';

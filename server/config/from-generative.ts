@@ -5,7 +5,7 @@ import { GENERATIVE, type GenerativeModelEntry } from '../../models/generative.t
 import { parseConfigJson } from './parse.ts';
 import type { ModelConfigJson } from './types.ts';
 
-/** A generative entry's config: decoupled, on the simulated_llm backend, one instance (it batches itself). */
+/** A generative entry's config: decoupled, on its backend (simulated_llm or repeat), one instance (it batches itself). */
 export function configFromGenerative(entry: GenerativeModelEntry): ModelConfigJson {
   const tensor = (t: TensorSpec) => ({
     name: t.name,
@@ -16,7 +16,7 @@ export function configFromGenerative(entry: GenerativeModelEntry): ModelConfigJs
   return parseConfigJson(
     {
       name: entry.name,
-      backend: 'simulated_llm',
+      backend: entry.backend,
       max_batch_size: 0,
       model_transaction_policy: { decoupled: true },
       input: entry.inputs.map(tensor),

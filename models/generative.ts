@@ -107,7 +107,8 @@ export const REPEAT: GenerativeModelEntry = {
     latency_ms: 20 + 19 * 5,
     outputTokens_per_s: 20 / ((20 + 19 * 5) / 1000),
     requests_per_s: 1000 / (20 + 19 * 5),
-    source: 'the delays each request asks for: 20 ms before the first response, 5 ms before each of the other 19',
+    source:
+      'the delays each request asks for: 20 ms before the first response, 5 ms before each of the other 19',
   },
   load: {
     concurrency: [1, 4],

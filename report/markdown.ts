@@ -2,6 +2,7 @@
  * report.md: the seeds' table (level, throughput, avg/p90/p95/p99 latency in ms), the latency breakdown
  * that seed 002 draws (client, network, server queue and compute) and the budget verdicts. Pure.
  */
+import { kneeLine } from '../lib/genai/knee.ts';
 import { failureLines, levelsWithFigures } from '../lib/summary/failure.ts';
 import { formatG, msFixed } from '../lib/summary/format.ts';
 import { generatorWarnings } from '../lib/summary/generator.ts';
@@ -80,7 +81,8 @@ export function generativeTable(results: readonly LevelResult[]): string {
     'Latency avg / p95 / p99 (ms)',
     'Errors',
   ];
-  return `## Tokens: time to first token, inter-token latency, throughput\n\n${table(header, rows)}\n`;
+  const knee = kneeLine(levels);
+  return `## Tokens: time to first token, inter-token latency, throughput\n\n${table(header, rows)}\n${knee ? `\n${knee}\n` : ''}`;
 }
 
 /** Where the average latency goes, per level (ms): client, network+server, and the server's own parts. */

@@ -1,0 +1,84 @@
+/**
+ * Where a streamed request's time to first token goes beyond the time the server was asked to take: the
+ * embedded server in its own process (as `bench` runs it), one request at a time, each on its own
+ * ModelStreamInfer stream (as scenarios/llm.ts sends them). Prints, per case, TTFT min / p50 / p90 / avg:
+ * - repeat with DELAY [0]: the stream's own round trip (open, send, first response back), no server wait;
+ * - repeat with DELAY [d]: the round trip plus the server's timer for d ms;
+ * - gpt2 with the calibration workload: the round trip plus the simulated prefill;
+ * and, in this process, how late Node's setTimeout(d) fires. Figures, not assertions.
+ *
+ *   node --import tsx bench/genai/ttft-parts.ts [--requests 100] [--delay 20]
+ */
+import { parseArgs } from 'node:util';
+import { readDecoupledResponse } from '../../lib/genai/decoupled.ts';
+import { type Stats, summarize } from '../../lib/genai/stats.ts';
+import { startEmbedded } from '../../measure/embedded.ts';
+import { GPT2 } from '../../models/generative.ts';
+import { gpt2InferRequest, inferenceClient, type Msg } from '../../test/server/generative-client.ts';
+import { repeatInferRequest } from '../../test/e2e/triton/repeat-stream.ts';
+
+const { values: args } = parseArgs({
+  options: { requests: { type: 'string', default: '100' }, delay: { type: 'string', default: '20' } },
+});
+const REQUESTS = Number(args.requests);
+const DELAY = Number(args.delay);
+
+/** One request on a new stream; resolves with the first response's arrival - send, ms. */
+function firstResponse(client: Msg, request: object): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const call = client.ModelStreamInfer();
+    let first: number | undefined;
+    const sent = performance.now();
+    call.on('data', (m: Msg) => {
+      const at = performance.now();
+      const read = readDecoupledResponse(m);
+      if (read.error) reject(new Error(read.error));
+      if (first === undefined && read.outputs > 0) first = at - sent;
+      if (read.final) call.end();
+    });
+    call.on('error', reject);
+    call.on('end', () => (first === undefined ? reject(new Error('no response')) : resolve(first)));
+    call.write(request);
+  });
+}
+
+async function sample(client: Msg, request: () => object): Promise<Stats> {
+  for (let i = 0; i < 5; i++) await firstResponse(client, request());
+  const ttft: number[] = [];
+  for (let i = 0; i < REQUESTS; i++) ttft.push(await firstResponse(client, request()));
+  return summarize(ttft)!;
+}
+
+async function timerLateness(delay_ms: number): Promise<Stats> {
+  const late: number[] = [];
+  for (let i = 0; i < REQUESTS; i++) {
+    const start = performance.now();
+    await new Promise((r) => setTimeout(r, delay_ms));
+    late.push(performance.now() - start - delay_ms);
+  }
+  return summarize(late)!;
+}
+
+const f = (s: Stats) =>
+  `${s.min.toFixed(3)} / ${s.p50.toFixed(3)} / ${s.p90.toFixed(3)} / ${s.avg.toFixed(3)}`;
+const server = await startEmbedded({ httpPort: 0, grpcPort: 0, metricsPort: 0 });
+const client = inferenceClient(server.grpcUrl);
+try {
+  const C = GPT2.calibration;
+  const prompt = Array.from({ length: C.inputTokens }, (_, i) => `w${i}`).join(' ');
+  let id = 0;
+  const repeat = (delay: number) => () =>
+    repeatInferRequest({ id: String(id++), values: [1], delays_ms: [delay], emptyFinal: true });
+  console.log('| case | asked (ms) | TTFT min / p50 / p90 / avg (ms) |\n|---|---|---|');
+  console.log(`| repeat, DELAY [0] | 0 | ${f(await sample(client, repeat(0)))} |`);
+  console.log(`| repeat, DELAY [${DELAY}] | ${DELAY} | ${f(await sample(client, repeat(DELAY)))} |`);
+  const gpt2 = () => gpt2InferRequest({ id: String(id++), prompt, maxTokens: 2, emptyFinal: true });
+  console.log(`| gpt2, ${C.inputTokens} input tokens | ${C.ttft_ms} | ${f(await sample(client, gpt2))} |`);
+  console.log(`| setTimeout(${DELAY}) lateness, this process | 0 | ${f(await timerLateness(DELAY))} |`);
+  console.log(
+    `| setTimeout(${C.ttft_ms}) lateness, this process | 0 | ${f(await timerLateness(C.ttft_ms))} |`,
+  );
+} finally {
+  client.close();
+  await server.stop();
+}

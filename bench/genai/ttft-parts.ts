@@ -5,7 +5,8 @@
  * - repeat with DELAY [0]: the stream's own round trip (open, send, first response back), no server wait;
  * - repeat with DELAY [d]: the round trip plus the server's timer for d ms;
  * - gpt2 with the calibration workload: the round trip plus the simulated prefill;
- * and, in this process, how late Node's setTimeout(d) fires. Figures, not assertions.
+ * and, in this process, the simulated engine alone (generate() to its first token, no transport) and how late
+ * Node's setTimeout(d) fires. Figures, not assertions.
  *
  *   node --import tsx bench/genai/ttft-parts.ts [--requests 100] [--delay 20]
  */
@@ -14,6 +15,8 @@ import { readDecoupledResponse } from '../../lib/genai/decoupled.ts';
 import { type Stats, summarize } from '../../lib/genai/stats.ts';
 import { startEmbedded } from '../../measure/embedded.ts';
 import { GPT2 } from '../../models/generative.ts';
+import { GenerationEngine } from '../../server/genai/engine.ts';
+import { DEFAULT_TIMING } from '../../server/genai/timing.ts';
 import { gpt2InferRequest, inferenceClient, type Msg } from '../../test/server/generative-client.ts';
 import { repeatInferRequest } from '../../test/e2e/triton/repeat-stream.ts';
 
@@ -49,6 +52,22 @@ async function sample(client: Msg, request: () => object): Promise<Stats> {
   return summarize(ttft)!;
 }
 
+/** The engine's own TTFT: generate() to the first token's callback, in this process. */
+async function engineTtft(inputTokens: number): Promise<Stats> {
+  const engine = new GenerationEngine(DEFAULT_TIMING);
+  const ttft: number[] = [];
+  for (let i = 0; i < REQUESTS; i++) {
+    const start = performance.now();
+    let first: number | undefined;
+    await engine.generate(inputTokens, 2, (index) => {
+      if (index === 0) first = performance.now() - start;
+    });
+    ttft.push(first!);
+  }
+  engine.close();
+  return summarize(ttft)!;
+}
+
 async function timerLateness(delay_ms: number): Promise<Stats> {
   const late: number[] = [];
   for (let i = 0; i < REQUESTS; i++) {
@@ -74,6 +93,9 @@ try {
   console.log(`| repeat, DELAY [${DELAY}] | ${DELAY} | ${f(await sample(client, repeat(DELAY)))} |`);
   const gpt2 = () => gpt2InferRequest({ id: String(id++), prompt, maxTokens: 2, emptyFinal: true });
   console.log(`| gpt2, ${C.inputTokens} input tokens | ${C.ttft_ms} | ${f(await sample(client, gpt2))} |`);
+  console.log(
+    `| gpt2 engine alone, ${C.inputTokens} input tokens | ${C.ttft_ms} | ${f(await engineTtft(C.inputTokens))} |`,
+  );
   console.log(`| setTimeout(${DELAY}) lateness, this process | 0 | ${f(await timerLateness(DELAY))} |`);
   console.log(
     `| setTimeout(${C.ttft_ms}) lateness, this process | 0 | ${f(await timerLateness(C.ttft_ms))} |`,

@@ -207,8 +207,10 @@ export function generativeTest(
   /** One request on its own stream; the iteration lasts until the stream ends. */
   function streamOne(): void {
     connect();
-    const record = newRecord(now(), workload.inputTokens);
     const stream = new grpc.Stream(client, method, { timeout: '120s' });
+    // The send time is stamped at the write, as perf_analyzer stamps a streamed request's: setting up the stream
+    // object is the client's work, not the request's time.
+    const record = newRecord(0, workload.inputTokens);
     stream.on('data', (message: unknown) => {
       const at = now();
       if (recordDecoupled(record, readDecoupledResponse(message), at)) stream.end();
@@ -221,6 +223,7 @@ export function generativeTest(
       if (record.done_ms === undefined) failRecord(record, 'stream ended before the final response', now());
       score(record);
     });
+    record.sent_ms = now();
     stream.write(request);
   }
 

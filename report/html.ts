@@ -8,6 +8,7 @@ import { levelsWithFigures } from '../lib/summary/failure.ts';
 import { generatorWarnings } from '../lib/summary/generator.ts';
 import type { RunReport } from '../lib/summary/types.ts';
 import { componentsSpec, serverMetricsSpec } from './charts.ts';
+import { tokensSpec } from './genai-charts.ts';
 import {
   breakdownTable,
   failureNote,
@@ -85,6 +86,15 @@ async function charts(report: RunReport, options: HtmlOptions): Promise<string> 
       'Average latency per level, split as perf_analyzer does (client, network+server, server queue and compute).',
       () => renderSvg(componentsSpec(results, plot)),
     ),
+    ...(results.some((result) => result.genai)
+      ? [
+          figure(
+            'tokens',
+            'A generative run: TTFT and ITL percentiles and output tokens/s per level; where tokens/s flattens while TTFT climbs is the knee.',
+            () => renderSvg(tokensSpec(results, plot)),
+          ),
+        ]
+      : []),
     ...(report.server_timeline
       ? [
           figure(

@@ -1,0 +1,60 @@
+/**
+ * report.html's chart of a generative run: TTFT and ITL percentiles (p50, p95, p99, ms) and output tokens/s
+ * against the load level, three panels on one level axis, so the knee (report.md names it) shows where
+ * throughput flattens while TTFT climbs. A vega-lite spec, rendered to inline SVG by plot.ts's renderSvg.
+ */
+import type { TopLevelSpec } from 'vega-lite';
+import type { LevelResult } from '../lib/summary/types.ts';
+import { type PlotOptions, SCHEMA } from './plot.ts';
+
+/** The percentiles drawn for TTFT and ITL. */
+export const TOKEN_PERCENTILES = ['p50', 'p95', 'p99'] as const;
+
+/** vega-lite spec of TTFT, ITL and output tokens/s per level; levels without token figures are left out. */
+export function tokensSpec(results: readonly LevelResult[], options: PlotOptions = {}): TopLevelSpec {
+  const levels = results.filter((r) => r.genai).sort((a, b) => a.level - b.level);
+  const times = (metric: 'ttft_ms' | 'itl_ms') =>
+    levels.flatMap((r) =>
+      TOKEN_PERCENTILES.map((p) => ({ level: r.level, series: p, ms: r.genai![metric][p] })),
+    );
+  const tokens = levels.map((r) => ({ level: r.level, tokens_per_s: r.genai!.output_tokens_per_s }));
+  const x = {
+    field: 'level',
+    type: 'quantitative' as const,
+    title: levels[0]?.mode === 'request-rate' ? 'Request rate (req/s)' : 'Concurrency',
+  };
+  const width = options.width ?? 560;
+  const height = Math.round((options.height ?? 320) / 2);
+  const percentilePanel = (values: object[], title: string) => ({
+    width,
+    height,
+    data: { values },
+    mark: { type: 'line' as const, point: true },
+    encoding: {
+      x,
+      y: { field: 'ms', type: 'quantitative' as const, title },
+      color: {
+        field: 'series',
+        type: 'nominal' as const,
+        title: 'Percentile',
+        scale: { domain: [...TOKEN_PERCENTILES] },
+      },
+    },
+  });
+  return {
+    $schema: SCHEMA,
+    title: `${options.title ?? 'tokens'}: TTFT, ITL and output tokens/s per level`,
+    background: 'white',
+    vconcat: [
+      percentilePanel(times('ttft_ms'), 'TTFT (ms)'),
+      percentilePanel(times('itl_ms'), 'ITL (ms)'),
+      {
+        width,
+        height,
+        data: { values: tokens },
+        mark: { type: 'line', point: true },
+        encoding: { x, y: { field: 'tokens_per_s', type: 'quantitative', title: 'Output tokens/s' } },
+      },
+    ],
+  };
+}

@@ -1,0 +1,56 @@
+/** report.html's token chart: drawn for a generative run (TTFT, ITL, tokens/s per level), absent otherwise. */
+import { describe, expect, it } from 'vitest';
+import type { LevelResult, TimeStats_ms } from '../../lib/summary/types.ts';
+import { tokensSpec } from '../../report/genai-charts.ts';
+import { reportHtml } from '../../report/html.ts';
+import { htmlRun } from '../report/html-fixture.ts';
+
+const stats = (p50: number): TimeStats_ms => ({
+  avg: p50,
+  p50,
+  p95: p50 * 2,
+  p99: p50 * 3,
+  min: p50,
+  max: p50 * 3,
+});
+
+/** The fixture run's levels with token figures, as a generative run's. */
+function generativeRun() {
+  const run = htmlRun();
+  return {
+    ...run,
+    results: run.results.map((r: LevelResult, i: number) => ({
+      ...r,
+      genai: {
+        requests_per_s: 5 * (i + 1),
+        output_tokens: 500 * (i + 1),
+        output_tokens_per_s: 500 * (i + 1),
+        ttft_ms: stats(14 * (i + 1)),
+        itl_ms: stats(1.9),
+        latency_ms: stats(200),
+        chunk_gap_ms: stats(1.9),
+      },
+    })),
+  };
+}
+
+describe('the token chart', () => {
+  it('plots TTFT and ITL p50/p95/p99 and output tokens/s against the level', () => {
+    const run = generativeRun();
+    const spec = tokensSpec(run.results) as unknown as {
+      vconcat: { data: { values: Record<string, unknown>[] } }[];
+    };
+    const first = run.results[0]!;
+    expect(spec.vconcat).toHaveLength(3);
+    expect(spec.vconcat[0]!.data.values).toContainEqual({ level: first.level, series: 'p95', ms: 28 });
+    expect(spec.vconcat[1]!.data.values).toContainEqual({ level: first.level, series: 'p50', ms: 1.9 });
+    expect(spec.vconcat[2]!.data.values).toContainEqual({ level: first.level, tokens_per_s: 500 });
+  });
+
+  it('is drawn in report.html for a generative run only', async () => {
+    const html = await reportHtml(generativeRun());
+    expect(html).toMatch(/<figure id="chart-tokens" data-chart="tokens"><svg/);
+    expect(html).not.toContain('data-chart-error');
+    expect(await reportHtml(htmlRun())).not.toContain('data-chart="tokens"');
+  });
+});

@@ -1,0 +1,28 @@
+/** The repository a TRITONSERVER run exports for a generative model: its config alone, on its backend. */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { exportCatalogRepository } from '../../measure/catalog-repository.ts';
+import { REPEAT } from '../../models/generative.ts';
+import { configFromGenerative } from '../../server/config/from-generative.ts';
+import { parsePbtxt } from '../../server/config/parse.ts';
+
+describe('exportCatalogRepository, generative models', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('writes the repeat model as real Triton loads it: decoupled, backend repeat, IN/DELAY/WAIT, a version folder', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'k6t-genai-export-'));
+    dirs.push(dir);
+    expect(await exportCatalogRepository({ modelId: 'repeat' }, dir)).toBe(dir);
+    const config = parsePbtxt(readFileSync(join(dir, REPEAT.name, 'config.pbtxt'), 'utf8'));
+    expect(config).toEqual(configFromGenerative(REPEAT));
+    expect(config.backend).toBe('repeat');
+    expect(config.model_transaction_policy).toEqual({ decoupled: true });
+    expect(config.input.map((t) => t.name)).toEqual(['IN', 'DELAY', 'WAIT']);
+    expect(existsSync(join(dir, REPEAT.name, '1'))).toBe(true);
+  });
+});

@@ -3,6 +3,7 @@
  * perf_analyzer CSV, report.md, SVG plots and junit.xml. Each file is written on its own, so a failing
  * writer (or a run that finished only some levels) never loses the others.
  */
+import { genaiPerfCsv, genaiPerfCsvName } from '../lib/genai/genai-perf-csv.ts';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { perfAnalyzerCsv } from './csv.ts';
@@ -60,6 +61,11 @@ export async function writeRunReport(
   await attempt('report.md', () => reportMarkdown(report));
   await attempt('junit.xml', () => junitXml(report));
   await attempt('report.html', () => reportHtml(report, { budget: options.budget }));
+  // A generative level also as genai-perf's CSV, one file per level.
+  for (const level of report.results) {
+    const csv = genaiPerfCsv(level);
+    if (csv !== undefined) await attempt(genaiPerfCsvName(level), () => csv);
+  }
   const plotted = levelsWithFigures(report.results);
   if (plotted.length > 0) {
     let plots: Record<string, string> = {};

@@ -6,7 +6,7 @@
 import type { PlannedLevel } from '../load/scenarios.ts';
 import { subMetricKey } from '../load/names.ts';
 import { type K6SummaryData, normalize, verdicts } from '../summary/from-summary.ts';
-import type { GenerativeLevel, LevelResult, TimeStats_ms } from '../summary/types.ts';
+import type { GenaiPerfStats, GenerativeLevel, LevelResult, TimeStats_ms } from '../summary/types.ts';
 import { ms_to_us } from '../units.ts';
 import { GENAI_METRICS } from './names.ts';
 
@@ -22,6 +22,20 @@ function timeStats(v: Record<string, number>): TimeStats_ms {
     p99: v['p(99)'] ?? 0,
     min: v['min'] ?? 0,
     max: v['max'] ?? 0,
+  };
+}
+
+function genaiPerfStats(v: Record<string, number>): GenaiPerfStats {
+  return {
+    avg: v['avg'] ?? 0,
+    min: v['min'] ?? 0,
+    max: v['max'] ?? 0,
+    p99: v['p(99)'] ?? 0,
+    p95: v['p(95)'] ?? 0,
+    p90: v['p(90)'] ?? 0,
+    p75: v['p(75)'] ?? 0,
+    p50: v['p(50)'] ?? v['med'] ?? 0,
+    p25: v['p(25)'] ?? 0,
   };
 }
 
@@ -41,6 +55,13 @@ function levelResult(data: K6SummaryData, ref: PlannedLevel): LevelResult | unde
     itl_ms: timeStats(values(data, GENAI_METRICS.itl, ref.name)),
     latency_ms: timeStats(latency),
     chunk_gap_ms: timeStats(values(data, GENAI_METRICS.chunkGap, ref.name)),
+    genai_perf: {
+      ttft_ms: genaiPerfStats(values(data, GENAI_METRICS.ttft, ref.name)),
+      itl_ms: genaiPerfStats(values(data, GENAI_METRICS.itl, ref.name)),
+      latency_ms: genaiPerfStats(latency),
+      osl: genaiPerfStats(values(data, GENAI_METRICS.osl, ref.name)),
+      isl: genaiPerfStats(values(data, GENAI_METRICS.isl, ref.name)),
+    },
   };
   const l = genai.latency_ms;
   return {

@@ -13,6 +13,10 @@ export const GENAI_METRICS = {
   latency: 'genai_latency',
   /** Arrival gaps between consecutive tokens, pooled over requests (vLLM's ITL), ms. */
   chunkGap: 'genai_chunk_gap',
+  /** Output sequence length per successful request, tokens (Trend, for its distribution). */
+  osl: 'genai_osl',
+  /** Input sequence length per successful request, tokens (Trend). */
+  isl: 'genai_isl',
   /** Output tokens of successful requests (Counter: its count is the sum). */
   outputTokens: 'genai_output_tokens',
   /** Failed requests (Rate: true = failed). */

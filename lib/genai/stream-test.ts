@@ -132,6 +132,8 @@ function thresholds(run: RunPlan, tokens: TokenBudget): Record<string, string[]>
     [GENAI_METRICS.itl]: 'max>=0',
     [GENAI_METRICS.latency]: 'max>=0',
     [GENAI_METRICS.chunkGap]: 'max>=0',
+    [GENAI_METRICS.osl]: 'max>=0',
+    [GENAI_METRICS.isl]: 'max>=0',
     [GENAI_METRICS.outputTokens]: 'count>=0',
     [GENAI_METRICS.failed]: 'rate>=0',
     dropped_iterations: 'count>=0',
@@ -163,12 +165,19 @@ export function generativeTest(
       `invalid PROTOCOL="${settings.protocol}" for ${entry.id}; its scenario streams over grpc`,
     );
   const workload = workloadFromEnv(entry, env);
-  const options: Options = { ...run.options, thresholds: thresholds(run, tokenBudget(run.budget, env)) };
+  const options: Options = {
+    ...run.options,
+    // genai-perf's CSV has p25 and p75 as well (lib/genai/genai-perf-csv.ts).
+    summaryTrendStats: [...(run.options.summaryTrendStats ?? []), 'p(25)', 'p(75)'],
+    thresholds: thresholds(run, tokenBudget(run.budget, env)),
+  };
   const metrics = {
     ttft: new Trend(GENAI_METRICS.ttft, true),
     itl: new Trend(GENAI_METRICS.itl, true),
     latency: new Trend(GENAI_METRICS.latency, true),
     chunkGap: new Trend(GENAI_METRICS.chunkGap, true),
+    osl: new Trend(GENAI_METRICS.osl),
+    isl: new Trend(GENAI_METRICS.isl),
     outputTokens: new Counter(GENAI_METRICS.outputTokens),
     failed: new Rate(GENAI_METRICS.failed),
   };
@@ -202,6 +211,8 @@ export function generativeTest(
     if (m.itl_ms !== undefined) metrics.itl.add(m.itl_ms);
     for (const gap of m.gaps_ms) metrics.chunkGap.add(gap);
     metrics.outputTokens.add(m.outputTokens ?? 0);
+    metrics.osl.add(m.outputTokens);
+    metrics.isl.add(m.inputTokens);
   }
 
   /** One request on its own stream; the iteration lasts until the stream ends. */

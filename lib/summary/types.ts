@@ -35,6 +35,21 @@ export interface GenerativeLevel {
   latency_ms: TimeStats_ms;
   /** Pooled gaps between consecutive tokens (vLLM's ITL). */
   chunk_gap_ms: TimeStats_ms;
+  /** genai-perf's statistics of each request metric, for its CSV export (lib/genai/genai-perf-csv.ts). */
+  genai_perf?: Record<'ttft_ms' | 'itl_ms' | 'latency_ms' | 'osl' | 'isl', GenaiPerfStats>;
+}
+
+/** The statistics genai-perf's CSV has for a request metric. */
+export interface GenaiPerfStats {
+  avg: number;
+  min: number;
+  max: number;
+  p99: number;
+  p95: number;
+  p90: number;
+  p75: number;
+  p50: number;
+  p25: number;
 }
 
 /** A distribution's summary, milliseconds. */

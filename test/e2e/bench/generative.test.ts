@@ -44,6 +44,16 @@ function checkLevels(results: string): void {
     expect(g.itl_ms.p99).toBeGreaterThanOrEqual(g.itl_ms.p50);
     // Averages of a per-request identity with one OSL: exact up to floating point.
     expect(g.latency_ms.avg).toBeCloseTo(g.ttft_ms.avg + (OSL - 1) * g.itl_ms.avg, 6);
+    // genai-perf's CSV of the level: every request had OSL output and 20 input tokens; TTFT's p25 <= p50 <= p75.
+    const csv = readFileSync(join(dir, `profile_export_genai_perf-${level.name}.csv`), 'utf8').split('\r\n');
+    expect(csv[0]).toBe('Metric,avg,min,max,p99,p95,p90,p75,p50,p25');
+    expect(csv[4]).toBe(`Output Sequence Length,${Array(9).fill(`${OSL}.00`).join(',')}`);
+    expect(csv[5]).toBe(`Input Sequence Length,${Array(9).fill('20.00').join(',')}`);
+    const ttft = g.genai_perf!.ttft_ms;
+    expect(ttft.p25).toBeGreaterThan(0);
+    expect(ttft.p25).toBeLessThanOrEqual(ttft.p50);
+    expect(ttft.p50).toBeLessThanOrEqual(ttft.p75);
+    expect(csv[8]).toBe(`Output Token Throughput (per sec),${g.output_tokens_per_s.toFixed(2)}`);
   }
   const report = readFileSync(join(dir, 'report.md'), 'utf8');
   expect(report).toContain('TTFT p50 / p95 / p99 (ms)');

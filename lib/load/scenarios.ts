@@ -43,6 +43,8 @@ export interface BuildScenariosOptions {
   startTime_s?: number;
   /** Extra environment for every scenario. */
   env?: Record<string, string>;
+  /** A model mix's model: its id leads every scenario name (levelName) and tags every scenario `model`. */
+  model?: string;
 }
 
 /** Where one level sits in the run. */
@@ -141,8 +143,12 @@ export function buildPlan(options: BuildScenariosOptions): LoadPlan {
   let t = options.startTime_s ?? 0;
   let end_s = t;
   for (const level of options.levels) {
-    const name = levelName(options.mode, level);
-    const tags = { level: String(level), mode: options.mode };
+    const name = levelName(options.mode, level, options.model);
+    const tags = {
+      level: String(level),
+      mode: options.mode,
+      ...(options.model !== undefined ? { model: options.model } : {}),
+    };
     if (options.warmup_s > 0) {
       // gracefulStop 0: warm-up iterations still running when the window opens would exceed the level.
       const warmup = { ...options, exec: options.warmupExec ?? options.exec };

@@ -8,7 +8,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { us_to_ms } from '../../lib/units.ts';
 import { EXIT } from '../../runtime/exit-codes.ts';
-import type { Measurement, SearchBudget, SearchConfig, Trial } from '../capacity/search.ts';
+import type { Answer, Measurement, SearchBudget, SearchConfig, Trial } from '../capacity/search.ts';
 import { DEFAULT_MAX_TRIALS, nextStep } from '../capacity/search.ts';
 import { watchSignals } from '../interrupt.ts';
 import type { PrepareOptions } from '../prepare.ts';
@@ -66,9 +66,9 @@ export function missWords(m: MixModelResult): string[] {
   const p95 = us_to_ms(r.latency_us.p95);
   const p99 = us_to_ms(r.latency_us.p99);
   if (!(p95 < m.limits.p95_ms))
-    out.push(`${m.id}'s p95 ${fmt(p95, 1)} ms (budget ${fmt(m.limits.p95_ms, 1)} ms)`);
+    out.push(`${m.id}'s p95 ${fmt(p95, 1)} ms (budget ${fmt(m.limits.p95_ms, 3)} ms)`);
   if (!(p99 < m.limits.p99_ms))
-    out.push(`${m.id}'s p99 ${fmt(p99, 1)} ms (budget ${fmt(m.limits.p99_ms, 1)} ms)`);
+    out.push(`${m.id}'s p99 ${fmt(p99, 1)} ms (budget ${fmt(m.limits.p99_ms, 3)} ms)`);
   if (errorShare(m) >= 1)
     out.push(
       `${m.id}'s errors ${fmt((r.errors / Math.max(1, r.requests)) * 100, 2)}% (budget < ${fmt(m.limits.error_rate * 100, 2)}%)`,
@@ -97,6 +97,24 @@ export function mixCapacitySentence(
     : undefined;
   if (!best) return `The mix ${name} holds no load within every model's budget: ${miss ?? limitDetail}.`;
   return `The mix ${name} holds ${totalWords(best)} within every model's budget, at ${fmt(best.percent, 1)}% of its file's loads; ${miss ?? `limited by ${limitDetail}`}.`;
+}
+
+/** What limited the search when no scale above the answer missed a budget, in the mix's percent. */
+export function mixLimitWords(
+  answer: Pick<Answer, 'limit' | 'limit_detail'>,
+  config: Pick<SearchConfig, 'max' | 'maxTrials'>,
+  bound: readonly MixResult[],
+): string {
+  switch (answer.limit) {
+    case 'ceiling':
+      return `the search's ceiling, ${fmt(config.max, 1)}% (raise --max to search higher)`;
+    case 'trials':
+      return `the search's ${config.maxTrials ?? DEFAULT_MAX_TRIALS} measurements (raise --max-levels)`;
+    case 'generator':
+      return `the load generator (bound at ${bound.map((r) => `${fmt(r.percent, 1)}%`).join(' and ')}); the server may hold more, measure with a faster client or another machine`;
+    default:
+      return answer.limit_detail;
+  }
 }
 
 /** What a mix capacity run takes. */
@@ -184,7 +202,12 @@ export async function runMixCapacity(options: MixCapacityOptions): Promise<numbe
   const { answer } = final;
   const best = answer.level === null ? undefined : measured.get(answer.level);
   const above = answer.above ? measured.get(answer.above.level) : undefined;
-  const detail = stoppedEarly ? `an unfinished search (${stoppedEarly})` : answer.limit_detail;
+  const bound = [best, above].filter(
+    (r): r is MixResult => r !== undefined && mixMeasurement(r).generator_bound,
+  );
+  const detail = stoppedEarly
+    ? `an unfinished search (${stoppedEarly})`
+    : mixLimitWords(answer, config, bound);
   const sentence = mixCapacitySentence(mix.name, best, above, detail);
   await mkdir(dir, { recursive: true });
   await writeFile(

@@ -6,6 +6,7 @@ import {
   MIX_BUDGET,
   MIX_CAPACITY_DEFAULTS,
   mixCapacitySentence,
+  mixLimitWords,
   mixMeasurement,
   missWords,
 } from '../../measure/mix/capacity.ts';
@@ -141,5 +142,20 @@ describe('capacity of a mix', () => {
       /^The mix pair holds no load within every model's budget: at 200% \(800 requests\/s\) bert-base's p95 160 ms \(budget 100 ms\) and bert-base's p99 170 ms \(budget 150 ms\) and resnext101-32x4d's p95 220 ms/,
     );
     expect(missWords(mixAt(10).models[0]!)).toEqual([]);
+  });
+
+  it("words the search's limit in the mix's percent", () => {
+    const config = { max: 400, maxTrials: 6 };
+    const detail = { limit_detail: 'the search detail' };
+    expect(mixLimitWords({ ...detail, limit: 'ceiling' }, config, [])).toBe(
+      "the search's ceiling, 400% (raise --max to search higher)",
+    );
+    expect(mixLimitWords({ ...detail, limit: 'trials' }, config, [])).toBe(
+      "the search's 6 measurements (raise --max-levels)",
+    );
+    expect(mixLimitWords({ ...detail, limit: 'generator' }, config, [mixAt(50), mixAt(100)])).toMatch(
+      /^the load generator \(bound at 50% and 100%\); the server may hold more/,
+    );
+    expect(mixLimitWords({ ...detail, limit: 'budget' }, config, [])).toBe('the search detail');
   });
 });

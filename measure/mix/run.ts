@@ -89,13 +89,22 @@ export interface PreparedMix {
   stop(): Promise<void>;
 }
 
+/**
+ * Requests per model's payload set unless --count says otherwise. Every VU of a mix holds every model's
+ * requests (k6 reads files in the init context only): DLRM's 8 default samples of 4096 rows are 8.5 MB, whose
+ * reading held each new VU of the Node runtime for over 200 ms on a loaded machine, long enough that an
+ * open-loop level adding VUs mid-run measured nothing.
+ */
+export const MIX_PAYLOAD_COUNT = 2;
+
 /** Starts the server (the embedded one serves every catalog model at once) and makes every model's payloads. */
 export async function prepareMix(
   mix: Mix,
   targets: readonly Target[],
-  options: PrepareOptions,
+  given: PrepareOptions,
   interruption: Interruption,
 ): Promise<PreparedMix> {
+  const options = { ...given, count: given.count ?? MIX_PAYLOAD_COUNT };
   if (options.tritonserver && !targets[0]!.settings.TRITON_URL)
     throw new Error(
       `a mix is served by the embedded server, or by the server --url names; unset TRITONSERVER=${options.tritonserver} or start it yourself and give --url`,

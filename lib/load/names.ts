@@ -30,6 +30,14 @@ export function parseLevelName(name: string): { mode: LoadMode; level: number } 
   return { mode: match[1] === 'c' ? 'concurrency' : 'request-rate', level };
 }
 
+/** The `phase` tag of a mix's measurement scenarios: `http_req_duration{phase:measure}` is the whole mix's. */
+export const MIX_MEASURE_PHASE = 'measure';
+
+/** The whole mix's sub-metric of a request metric: every model's measured requests. */
+export function mixMeasureKey(metric: string): string {
+  return `${metric}{phase:${MIX_MEASURE_PHASE}}`;
+}
+
 /** A level's name without a mix's model id (`dlrm__c8` -> `c8`), as budget files name levels. */
 export function bareLevelName(name: string): string {
   const at = name.lastIndexOf(MIX_SEPARATOR);

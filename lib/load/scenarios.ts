@@ -4,7 +4,7 @@
  * one scenario per level gives per-level summaries and budgets). Runs inside k6: no Node imports.
  */
 import type { Scenario } from 'k6/options';
-import { levelName, statsName, warmupName } from './names.ts';
+import { levelName, MIX_MEASURE_PHASE, statsName, warmupName } from './names.ts';
 import { formatDuration } from './parse.ts';
 import type { LoadMode } from './shapes.ts';
 
@@ -159,7 +159,17 @@ export function buildPlan(options: BuildScenariosOptions): LoadPlan {
     }
     const start_s = t + options.warmup_s;
     const paced = options.mode === 'request-rate' ? options.paced?.(level) : undefined;
-    scenarios[name] = loadScenario(options, level, start_s, options.window_s, gracefulStop_s, tags, paced);
+    // A mix's measurement windows share a tag: one sub-metric gives the whole mix's latency.
+    const measureTags = options.model !== undefined ? { ...tags, phase: MIX_MEASURE_PHASE } : tags;
+    scenarios[name] = loadScenario(
+      options,
+      level,
+      start_s,
+      options.window_s,
+      gracefulStop_s,
+      measureTags,
+      paced,
+    );
     if (options.statsExec) {
       scenarios[statsName(name)] = {
         executor: 'per-vu-iterations',

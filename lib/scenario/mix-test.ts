@@ -6,6 +6,7 @@
  */
 import type { Options } from 'k6/options';
 import { getModel } from '../../models/index.ts';
+import { mixMeasureKey } from '../load/names.ts';
 import type { LevelResult } from '../summary/types.ts';
 import { type ModelTest, modelTest } from './model-test.ts';
 import type { ExecFunction, SetupData } from './measured-loop.ts';
@@ -56,7 +57,11 @@ export function mixTest(planJson: string, env: Record<string, string | undefined
   const options: Options = {
     ...first,
     scenarios: Object.assign({}, ...tests.map((t) => t.test.options.scenarios)),
-    thresholds: Object.assign({}, ...tests.map((t) => t.test.options.thresholds)),
+    thresholds: Object.assign(
+      // A probe keeps the whole mix's latency in the summary.
+      { [mixMeasureKey(tests[0]!.test.run.metric)]: ['max>=0'] },
+      ...tests.map((t) => t.test.options.thresholds),
+    ),
     // Each scenario carries its model's tag; the protocol is the mix's.
     tags: { protocol: tests[0]!.test.settings.protocol },
   };

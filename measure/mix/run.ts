@@ -7,7 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { mixMeasureKey } from '../../lib/load/names.ts';
 import type { MixLevels } from '../../lib/scenario/mix-test.ts';
+import { latencyStats_us, normalize } from '../../lib/summary/from-summary.ts';
 import type { MixPlanFile } from '../../lib/scenario/run-plan.ts';
 import { writeMeasured } from '../bench.ts';
 import type { Interruption } from '../interrupt.ts';
@@ -177,7 +179,8 @@ export async function measureMix(
       { quiet: true },
     );
   }
-  const result = mixResult(mix, percent, models);
+  const whole = normalize(measured.summary.metrics[mixMeasureKey(targets[0]!.run.metric)])?.values;
+  const result = mixResult(mix, percent, models, whole?.count ? latencyStats_us(whole) : undefined);
   const runtime = measured.run.runtime;
   const markdown = mixMarkdown(result, runtime);
   await writeFile(join(dir, 'report.md'), markdown);

@@ -4,7 +4,7 @@
  * mix folder's report.md. Pure: the models' run reports in, records and text out.
  */
 import type { BudgetLimits } from '../../lib/budget.ts';
-import type { LevelResult, RunReport } from '../../lib/summary/types.ts';
+import type { LatencyStats_us, LevelResult, RunReport } from '../../lib/summary/types.ts';
 import { us_to_ms } from '../../lib/units.ts';
 import type { Mix, MixLoad } from './file.ts';
 
@@ -32,6 +32,8 @@ export interface MixWhole {
   tightest?: { id: string; p95_ms: number; budget_p95_ms: number };
   /** Every model's budget met. */
   verdict_ok: boolean;
+  /** Latency over every model's measured requests, when the summary has the mix's sub-metric. */
+  latency_us?: LatencyStats_us;
 }
 
 /** A measured mix at one scale. */
@@ -49,7 +51,7 @@ function requestsPerSecond(result: LevelResult | undefined): number {
 }
 
 /** Sums the models into the mix's whole. */
-function wholeOf(models: readonly MixModelResult[]): MixWhole {
+function wholeOf(models: readonly MixModelResult[], latency_us?: LatencyStats_us): MixWhole {
   let tightest: MixWhole['tightest'];
   for (const m of models) {
     if (!m.result) continue;
@@ -64,6 +66,7 @@ function wholeOf(models: readonly MixModelResult[]): MixWhole {
     throughput_infer_s: models.reduce((s, m) => s + (m.result?.throughput_infer_s ?? 0), 0),
     ...(tightest ? { tightest } : {}),
     verdict_ok: models.every((m) => m.verdict_ok),
+    ...(latency_us ? { latency_us } : {}),
   };
 }
 
@@ -72,6 +75,7 @@ export function mixResult(
   mix: Mix,
   percent: number,
   models: readonly { id: string; load: MixLoad; limits: BudgetLimits; report: RunReport }[],
+  latency_us?: LatencyStats_us,
 ): MixResult {
   const results: MixModelResult[] = models.map(({ id, load, limits, report }) => {
     const result = report.results[0];
@@ -84,7 +88,7 @@ export function mixResult(
       verdict_ok: result?.budgets.every((b) => b.ok) ?? false,
     };
   });
-  return { name: mix.name, percent, models: results, whole: wholeOf(results) };
+  return { name: mix.name, percent, models: results, whole: wholeOf(results, latency_us) };
 }
 
 /** A load in words: "c8" as "8 VUs", "r280" as "280 req/s". */
@@ -120,7 +124,7 @@ export function mixMarkdown(result: MixResult, runtime: string): string {
   }
   const w = result.whole;
   lines.push(
-    `| **mix** | | **${fmt(w.requests_per_s)}** | | | | ${w.errors} | | | | **${w.verdict_ok ? 'pass' : 'FAIL'}** |`,
+    `| **mix** | | **${fmt(w.requests_per_s)}** | ${ms(w.latency_us?.p50)} | ${ms(w.latency_us?.p95)} | ${ms(w.latency_us?.p99)} | ${w.errors} | | | | **${w.verdict_ok ? 'pass' : 'FAIL'}** |`,
     '',
     w.tightest
       ? `Closest to its budget: ${w.tightest.id}, p95 ${fmt(w.tightest.p95_ms, 2)} ms of ${fmt(w.tightest.budget_p95_ms)} ms.`

@@ -55,6 +55,10 @@ describe('level names in a mix', () => {
     });
     expect(Object.keys(plan.scenarios).sort()).toEqual(['dlrm__r10', 'dlrm__r10_stats', 'dlrm__r10_warmup']);
     for (const scenario of Object.values(plan.scenarios)) expect(scenario.tags?.model).toBe('dlrm');
+    // Only the measurement window joins the whole mix's sub-metric.
+    expect(plan.scenarios['dlrm__r10']!.tags?.phase).toBe('measure');
+    expect(plan.scenarios['dlrm__r10_warmup']!.tags?.phase).toBe('warmup');
+    expect(plan.scenarios['dlrm__r10_stats']!.tags?.phase).toBe('stats');
     expect(plan.scenarios['dlrm__r10']!.exec).toBe('infer_1');
     expect(plan.scenarios['dlrm__r10_warmup']!.exec).toBe('warmup_1');
     expect(plan.scenarios['dlrm__r10_stats']!.exec).toBe('stats_1');

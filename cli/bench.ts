@@ -148,6 +148,10 @@ export function mixOperands(model: string | undefined, k6Args: string[]): string
 }
 
 async function benchMix(mixPath: string, k6Args: string[], flags: Record<string, unknown>): Promise<number> {
+  if (flags.junit)
+    throw new Error(
+      "--junit does not apply to --mix; each model's junit.xml is in its folder of the mix's results",
+    );
   const outcome = await runMixBench({
     mixPath,
     settings: runSettings(flags, process.env),
@@ -159,6 +163,7 @@ async function benchMix(mixPath: string, k6Args: string[], flags: Record<string,
     ...tritonserverOption(flags),
     ...(flags.count ? { count: flags.count as number } : {}),
     ...(flags.metricsUrl ? { metricsUrl: String(flags.metricsUrl) } : {}),
+    ...(flags.verboseCsv ? { verboseCsv: true } : {}),
     ...(flags.progress === false ? { progress: false } : {}),
   });
   return outcome.exitCode;

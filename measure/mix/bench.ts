@@ -18,6 +18,8 @@ export interface MixBenchOptions extends PrepareOptions {
   resultsDir: string;
   /** Print the progress lines to stderr. @default true */
   progress?: boolean;
+  /** Also write each model's perf_analyzer-verbose.csv. */
+  verboseCsv?: boolean;
 }
 
 /** Runs the mix's bench end to end; resolves with its exit code and folder. */
@@ -37,13 +39,20 @@ async function mixBenchWith(options: MixBenchOptions, interruption: Interruption
   const ready = await prepareMix(mix, targets, options, interruption);
   try {
     const dir = mixRunDir(options.resultsDir, mix);
-    const measured = await measureMix(ready, targets, 100, options.settings, {
-      dir,
-      runtime: options.runtime,
-      k6Args: options.k6Args,
-      interruption,
-      ...(options.progress === false ? { progress: false } : {}),
-    });
+    const measured = await measureMix(
+      ready,
+      targets,
+      100,
+      options.settings,
+      {
+        dir,
+        runtime: options.runtime,
+        k6Args: options.k6Args,
+        interruption,
+        ...(options.progress === false ? { progress: false } : {}),
+      },
+      { ...(options.verboseCsv ? { verboseCsv: true } : {}) },
+    );
     return { exitCode: measured.exitCode, dir };
   } finally {
     await ready.stop();

@@ -145,6 +145,7 @@ export async function measureMix(
   percent: number,
   settings: RunSettings,
   options: MeasureOptions,
+  files: { verboseCsv?: boolean } = {},
 ): Promise<MixMeasured> {
   const { mix, prepared } = ready;
   const { dir } = options;
@@ -176,7 +177,7 @@ export async function measureMix(
     await writeMeasured(
       join(dir, m.id),
       { report: m.report, summary: measured.summary, plan: m.target.run, exitCode },
-      { quiet: true },
+      { ...files, quiet: true },
     );
   }
   const whole = normalize(measured.summary.metrics[mixMeasureKey(targets[0]!.run.metric)])?.values;

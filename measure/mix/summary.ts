@@ -91,9 +91,10 @@ export function mixResult(
   return { name: mix.name, percent, models: results, whole: wholeOf(results, latency_us) };
 }
 
-/** A load in words: "c8" as "8 VUs", "r280" as "280 req/s". */
+/** A load in words: 8 VUs, 1 VU, 280 req/s. */
 export function loadText(load: MixLoad): string {
-  return load.mode === 'concurrency' ? `${load.level} VUs` : `${fmt(load.level)} req/s`;
+  if (load.mode === 'request-rate') return `${fmt(load.level)} req/s`;
+  return `${load.level} VU${load.level === 1 ? '' : 's'}`;
 }
 
 function fmt(value: number, digits = 1): string {

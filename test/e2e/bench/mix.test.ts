@@ -100,7 +100,7 @@ function checkMix({ run, dir, summary, models }: Awaited<ReturnType<typeof bench
   }
   const table = readFileSync(join(dir, 'report.md'), 'utf8');
   expect(table).toMatch(/^\| dlrm \| 2 req\/s \| .* \| FAIL \|$/m);
-  expect(table).toMatch(/^\| bert-base \| 1 VUs \| .* \| pass \|$/m);
+  expect(table).toMatch(/^\| bert-base \| 1 VU \| .* \| pass \|$/m);
   expect(run.stdout).toContain('# Model mix trio at 100%');
 }
 

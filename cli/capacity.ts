@@ -71,6 +71,15 @@ export function registerCapacity(program: Command): void {
   command.action(async (model: string | undefined, k6Args: string[], flags: Record<string, unknown>) => {
     const { requestRate, confirmSweep, mix, ...benchFlags } = flags;
     if (mix !== undefined) {
+      const refused = [
+        requestRate ? '--request-rate' : '',
+        confirmSweep ? '--confirm-sweep' : '',
+        flags.targetRate !== undefined ? '--target-rate' : '',
+      ].filter(Boolean);
+      if (refused.length > 0)
+        throw new Error(
+          `${refused.join(', ')} does not apply to --mix; the mix file gives each model's load and the search scales them all`,
+        );
       process.exitCode = await runMixCapacity({
         mixPath: String(mix),
         settings: runSettings(benchFlags, process.env),
@@ -82,6 +91,8 @@ export function registerCapacity(program: Command): void {
         ...(flags.attempts !== undefined ? { attempts: flags.attempts as number } : {}),
         ...(flags.maxLevels !== undefined ? { maxTrials: flags.maxLevels as number } : {}),
         ...(flags.timeScale !== undefined ? { timeScale: flags.timeScale as number } : {}),
+        ...(flags.modelRepository ? { modelRepository: String(flags.modelRepository) } : {}),
+        ...tritonserverOption(flags),
         ...(flags.count ? { count: flags.count as number } : {}),
       });
       return;

@@ -38,7 +38,7 @@ interface MixModel {
     errors: number;
     server?: { request_count: number };
     budgets: { expr: string; ok: boolean }[];
-    latency_us: { p50: number; p95: number; p99: number };
+    latency_us: { p95: number; min: number; max: number };
   };
 }
 
@@ -83,12 +83,12 @@ function checkMix({ run, dir, summary, models }: Awaited<ReturnType<typeof bench
   expect(dlrm.result!.budgets.find((b) => b.expr === 'p(95)<0.001')?.ok).toBe(false);
   expect(summary.whole.verdict_ok).toBe(false);
   expect(summary.whole.tightest.id).toBe('dlrm');
-  // The whole mix's latency pools every model's requests: each percentile lies within the models' own.
-  for (const q of ['p50', 'p95', 'p99'] as const) {
-    const own = models.map((m) => m.result!.latency_us[q]);
-    expect(summary.whole.latency_us[q], q).toBeGreaterThanOrEqual(Math.min(...own) * 0.99);
-    expect(summary.whole.latency_us[q], q).toBeLessThanOrEqual(Math.max(...own) * 1.01);
-  }
+  // The whole mix's latency pools every model's measured requests, and only those: its extremes are theirs.
+  // (Its percentiles need not lie between theirs: k6 interpolates between samples, and a model has few.)
+  const own = models.map((m) => m.result!.latency_us);
+  expect(summary.whole.latency_us.max).toBe(Math.max(...own.map((l) => l.max)));
+  expect(summary.whole.latency_us.min).toBe(Math.min(...own.map((l) => l.min)));
+  expect(summary.whole.latency_us.p95).toBeGreaterThan(0);
   // Each model's scenarios carry its id in one k6 summary.
   const k6 = JSON.parse(readFileSync(join(dir, 'k6-summary.json'), 'utf8'));
   for (const name of ['mnist__r10', 'bert-base__c1', 'dlrm__r2'])

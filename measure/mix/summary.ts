@@ -45,6 +45,15 @@ export interface MixResult {
   whole: MixWhole;
 }
 
+/** A model's error rate as a share of its budget's: 0 errors is 0; any error against a zero budget is over it. */
+export function errorShare(m: MixModelResult): number {
+  const r = m.result;
+  if (!r || r.requests === 0) return Number.POSITIVE_INFINITY;
+  const rate = r.errors / r.requests;
+  if (m.limits.error_rate > 0) return rate / m.limits.error_rate;
+  return rate > 0 ? Number.POSITIVE_INFINITY : 0;
+}
+
 /** A model's successful requests per second at its level. */
 function requestsPerSecond(result: LevelResult | undefined): number {
   return result ? Math.max(0, result.requests - result.errors) / result.window_s : 0;

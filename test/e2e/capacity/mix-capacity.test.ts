@@ -65,7 +65,7 @@ describe('capacity --mix', () => {
     expect(levels(record)).toEqual([50, 50]);
     expect(record.answer.level).toBeNull();
     expect(record.sentence).toMatch(
-      /^The mix cap holds no load within every model's budget: at 50% \([\d.,]+ requests\/s\) dlrm's p95 [\d.,]+ ms \(budget 0 ms\)\.$/,
+      /^The mix cap holds no load within every model's budget: at 50% \([\d.,]+ requests\/s\) dlrm's p95 [\d.,]+ ms \(budget 0\.001 ms\)\.$/,
     );
   }, 240_000);
 });

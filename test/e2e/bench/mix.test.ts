@@ -8,23 +8,30 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { referenceTool } from '../tools/reference-tools.ts';
+import { alive, startCli, until, watchDescendants } from './processes.ts';
 import { QUICK, resultsDir, runCli } from './run-cli.ts';
 
 const WINDOW_S = 2;
 
+const TRIO = [
+  { model: 'mnist', rate: 10, p95_ms: 60_000, p99_ms: 60_000 },
+  { model: 'bert-base', concurrency: 1, p95_ms: 60_000, p99_ms: 60_000 },
+  { model: 'dlrm', rate: 2, p95_ms: 0.001 },
+];
+
 /** A mix file in a fresh folder. */
-function mixFile(): string {
+function mixFile(models: object[] = TRIO): string {
   const path = join(resultsDir(), 'trio.json');
-  const mix = {
-    name: 'trio',
-    models: [
-      { model: 'mnist', rate: 10, p95_ms: 60_000, p99_ms: 60_000 },
-      { model: 'bert-base', concurrency: 1, p95_ms: 60_000, p99_ms: 60_000 },
-      { model: 'dlrm', rate: 2, p95_ms: 0.001 },
-    ],
-  };
-  writeFileSync(path, JSON.stringify(mix));
+  writeFileSync(path, JSON.stringify({ name: 'trio', models }));
   return path;
+}
+
+/** Inferences a model has served, from the statistics extension (0 while the server is not up). */
+async function inferences(url: string, model: string): Promise<number> {
+  const res = await fetch(`${url}/v2/models/${model}/stats`).catch(() => undefined);
+  if (!res?.ok) return 0;
+  const body = (await res.json()) as { model_stats: { inference_count: number }[] };
+  return body.model_stats[0]?.inference_count ?? 0;
 }
 
 interface MixModel {
@@ -117,6 +124,45 @@ describe('bench --mix', () => {
     },
     180_000,
   );
+
+  it('stops on SIGINT as a bench does: every model names its cut level, every child stops, exit 105', async () => {
+    const results = resultsDir();
+    const loose = { p95_ms: 60_000, p99_ms: 60_000 };
+    const models = [
+      { model: 'mnist', concurrency: 1, ...loose },
+      { model: 'dlrm', rate: 2, ...loose },
+    ];
+    const bench = startCli([
+      ...['bench', '--mix', mixFile(models), '--warmup', '0s', '--step-duration', '60s'],
+      ...['--count', '2', '--runtime', 'node', '--results-dir', results],
+    ]);
+    const watcher = watchDescendants(bench.child.pid!);
+    try {
+      const served = await until(async () => {
+        const url = /embedded server on (http:\/\/127\.0\.0\.1:\d+)/.exec(bench.output())?.[1];
+        return url !== undefined && (await inferences(url, 'onnx-mnist-cpu')) >= 50;
+      });
+      expect(served, bench.output()).toBe(true);
+      process.kill(bench.child.pid!, 'SIGINT');
+      expect(await bench.exited, bench.output()).toBe(105);
+      expect(watcher.stop().filter(alive)).toEqual([]);
+    } finally {
+      if (bench.child.exitCode === null) process.kill(-bench.child.pid!, 'SIGKILL');
+    }
+    const dir = join(results, 'mix-trio', readdirSync(join(results, 'mix-trio'))[0]!);
+    expect(readFileSync(join(dir, 'mnist', 'report.md'), 'utf8')).toMatch(
+      /mnist__c1: not measured \(interrupted after \d+(\.\d)? s of 60 s\)/,
+    );
+    expect(readFileSync(join(dir, 'dlrm', 'report.md'), 'utf8')).toMatch(
+      /dlrm__r2: not measured \(interrupted/,
+    );
+    expect(readFileSync(join(dir, 'report.md'), 'utf8')).toMatch(
+      /^\| mnist \| 1 VU \| .* \| not measured \|$/m,
+    );
+    const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+    expect(summary.exit_code).toBe(105);
+    expect(summary.whole.requests).toBe(0);
+  }, 120_000);
 
   it('refuses a bad mix file in one line before anything starts', async () => {
     const path = join(resultsDir(), 'bad.json');

@@ -95,7 +95,7 @@ BENCH = $(CLI) bench $(1) $(BENCH_ARGS) $(if $(K6_ARGS),-- $(K6_ARGS))
 # Catalog ids (and their aliases, e.g. resnext, bert) come from models/catalog.ts, the one list of models.
 CATALOG_IDS = $(CLI) models
 
-.PHONY: bench-generic bench-all ci-gate bench-llm
+.PHONY: bench-generic bench-all ci-gate bench-llm bench-mix
 ## bench-<model>: ramp load on one catalog model (id or alias: bench-mnist, bench-resnext, bench-bert-large), gate on its budget, write results/<model>/<run>/
 bench-%: $(NODE_MODULES)
 	$(call BENCH,$*)
@@ -111,6 +111,11 @@ bench-all: $(NODE_MODULES)
 	@status=0; for m in $$($(CATALOG_IDS)); do \
 	  $(CLI) bench $$m $(BENCH_ARGS) || status=$$?; done; exit $$status
 
+## bench-mix: a mix of three seed models (mnist, bert-base, dlrm) in one k6 test, per-model verdicts; MIX=<file> for another mix
+MIX ?= mixes/seed-trio.json
+bench-mix: $(NODE_MODULES)
+	$(CLI) bench --mix $(MIX) $(BENCH_ARGS) $(if $(K6_ARGS),-- $(K6_ARGS))
+
 ## ci-gate MODEL=<id>: the CI job: exits 99 on a missed budget and writes JUNIT (default results/junit.xml)
 JUNIT ?= results/junit.xml
 ci-gate: $(NODE_MODULES)
@@ -122,13 +127,16 @@ ci-gate: $(NODE_MODULES)
 # CAPACITY_ARGS=--confirm-sweep to check the answer with a linear bench from --start to the level above it.
 CAPACITY = $(CLI) capacity $(1) $(CAPACITY_ARGS) $(if $(K6_ARGS),-- $(K6_ARGS))
 
-.PHONY: capacity-generic
+.PHONY: capacity-generic capacity-mix
 ## capacity-<model>: search the highest load within budget, confirm it, write results/<model>/capacity-<run>/
 capacity-%: $(NODE_MODULES)
 	$(call CAPACITY,$*)
 capacity-generic: $(NODE_MODULES)
 	@test -n "$(MODEL_NAME)" || { echo "make capacity-generic: set MODEL_NAME=<served model name>"; exit 2; }
 	$(call CAPACITY,generic)
+## capacity-mix: scale the mix (MIX, default mixes/seed-trio.json) to the highest total load within every model's budget, in one sentence
+capacity-mix: $(NODE_MODULES)
+	$(CLI) capacity --mix $(MIX) $(CAPACITY_ARGS) $(if $(K6_ARGS),-- $(K6_ARGS))
 
 # Sweep: server configs applied through the repository load API (explicit model-control mode), each measured
 # over a concurrency list; SWEEP_ARGS="--instances 1,2,4 --max-queue-delay-us 0,100,500 --concurrency 1,2,4".

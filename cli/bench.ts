@@ -9,6 +9,7 @@ import { addBudgetOptions, addLocalRunOptions, addTargetOptions, tritonserverOpt
 import { modelIds } from '../models/index.ts';
 import { GENERATIVE } from '../models/generative.ts';
 import { runBench } from '../measure/bench.ts';
+import { runMixBench } from '../measure/mix/bench.ts';
 import type { RuntimeChoice } from '../measure/runner.ts';
 
 /** Flag → the scenario's environment variable. */
@@ -68,8 +69,8 @@ export function registerBench(program: Command): void {
     .command('bench')
     .description('Benchmark a model: concurrency or request-rate sweep, budgets, perf_analyzer-style results')
     .argument(
-      '<model>',
-      `catalog model (${modelIds().join(', ')}), a generative model (${Object.keys(GENERATIVE).join(', ')}) or generic (with --model-name)`,
+      '[model]',
+      `catalog model (${modelIds().join(', ')}), a generative model (${Object.keys(GENERATIVE).join(', ')}) or generic (with --model-name); none with --mix`,
     )
     .argument('[k6-args...]', 'extra k6 flags after --, e.g. -- --out json=points.json');
   addTargetOptions(command, 'Triton HTTP endpoint (TRITON_URL); default: start the embedded server');
@@ -107,7 +108,13 @@ export function registerBench(program: Command): void {
       "also write perf_analyzer-verbose.csv with perf_analyzer's --verbose-csv columns (avg latency, request/response, response wait, GPU metrics)",
     )
     .option('--no-progress', "don't print the bench's progress lines (level i of n, times, live infer/s)")
-    .action(async (model: string, k6Args: string[], flags: Record<string, unknown>) => {
+    .option('--mix <file>', 'bench a model mix (JSON or YAML): each model its share or load, one k6 test')
+    .action(async (model: string | undefined, k6Args: string[], flags: Record<string, unknown>) => {
+      if (flags.mix !== undefined) {
+        process.exitCode = await benchMix(String(flags.mix), mixOperands(model, k6Args), flags);
+        return;
+      }
+      if (model === undefined) throw new Error('bench: name a model, e.g. bench mnist, or give --mix <file>');
       const outcome = await runBench({
         model,
         settings: runSettings(flags, process.env),
@@ -125,4 +132,39 @@ export function registerBench(program: Command): void {
       });
       process.exitCode = outcome.exitCode;
     });
+}
+
+/**
+ * The k6 flags of `bench --mix <file> -- <k6 flags>`: the first operand after `--` lands in [model]. A model
+ * named beside --mix is an error: the mix file names the models.
+ */
+export function mixOperands(model: string | undefined, k6Args: string[]): string[] {
+  if (model === undefined) return k6Args;
+  if (!model.startsWith('-'))
+    throw new Error(
+      `bench: give a model or --mix <file>, not both ("${model}"); the mix file names its models`,
+    );
+  return [model, ...k6Args];
+}
+
+async function benchMix(mixPath: string, k6Args: string[], flags: Record<string, unknown>): Promise<number> {
+  if (flags.junit)
+    throw new Error(
+      "--junit does not apply to --mix; each model's junit.xml is in its folder of the mix's results",
+    );
+  const outcome = await runMixBench({
+    mixPath,
+    settings: runSettings(flags, process.env),
+    runtime: flags.runtime as RuntimeChoice,
+    k6Args,
+    resultsDir: String(flags.resultsDir),
+    ...(flags.timeScale !== undefined ? { timeScale: flags.timeScale as number } : {}),
+    ...(flags.modelRepository ? { modelRepository: String(flags.modelRepository) } : {}),
+    ...tritonserverOption(flags),
+    ...(flags.count ? { count: flags.count as number } : {}),
+    ...(flags.metricsUrl ? { metricsUrl: String(flags.metricsUrl) } : {}),
+    ...(flags.verboseCsv ? { verboseCsv: true } : {}),
+    ...(flags.progress === false ? { progress: false } : {}),
+  });
+  return outcome.exitCode;
 }

@@ -7,7 +7,8 @@ import { runCapacity } from '../measure/capacity/run.ts';
 import { DEFAULT_MAX_TRIALS } from '../measure/capacity/search.ts';
 import type { RuntimeChoice } from '../measure/runner.ts';
 import { modelIds } from '../models/index.ts';
-import { runSettings } from './bench.ts';
+import { mixOperands, runSettings } from './bench.ts';
+import { runMixCapacity } from '../measure/mix/capacity.ts';
 import { addBudgetOptions, addLocalRunOptions, addTargetOptions, tritonserverOption } from './options.ts';
 
 /** Parses a positive number flag; commander prints the message as one line naming the flag. */
@@ -29,7 +30,10 @@ export function registerCapacity(program: Command): void {
     .description(
       'Find the highest concurrency (or request rate) within the latency budget: exponential then binary search, boundary confirmed',
     )
-    .argument('<model>', `catalog model (${modelIds().join(', ')}) or generic (with --model-name)`)
+    .argument(
+      '[model]',
+      `catalog model (${modelIds().join(', ')}) or generic (with --model-name); none with --mix`,
+    )
     .argument('[k6-args...]', 'extra k6 flags after --')
     .option('--request-rate', 'search the open-loop request rate instead of the concurrency')
     .option('--start <n>', 'first level (default 1 concurrent request, or 10 req/s)', positive('--start'))
@@ -50,6 +54,10 @@ export function registerCapacity(program: Command): void {
       positive('--target-rate'),
     )
     .option(
+      '--mix <file>',
+      "scale a model mix (JSON or YAML) to the highest total load within every model's budget; --start and --max in percent of its loads",
+    )
+    .option(
       '--confirm-sweep',
       'after the search, bench every level from --start to the first one it found outside the budget and say whether it confirms',
     );
@@ -60,8 +68,37 @@ export function registerCapacity(program: Command): void {
     .option('--stability <pct>', 'stability tolerance, percent (STABILITY)');
   addBudgetOptions(command);
   addLocalRunOptions(command);
-  command.action(async (model: string, k6Args: string[], flags: Record<string, unknown>) => {
-    const { requestRate, confirmSweep, ...benchFlags } = flags;
+  command.action(async (model: string | undefined, k6Args: string[], flags: Record<string, unknown>) => {
+    const { requestRate, confirmSweep, mix, ...benchFlags } = flags;
+    if (mix !== undefined) {
+      const refused = [
+        requestRate ? '--request-rate' : '',
+        confirmSweep ? '--confirm-sweep' : '',
+        flags.targetRate !== undefined ? '--target-rate' : '',
+      ].filter(Boolean);
+      if (refused.length > 0)
+        throw new Error(
+          `${refused.join(', ')} does not apply to --mix; the mix file gives each model's load and the search scales them all`,
+        );
+      process.exitCode = await runMixCapacity({
+        mixPath: String(mix),
+        settings: runSettings(benchFlags, process.env),
+        runtime: flags.runtime as RuntimeChoice,
+        k6Args: mixOperands(model, k6Args),
+        resultsDir: String(flags.resultsDir),
+        ...(flags.start !== undefined ? { start: flags.start as number } : {}),
+        ...(flags.max !== undefined ? { max: flags.max as number } : {}),
+        ...(flags.attempts !== undefined ? { attempts: flags.attempts as number } : {}),
+        ...(flags.maxLevels !== undefined ? { maxTrials: flags.maxLevels as number } : {}),
+        ...(flags.timeScale !== undefined ? { timeScale: flags.timeScale as number } : {}),
+        ...(flags.modelRepository ? { modelRepository: String(flags.modelRepository) } : {}),
+        ...tritonserverOption(flags),
+        ...(flags.count ? { count: flags.count as number } : {}),
+      });
+      return;
+    }
+    if (model === undefined)
+      throw new Error('capacity: name a model, e.g. capacity mnist, or give --mix <file>');
     process.exitCode = await runCapacity({
       model,
       settings: runSettings(benchFlags, process.env),

@@ -4,6 +4,7 @@
  * k6 only puts a tagged sub-metric in its summary when a threshold names it. Runs inside k6: no Node imports.
  */
 import {
+  bareLevelName,
   errorMetricFor,
   parseLevelName,
   type RequestMetric,
@@ -194,7 +195,7 @@ export interface BudgetThresholdOptions {
 
 /** Whether a budget applies to a level name. */
 export function budgetApplies(budget: Budget, level: string): boolean {
-  return budget.levels === 'all' || budget.levels.includes(level);
+  return budget.levels === 'all' || budget.levels.includes(bareLevelName(level));
 }
 
 /** The budget expressions for the request duration, after overrides. */

@@ -36,18 +36,21 @@ export interface BenchOutcome {
 export async function writeMeasured(
   dir: string,
   measured: Measured,
-  options: { junit?: string; verboseCsv?: boolean } = {},
+  options: { junit?: string; verboseCsv?: boolean; quiet?: boolean } = {},
 ): Promise<void> {
   const { report, summary, plan } = measured;
   const written = await writeRunReport(dir, report, summary, {
     budget: { p95_ms: plan.limits.p95_ms, p99_ms: plan.limits.p99_ms },
     ...(options.verboseCsv ? { verboseCsv: true } : {}),
   });
-  if (report.results.length > 0 || report.interrupted) console.log(`\n${reportMarkdown(report)}`);
-  else console.log('\nno level completed a request; see the errors above');
+  // quiet: the caller prints its own summary of the run (a mix's table).
+  if (!options.quiet) {
+    if (report.results.length > 0 || report.interrupted) console.log(`\n${reportMarkdown(report)}`);
+    else console.log('\nno level completed a request; see the errors above');
+  }
   if (options.junit && written.files['junit.xml']) await copyFile(written.files['junit.xml'], options.junit);
   for (const error of written.errors) console.error(`k6-triton: could not write ${error}`);
-  console.log(`results: ${dir}`);
+  if (!options.quiet) console.log(`results: ${dir}`);
 }
 
 /**

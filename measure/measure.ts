@@ -103,7 +103,7 @@ function levelWindows(results: readonly LevelResult[], metrics: K6SummaryData['m
 }
 
 /** Reads a JSON file the runtime wrote, or undefined when the run ended before writing it. */
-function readJson<T>(path: string): T | undefined {
+export function readJson<T>(path: string): T | undefined {
   return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : undefined;
 }
 
@@ -133,7 +133,11 @@ function cutShort(
  * The runtime's environment (-e pairs): the settings, the scenario's own entry, and where this run's
  * target, payloads, budget and summary files are. Built here only, where the run starts.
  */
-function scenarioEnvironment(prepared: Prepared, settings: RunSettings, dir: string): Record<string, string> {
+export function scenarioEnvironment(
+  prepared: Prepared,
+  settings: RunSettings,
+  dir: string,
+): Record<string, string> {
   return {
     ...settings,
     ...prepared.target.scenarioEnv,
@@ -147,18 +151,28 @@ function scenarioEnvironment(prepared: Prepared, settings: RunSettings, dir: str
   };
 }
 
-/** Measures the levels on the prepared target and returns the run report; never reads a file it wrote. */
-export async function measure(prepared: Prepared, options: MeasureOptions): Promise<Measured> {
-  const { target } = prepared;
+/** What one runtime run left: how it ended, k6's summary data and the server's scrapes over it. */
+export interface RuntimeRun {
+  run: RunOutcome;
+  summary: K6SummaryData;
+  scrapes: MetricsScrape[];
+  started_at: string;
+}
+
+/**
+ * Runs the prepared bundle once with `env` (the runtime's only process start), scraping the server's
+ * metrics and printing progress over `plan`'s levels; `label` names what runs in the progress lines.
+ */
+export async function runMeasurement(
+  prepared: Prepared,
+  env: Record<string, string>,
+  plan: RunPlan,
+  label: string,
+  options: MeasureOptions,
+): Promise<RuntimeRun> {
   const { interruption } = options;
-  const plan = options.levels ? planAt(target, options.levels.mode, options.levels.levels) : target.run;
-  const settings = options.levels
-    ? withLevels(target.settings, options.levels.mode, options.levels.levels)
-    : target.settings;
-  const startedAt = new Date().toISOString();
+  const started_at = new Date().toISOString();
   await mkdir(options.dir, { recursive: true });
-  const env = scenarioEnvironment(prepared, settings, options.dir);
-  const model = plan.settings.modelName;
   const scraper =
     prepared.metricsUrl && !interruption.first
       ? scrapeMetrics(prepared.metricsUrl, (line) => console.error(`k6-triton: ${line}`))
@@ -170,7 +184,7 @@ export async function measure(prepared: Prepared, options: MeasureOptions): Prom
       : watchProgress({
           levels: plan.plan.levels,
           total_s: plan.plan.total_s,
-          model,
+          model: label,
           batch: plan.settings.batch,
           scrapes: () => scraper?.scrapes() ?? [],
           started_ms: Date.now(),
@@ -194,32 +208,65 @@ export async function measure(prepared: Prepared, options: MeasureOptions): Prom
       });
   stopProgress?.();
   const scrapes = (await scraper?.stop()) ?? [];
-
-  // The level results were computed once, by the scenario's handleSummary, in the runtime's process;
-  // here only the levels a signal cut are left out (this side knows when it came, to the millisecond).
   const summary = readJson<K6SummaryData>(env.SUMMARY_JSON!) ?? { metrics: {} };
+  return { run, summary, scrapes, started_at };
+}
+
+/**
+ * One model's run report from a run: its level results (computed once, by the scenario's handleSummary, in
+ * the runtime's process) without the levels a signal cut (this side knows when it came, to the
+ * millisecond), with the generator's CPU and the server's metrics for `plan`'s model added.
+ */
+export function modelReport(
+  measured: RuntimeRun,
+  plan: RunPlan,
+  levels: LevelResult[],
+  interruption: Interruption,
+): RunReport {
+  const { run, summary, scrapes } = measured;
+  const model = plan.settings.modelName;
   const { interrupted, partial } = cutShort(run, interruption, summary.metrics, plan.plan.levels);
-  const measured = withoutCut(readJson<LevelResult[]>(env.LEVELS_JSON!) ?? [], partial);
   const results = withServerMetrics(
-    withGeneratorCpu(measured, summary.metrics, run.cpu),
+    withGeneratorCpu(withoutCut(levels, partial), summary.metrics, run.cpu),
     summary.metrics,
     scrapes,
     model,
   );
   const timeline = serverTimeline(scrapes, levelWindows(results, summary.metrics), model);
-  const report = buildRunReport({
+  return buildRunReport({
     model,
     protocol: plan.settings.protocol,
     runtime: run.runtime,
     batch: plan.settings.batch,
-    started_at: startedAt,
+    started_at: measured.started_at,
     results,
     validate_every: plan.validateEvery,
     warmup_checks: plan.warmupChecks,
     ...(interrupted ? { interrupted, partial } : {}),
     ...(timeline.points.length > 0 ? { server_timeline: timeline } : {}),
   });
-  // Stopped by a signal, the run ends as k6's does (105), whatever the runtime's own code.
-  const exitCode = interruption.first ? EXIT.EXTERNAL_ABORT : run.exitCode;
-  return { report, summary, plan, exitCode };
+}
+
+/** k6's exit code of a run; 105 when the command was stopped by a signal, whatever the runtime's own code. */
+export function runExitCode(run: RunOutcome, interruption: Interruption): number {
+  return interruption.first ? EXIT.EXTERNAL_ABORT : run.exitCode;
+}
+
+/** Measures the levels on the prepared target and returns the run report; never reads a file it wrote. */
+export async function measure(prepared: Prepared, options: MeasureOptions): Promise<Measured> {
+  const { target } = prepared;
+  const plan = options.levels ? planAt(target, options.levels.mode, options.levels.levels) : target.run;
+  const settings = options.levels
+    ? withLevels(target.settings, options.levels.mode, options.levels.levels)
+    : target.settings;
+  const env = scenarioEnvironment(prepared, settings, options.dir);
+  const measured = await runMeasurement(prepared, env, plan, plan.settings.modelName, options);
+  const levels = readJson<LevelResult[]>(env.LEVELS_JSON!) ?? [];
+  const report = modelReport(measured, plan, levels, options.interruption);
+  return {
+    report,
+    summary: measured.summary,
+    plan,
+    exitCode: runExitCode(measured.run, options.interruption),
+  };
 }

@@ -68,6 +68,26 @@ function checkHeadersFile(path: string): void {
   parseHeaderLines(text, path);
 }
 
+/** The payload manifest a target sends: PAYLOAD, or the generated set of its entry ('' for prompts). */
+export async function payloadFor(
+  target: Target,
+  entry: ModelEntry,
+  options: Pick<PrepareOptions, 'count'> = {},
+): Promise<string> {
+  const { settings } = target.run;
+  if (target.settings.PAYLOAD) return resolve(target.settings.PAYLOAD);
+  // A generative scenario writes its prompts itself: no payload set.
+  if (entry.payload.kind === 'prompt') return '';
+  const set = await ensurePayloads({
+    model: entry,
+    batch: settings.batch,
+    // Empty for a generic model: its datatypes are the server's.
+    ...(settings.precision ? { precision: settings.precision } : {}),
+    ...(options.count ? { count: options.count } : {}),
+  });
+  return set.manifestPath;
+}
+
 /** Prepares `target`; the started server is stopped again when a later step fails. */
 export async function prepare(
   target: Target,
@@ -123,20 +143,7 @@ export async function prepare(
             id: 'generic',
           }
         : target.entry;
-    // A generative scenario writes its prompts itself: no payload set.
-    const payload = target.settings.PAYLOAD
-      ? resolve(target.settings.PAYLOAD)
-      : entry.payload.kind === 'prompt'
-        ? ''
-        : (
-            await ensurePayloads({
-              model: entry,
-              batch: settings.batch,
-              // Empty for a generic model: its datatypes are the server's.
-              ...(settings.precision ? { precision: settings.precision } : {}),
-              ...(options.count ? { count: options.count } : {}),
-            })
-          ).manifestPath;
+    const payload = await payloadFor(target, entry, options);
     const script = await bundleScenario(target.scenarioPath);
     const metricsUrl = options.metricsUrl === 'off' ? undefined : (wantedMetricsUrl ?? server?.metricsUrl);
     return {

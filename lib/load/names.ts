@@ -9,20 +9,39 @@ export const WARMUP_SUFFIX = '_warmup';
 /** Suffix of the one-iteration scenario that reads server statistics around each window. */
 export const STATS_SUFFIX = '_stats';
 
+/** Between a model mix's model id and its level in a scenario name: `bert-base__r280`. */
+export const MIX_SEPARATOR = '__';
+
 /**
- * The measurement scenario's name for a level: `c8` (8 VUs) or `r100` (100 req/s).
+ * The measurement scenario's name for a level: `c8` (8 VUs) or `r100` (100 req/s); in a model mix the
+ * model's id comes first (`dlrm__c8`), as one test runs every model's levels side by side.
  * k6 scenario names allow only letters, digits, '_' and '-', so a rate of 2.5 is `r2_5`.
  */
-export function levelName(mode: LoadMode, level: number): string {
-  return `${mode === 'concurrency' ? 'c' : 'r'}${String(level).replace('.', '_')}`;
+export function levelName(mode: LoadMode, level: number, model?: string): string {
+  const name = `${mode === 'concurrency' ? 'c' : 'r'}${String(level).replace('.', '_')}`;
+  return model === undefined ? name : `${model}${MIX_SEPARATOR}${name}`;
 }
 
 /** Reverses levelName; undefined when the name is not a level's measurement scenario. */
 export function parseLevelName(name: string): { mode: LoadMode; level: number } | undefined {
-  const match = /^([cr])(\d+)(?:_(\d+))?$/.exec(name);
+  const match = /^(?:[\w-]+__)?([cr])(\d+)(?:_(\d+))?$/.exec(name);
   if (!match) return undefined;
   const level = Number(match[3] === undefined ? match[2] : `${match[2]}.${match[3]}`);
   return { mode: match[1] === 'c' ? 'concurrency' : 'request-rate', level };
+}
+
+/** The `phase` tag of a mix's measurement scenarios: `http_req_duration{phase:measure}` is the whole mix's. */
+export const MIX_MEASURE_PHASE = 'measure';
+
+/** The whole mix's sub-metric of a request metric: every model's measured requests. */
+export function mixMeasureKey(metric: string): string {
+  return `${metric}{phase:${MIX_MEASURE_PHASE}}`;
+}
+
+/** A level's name without a mix's model id (`dlrm__c8` -> `c8`), as budget files name levels. */
+export function bareLevelName(name: string): string {
+  const at = name.lastIndexOf(MIX_SEPARATOR);
+  return at < 0 ? name : name.slice(at + MIX_SEPARATOR.length);
 }
 
 /** The warm-up scenario of a level (`c8_warmup`). */

@@ -4,7 +4,7 @@
  * one scenario per level gives per-level summaries and budgets). Runs inside k6: no Node imports.
  */
 import type { Scenario } from 'k6/options';
-import { levelName, statsName, warmupName } from './names.ts';
+import { levelName, MIX_MEASURE_PHASE, statsName, warmupName } from './names.ts';
 import { formatDuration } from './parse.ts';
 import type { LoadMode } from './shapes.ts';
 
@@ -43,6 +43,8 @@ export interface BuildScenariosOptions {
   startTime_s?: number;
   /** Extra environment for every scenario. */
   env?: Record<string, string>;
+  /** A model mix's model: its id leads every scenario name (levelName) and tags every scenario `model`. */
+  model?: string;
 }
 
 /** Where one level sits in the run. */
@@ -141,8 +143,12 @@ export function buildPlan(options: BuildScenariosOptions): LoadPlan {
   let t = options.startTime_s ?? 0;
   let end_s = t;
   for (const level of options.levels) {
-    const name = levelName(options.mode, level);
-    const tags = { level: String(level), mode: options.mode };
+    const name = levelName(options.mode, level, options.model);
+    const tags = {
+      level: String(level),
+      mode: options.mode,
+      ...(options.model !== undefined ? { model: options.model } : {}),
+    };
     if (options.warmup_s > 0) {
       // gracefulStop 0: warm-up iterations still running when the window opens would exceed the level.
       const warmup = { ...options, exec: options.warmupExec ?? options.exec };
@@ -153,7 +159,17 @@ export function buildPlan(options: BuildScenariosOptions): LoadPlan {
     }
     const start_s = t + options.warmup_s;
     const paced = options.mode === 'request-rate' ? options.paced?.(level) : undefined;
-    scenarios[name] = loadScenario(options, level, start_s, options.window_s, gracefulStop_s, tags, paced);
+    // A mix's measurement windows share a tag: one sub-metric gives the whole mix's latency.
+    const measureTags = options.model !== undefined ? { ...tags, phase: MIX_MEASURE_PHASE } : tags;
+    scenarios[name] = loadScenario(
+      options,
+      level,
+      start_s,
+      options.window_s,
+      gracefulStop_s,
+      measureTags,
+      paced,
+    );
     if (options.statsExec) {
       scenarios[statsName(name)] = {
         executor: 'per-vu-iterations',

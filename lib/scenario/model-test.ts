@@ -46,9 +46,16 @@ export interface ModelTest {
   handleSummary(data: Record<string, unknown>): Record<string, string>;
 }
 
-/** Builds a model scenario; call at the top level (init context) with the text of its budget file. */
-export function modelTest(entry: ModelEntry, budgetJson: string, budgetPath: string): ModelTest {
-  const env = __ENV as Record<string, string | undefined>;
+/**
+ * Builds a model scenario; call at the top level (init context) with the text of its budget file. `env` is
+ * k6's __ENV, or in a model mix (mix-test.ts) the model's own settings over it.
+ */
+export function modelTest(
+  entry: ModelEntry,
+  budgetJson: string,
+  budgetPath: string,
+  env: Record<string, string | undefined> = __ENV,
+): ModelTest {
   // open() resolves a relative path against the script; the bench hands absolute ones.
   const run = resolveRunPlan(entry, env, budgetJson, budgetPath, (path) => open(path));
   const { validateEvery, warmupChecks } = run;

@@ -63,6 +63,36 @@ export interface RunPlan {
 /** Names of the exported functions the plan's scenarios call. */
 export const EXEC = { warmup: 'warmup', measure: 'infer', stats: 'stats' } as const;
 
+/**
+ * The exported functions of a model mix's slot (scenarios/mix.ts): MIX_SLOT=1 runs `infer_1`. A model in a
+ * mix is told its slot by MIX_SLOT; its scenarios then carry its id (levelName) and call its slot's functions.
+ */
+export function mixExec(slot: number): { warmup: string; measure: string; stats: string } {
+  return {
+    warmup: `${EXEC.warmup}_${slot}`,
+    measure: `${EXEC.measure}_${slot}`,
+    stats: `${EXEC.stats}_${slot}`,
+  };
+}
+
+/** Most models in a mix: scenarios/mix.ts exports this many slots of functions. */
+export const MIX_SLOTS = 8;
+
+/** The mix plan the bench writes (MIX_PLAN) for scenarios/mix.ts: per model, its catalog id and settings. */
+export interface MixPlanFile {
+  models: { id: string; env: Record<string, string> }[];
+}
+
+/** Reads MIX_SLOT: a whole number >= 0, or undefined outside a mix. */
+export function mixSlotFromEnv(env: Record<string, string | undefined>): number | undefined {
+  const raw = env['MIX_SLOT'];
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0)
+    throw new Error(`invalid MIX_SLOT="${raw}"; expected a whole number >= 0`);
+  return n;
+}
+
 /** Reads VALIDATE_EVERY: a whole number >= 0. */
 export function validateEveryFromEnv(env: Record<string, string | undefined>): number {
   const raw = env['VALIDATE_EVERY'];
@@ -121,14 +151,17 @@ export function resolveRunPlan(
     return cached.schedule;
   };
   const maxVus = maxVusFromEnv(env);
+  const slot = mixSlotFromEnv(env);
+  const exec = slot === undefined ? EXEC : mixExec(slot);
   const plan = buildPlan({
     mode: load.mode,
     levels: load.levels,
     warmup_s: load.warmup_s,
     window_s: load.window_s,
-    exec: EXEC.measure,
-    warmupExec: EXEC.warmup,
-    statsExec: EXEC.stats,
+    exec: exec.measure,
+    warmupExec: exec.warmup,
+    statsExec: exec.stats,
+    ...(slot !== undefined ? { model: entry.id } : {}),
     // Open loop: enough VUs that slow responses do not drop iterations before the server saturates,
     // unless MAX_VUS bounds them (then a saturated server shows as dropped iterations and late starts).
     maxVUs: maxVus ?? Math.ceil(Math.max(...load.levels) * 4),

@@ -10,17 +10,14 @@ import { generatorWarnings } from '../summary/generator.ts';
 import { openLoopLines } from '../summary/open-loop.ts';
 import { perfAnalyzerSummary } from '../summary/stdout.ts';
 import { SUMMARY_TREND_STATS } from '../load/names.ts';
+import type { LevelResult } from '../summary/types.ts';
 import type { RunPlan } from './run-plan.ts';
 
-/**
- * The handleSummary result map: stdout text; k6's summary data as JSON where SUMMARY_JSON points; and
- * the level results, computed here once, where LEVELS_JSON points (the bench reads them to write reports).
- */
-export function levelSummary(
+/** A run plan's level results from k6's summary data, and the lines handleSummary prints about them. */
+export function levelLines(
   data: Record<string, unknown>,
   run: RunPlan,
-  env: Record<string, string | undefined>,
-): Record<string, string> {
+): { results: LevelResult[]; lines: string[] } {
   const results = levelsFromSummary({
     summary: data as K6SummaryData,
     batch: run.settings.batch,
@@ -52,7 +49,20 @@ export function levelSummary(
   if (results.length > 0 && missed.length === 0) {
     lines.push(unmeasured.length > 0 ? 'budgets met on the measured levels' : 'all budgets met');
   }
-  const out: Record<string, string> = { stdout: `${lines.filter(Boolean).join('\n')}\n` };
+  return { results, lines: lines.filter(Boolean) };
+}
+
+/**
+ * The handleSummary result map: stdout text; k6's summary data as JSON where SUMMARY_JSON points; and
+ * the level results, computed here once, where LEVELS_JSON points (the bench reads them to write reports).
+ */
+export function levelSummary(
+  data: Record<string, unknown>,
+  run: RunPlan,
+  env: Record<string, string | undefined>,
+): Record<string, string> {
+  const { results, lines } = levelLines(data, run);
+  const out: Record<string, string> = { stdout: `${lines.join('\n')}\n` };
   if (env.SUMMARY_JSON) out[env.SUMMARY_JSON] = JSON.stringify(data);
   if (env.LEVELS_JSON) out[env.LEVELS_JSON] = JSON.stringify(results);
   return out;

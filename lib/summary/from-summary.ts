@@ -242,7 +242,7 @@ function withoutSuccessFailed(budgets: BudgetVerdict[], succeeded: number, metri
 }
 
 /** A Trend's summary values (ms) as latency statistics in microseconds. */
-function latencyStats_us(values: Record<string, number>): LatencyStats_us {
+export function latencyStats_us(values: Record<string, number>): LatencyStats_us {
   const us = (key: string, fallback?: string) =>
     ms_to_us(values[key] ?? (fallback === undefined ? undefined : values[fallback]) ?? 0);
   return {

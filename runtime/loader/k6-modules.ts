@@ -31,6 +31,7 @@ export function unsupported(name: string): string {
 export async function resolveK6Modules(
   imports: Map<string, ModuleImports>,
   scriptDir: string,
+  options: { promiseForms?: boolean } = {},
 ): Promise<Map<string, Namespace>> {
   const out = new Map<string, Namespace>();
   for (const [spec, used] of imports) {
@@ -45,9 +46,11 @@ export async function resolveK6Modules(
     const def = (ns['default'] ?? {}) as Namespace;
     // Functions a module can only refuse (k6/http's synchronous calls) fail now, with their own message,
     // unless the script reads asyncRequest too: then it picks the form at run time (as lib/scenario does).
-    const refused = used.names.has('asyncRequest')
-      ? []
-      : ((ns['SYNC_HTTP_FUNCTIONS'] as string[] | undefined) ?? []);
+    // A script whose bundle awaits them (await-sync.ts) gets their promise forms instead.
+    const refused =
+      used.names.has('asyncRequest') || options.promiseForms
+        ? []
+        : ((ns['SYNC_HTTP_FUNCTIONS'] as string[] | undefined) ?? []);
     for (const name of used.names) {
       if (!(name in ns) && !(name in def)) throw new ScriptLoadError(unsupported(`${spec}.${name}`));
       if (refused.includes(name)) {
@@ -61,6 +64,8 @@ export async function resolveK6Modules(
     // k6 resolves Client.load() proto paths relative to the script.
     if (typeof ns['setProtoBaseDir'] === 'function')
       (ns['setProtoBaseDir'] as (d: string) => void)(scriptDir);
+    const forms = options.promiseForms ? (ns['PROMISE_FORMS'] as Namespace | undefined) : undefined;
+    if (forms) ns = { ...ns, ...forms, default: { ...def, ...forms } };
     // __esModule tells esbuild's interop that `default` is the default export.
     out.set(spec, Object.assign({ __esModule: true }, ns));
   }

@@ -11,6 +11,7 @@ import { runInThisContext } from 'node:vm';
 import { k6Console } from '../log.ts';
 import type { VU } from '../vu.ts';
 import { bindToVu, runInVu, type VuState } from '../vu-context.ts';
+import { awaitSyncCalls, needsAwaitSync } from './await-sync.ts';
 import { bundleScript, ScriptLoadError } from './bundle.ts';
 import { resolveK6Modules } from './k6-modules.ts';
 import { registerSourceMap } from './source-map.ts';
@@ -136,7 +137,13 @@ export async function loadProgram(path: string): Promise<Program> {
   // The script's global timers are k6's (program scope below), so their module loads with the script's.
   if (TIMER_GLOBALS_RE.test(bundled.code) && !bundled.imports.has('k6/timers'))
     bundled.imports.set('k6/timers', { names: new Set() });
-  const modules = await resolveK6Modules(bundled.imports, dirname(abs));
+  const awaitSync = needsAwaitSync(bundled.imports, bundled.code);
+  if (awaitSync)
+    bundled.code = await awaitSyncCalls(bundled.code, {
+      path: abs,
+      grpc: bundled.imports.has('k6/net/grpc'),
+    });
+  const modules = await resolveK6Modules(bundled.imports, dirname(abs), { promiseForms: awaitSync });
   let wrapper: Wrapper;
   try {
     wrapper = runInThisContext(wrapperSource(bundled.code), { filename: abs }) as Wrapper;

@@ -371,7 +371,7 @@ export class Client {
   }
 
   /** k6's synchronous invoke: not supported here, throws an error naming asyncInvoke. */
-  invoke(..._args: unknown[]): never {
+  invoke(..._args: unknown[]): Promise<GrpcResponse> {
     throw new Error(
       'k6/net/grpc Client.invoke() is synchronous, which the Node runtime does not support (all VUs share one event loop); use "await client.asyncInvoke(method, request, params)" instead, or run the script with k6',
     );
@@ -508,6 +508,21 @@ openStream.resolve = (client, vu, method) => {
   const c = client as Client;
   return { conn: c.connectionFor(vu), def: c.method(method) };
 };
+
+/**
+ * k6's Client with invoke() as a promise, for scripts whose bundle awaits it (loader/await-sync.ts
+ * awaits invoke(), connect() and healthCheck() calls there); the loader gives it in place of Client.
+ */
+class AwaitedClient extends Client {
+  /** k6's synchronous invoke, awaited by the transformed script. */
+  override invoke(method: string, request: unknown, params?: unknown): Promise<GrpcResponse> {
+    if (ownerVu(this).inInit) throw new Error('invoking RPC methods in the init context is not supported');
+    return this.asyncInvoke(method, request, params);
+  }
+}
+
+/** Promise forms of k6's synchronous calls, for scripts whose bundle awaits them. */
+export const PROMISE_FORMS = { Client: AwaitedClient };
 
 const grpc = {
   Client,

@@ -253,6 +253,72 @@ export function batch(..._args: unknown[]): never {
   );
 }
 
+/** A k6 batch request: a URL, an array [method, url, body, params] or an object {method, url, body, params}. */
+type BatchRequest =
+  | string
+  | TaggedUrl
+  | unknown[]
+  | { method?: string; url: unknown; body?: Body; params?: Params };
+
+function batchOne(r: BatchRequest): Promise<Response> {
+  if (typeof r === 'string' || r instanceof TaggedUrl) return asyncRequest('GET', r);
+  if (Array.isArray(r)) return asyncRequest(String(r[0]), r[1], r[2] as Body, r[3] as Params);
+  if (r && typeof r === 'object') return asyncRequest(r.method ?? 'GET', r.url, r.body, r.params);
+  throw new Error(`invalid http.batch() request: ${String(r)}`);
+}
+
+/** The VU's init context refuses requests at once, as k6 does, rather than with a rejected promise. */
+function checkNotInit(): void {
+  if (currentVu().inInit) throw new Error('Making http requests in the init context is not supported');
+}
+
+/**
+ * k6's synchronous calls as promises, for scripts whose bundle awaits them (loader/await-sync.ts):
+ * the loader gives these in place of the refusing forms above.
+ */
+export const PROMISE_FORMS = {
+  request: (method: string, url: unknown, b?: Body, params?: Params) => {
+    checkNotInit();
+    return asyncRequest(method, url, b, params);
+  },
+  get: (url: unknown, params?: Params) => {
+    checkNotInit();
+    return asyncRequest('GET', url, null, params);
+  },
+  head: (url: unknown, params?: Params) => {
+    checkNotInit();
+    return asyncRequest('HEAD', url, null, params);
+  },
+  post: (url: unknown, b?: Body, params?: Params) => {
+    checkNotInit();
+    return asyncRequest('POST', url, b, params);
+  },
+  put: (url: unknown, b?: Body, params?: Params) => {
+    checkNotInit();
+    return asyncRequest('PUT', url, b, params);
+  },
+  patch: (url: unknown, b?: Body, params?: Params) => {
+    checkNotInit();
+    return asyncRequest('PATCH', url, b, params);
+  },
+  del: (url: unknown, b?: Body, params?: Params) => {
+    checkNotInit();
+    return asyncRequest('DELETE', url, b, params);
+  },
+  options: (url: unknown, b?: Body, params?: Params) => {
+    checkNotInit();
+    return asyncRequest('OPTIONS', url, b, params);
+  },
+  /** k6's batch in its three forms: an array of requests, or an object of them (results keyed alike). */
+  batch: async (requests: BatchRequest[] | Record<string, BatchRequest>) => {
+    checkNotInit();
+    if (Array.isArray(requests)) return Promise.all(requests.map(batchOne));
+    const keys = Object.keys(requests ?? {});
+    const results = await Promise.all(keys.map((k) => batchOne(requests[k]!)));
+    return Object.fromEntries(keys.map((k, i) => [k, results[i]]));
+  },
+};
+
 /** Names of k6/http functions that are synchronous in k6 and throw here, for a loader's static check. */
 export const SYNC_HTTP_FUNCTIONS = [
   'request',

@@ -1,0 +1,319 @@
+/**
+ * k6's synchronous calls on one event loop: a transform of the script's CommonJS bundle that awaits
+ * every synchronous k6/http call (and gRPC `invoke`), makes the functions that contain one `async`, and
+ * awaits every call of those functions in turn, up to the exported functions the engine calls (which
+ * may be async). In a function made async, `sleep()` is awaited too, so code after it runs after the
+ * sleep as in k6. The transform is sound only where every path from an exported function to a
+ * synchronous call goes through plain calls; a function that would become async but is used any other
+ * way (a callback to `forEach`, a timer, a getter, a constructor) is refused at load with a one-line
+ * error naming it and its line. Edits only insert text within a line, so line numbers stay the bundle's.
+ */
+import type { Node } from 'acorn';
+import { ScriptLoadError } from './bundle.ts';
+
+/** k6/http functions that are synchronous in k6 (the runtime gives their promise forms to transformed scripts). */
+export const SYNC_HTTP = new Set([
+  'request',
+  'get',
+  'post',
+  'put',
+  'del',
+  'patch',
+  'head',
+  'options',
+  'batch',
+]);
+
+/** gRPC Client methods that are synchronous in k6 and promises here. */
+const GRPC_AWAITED = new Set(['invoke', 'connect', 'healthCheck']);
+
+type AnyNode = Node & Record<string, unknown>;
+
+interface Fn {
+  node: AnyNode;
+  parent: Fn | null;
+  /** The name a call reaches it by: a declaration's or variable's (`name`), or a method's (`member`). */
+  name?: string;
+  member?: string;
+  /** Where a method's "async" goes: the start of its key. */
+  keyStart?: number;
+  isAsync: boolean;
+  kind: 'function' | 'getter' | 'setter' | 'constructor' | 'generator' | 'method with a computed name';
+}
+
+interface Call {
+  node: AnyNode;
+  fn: Fn | null;
+}
+
+/** What the transform needs to know about the script's k6 imports. */
+export interface AwaitSyncOptions {
+  /** The script's path, for errors. */
+  path: string;
+  /** Await gRPC clients' `.invoke()`, `.connect()` and `.healthCheck()` (the script imports k6/net/grpc). */
+  grpc: boolean;
+}
+
+const isFunction = (n: AnyNode): boolean =>
+  n.type === 'FunctionDeclaration' || n.type === 'FunctionExpression' || n.type === 'ArrowFunctionExpression';
+
+/** The callee of `(0, x.y)(...)`, esbuild's form for calling an imported binding. */
+function unwrapCallee(n: AnyNode): AnyNode {
+  if (n.type === 'SequenceExpression') {
+    const list = n['expressions'] as AnyNode[];
+    return list[list.length - 1]!;
+  }
+  return n;
+}
+
+/** `require("spec")` or `__toESM(require("spec"))`: the spec, else null. */
+function requiredSpec(n: AnyNode | null | undefined): string | null {
+  if (n?.type !== 'CallExpression') return null;
+  const callee = n['callee'] as AnyNode;
+  const args = n['arguments'] as AnyNode[];
+  if (callee.type === 'Identifier' && callee['name'] === 'require') {
+    const a = args[0];
+    return a?.type === 'Literal' && typeof a['value'] === 'string' ? (a['value'] as string) : null;
+  }
+  return args.length > 0 ? requiredSpec(args[0]) : null;
+}
+
+function propertyName(n: AnyNode): string | null {
+  if (n.type === 'Identifier') return n['name'] as string;
+  if (n.type === 'Literal' && typeof n['value'] === 'string') return n['value'] as string;
+  return null;
+}
+
+/** `ns.name` or `ns.default.name` where ns is bound to a module in `locals`: [spec, name]. */
+function moduleMember(callee: AnyNode, locals: Map<string, string>): [string, string] | null {
+  if (callee.type !== 'MemberExpression' || callee['computed']) return null;
+  const name = propertyName(callee['property'] as AnyNode);
+  let obj = callee['object'] as AnyNode;
+  if (
+    obj.type === 'MemberExpression' &&
+    !obj['computed'] &&
+    propertyName(obj['property'] as AnyNode) === 'default'
+  )
+    obj = obj['object'] as AnyNode;
+  if (obj.type !== 'Identifier' || !name) return null;
+  const spec = locals.get(obj['name'] as string);
+  return spec ? [spec, name] : null;
+}
+
+function lineOf(code: string, pos: number): number {
+  let line = 1;
+  for (let i = 0; i < pos; i++) if (code.charCodeAt(i) === 10) line++;
+  return line;
+}
+
+/**
+ * The CommonJS bundle with k6's synchronous calls awaited (see the file's comment), or the code as it
+ * is when it makes none. Throws ScriptLoadError where the transform cannot keep k6's semantics.
+ */
+export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): Promise<string> {
+  const { parse } = await import('acorn');
+  let ast: AnyNode;
+  try {
+    ast = parse(code, {
+      ecmaVersion: 'latest',
+      sourceType: 'script',
+      allowHashBang: true,
+    }) as unknown as AnyNode;
+  } catch (err) {
+    throw new ScriptLoadError(`cannot load ${options.path}: ${(err as Error).message}`);
+  }
+  const fns = new Map<AnyNode, Fn>();
+  const calls: Call[] = [];
+  const locals = new Map<string, string>();
+  /** Identifier references that are not a call's callee nor a declaration: name → positions. */
+  const valueRefs: Array<{ name: string; node: AnyNode; parent: AnyNode }> = [];
+
+  const visit = (n: AnyNode, parent: AnyNode | null, fn: Fn | null, key: string): void => {
+    let here = fn;
+    if (isFunction(n)) {
+      const f: Fn = {
+        node: n,
+        parent: fn,
+        isAsync: Boolean(n['async']),
+        kind: n['generator'] ? 'generator' : 'function',
+      };
+      if (n.type === 'FunctionDeclaration' && n['id']) f.name = (n['id'] as AnyNode)['name'] as string;
+      if (
+        parent?.type === 'VariableDeclarator' &&
+        key === 'init' &&
+        (parent['id'] as AnyNode).type === 'Identifier'
+      )
+        f.name = (parent['id'] as AnyNode)['name'] as string;
+      if ((parent?.type === 'Property' || parent?.type === 'MethodDefinition') && key === 'value') {
+        const k = parent['computed'] ? null : propertyName(parent['key'] as AnyNode);
+        if (k) f.member = k;
+        if (parent['method'] || parent.type === 'MethodDefinition') {
+          if (parent['computed']) f.kind = 'method with a computed name';
+          else f.keyStart = (parent['key'] as AnyNode).start;
+        }
+        const kind = parent['kind'] as string;
+        if (kind === 'get' || kind === 'set' || kind === 'constructor')
+          f.kind = kind === 'get' ? 'getter' : kind === 'set' ? 'setter' : 'constructor';
+      }
+      if (parent?.type === 'AssignmentExpression' && key === 'right') {
+        const left = parent['left'] as AnyNode;
+        if (left.type === 'Identifier') f.name = left['name'] as string;
+        else if (left.type === 'MemberExpression' && !left['computed'])
+          f.member = propertyName(left['property'] as AnyNode) ?? undefined;
+      }
+      fns.set(n, f);
+      here = f;
+    }
+    if (n.type === 'VariableDeclarator' && (n['id'] as AnyNode).type === 'Identifier') {
+      const spec = requiredSpec(n['init'] as AnyNode);
+      if (spec) locals.set((n['id'] as AnyNode)['name'] as string, spec);
+    }
+    if (n.type === 'CallExpression') calls.push({ node: n, fn: here });
+    if (n.type === 'Identifier' && parent) {
+      const isCallee = parent.type === 'CallExpression' && key === 'callee';
+      const isDecl =
+        (parent.type === 'FunctionDeclaration' && key === 'id') ||
+        (parent.type === 'VariableDeclarator' && key === 'id') ||
+        (parent.type === 'MemberExpression' && key === 'property' && !parent['computed']) ||
+        ((parent.type === 'Property' || parent.type === 'MethodDefinition') &&
+          key === 'key' &&
+          !parent['computed']) ||
+        (isFunction(parent) && key === 'params');
+      if (!isCallee && !isDecl) valueRefs.push({ name: n['name'] as string, node: n, parent });
+    }
+    for (const k of Object.keys(n)) {
+      if (k === 'type' || k === 'start' || k === 'end' || k === 'loc' || k === 'range') continue;
+      const v = n[k];
+      if (Array.isArray(v)) {
+        for (const c of v) if (c && typeof c === 'object' && typeof c.type === 'string') visit(c, n, here, k);
+      } else if (v && typeof v === 'object' && typeof (v as AnyNode).type === 'string') {
+        visit(v as AnyNode, n, here, k);
+      }
+    }
+  };
+  visit(ast, null, null, '');
+
+  const awaited = new Set<AnyNode>();
+  const made = new Set<Fn>();
+  const queue: Fn[] = [];
+  const where = (n: AnyNode) => `${options.path} (bundle line ${lineOf(code, n.start)})`;
+  const refuse = (what: string, n: AnyNode): never => {
+    throw new ScriptLoadError(
+      `k6/http's synchronous calls: ${what} at ${where(n)}; the Node runtime awaits them only through plain ` +
+        'function calls from the exported functions. Use "await http.asyncRequest(...)" there, or run the script with k6',
+    );
+  };
+  const awaitCall = (c: Call): void => {
+    if (awaited.has(c.node)) return;
+    awaited.add(c.node);
+    const f = c.fn;
+    if (!f) return; // the init context: the call throws there as in k6
+    if (f.isAsync || made.has(f)) return;
+    if (f.kind !== 'function') refuse(`a ${f.kind} makes one`, f.node);
+    made.add(f);
+    queue.push(f);
+  };
+
+  const syncCalls = (c: Call): boolean => {
+    const callee = unwrapCallee(c.node['callee'] as AnyNode);
+    const m = moduleMember(callee, locals);
+    if (m && m[0] === 'k6/http' && SYNC_HTTP.has(m[1])) return true;
+    if (options.grpc && callee.type === 'MemberExpression' && !callee['computed'])
+      return GRPC_AWAITED.has(propertyName(callee['property'] as AnyNode) ?? '');
+    return false;
+  };
+  for (const c of calls) if (syncCalls(c)) awaitCall(c);
+  if (awaited.size === 0) return code;
+
+  const byName = new Map<string, Call[]>();
+  const byMember = new Map<string, Call[]>();
+  for (const c of calls) {
+    const callee = unwrapCallee(c.node['callee'] as AnyNode);
+    if (callee.type === 'Identifier') {
+      const list = byName.get(callee['name'] as string) ?? [];
+      list.push(c);
+      byName.set(callee['name'] as string, list);
+    } else if (callee.type === 'MemberExpression' && !callee['computed']) {
+      const p = propertyName(callee['property'] as AnyNode);
+      if (p && !moduleMember(callee, locals)) {
+        const list = byMember.get(p) ?? [];
+        list.push(c);
+        byMember.set(p, list);
+      }
+    }
+  }
+  const callOf = new Map<AnyNode, Call>(calls.map((c) => [c.node, c]));
+  const parentCall = new Map<AnyNode, AnyNode>();
+  for (const c of calls) for (const a of c.node['arguments'] as AnyNode[]) parentCall.set(a, c.node);
+
+  while (queue.length > 0) {
+    const f = queue.shift()!;
+    const n = f.node;
+    if (f.name) {
+      for (const c of byName.get(f.name) ?? []) awaitCall(c);
+      for (const r of valueRefs) {
+        if (r.name !== f.name) continue;
+        // esbuild's `__export(target, { name: () => name })`: the export getters, read by the engine.
+        if (r.parent.type === 'ArrowFunctionExpression' && r.parent['body'] === r.node) continue;
+        // k6's group(name, fn) awaits an async fn.
+        if (isGroupArgument(r.node, parentCall, locals)) continue;
+        refuse(`function ${f.name} makes one and is used as a value (not called)`, r.node);
+      }
+    } else if (f.member) {
+      for (const c of byMember.get(f.member) ?? []) awaitCall(c);
+    } else {
+      // An anonymous function: called on the spot, or group()'s callback; anything else is refused.
+      if (isGroupArgument(n, parentCall, locals)) continue;
+      const direct = [...callOf.values()].find((c) => c.node['callee'] === n);
+      if (direct) awaitCall(direct);
+      else refuse('a callback makes one', n);
+    }
+  }
+
+  // Edits: "async " before each function made async, "(await " ... ")" around each awaited call,
+  // and around `sleep()` calls inside the functions made async.
+  for (const c of calls) {
+    if (!c.fn || !made.has(c.fn)) continue;
+    const m = moduleMember(unwrapCallee(c.node['callee'] as AnyNode), locals);
+    if (m && m[0] === 'k6' && m[1] === 'sleep') awaited.add(c.node);
+  }
+  const inserts: Array<{ pos: number; text: string }> = [];
+  for (const f of made) inserts.push({ pos: f.keyStart ?? f.node.start, text: 'async ' });
+  for (const n of awaited) {
+    const c = callOf.get(n)!;
+    if (!c.fn) continue;
+    inserts.push({ pos: n.start, text: '(await ' }, { pos: n.end, text: ')' });
+  }
+  // Stable by position; at one position closers before openers (")" ends an earlier call).
+  inserts.sort((a, b) => a.pos - b.pos || (a.text === ')' ? -1 : 0) - (b.text === ')' ? -1 : 0));
+  let out = '';
+  let last = 0;
+  for (const i of inserts) {
+    out += code.slice(last, i.pos) + i.text;
+    last = i.pos;
+  }
+  return out + code.slice(last);
+}
+
+/** Whether `n` is the function argument of k6's group(). */
+function isGroupArgument(
+  n: AnyNode,
+  parentCall: Map<AnyNode, AnyNode>,
+  locals: Map<string, string>,
+): boolean {
+  const call = parentCall.get(n);
+  if (!call) return false;
+  const m = moduleMember(unwrapCallee(call['callee'] as AnyNode), locals);
+  return m !== null && m[0] === 'k6' && m[1] === 'group';
+}
+
+/**
+ * Whether a script makes k6's synchronous calls: it names a synchronous k6/http function, or calls a
+ * gRPC client's invoke(), without naming their async forms (a script that reads asyncRequest or
+ * asyncInvoke chooses the form at run time, as lib/scenario does, and keeps its code as it is).
+ */
+export function needsAwaitSync(imports: Map<string, { names: Set<string> }>, code: string): boolean {
+  const http = imports.get('k6/http')?.names;
+  if (http && !http.has('asyncRequest') && [...SYNC_HTTP].some((n) => http.has(n))) return true;
+  return imports.has('k6/net/grpc') && /\.invoke\(/.test(code) && !code.includes('asyncInvoke');
+}

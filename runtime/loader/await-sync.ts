@@ -9,7 +9,9 @@
  * error naming it and its line. Edits only insert text within a line, so line numbers stay the bundle's.
  */
 import type { Node } from 'acorn';
+import { dirname } from 'node:path';
 import { ScriptLoadError } from './bundle.ts';
+import { SourceMapper } from './source-map.ts';
 
 /** k6/http functions that are synchronous in k6 (the runtime gives their promise forms to transformed scripts). */
 export const SYNC_HTTP = new Set([
@@ -50,6 +52,8 @@ interface Call {
 export interface AwaitSyncOptions {
   /** The script's path, for errors. */
   path: string;
+  /** The bundle's source map (JSON), so that errors name the script's own line. */
+  map?: string;
   /** Await gRPC clients' `.invoke()`, `.connect()` and `.healthCheck()` (the script imports k6/net/grpc). */
   grpc: boolean;
 }
@@ -100,10 +104,19 @@ function moduleMember(callee: AnyNode, locals: Map<string, string>): [string, st
   return spec ? [spec, name] : null;
 }
 
-function lineOf(code: string, pos: number): number {
-  let line = 1;
-  for (let i = 0; i < pos; i++) if (code.charCodeAt(i) === 10) line++;
-  return line;
+/** `source:line:column` of a bundle offset: the script's own position through the map, else the bundle's. */
+function positionOf(code: string, pos: number, options: AwaitSyncOptions): string {
+  const line = code.slice(0, pos).split('\n').length;
+  const column = pos - code.lastIndexOf('\n', pos - 1);
+  try {
+    if (options.map) {
+      const o = new SourceMapper(JSON.parse(options.map), dirname(options.path)).original(line, column);
+      if (o) return `${o.source}:${o.line}:${o.column}`;
+    }
+  } catch {
+    // An unreadable map leaves the bundle's position.
+  }
+  return `${options.path}:${line}:${column}`;
 }
 
 /**
@@ -196,7 +209,7 @@ export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): P
   const awaited = new Set<AnyNode>();
   const made = new Set<Fn>();
   const queue: Fn[] = [];
-  const where = (n: AnyNode) => `${options.path} (bundle line ${lineOf(code, n.start)})`;
+  const where = (n: AnyNode) => positionOf(code, n.start, options);
   const refuse = (what: string, n: AnyNode): never => {
     throw new ScriptLoadError(
       `k6/http's synchronous calls: ${what} at ${where(n)}; the Node runtime awaits them only through plain ` +
@@ -255,15 +268,23 @@ export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): P
         if (r.name !== f.name) continue;
         // esbuild's `__export(target, { name: () => name })`: the export getters, read by the engine.
         if (r.parent.type === 'ArrowFunctionExpression' && r.parent['body'] === r.node) continue;
-        // k6's group(name, fn) awaits an async fn.
-        if (isGroupArgument(r.node, parentCall, locals)) continue;
+        // k6's group(name, fn) returns an async fn's promise: the group() call is awaited in turn.
+        const group = groupCallOf(r.node, parentCall, locals);
+        if (group) {
+          awaitCall(callOf.get(group)!);
+          continue;
+        }
         refuse(`function ${f.name} makes one and is used as a value (not called)`, r.node);
       }
     } else if (f.member) {
       for (const c of byMember.get(f.member) ?? []) awaitCall(c);
     } else {
       // An anonymous function: called on the spot, or group()'s callback; anything else is refused.
-      if (isGroupArgument(n, parentCall, locals)) continue;
+      const group = groupCallOf(n, parentCall, locals);
+      if (group) {
+        awaitCall(callOf.get(group)!);
+        continue;
+      }
       const direct = [...callOf.values()].find((c) => c.node['callee'] === n);
       if (direct) awaitCall(direct);
       else refuse('a callback makes one', n);
@@ -295,16 +316,16 @@ export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): P
   return out + code.slice(last);
 }
 
-/** Whether `n` is the function argument of k6's group(). */
-function isGroupArgument(
+/** The k6 group() call `n` is the function argument of, else null. */
+function groupCallOf(
   n: AnyNode,
   parentCall: Map<AnyNode, AnyNode>,
   locals: Map<string, string>,
-): boolean {
+): AnyNode | null {
   const call = parentCall.get(n);
-  if (!call) return false;
+  if (!call) return null;
   const m = moduleMember(unwrapCallee(call['callee'] as AnyNode), locals);
-  return m !== null && m[0] === 'k6' && m[1] === 'group';
+  return m !== null && m[0] === 'k6' && m[1] === 'group' ? call : null;
 }
 
 /**

@@ -142,6 +142,7 @@ export async function loadProgram(path: string): Promise<Program> {
     bundled.code = await awaitSyncCalls(bundled.code, {
       path: abs,
       grpc: bundled.imports.has('k6/net/grpc'),
+      ...(bundled.map ? { map: bundled.map } : {}),
     });
   const modules = await resolveK6Modules(bundled.imports, dirname(abs), { promiseForms: awaitSync });
   let wrapper: Wrapper;

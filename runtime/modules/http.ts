@@ -1,7 +1,8 @@
 /**
- * k6/http on Node: asyncRequest is the real path; the synchronous forms (get, post, request, batch...)
- * throw a clear error naming asyncRequest, because VUs share one event loop here and blocking it for a
- * request would stall every other VU (see README of runtime/). Connections are kept alive per VU, as k6.
+ * k6/http on Node: asyncRequest is the real path. The synchronous forms (get, post, request, batch...)
+ * cannot block here (VUs share one event loop): a script whose bundle the loader awaits gets their
+ * promise forms (PROMISE_FORMS, loader/await-sync.ts); anywhere else they throw a clear error naming
+ * asyncRequest. Connections are kept alive per VU, as k6.
  */
 import { logLine } from '../log.ts';
 import { currentVu, type Tags, type VuState } from '../vu-context.ts';
@@ -383,11 +384,41 @@ export const TLS_1_1 = 'tls1.1';
 export const TLS_1_2 = 'tls1.2';
 export const TLS_1_3 = 'tls1.3';
 
+/** k6's OCSP status and revocation-reason names (Response.ocsp is not filled in here). */
+export const OCSP_STATUS_GOOD = 'good';
+export const OCSP_STATUS_REVOKED = 'revoked';
+export const OCSP_STATUS_SERVER_FAILED = 'server_failed';
+export const OCSP_STATUS_UNKNOWN = 'unknown';
+export const OCSP_REASON_UNSPECIFIED = 'unspecified';
+export const OCSP_REASON_KEY_COMPROMISE = 'key_compromise';
+export const OCSP_REASON_CA_COMPROMISE = 'ca_compromise';
+export const OCSP_REASON_AFFILIATION_CHANGED = 'affiliation_changed';
+export const OCSP_REASON_SUPERSEDED = 'superseded';
+export const OCSP_REASON_CESSATION_OF_OPERATION = 'cessation_of_operation';
+export const OCSP_REASON_CERTIFICATE_HOLD = 'certificate_hold';
+export const OCSP_REASON_REMOVE_FROM_CRL = 'remove_from_crl';
+export const OCSP_REASON_PRIVILEGE_WITHDRAWN = 'privilege_withdrawn';
+export const OCSP_REASON_AA_COMPROMISE = 'aa_compromise';
+
 const http = {
   TLS_1_0,
   TLS_1_1,
   TLS_1_2,
   TLS_1_3,
+  OCSP_STATUS_GOOD,
+  OCSP_STATUS_REVOKED,
+  OCSP_STATUS_SERVER_FAILED,
+  OCSP_STATUS_UNKNOWN,
+  OCSP_REASON_UNSPECIFIED,
+  OCSP_REASON_KEY_COMPROMISE,
+  OCSP_REASON_CA_COMPROMISE,
+  OCSP_REASON_AFFILIATION_CHANGED,
+  OCSP_REASON_SUPERSEDED,
+  OCSP_REASON_CESSATION_OF_OPERATION,
+  OCSP_REASON_CERTIFICATE_HOLD,
+  OCSP_REASON_REMOVE_FROM_CRL,
+  OCSP_REASON_PRIVILEGE_WITHDRAWN,
+  OCSP_REASON_AA_COMPROMISE,
   asyncRequest,
   request,
   get,

@@ -60,7 +60,7 @@ describe.skipIf(!K6)('synchronous k6/http agrees with real k6', () => {
       expect(count(o, 'http_reqs')).toBe(30);
     }
     const want = checks(k.summary?.root_group);
-    expect(Object.keys(want)).toHaveLength(6);
+    expect(Object.keys(want)).toHaveLength(7);
     expect(Object.values(want).every(([p, f]) => p === 6 && f === 0)).toBe(true);
     expect(checks(n.summary?.root_group)).toEqual(want);
     expect(thresholdVerdicts(n.summary)).toEqual(thresholdVerdicts(k.summary));

@@ -45,6 +45,16 @@ export default function () {
   });
   const [a, b] = http.batch([`${BASE}/ok`, ['GET', `${BASE}/ok`, null, { tags: { name: 'batched' } }]]);
   check([a, b], { 'batch is 200': (rs) => rs.every((r) => r.status === 200) });
+  check(http, {
+    "k6/http's constants": (h) =>
+      [
+        h.TLS_1_2,
+        h.TLS_1_3,
+        h.OCSP_STATUS_GOOD,
+        h.OCSP_STATUS_SERVER_FAILED,
+        h.OCSP_REASON_AA_COMPROMISE,
+      ].join() === 'tls1.2,tls1.3,good,server_failed,aa_compromise',
+  });
   if (__ENV.FAIL) http.get(`${BASE}/missing`);
   const t0 = Date.now();
   sleep(0.1);

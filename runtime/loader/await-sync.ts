@@ -140,6 +140,8 @@ export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): P
   const locals = new Map<string, string>();
   /** Identifier references that are not a call's callee nor a declaration: name → positions. */
   const valueRefs: Array<{ name: string; node: AnyNode; parent: AnyNode }> = [];
+  /** Member reads that are not a call's callee nor an assignment's target (`arr.map(api.list)`). */
+  const memberRefs: Array<{ name: string; node: AnyNode }> = [];
 
   const visit = (n: AnyNode, parent: AnyNode | null, fn: Fn | null, key: string): void => {
     let here = fn;
@@ -194,6 +196,12 @@ export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): P
         (isFunction(parent) && key === 'params');
       if (!isCallee && !isDecl) valueRefs.push({ name: n['name'] as string, node: n, parent });
     }
+    if (n.type === 'MemberExpression' && !n['computed'] && parent) {
+      const isCallee = parent.type === 'CallExpression' && key === 'callee';
+      const isTarget = parent.type === 'AssignmentExpression' && key === 'left';
+      const name = propertyName(n['property'] as AnyNode);
+      if (name && !isCallee && !isTarget) memberRefs.push({ name, node: n });
+    }
     for (const k of Object.keys(n)) {
       if (k === 'type' || k === 'start' || k === 'end' || k === 'loc' || k === 'range') continue;
       const v = n[k];
@@ -216,11 +224,15 @@ export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): P
         'function calls from the exported functions. Use "await http.asyncRequest(...)" there, or run the script with k6',
     );
   };
-  const awaitCall = (c: Call): void => {
+  const awaitCall = (c: Call, seed = false): void => {
     if (awaited.has(c.node)) return;
     awaited.add(c.node);
     const f = c.fn;
-    if (!f) return; // the init context: the call throws there as in k6
+    if (!f) {
+      // The init context: a k6/http call throws there as in k6; a function that would make one cannot be awaited.
+      if (!seed) refuse('the init context calls a function that makes one', c.node);
+      return;
+    }
     if (f.isAsync || made.has(f)) return;
     if (f.kind !== 'function') refuse(`a ${f.kind} makes one`, f.node);
     made.add(f);
@@ -235,7 +247,7 @@ export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): P
       return GRPC_AWAITED.has(propertyName(callee['property'] as AnyNode) ?? '');
     return false;
   };
-  for (const c of calls) if (syncCalls(c)) awaitCall(c);
+  for (const c of calls) if (syncCalls(c)) awaitCall(c, true);
   if (awaited.size === 0) return code;
 
   const byName = new Map<string, Call[]>();
@@ -278,6 +290,8 @@ export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): P
       }
     } else if (f.member) {
       for (const c of byMember.get(f.member) ?? []) awaitCall(c);
+      const read = memberRefs.find((r) => r.name === f.member && !moduleMember(r.node, locals));
+      if (read) refuse(`method ${f.member} makes one and is used as a value (not called)`, read.node);
     } else {
       // An anonymous function: called on the spot, or group()'s callback; anything else is refused.
       const group = groupCallOf(n, parentCall, locals);

@@ -74,6 +74,16 @@ describe('awaitSyncCalls', () => {
       transform('function main() { ["a"].forEach((u) => import_http.default.get(u)); }'),
     ).rejects.toThrow(/a callback makes one at s\.js:3:/);
     await expect(
+      transform(
+        'const api = { one() { return import_http.default.get("u"); } };\nfunction main() { ["a"].map(api.one); }',
+      ),
+    ).rejects.toThrow(/method one makes one and is used as a value \(not called\) at s\.js:4:/);
+    await expect(
+      transform(
+        'function one() { return import_http.default.get("u"); }\nconst r = one();\nfunction main() {}',
+      ),
+    ).rejects.toThrow(/the init context calls a function that makes one at s\.js:4:/);
+    await expect(
       transform('const o = { get x() { return import_http.default.get("u"); } };\nfunction main() {}'),
     ).rejects.toThrow(/a getter makes one/);
   });

@@ -11,20 +11,10 @@
 import type { Node } from 'acorn';
 import { dirname } from 'node:path';
 import { ScriptLoadError } from './bundle.ts';
+import { SYNC_HTTP_FUNCTIONS } from '../modules/http-sync-names.ts';
 import { SourceMapper } from './source-map.ts';
 
-/** k6/http functions that are synchronous in k6 (the runtime gives their promise forms to transformed scripts). */
-export const SYNC_HTTP = new Set([
-  'request',
-  'get',
-  'post',
-  'put',
-  'del',
-  'patch',
-  'head',
-  'options',
-  'batch',
-]);
+const SYNC_HTTP = new Set(SYNC_HTTP_FUNCTIONS);
 
 /** gRPC Client methods that are synchronous in k6 and promises here. */
 const GRPC_AWAITED = new Set(['invoke', 'connect', 'healthCheck']);
@@ -33,7 +23,6 @@ type AnyNode = Node & Record<string, unknown>;
 
 interface Fn {
   node: AnyNode;
-  parent: Fn | null;
   /** The name a call reaches it by: a declaration's or variable's (`name`), or a method's (`member`). */
   name?: string;
   member?: string;
@@ -135,7 +124,6 @@ export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): P
   } catch (err) {
     throw new ScriptLoadError(`cannot load ${options.path}: ${(err as Error).message}`);
   }
-  const fns = new Map<AnyNode, Fn>();
   const calls: Call[] = [];
   const locals = new Map<string, string>();
   /** Identifier references that are not a call's callee nor a declaration: name → positions. */
@@ -148,7 +136,6 @@ export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): P
     if (isFunction(n)) {
       const f: Fn = {
         node: n,
-        parent: fn,
         isAsync: Boolean(n['async']),
         kind: n['generator'] ? 'generator' : 'function',
       };
@@ -176,7 +163,6 @@ export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): P
         else if (left.type === 'MemberExpression' && !left['computed'])
           f.member = propertyName(left['property'] as AnyNode) ?? undefined;
       }
-      fns.set(n, f);
       here = f;
     }
     if (n.type === 'VariableDeclarator' && (n['id'] as AnyNode).type === 'Identifier') {

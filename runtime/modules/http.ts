@@ -19,6 +19,7 @@ import {
   TaggedUrl,
   wireBody,
 } from './http-params.ts';
+import { SYNC_HTTP_FUNCTIONS } from './http-sync-names.ts';
 import { canonicalHeaderKey, headersFromRaw, type RequestInfo, Response } from './http-response.ts';
 import { VuConnections, type WireResult } from '../transport/http-transport.ts';
 
@@ -273,6 +274,16 @@ function checkNotInit(): void {
   if (currentVu().inInit) throw new Error('Making http requests in the init context is not supported');
 }
 
+/** The promise form of k6's `name(url, [body], [params])`, or of `name(url, [params])` without a body. */
+function promiseForm(method: string, withBody: boolean) {
+  return (url: unknown, a?: unknown, b?: unknown): Promise<Response> => {
+    checkNotInit();
+    return withBody
+      ? asyncRequest(method, url, a as Body, b as Params)
+      : asyncRequest(method, url, null, a as Params);
+  };
+}
+
 /**
  * k6's synchronous calls as promises, for scripts whose bundle awaits them (loader/await-sync.ts):
  * the loader gives these in place of the refusing forms above.
@@ -282,34 +293,13 @@ export const PROMISE_FORMS = {
     checkNotInit();
     return asyncRequest(method, url, b, params);
   },
-  get: (url: unknown, params?: Params) => {
-    checkNotInit();
-    return asyncRequest('GET', url, null, params);
-  },
-  head: (url: unknown, params?: Params) => {
-    checkNotInit();
-    return asyncRequest('HEAD', url, null, params);
-  },
-  post: (url: unknown, b?: Body, params?: Params) => {
-    checkNotInit();
-    return asyncRequest('POST', url, b, params);
-  },
-  put: (url: unknown, b?: Body, params?: Params) => {
-    checkNotInit();
-    return asyncRequest('PUT', url, b, params);
-  },
-  patch: (url: unknown, b?: Body, params?: Params) => {
-    checkNotInit();
-    return asyncRequest('PATCH', url, b, params);
-  },
-  del: (url: unknown, b?: Body, params?: Params) => {
-    checkNotInit();
-    return asyncRequest('DELETE', url, b, params);
-  },
-  options: (url: unknown, b?: Body, params?: Params) => {
-    checkNotInit();
-    return asyncRequest('OPTIONS', url, b, params);
-  },
+  get: promiseForm('GET', false),
+  head: promiseForm('HEAD', false),
+  post: promiseForm('POST', true),
+  put: promiseForm('PUT', true),
+  patch: promiseForm('PATCH', true),
+  del: promiseForm('DELETE', true),
+  options: promiseForm('OPTIONS', true),
   /** k6's batch in its three forms: an array of requests, or an object of them (results keyed alike). */
   batch: async (requests: BatchRequest[] | Record<string, BatchRequest>) => {
     checkNotInit();
@@ -321,17 +311,7 @@ export const PROMISE_FORMS = {
 };
 
 /** Names of k6/http functions that are synchronous in k6 and throw here, for a loader's static check. */
-export const SYNC_HTTP_FUNCTIONS = [
-  'request',
-  'get',
-  'post',
-  'put',
-  'del',
-  'patch',
-  'head',
-  'options',
-  'batch',
-];
+export { SYNC_HTTP_FUNCTIONS };
 
 /** k6's http.expectedStatuses(...): statuses and {min, max} ranges counted as expected responses. */
 export function expectedStatuses(...args: Array<number | { min: number; max: number }>): ExpectedStatuses {

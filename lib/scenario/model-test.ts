@@ -27,7 +27,7 @@ import {
   createSequenceCounters,
   sequenceSummaryLine,
   vuBound,
-  withSequenceThresholds,
+  withSequenceOptions,
 } from '../sequence/metrics.ts';
 import { readSequenceSettings } from '../sequence/settings.ts';
 import type { K6SummaryData } from '../summary/from-summary.ts';
@@ -111,7 +111,7 @@ export function modelTest(
     check,
     warn: (line: string) => console.warn(line),
   };
-  const options = sequence ? withSequenceThresholds(run.options) : run.options;
+  const options = sequence ? withSequenceOptions(run.options) : run.options;
   const loop = sequence
     ? sequenceLoop({
         ...loopContext,

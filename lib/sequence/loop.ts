@@ -3,7 +3,8 @@
  * previous response), so a VU never has two requests of a sequence in flight and a level's end lets the sequence
  * finish within the graceful stop instead of leaving it open. Every response is checked against the step it
  * answers (the identity echo, plan.ts). A sequence whose response is another step's counts as out of order; one
- * abandoned after a failed request counts as orphaned (the server keeps it until its idle timeout). Everything
+ * abandoned after a failed request, or cut short by k6 stopping its iteration, counts as orphaned (the server
+ * keeps it until its idle timeout). Everything
  * k6 provides comes in through the context, so tests run it on fakes.
  */
 import { firstErrorCheck, parseLevelName, WINDOW_TAG } from '../load/names.ts';
@@ -66,6 +67,8 @@ export function sequenceLoop(ctx: SequenceLoopContext): MeasuredLoop {
   let warned = false;
   let errorScenario = '';
   let windowChange_ms = 0;
+  /** The sequence this VU is in; still set at the next open() when k6 cut the iteration that ran it. */
+  let unfinished: Live | undefined;
 
   function open(): Live {
     // Per VU, on its first iteration (k6 runs the init context before VU ids are final).
@@ -74,8 +77,9 @@ export function sequenceLoop(ctx: SequenceLoopContext): MeasuredLoop {
     counters.started.add(1);
     // Adding 0 makes the gated counters exist in the summary even when nothing goes wrong.
     counters.outOfOrder.add(0);
-    counters.orphaned.add(0);
-    return { id: ids.next(), length: drawLength(ctx.settings, random), outOfOrder: false };
+    counters.orphaned.add(unfinished ? 1 : 0);
+    unfinished = { id: ids.next(), length: drawLength(ctx.settings, random), outOfOrder: false };
+    return unfinished;
   }
 
   function prepare(seq: Live, step: number): unknown {
@@ -96,6 +100,7 @@ export function sequenceLoop(ctx: SequenceLoopContext): MeasuredLoop {
     if (!outcome.ok) {
       failed(outcome.error() ?? 'request failed');
       counters.orphaned.add(1);
+      unfinished = undefined;
       return false;
     }
     if (!seq.outOfOrder && !echoes(outcome.outputs(), ctx.output, seq.id, step)) {
@@ -103,7 +108,10 @@ export function sequenceLoop(ctx: SequenceLoopContext): MeasuredLoop {
       counters.outOfOrder.add(1);
       failed(`sequence ${seq.id}: the response to step ${step} is not that step's`);
     }
-    if (step === seq.length - 1) counters.completed.add(1);
+    if (step === seq.length - 1) {
+      counters.completed.add(1);
+      unfinished = undefined;
+    }
     return true;
   }
 

@@ -4,6 +4,7 @@
  */
 import { Counter } from 'k6/metrics';
 import type { Options } from 'k6/options';
+import { WARMUP_SUFFIX } from '../load/names.ts';
 import type { K6SummaryData } from '../summary/from-summary.ts';
 import { SEQUENCE_METRICS, type SequenceCounters } from './loop.ts';
 
@@ -17,10 +18,20 @@ export function createSequenceCounters(): SequenceCounters {
   };
 }
 
-/** The options plus thresholds that fail the run on any out-of-order or orphaned sequence (their own win). */
-export function withSequenceThresholds(options: Options): Options {
+/**
+ * The options for whole-sequence iterations: a warm-up's iterations get its level's graceful stop (k6 would cut a
+ * sequence at the warm-up's end and leave it open on the server), and thresholds fail the run on any out-of-order
+ * or orphaned sequence (the options' own thresholds win).
+ */
+export function withSequenceOptions(options: Options): Options {
+  const scenarios = { ...options.scenarios };
+  for (const [name, scenario] of Object.entries(scenarios)) {
+    const level = name.endsWith(WARMUP_SUFFIX) ? scenarios[name.slice(0, -WARMUP_SUFFIX.length)] : undefined;
+    if (level?.gracefulStop) scenarios[name] = { ...scenario, gracefulStop: level.gracefulStop };
+  }
   return {
     ...options,
+    ...(options.scenarios ? { scenarios } : {}),
     thresholds: {
       [SEQUENCE_METRICS.outOfOrder]: ['count==0'],
       [SEQUENCE_METRICS.orphaned]: ['count==0'],

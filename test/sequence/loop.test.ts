@@ -63,7 +63,11 @@ function fakeTransport(
 
 function counters(): SequenceCounters & { totals: Record<string, number> } {
   const totals: Record<string, number> = { started: 0, completed: 0, outOfOrder: 0, orphaned: 0 };
-  const counter = (name: string) => ({ add: (v: number | boolean) => void (totals[name]! += Number(v)) });
+  const counter = (name: string) => ({
+    add: (v: number | boolean) => {
+      totals[name] = totals[name]! + Number(v);
+    },
+  });
   return {
     totals,
     started: counter('started'),

@@ -42,6 +42,9 @@ const FLAG_ENV: Record<string, string> = {
   p99Ms: 'P99_MS',
   thresholds: 'THRESHOLDS',
   validateEvery: 'VALIDATE_EVERY',
+  sequenceLength: 'SEQUENCE_LENGTH',
+  sequenceLengthVariation: 'SEQUENCE_LENGTH_VARIATION',
+  sequenceIdRange: 'SEQUENCE_ID_RANGE',
 };
 
 /** A run's settings: the process's values for the scenario's variables, then the flags. */
@@ -94,7 +97,16 @@ export function registerBench(program: Command): void {
     .option('--max-vus <n>', 'open loop: most VUs per level, as perf_analyzer --max-threads (MAX_VUS)')
     .option('--step-duration <d>', 'measurement window per level, e.g. 5s (STEP_DURATION)')
     .option('--warmup <d>', 'warm-up per level, e.g. 2s (WARMUP_DURATION)')
-    .option('--stability <pct>', 'stability tolerance, percent (STABILITY)');
+    .option('--stability <pct>', 'stability tolerance, percent (STABILITY)')
+    .option('--sequence-length <n>', 'sequence models: requests per sequence, default 20 (SEQUENCE_LENGTH)')
+    .option(
+      '--sequence-length-variation <pct>',
+      'sequence models: lengths within ± pct, default 20 (SEQUENCE_LENGTH_VARIATION)',
+    )
+    .option(
+      '--sequence-id-range <start:end>',
+      'sequence models: correlation ids, end excluded (SEQUENCE_ID_RANGE)',
+    );
   addBudgetOptions(command);
   addLocalRunOptions(command);
   command

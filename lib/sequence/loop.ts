@@ -57,6 +57,8 @@ interface Live {
   id: number;
   length: number;
   outOfOrder: boolean;
+  /** Counted as orphaned when its VU moved on; a runtime that lets the old iteration run on must not send more. */
+  cut: boolean;
 }
 
 /** Builds the exec functions of one VU; warm-up and measured iterations both run whole sequences. */
@@ -78,7 +80,8 @@ export function sequenceLoop(ctx: SequenceLoopContext): MeasuredLoop {
     // Adding 0 makes the gated counters exist in the summary even when nothing goes wrong.
     counters.outOfOrder.add(0);
     counters.orphaned.add(unfinished ? 1 : 0);
-    unfinished = { id: ids.next(), length: drawLength(ctx.settings, random), outOfOrder: false };
+    if (unfinished) unfinished.cut = true;
+    unfinished = { id: ids.next(), length: drawLength(ctx.settings, random), outOfOrder: false, cut: false };
     return unfinished;
   }
 
@@ -96,6 +99,7 @@ export function sequenceLoop(ctx: SequenceLoopContext): MeasuredLoop {
 
   /** Records one response; false when the request failed and the sequence is abandoned. */
   function settle(seq: Live, step: number, outcome: InferOutcome): boolean {
+    if (seq.cut) return false;
     ctx.inferErrors?.add(!outcome.ok);
     if (!outcome.ok) {
       failed(outcome.error() ?? 'request failed');

@@ -19,7 +19,14 @@ interface Sent {
 /** An identity-like transport; `mangle` may change the echo of request n, `failAt` fails request n. */
 function fakeTransport(
   sent: Sent[],
-  opts: { mangle?: (n: number, echo: number[]) => number[]; failAt?: number; cutAt?: number },
+  opts: {
+    mangle?: (n: number, echo: number[]) => number[];
+    failAt?: number;
+    cutAt?: number;
+    /** Request n's answer waits for `gate` (async only): its iteration is left behind, as a runtime may. */
+    holdAt?: number;
+    gate?: Promise<void>;
+  },
 ) {
   const answer = (prepared: unknown): InferOutcome => {
     const request = prepared as Sent;
@@ -46,7 +53,11 @@ function fakeTransport(
       echo: [...new Int32Array(inputs[0]!.data.slice().buffer)],
       parameters: parameters ?? {},
     }),
-    infer: async (prepared) => answer(prepared),
+    infer: async (prepared) => {
+      const outcome = answer(prepared);
+      if (sent.length === opts.holdAt) await opts.gate;
+      return outcome;
+    },
     inferSync: (prepared) => answer(prepared),
     bind: () => {
       throw new Error('not used by the loop');
@@ -103,12 +114,15 @@ async function run(blocking: boolean, opts: Parameters<typeof fakeTransport>[1],
     check: () => false,
     warn: (line) => warnings.push(line),
   });
-  for (let i = 0; i < iterations; i++) {
+  // With a held request, the first iteration is left running while the VU goes on (its graceful stop passed).
+  const behind = opts.holdAt ? loop.infer({} as SetupData) : undefined;
+  while (opts.holdAt && sent.length < opts.holdAt) await new Promise((resolve) => setImmediate(resolve));
+  for (let i = behind ? 1 : 0; i < iterations; i++) {
     try {
       await loop.infer({} as SetupData);
     } catch {}
   }
-  return { sent, totals: c.totals, warnings };
+  return { sent, totals: c.totals, warnings, behind };
 }
 
 describe.each([
@@ -156,6 +170,27 @@ describe.each([
       [2, 0],
       [2, 1],
       [2, 2],
+      [5, 0],
+      [5, 1],
+      [5, 2],
+      [5, 3],
+    ]);
+    expect(totals).toEqual({ started: 2, completed: 1, outOfOrder: 0, orphaned: 1 });
+  });
+});
+
+describe('sequence loop (async), an iteration left running', () => {
+  it('sends nothing more for a sequence already counted orphaned', async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { sent, totals, behind } = await run(false, { holdAt: 2, gate }, 2);
+    release();
+    await behind;
+    expect(sent.map((s) => s.echo)).toEqual([
+      [2, 0],
+      [2, 1],
       [5, 0],
       [5, 1],
       [5, 2],

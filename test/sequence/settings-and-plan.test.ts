@@ -5,13 +5,12 @@ import { drawLength, echoes, echoInput, SequenceIds, sequenceParameters } from '
 import { DEFAULT_SEQUENCE_SETTINGS, readSequenceSettings } from '../../lib/sequence/settings.ts';
 
 describe('readSequenceSettings', () => {
-  it("defaults to perf_analyzer's: length 20 ± 20 %, ids from 1 over UINT32_MAX ids, 4 live sequences", () => {
+  it("defaults to perf_analyzer's: length 20 ± 20 %, ids from 1 over UINT32_MAX ids", () => {
     expect(readSequenceSettings({})).toEqual({
       length: 20,
       variation_pct: 20,
       idStart: 1,
       idCount: 4294967295,
-      liveSequences: 4,
     });
   });
 
@@ -21,9 +20,8 @@ describe('readSequenceSettings', () => {
         SEQUENCE_LENGTH: '5',
         SEQUENCE_LENGTH_VARIATION: '0',
         SEQUENCE_ID_RANGE: '100:200',
-        NUM_OF_SEQUENCES: '8',
       }),
-    ).toEqual({ length: 5, variation_pct: 0, idStart: 100, idCount: 100, liveSequences: 8 });
+    ).toEqual({ length: 5, variation_pct: 0, idStart: 100, idCount: 100 });
     expect(readSequenceSettings({ SEQUENCE_ID_RANGE: '7' }).idCount).toBe(DEFAULT_SEQUENCE_SETTINGS.idCount);
   });
 
@@ -38,7 +36,7 @@ describe('readSequenceSettings', () => {
     expect(() => readSequenceSettings({ SEQUENCE_LENGTH_VARIATION: '150' })).toThrow(
       'invalid SEQUENCE_LENGTH_VARIATION="150"',
     );
-    expect(() => readSequenceSettings({ NUM_OF_SEQUENCES: 'x' })).toThrow('invalid NUM_OF_SEQUENCES="x"');
+    expect(() => readSequenceSettings({ SEQUENCE_LENGTH: '2.5' })).toThrow('invalid SEQUENCE_LENGTH="2.5"');
   });
 });
 

@@ -8,14 +8,14 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CATALOG, getModel, inputsFor, modelIds, SEQUENCE_MODELS } from '../models/index.ts';
 import type { ModelEntry } from '../models/types.ts';
-import { catalogEntries, configFromCatalog, sequenceEntries } from './config/from-catalog.ts';
+import { catalogEntries, configFromCatalog } from './config/from-catalog.ts';
 import { configToPbtxt } from './config/to-pbtxt.ts';
 import { MNIST_MODEL_FILE } from './models/mnist/export-onnx.ts';
 import { standInModel } from './onnx/stand-in.ts';
 
 /** Which models, at which precisions. */
 export interface ExportRepositoryOptions {
-  /** Catalog ids, aliases or served names; default every catalog model. */
+  /** Catalog ids, aliases or served names (sequence models too); default every catalog model. */
   models?: readonly string[];
   /** PRECISION per model (id, alias or served name), e.g. { dlrm: 'FP16' }; default the catalog's datatypes. */
   precisions?: Readonly<Record<string, string>>;
@@ -38,9 +38,7 @@ export async function writeCatalogRepository(
   dir: string,
   options: ExportRepositoryOptions = {},
 ): Promise<ExportedModel[]> {
-  const entries = options.models?.length
-    ? unique(options.models.map(catalogModel))
-    : [...catalogEntries(), ...sequenceEntries()];
+  const entries = options.models?.length ? unique(options.models.map(catalogModel)) : catalogEntries();
   const precisions = new Map<string, string>();
   for (const [model, precision] of Object.entries(options.precisions ?? {})) {
     const entry = catalogModel(model);

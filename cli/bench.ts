@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { addBudgetOptions, addLocalRunOptions, addTargetOptions, tritonserverOption } from './options.ts';
-import { modelIds } from '../models/index.ts';
+import { modelIds, SEQUENCE_MODELS } from '../models/index.ts';
 import { GENERATIVE } from '../models/generative.ts';
 import { runBench } from '../measure/bench.ts';
 import { runMixBench } from '../measure/mix/bench.ts';
@@ -73,7 +73,7 @@ export function registerBench(program: Command): void {
     .description('Benchmark a model: concurrency or request-rate sweep, budgets, perf_analyzer-style results')
     .argument(
       '[model]',
-      `catalog model (${modelIds().join(', ')}), a generative model (${Object.keys(GENERATIVE).join(', ')}) or generic (with --model-name); none with --mix`,
+      `catalog model (${modelIds().join(', ')}), a sequence model (${Object.keys(SEQUENCE_MODELS).join(', ')}), a generative model (${Object.keys(GENERATIVE).join(', ')}) or generic (with --model-name); none with --mix`,
     )
     .argument('[k6-args...]', 'extra k6 flags after --, e.g. -- --out json=points.json');
   addTargetOptions(command, 'Triton HTTP endpoint (TRITON_URL); default: start the embedded server');

@@ -23,13 +23,8 @@ import { serverStatsDelta } from '../load/server-stats.ts';
 import { checkPayloadIndexes } from '../load/schedule-file.ts';
 import { WindowClock } from '../load/windows.ts';
 import { sequenceLoop } from '../sequence/loop.ts';
-import {
-  createSequenceCounters,
-  sequenceSummaryLine,
-  vuBound,
-  withSequenceOptions,
-} from '../sequence/metrics.ts';
-import { readSequenceSettings } from '../sequence/settings.ts';
+import { createSequenceCounters, sequenceSummaryLine } from '../sequence/metrics.ts';
+import { vuBound } from '../sequence/options.ts';
 import type { K6SummaryData } from '../summary/from-summary.ts';
 import { blockingCallsAllowed } from './blocking.ts';
 import type { Expectations } from './checks.ts';
@@ -83,13 +78,9 @@ export function modelTest(
   // requests are random tensors made from them, as perf_analyzer does.
   const generic = entry.payload.kind === 'random';
   // Sequence models: each request is one step of a sequence, written by the sequence loop (lib/sequence/).
-  const sequence = entry.payload.kind === 'sequence';
-  if (sequence && run.load.mode === 'request-rate') {
-    throw new Error(
-      `invalid REQUEST_RATE for ${entry.id}: sequence models run closed-loop levels; set CONCURRENCY instead`,
-    );
-  }
-  const samples: Sample[] = sequence || (generic && !settings.payload) ? [] : loadSamples(settings, entry);
+  const sequence = run.sequence;
+  const samples: Sample[] =
+    sequence !== undefined || (generic && !settings.payload) ? [] : loadSamples(settings, entry);
   const counters = createServerCounters();
   const windowStart = createWindowStart();
   // gRPC has no built-in failed-request metric in k6; HTTP has http_req_failed.
@@ -111,13 +102,13 @@ export function modelTest(
     check,
     warn: (line: string) => console.warn(line),
   };
-  const options = sequence ? withSequenceOptions(run.options) : run.options;
+  const { options } = run;
   const loop = sequence
     ? sequenceLoop({
         ...loopContext,
         input: entry.inputs[0]!.name,
         output: entry.outputs[0]!.name,
-        settings: readSequenceSettings(env),
+        settings: sequence,
         stride: vuBound(options),
         counters: createSequenceCounters(),
       })

@@ -17,11 +17,7 @@ export class SequenceIds {
 
   /** `vu` is 1-based; `stride` is at least the number of VUs that may run at once. */
   constructor(settings: SequenceSettings, vu: number, stride: number) {
-    if (stride > settings.idCount) {
-      throw new Error(
-        `invalid SEQUENCE_ID_RANGE: ${settings.idCount} ids for up to ${stride} VUs; give each VU an id of its own, e.g. ${settings.idStart}:${settings.idStart + stride * 100}`,
-      );
-    }
+    checkIdRange(settings, stride);
     this.#start = settings.idStart;
     // Whole blocks only, so a VU's ids stay its own when they wrap.
     this.#usable = settings.idCount - (settings.idCount % stride);
@@ -35,6 +31,14 @@ export class SequenceIds {
     this.#index = (this.#index + this.#stride) % this.#usable;
     return id;
   }
+}
+
+/** Throws when the id range holds fewer ids than `vus`, naming a range that fits. */
+export function checkIdRange(settings: SequenceSettings, vus: number): void {
+  if (vus <= settings.idCount) return;
+  throw new Error(
+    `invalid SEQUENCE_ID_RANGE: ${settings.idCount} ids for up to ${vus} VUs; give each VU an id of its own, e.g. ${settings.idStart}:${settings.idStart + vus * 100}`,
+  );
 }
 
 /** A sequence's length: perf_analyzer's rule, the base length moved by up to ± variation, at least 1. */

@@ -625,7 +625,7 @@ describe.skipIf(!REAL_TRITON.path)(
       expectSame(bad);
       // Triton's reason, to which the embedded server adds the backends it has (server/README.md).
       expect(bad.embedded.body.error).toMatch(
-        / \(the embedded server has simulated, simulated_llm, identity, onnxruntime\)/,
+        / \(the embedded server has simulated, simulated_llm, repeat, identity, onnxruntime\)/,
       );
       expect(await configOf(model)).toEqual(before);
       // Output dims the ONNX model does not have: refused at load, in Triton's words.

@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { addBudgetOptions, addLocalRunOptions, addTargetOptions, tritonserverOption } from './options.ts';
-import { modelIds } from '../models/index.ts';
+import { modelIds, SEQUENCE_MODELS } from '../models/index.ts';
 import { GENERATIVE } from '../models/generative.ts';
 import { runBench } from '../measure/bench.ts';
 import { runMixBench } from '../measure/mix/bench.ts';
@@ -42,6 +42,9 @@ const FLAG_ENV: Record<string, string> = {
   p99Ms: 'P99_MS',
   thresholds: 'THRESHOLDS',
   validateEvery: 'VALIDATE_EVERY',
+  sequenceLength: 'SEQUENCE_LENGTH',
+  sequenceLengthVariation: 'SEQUENCE_LENGTH_VARIATION',
+  sequenceIdRange: 'SEQUENCE_ID_RANGE',
 };
 
 /** A run's settings: the process's values for the scenario's variables, then the flags. */
@@ -70,7 +73,7 @@ export function registerBench(program: Command): void {
     .description('Benchmark a model: concurrency or request-rate sweep, budgets, perf_analyzer-style results')
     .argument(
       '[model]',
-      `catalog model (${modelIds().join(', ')}), a generative model (${Object.keys(GENERATIVE).join(', ')}) or generic (with --model-name); none with --mix`,
+      `catalog model (${modelIds().join(', ')}), a sequence model (${Object.keys(SEQUENCE_MODELS).join(', ')}), a generative model (${Object.keys(GENERATIVE).join(', ')}) or generic (with --model-name); none with --mix`,
     )
     .argument('[k6-args...]', 'extra k6 flags after --, e.g. -- --out json=points.json');
   addTargetOptions(command, 'Triton HTTP endpoint (TRITON_URL); default: start the embedded server');
@@ -94,7 +97,16 @@ export function registerBench(program: Command): void {
     .option('--max-vus <n>', 'open loop: most VUs per level, as perf_analyzer --max-threads (MAX_VUS)')
     .option('--step-duration <d>', 'measurement window per level, e.g. 5s (STEP_DURATION)')
     .option('--warmup <d>', 'warm-up per level, e.g. 2s (WARMUP_DURATION)')
-    .option('--stability <pct>', 'stability tolerance, percent (STABILITY)');
+    .option('--stability <pct>', 'stability tolerance, percent (STABILITY)')
+    .option('--sequence-length <n>', 'sequence models: requests per sequence, default 20 (SEQUENCE_LENGTH)')
+    .option(
+      '--sequence-length-variation <pct>',
+      'sequence models: lengths within ± pct, default 20 (SEQUENCE_LENGTH_VARIATION)',
+    )
+    .option(
+      '--sequence-id-range <start:end>',
+      'sequence models: correlation ids, end excluded (SEQUENCE_ID_RANGE)',
+    );
   addBudgetOptions(command);
   addLocalRunOptions(command);
   command

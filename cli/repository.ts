@@ -4,7 +4,7 @@
  * `k6-triton serve --model-repository <dir>` both serve.
  */
 import { type Command, InvalidArgumentError } from 'commander';
-import { modelIds } from '../models/index.ts';
+import { modelIds, SEQUENCE_MODELS } from '../models/index.ts';
 import { writeCatalogRepository } from '../server/export-repository.ts';
 
 /** Parses one `--precision <id>=<P>` into the map of earlier ones. */
@@ -28,7 +28,11 @@ export function registerRepository(program: Command): void {
       'Write the catalog models as a Triton model repository (onnxruntime backend): <dir>/<model>/config.pbtxt and 1/model.onnx',
     )
     .argument('<dir>', "folder to write into (created if missing; the models' own files are overwritten)")
-    .option('--model <id>', `only this catalog model (repeatable): ${modelIds().join(', ')}`, collect)
+    .option(
+      '--model <id>',
+      `only this catalog model (repeatable): ${[...modelIds(), ...Object.keys(SEQUENCE_MODELS)].join(', ')}`,
+      collect,
+    )
     .option(
       '--precision <id=P>',
       "a model's inputs at a PRECISION, e.g. dlrm=FP16 or resnext101-32x4d=FP16 (repeatable)",
@@ -43,7 +47,11 @@ export function registerRepository(program: Command): void {
       const written = await writeCatalogRepository(dir, { models: opts.model, precisions: opts.precision });
       for (const m of written) {
         const precision = m.precision ? ` at ${m.precision}` : '';
-        console.log(`${m.name}: ${m.kind} model${precision}, ${m.onnx_bytes} bytes -> ${m.dir}`);
+        console.log(
+          m.kind === 'backend'
+            ? `${m.name}: no model file (served by its backend) -> ${m.dir}`
+            : `${m.name}: ${m.kind} model${precision}, ${m.onnx_bytes} bytes -> ${m.dir}`,
+        );
       }
       console.log(`wrote ${written.length} model${written.length === 1 ? '' : 's'} to ${dir}`);
     });

@@ -76,8 +76,8 @@ export async function payloadFor(
 ): Promise<string> {
   const { settings } = target.run;
   if (target.settings.PAYLOAD) return resolve(target.settings.PAYLOAD);
-  // A generative scenario writes its prompts itself: no payload set.
-  if (entry.payload.kind === 'prompt') return '';
+  // Generative and sequence scenarios write their requests themselves: no payload set.
+  if (entry.payload.kind === 'prompt' || entry.payload.kind === 'sequence') return '';
   const set = await ensurePayloads({
     model: entry,
     batch: settings.batch,

@@ -183,6 +183,41 @@ const resnet50: ModelEntry = {
   },
 };
 
+/**
+ * A stateful model behind Triton's sequence batcher, on Triton's identity backend: each request's INPUT0 is
+ * [sequence id, step] and comes back as OUTPUT0, so the client sees whether each sequence's steps stayed in order.
+ * Real Triton and the embedded server serve it alike (no model file). Kept out of CATALOG, whose entries are the
+ * seeds' tensor models that payloads, stand-ins and profiles are made for; getModel() finds it.
+ */
+const sequenceIdentity: ModelEntry = {
+  id: 'sequence-identity',
+  name: 'sequence_identity',
+  aliases: ['sequence'],
+  platform: '',
+  backend: 'identity',
+  maxBatchSize: 8,
+  inputs: [{ name: 'INPUT0', datatype: 'INT32', dims: [2] }],
+  outputs: [{ name: 'OUTPUT0', datatype: 'INT32', dims: [2] }],
+  precisions: { INT32: {} },
+  defaultBatch: 1,
+  payload: { kind: 'sequence' },
+  load: closedLoop([1, 2, 4, 8], 'each VU sends one sequence at a time, so live sequences = concurrency'),
+  scenario: 'sequence',
+  deployment: {
+    instanceCount: 1,
+    sequenceBatching: { strategy: 'direct', maxSequenceIdleMicroseconds: 5_000_000 },
+  },
+  source: {
+    seed: '',
+    note: "Triton's identity backend behind the Direct sequence batcher: 8 slots, 5 s idle timeout",
+  },
+};
+
+/** Models behind Triton's sequence batcher, keyed by id. */
+export const SEQUENCE_MODELS: Readonly<Record<string, ModelEntry>> = {
+  [sequenceIdentity.id]: sequenceIdentity,
+};
+
 /** Every built-in model, keyed by id. */
 export const CATALOG: Readonly<Record<string, ModelEntry>> = Object.fromEntries(
   [

@@ -1,10 +1,10 @@
-import { CATALOG } from './catalog.ts';
+import { CATALOG, SEQUENCE_MODELS } from './catalog.ts';
 import { GENERATIVE, generativeModelEntry } from './generative.ts';
 import type { Datatype } from '../lib/tensor/datatypes.ts';
 import type { ModelEntry, Precision } from './types.ts';
 import type { TensorSpec } from '../lib/kserve/types.ts';
 
-export { CATALOG } from './catalog.ts';
+export { CATALOG, SEQUENCE_MODELS } from './catalog.ts';
 export type * from './types.ts';
 
 /** Catalog ids, sorted, for error messages and --help. */
@@ -18,10 +18,14 @@ export function getModel(idOrName: string): ModelEntry {
     CATALOG[idOrName] ??
     Object.values(CATALOG).find((m) => m.name === idOrName || m.aliases?.includes(idOrName));
   if (entry) return entry;
+  const sequence =
+    SEQUENCE_MODELS[idOrName] ??
+    Object.values(SEQUENCE_MODELS).find((m) => m.name === idOrName || m.aliases?.includes(idOrName));
+  if (sequence) return sequence;
   // Generative models (models/generative.ts) run their own scenario; the catalog lists the tensor models.
   const generative = GENERATIVE[idOrName] ?? Object.values(GENERATIVE).find((g) => g.name === idOrName);
   if (generative) return generativeModelEntry(generative);
-  const known = [...modelIds(), ...Object.keys(GENERATIVE)].join(', ');
+  const known = [...modelIds(), ...Object.keys(SEQUENCE_MODELS), ...Object.keys(GENERATIVE)].join(', ');
   throw new Error(`unknown model "${idOrName}"; known models: ${known} (or use generic with MODEL_NAME)`);
 }
 

@@ -20,7 +20,23 @@ export type PayloadRecipe =
   | { kind: 'mnist' }
   | { kind: 'random' }
   /** Generative models: the scenario writes its prompt itself (lib/genai/stream-test.ts); no payload set. */
-  | { kind: 'prompt' };
+  | { kind: 'prompt' }
+  /** Sequence models: each request carries [sequence id, step] for the echo check (lib/sequence/); no payload set. */
+  | { kind: 'sequence' };
+
+/**
+ * Triton's sequence batcher (config.pbtxt `sequence_batching`): requests carry a correlation id and START/END
+ * flags; a live sequence holds a slot until its END or until it idles longer than maxSequenceIdleMicroseconds.
+ */
+export interface SequenceBatching {
+  /** Direct: one slot per batch position (max_batch_size per instance); Oldest: batches the oldest candidates. */
+  strategy: 'direct' | 'oldest';
+  maxSequenceIdleMicroseconds: number;
+  /** How long a batch waits for more sequences' requests. @default 0 */
+  maxQueueDelayMicroseconds?: number;
+  /** Oldest only: sequences each instance batches from. */
+  maxCandidateSequences?: number;
+}
 
 /** Where a model's published figures come from (a seed write-up). */
 export interface SourceNote {
@@ -36,6 +52,11 @@ export interface ModelEntry {
   name: string;
   /** Triton platform string (config.pbtxt `platform`). */
   platform: string;
+  /**
+   * A Triton backend that serves the model as is, on both servers, with no model file (`identity`); absent: the
+   * embedded server simulates it and `k6-triton repository` writes an ONNX stand-in.
+   */
+  backend?: string;
   /** 0 means the model has no batch dimension. */
   maxBatchSize: number;
   inputs: TensorSpec[];
@@ -52,7 +73,11 @@ export interface ModelEntry {
   /** Short names the commands and make targets take too (`make bench-resnext`). */
   aliases?: string[];
   /** Server-side settings of the default deployment (the embedded server's default repository). */
-  deployment: { instanceCount: number; dynamicBatching?: DynamicBatching };
+  deployment: {
+    instanceCount: number;
+    dynamicBatching?: DynamicBatching;
+    sequenceBatching?: SequenceBatching;
+  };
   source: SourceNote;
   /** The embedded server's simulated compute time per batch, calibrated on the seed's published figures. */
   latency?: LatencyProfile;

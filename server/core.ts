@@ -15,10 +15,11 @@ import type { ModelStatisticsJson } from './stats.ts';
 
 /**
  * Extensions this server implements, named and ordered as Triton 2.60 lists them in its server metadata; the ones
- * it leaves out (sequence, system_shared_memory, cuda_shared_memory, logging) are in server/README.md.
+ * it leaves out (system_shared_memory, cuda_shared_memory, logging) are in server/README.md.
  */
 export const EXTENSIONS = [
   'classification',
+  'sequence',
   'model_repository',
   'model_repository(unload_dependents)',
   'schedule_policy',

@@ -291,6 +291,37 @@ export const Errors = {
       'INVALID_ARG',
       "invalid value type for 'unload_dependents' parameter, expected bool_param.",
     ),
+  // The sequence batcher's refusals (sequence_batch_scheduler.cc), in the order it checks them.
+  sequenceBatchSize: (model: string) =>
+    new ServerError(
+      'INVALID_ARG',
+      `inference request to model '${model}' must specify batch-size 1 due to requirements of sequence batcher`,
+    ),
+  sequenceNoCorrelationId: (model: string) =>
+    new ServerError(
+      'INVALID_ARG',
+      `inference request to model '${model}' must specify a non-zero or non-empty correlation ID`,
+    ),
+  sequenceNoStart: (sequence: string, model: string) =>
+    new ServerError(
+      'INVALID_ARG',
+      `inference request for sequence ${sequence} to model '${model}' must specify the START flag on the first request of the sequence`,
+    ),
+  /** A CORRID control input whose data_type is not the kind of id the request carries ('UINT64' or 'BYTES'). */
+  sequenceCorrIdType: (
+    id: string | undefined,
+    control: string,
+    got: string,
+    model: string,
+    expected: string,
+  ) =>
+    new ServerError(
+      'INVALID_ARG',
+      `${req(id)}sequence batching control '${control}' data-type is '${got}', but model '${model}' expects '${expected}'`,
+    ),
+  /** A backend that reads the correlation id as a number (identity) given a string id. */
+  correlationIdNotUint: (id: string | undefined) =>
+    new ServerError('INVALID_ARG', `${req(id)}correlation ID in request is not an unsigned int`),
   serverStopping: () => new ServerError('UNAVAILABLE', 'Server is stopping: no new requests are accepted'),
   internal: (message: string) => new ServerError('INTERNAL', message),
 };

@@ -6,7 +6,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CATALOG, getModel, inputsFor, modelIds } from '../models/index.ts';
+import { CATALOG, getModel, inputsFor, modelIds, SEQUENCE_MODELS } from '../models/index.ts';
 import type { ModelEntry } from '../models/types.ts';
 import { catalogEntries, configFromCatalog } from './config/from-catalog.ts';
 import { configToPbtxt } from './config/to-pbtxt.ts';
@@ -15,7 +15,7 @@ import { standInModel } from './onnx/stand-in.ts';
 
 /** Which models, at which precisions. */
 export interface ExportRepositoryOptions {
-  /** Catalog ids, aliases or served names; default every catalog model. */
+  /** Catalog ids, aliases or served names (sequence models too); default every catalog model. */
   models?: readonly string[];
   /** PRECISION per model (id, alias or served name), e.g. { dlrm: 'FP16' }; default the catalog's datatypes. */
   precisions?: Readonly<Record<string, string>>;
@@ -27,8 +27,8 @@ export interface ExportedModel {
   /** Served name: the model's folder. */
   name: string;
   dir: string;
-  /** 'trained' for the shipped MNIST network, 'stand-in' for a generated graph. */
-  kind: 'trained' | 'stand-in';
+  /** 'trained' for the shipped MNIST network, 'stand-in' for a generated graph, 'backend' for none (identity). */
+  kind: 'trained' | 'stand-in' | 'backend';
   precision?: string;
   onnx_bytes: number;
 }
@@ -53,7 +53,7 @@ export async function writeCatalogRepository(
     try {
       await mkdir(path.join(modelDir, '1'), { recursive: true });
       await writeFile(path.join(modelDir, 'config.pbtxt'), model.config);
-      await writeFile(path.join(modelDir, '1', 'model.onnx'), model.onnx);
+      if (model.onnx) await writeFile(path.join(modelDir, '1', 'model.onnx'), model.onnx);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
       throw new Error(
@@ -64,9 +64,9 @@ export async function writeCatalogRepository(
       id: model.entry.id,
       name: model.entry.name,
       dir: modelDir,
-      kind: model.entry.id === 'mnist' ? 'trained' : 'stand-in',
+      kind: !model.onnx ? 'backend' : model.entry.id === 'mnist' ? 'trained' : 'stand-in',
       ...(model.precision ? { precision: model.precision } : {}),
-      onnx_bytes: model.onnx.length,
+      onnx_bytes: model.onnx?.length ?? 0,
     });
   }
   return written;
@@ -74,18 +74,21 @@ export async function writeCatalogRepository(
 
 async function modelFiles(entry: ModelEntry, precision: string | undefined) {
   const config = configToPbtxt(configFromCatalog(entry, 'onnxruntime', precision));
-  // MNIST is the one catalog model trained here; its file declares the catalog's fixed dims.
-  const onnx = entry.id === 'mnist' ? await readFile(MNIST_MODEL_FILE) : standInModel(entry, precision);
+  // A model on a backend of its own (identity) needs no file; MNIST is the one catalog model trained here.
+  const onnx = entry.backend
+    ? undefined
+    : entry.id === 'mnist'
+      ? await readFile(MNIST_MODEL_FILE)
+      : standInModel(entry, precision);
   return { entry, precision, config, onnx };
 }
 
 /** A catalog model by id, alias or served name; throws naming the catalog's ids. */
 function catalogModel(idOrName: string): ModelEntry {
-  if (
-    !CATALOG[idOrName] &&
-    !Object.values(CATALOG).some((m) => m.name === idOrName || m.aliases?.includes(idOrName))
-  ) {
-    throw new Error(`unknown catalog model "${idOrName}"; known models: ${modelIds().join(', ')}`);
+  const entries = [...Object.values(CATALOG), ...Object.values(SEQUENCE_MODELS)];
+  if (!entries.some((m) => m.id === idOrName || m.name === idOrName || m.aliases?.includes(idOrName))) {
+    const known = [...modelIds(), ...Object.keys(SEQUENCE_MODELS)].join(', ');
+    throw new Error(`unknown catalog model "${idOrName}"; known models: ${known}`);
   }
   return getModel(idOrName);
 }

@@ -8,7 +8,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { catalogEntries, configFromCatalog } from './config/from-catalog.ts';
+import { catalogEntries, configFromCatalog, sequenceEntries } from './config/from-catalog.ts';
 import { configFromGenerative, generativeEntries } from './config/from-generative.ts';
 import { parsePbtxt } from './config/parse.ts';
 import type { VersionFolder } from './config/normalize.ts';
@@ -153,7 +153,7 @@ function selectVersions(found: number[], config: ModelConfigJson): number[] {
 }
 
 /**
- * The catalog's models, then the simulated generative ones; mnist runs on onnxruntime when its trained model
+ * The catalog's models, the sequence models (on their own backend), then the simulated generative ones; mnist runs on onnxruntime when its trained model
  * and onnxruntime-node are present.
  */
 export async function catalogSources(precisions: Record<string, string>): Promise<ModelSource[]> {
@@ -173,6 +173,9 @@ export async function catalogSources(precisions: Record<string, string>): Promis
       const dir = entry.id === 'mnist' && onnx ? MNIST_MODEL_DIR : '';
       return source(entry.name, async () => configFromCatalog(entry, backend, precisions[entry.id]), dir);
     }),
+    ...sequenceEntries().map((entry) =>
+      source(entry.name, async () => configFromCatalog(entry, 'simulated')),
+    ),
     ...generativeEntries().map((entry) => source(entry.name, async () => configFromGenerative(entry))),
   ];
 }

@@ -11,6 +11,8 @@ import { type FaultOptions, modelFaults } from './faults/spec.ts';
 import type { InferRequest, InferResult } from './infer/types.ts';
 import { planFor, type TensorPlan, validateRequest } from './infer/validate.ts';
 import type { FailureReason, ModelMetrics } from './metrics.ts';
+import { backendName } from './backends/registry.ts';
+import { SequenceBatcher, sequenceBatching, slotsPerInstance } from './sequence-batcher.ts';
 import { ModelStats, nowNs, type RequestTimes } from './stats.ts';
 
 interface Pending {
@@ -49,6 +51,8 @@ export class LoadedModel {
   readonly #plan: TensorPlan;
   readonly #instances: Backend[];
   readonly #batcher: Batcher<Pending>;
+  /** Present when the config has sequence_batching: admits requests by correlation id before the queue. */
+  readonly #sequences: SequenceBatcher | undefined;
   readonly #metrics: ModelMetrics;
   /** Injected faults of this model; undefined when none is configured. */
   readonly faults: FaultInjector | undefined;
@@ -64,6 +68,17 @@ export class LoadedModel {
     this.faults = faults;
     const db = opts.config.dynamic_batching;
     const policy = db?.default_queue_policy;
+    const sb = sequenceBatching(opts.config);
+    this.#sequences = sb
+      ? new SequenceBatcher({
+          model: opts.name,
+          config: sb,
+          slots: instances.length * slotsPerInstance(opts.config),
+          uint64Only: backendName(opts.config) === 'identity',
+        })
+      : undefined;
+    // Requests of different sequences batch together as Direct and Oldest form batches, within their delay.
+    const sequenceDelay_us = Number((sb?.direct ?? sb?.oldest)?.max_queue_delay_microseconds ?? 0);
     this.#batcher = new Batcher<Pending>(
       {
         maxBatchSize: opts.config.max_batch_size,
@@ -76,7 +91,15 @@ export class LoadedModel {
               defaultTimeout_us: Number(policy?.default_timeout_microseconds ?? 0),
               allowTimeoutOverride: policy?.allow_timeout_override === true,
             }
-          : undefined,
+          : sb
+            ? {
+                preferredBatchSizes: sb.oldest?.preferred_batch_size ?? [],
+                maxQueueDelay_us: sequenceDelay_us,
+                maxQueueSize: 0,
+                defaultTimeout_us: 0,
+                allowTimeoutOverride: false,
+              }
+            : undefined,
       },
       (batch, instance) => this.#execute(batch, instance),
     );
@@ -172,11 +195,12 @@ export class LoadedModel {
       };
       let pending: Pending | undefined;
       const onAbort = () => {
-        if (pending && this.#batcher.cancel(pending)) fail(Errors.cancelled(), 'CANCELED');
+        if (pending && this.#batcher.cancel(pending)) pending.reject(Errors.cancelled(), 'CANCELED');
       };
       try {
         if (req.signal?.aborted) throw Errors.cancelled();
         const valid = validateRequest(this.#plan, req);
+        const ticket = this.#sequences?.admit(req.id, valid.batchSize, req.parameters);
         pending = {
           id: req.id,
           batchSize: valid.batchSize,
@@ -187,13 +211,24 @@ export class LoadedModel {
           inputs: valid.inputs,
           outputNames: valid.outputNames,
           resolve: (result) => {
+            ticket?.done();
             req.signal?.removeEventListener('abort', onAbort);
             resolve(result);
           },
-          reject: fail,
+          reject: (err, reason) => {
+            ticket?.done();
+            fail(err, reason);
+          },
         };
-        this.#batcher.enqueue(pending);
         req.signal?.addEventListener('abort', onAbort, { once: true });
+        const queued = pending;
+        if (!ticket) this.#batcher.enqueue(queued);
+        // A sequence's request waits for its slot and for the sequence's earlier requests to settle.
+        else
+          void ticket.ready.then(() => {
+            if (req.signal?.aborted) queued.reject(Errors.cancelled(), 'CANCELED');
+            else this.#batcher.enqueue(queued);
+          });
       } catch (err) {
         reject(asServerError(err));
       }
@@ -211,6 +246,7 @@ export class LoadedModel {
 
   /** Waits for queued and executing requests, then closes the instances. */
   async unload(): Promise<void> {
+    this.#sequences?.close();
     await this.#batcher.drain();
     await Promise.allSettled(this.#instances.map((b) => b.close()));
   }

@@ -22,6 +22,10 @@ import type { LoadPlan } from '../load/scenarios.ts';
 import { serverStatsDelta } from '../load/server-stats.ts';
 import { checkPayloadIndexes } from '../load/schedule-file.ts';
 import { WindowClock } from '../load/windows.ts';
+import { sequenceLoop } from '../sequence/loop.ts';
+import { createSequenceCounters, sequenceSummaryLine } from '../sequence/metrics.ts';
+import { vuBound } from '../sequence/options.ts';
+import type { K6SummaryData } from '../summary/from-summary.ts';
 import { blockingCallsAllowed } from './blocking.ts';
 import type { Expectations } from './checks.ts';
 import { type ExecFunction, measuredLoop, type SetupData } from './measured-loop.ts';
@@ -73,7 +77,10 @@ export function modelTest(
   // Generic models: inputs and outputs come from the server in setup(); without PAYLOAD the
   // requests are random tensors made from them, as perf_analyzer does.
   const generic = entry.payload.kind === 'random';
-  const samples: Sample[] = generic && !settings.payload ? [] : loadSamples(settings, entry);
+  // Sequence models: each request is one step of a sequence, written by the sequence loop (lib/sequence/).
+  const sequence = run.sequence;
+  const samples: Sample[] =
+    sequence !== undefined || (generic && !settings.payload) ? [] : loadSamples(settings, entry);
   const counters = createServerCounters();
   const windowStart = createWindowStart();
   // gRPC has no built-in failed-request metric in k6; HTTP has http_req_failed.
@@ -85,35 +92,48 @@ export function modelTest(
   if (run.load.pacing?.kind === 'schedule' && samples.length > 0)
     checkPayloadIndexes(run.load.pacing.schedule, samples.length);
 
-  const loop = measuredLoop({
+  const loopContext = {
     transport,
     exec,
     clock,
     modelName: settings.modelName,
-    samples,
-    samplesFrom: (data) =>
-      randomSamples(data.inputs ?? [], { batch: settings.batch, maxBatchSize: data.expect.maxBatchSize }),
-    validateEvery,
-    warmupChecks,
     ...(inferErrors ? { inferErrors } : {}),
-    ...(scheduledLatency ? { scheduledLatency } : {}),
-    ...(run.load.pacing
-      ? {
-          pacing: {
-            schedule: run.levelSchedule,
-            sleep: blocking
-              ? (ms: number) => sleep(ms / 1000)
-              : (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
-          },
-        }
-      : {}),
     blocking,
     check,
-    warn: (line) => console.warn(line),
-  });
+    warn: (line: string) => console.warn(line),
+  };
+  const { options } = run;
+  const loop = sequence
+    ? sequenceLoop({
+        ...loopContext,
+        input: entry.inputs[0]!.name,
+        output: entry.outputs[0]!.name,
+        settings: sequence,
+        stride: vuBound(options),
+        counters: createSequenceCounters(),
+      })
+    : measuredLoop({
+        ...loopContext,
+        samples,
+        samplesFrom: (data) =>
+          randomSamples(data.inputs ?? [], { batch: settings.batch, maxBatchSize: data.expect.maxBatchSize }),
+        validateEvery,
+        warmupChecks,
+        ...(scheduledLatency ? { scheduledLatency } : {}),
+        ...(run.load.pacing
+          ? {
+              pacing: {
+                schedule: run.levelSchedule,
+                sleep: blocking
+                  ? (ms: number) => sleep(ms / 1000)
+                  : (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+              },
+            }
+          : {}),
+      });
 
   return {
-    options: run.options,
+    options,
     plan: run.plan,
     run,
     settings,
@@ -135,7 +155,11 @@ export function modelTest(
         console.warn(`${exec.scenario.name}: server statistics not read: ${message(err)}`);
       }
     },
-    handleSummary: (data) => levelSummary(data, run, env),
+    handleSummary: (data) => {
+      const out = levelSummary(data, run, env);
+      if (sequence) out.stdout = `${out.stdout}${sequenceSummaryLine(data as K6SummaryData)}\n`;
+      return out;
+    },
   };
 }
 

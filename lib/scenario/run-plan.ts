@@ -5,6 +5,8 @@
  * windows, stability, metric or budgets. Pure: no k6 or Node imports.
  */
 import type { Options } from 'k6/options';
+import { sequencePlan, withSequenceOptions } from '../sequence/options.ts';
+import type { SequenceSettings } from '../sequence/settings.ts';
 import type { ModelEntry } from '../../models/types.ts';
 import {
   type Budget,
@@ -58,6 +60,8 @@ export interface RunPlan {
   warmupChecks: number;
   /** A paced open loop's send times for a level (by its scenario name); undefined for k6's own pacing. */
   levelSchedule(name: string): LevelSchedule | undefined;
+  /** A sequence model's settings (lib/sequence/); absent for other models. */
+  sequence?: SequenceSettings;
 }
 
 /** Names of the exported functions the plan's scenarios call. */
@@ -177,7 +181,7 @@ export function resolveRunPlan(
   const metric: RequestMetric = settings.protocol === 'grpc' ? 'grpc_req_duration' : 'http_req_duration';
   const budget = parseBudget(budgetJson, budgetPath);
   const overrides = budgetOverridesFromEnv(env);
-  const options: Options = {
+  const planned: Options = {
     scenarios: plan.scenarios,
     thresholds: budgetThresholds(
       budget,
@@ -191,6 +195,10 @@ export function resolveRunPlan(
     setupTimeout: '60s',
     tags: { model: settings.modelName, protocol: settings.protocol },
   };
+  // A sequence model's iterations each run a whole sequence (lib/sequence/loop.ts).
+  const sequence =
+    entry.payload.kind === 'sequence' ? sequencePlan(entry.id, env, load.mode, planned) : undefined;
+  const options = sequence ? withSequenceOptions(planned) : planned;
   return {
     settings,
     load,
@@ -207,5 +215,6 @@ export function resolveRunPlan(
       const level = plan.levels.find((l) => l.name === name);
       return level ? scheduleAt(level.level) : undefined;
     },
+    ...(sequence ? { sequence } : {}),
   };
 }

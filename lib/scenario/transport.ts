@@ -8,7 +8,7 @@ import type { GrpcInferRequest } from '../kserve/grpc-messages.ts';
 import { KServeHttp, type PreparedHttpRequest } from '../kserve/http.ts';
 import { grpcNoResponse, httpNoResponse } from '../kserve/no-response.ts';
 import type { ModelStats } from '../kserve/stats.ts';
-import type { InferInput, InferResult, ModelMetadata } from '../kserve/types.ts';
+import type { InferInput, InferResult, ModelMetadata, ParameterValue } from '../kserve/types.ts';
 import type { Settings } from './settings.ts';
 
 /** One sent request's outcome. */
@@ -28,7 +28,8 @@ export interface BoundRequest {
 export interface Transport {
   /** Where requests go, for error messages. */
   readonly target: string;
-  prepare(inputs: readonly InferInput[]): unknown;
+  /** Builds a request; `parameters` are its request-level parameters (sequence_id, sequence_start...). */
+  prepare(inputs: readonly InferInput[], parameters?: Record<string, ParameterValue>): unknown;
   /** Sends a prepared request; tags are added to its metrics. */
   infer(prepared: unknown, tags?: Record<string, string>): Promise<InferOutcome>;
   /** infer() as a blocking call, for real k6. */
@@ -56,7 +57,11 @@ export function createTransport(settings: Settings): Transport {
     });
     return {
       target: `${settings.grpcTls ? 'grpcs' : 'grpc'}://${settings.grpcUrl}`,
-      prepare: (inputs) => client.prepareInfer(model, inputs, version ? { version } : {}),
+      prepare: (inputs, parameters) =>
+        client.prepareInfer(model, inputs, {
+          ...(version ? { version } : {}),
+          ...(parameters ? { parameters } : {}),
+        }),
       infer: (prepared, tags) => client.infer(prepared as GrpcInferRequest, tags ? { tags } : {}),
       inferSync: (prepared, tags) => client.inferSync(prepared as GrpcInferRequest, tags ? { tags } : {}),
       bind: (prepared) => client.bind(prepared as GrpcInferRequest),
@@ -72,7 +77,10 @@ export function createTransport(settings: Settings): Transport {
   const json = settings.protocol === 'http-json';
   return {
     target: settings.url,
-    prepare: (inputs) => (json ? client.prepareJson(inputs) : client.prepareBinary(inputs)),
+    prepare: (inputs, parameters) => {
+      const options = parameters ? { parameters } : {};
+      return json ? client.prepareJson(inputs, options) : client.prepareBinary(inputs, options);
+    },
     infer: (prepared, tags) => client.infer(model, prepared as PreparedHttpRequest, { version, tags }),
     inferSync: (prepared, tags) =>
       client.inferSync(model, prepared as PreparedHttpRequest, { version, tags }),

@@ -85,6 +85,11 @@ export function generatorNotJudged(
   return undefined;
 }
 
+/** Requests an iteration sends: 1, or a sequence model's whole sequence (its generator cost is per request). */
+function requestsPerIteration(requests: number, iterations: number | undefined): number {
+  return iterations ? Math.max(1, Math.round(requests / iterations)) : 1;
+}
+
 /** One metric as k6 hands it over (handleSummary: `values` + `thresholds: {expr: {ok}}`). */
 export interface K6SummaryMetric {
   type?: string;
@@ -321,7 +326,14 @@ export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
       ...(stability ? { stable: stability.stable, stability_spread_pct: stability.spread_pct } : {}),
       budgets: withoutSuccessFailed(verdicts(summary, ref.name), requests - errors, metric),
       ...(iteration?.['avg'] !== undefined && duration['avg'] !== undefined && !ref.paced
-        ? { generator: generatorCost(iteration['avg'], duration['avg'], undefined, notJudged) }
+        ? {
+            generator: generatorCost(
+              iteration['avg'] / requestsPerIteration(counted, iteration['count']),
+              duration['avg'],
+              undefined,
+              notJudged,
+            ),
+          }
         : {}),
       ...(failure ? { failure } : {}),
     });

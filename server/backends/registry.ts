@@ -3,6 +3,7 @@
  * the server runs without onnxruntime-node installed; its models then fail to load with a readable error.
  */
 import type { ModelConfigJson } from '../config/types.ts';
+import { identityFactory } from './identity.ts';
 import { type SimulatedOptions, simulatedFactory } from './simulated.ts';
 import { repeatFactory } from './repeat.ts';
 import { simulatedLlmFactory } from './simulated-llm.ts';
@@ -15,7 +16,7 @@ export function backendName(config: ModelConfigJson): string {
   return config.platform;
 }
 
-/** Resolves backends by name; `simulated`, `simulated_llm`, `repeat` and `onnxruntime` are built in. */
+/** Resolves backends by name; `simulated`, `simulated_llm`, `repeat`, `identity` and `onnxruntime` are built in. */
 export class BackendRegistry {
   readonly #factories = new Map<string, () => Promise<BackendFactory>>();
 
@@ -24,6 +25,7 @@ export class BackendRegistry {
     this.#factories.set('simulated', async () => sim);
     this.#factories.set('simulated_llm', async () => simulatedLlmFactory);
     this.#factories.set('repeat', async () => repeatFactory);
+    this.#factories.set('identity', async () => identityFactory);
     this.#factories.set('onnxruntime', async () => {
       // A variable specifier keeps bundlers and tsc from requiring the optional module up front.
       const path = './onnx.ts';

@@ -1,5 +1,5 @@
 /** The built-in default repository: one Triton config per catalog entry (models/catalog.ts). */
-import { CATALOG } from '../../models/catalog.ts';
+import { CATALOG, SEQUENCE_MODELS } from '../../models/catalog.ts';
 import { inputsFor } from '../../models/index.ts';
 import type { ModelEntry, Precision } from '../../models/types.ts';
 import type { TensorSpec } from '../../lib/kserve/types.ts';
@@ -9,24 +9,26 @@ import { parseConfigJson } from './parse.ts';
 import type { ModelConfigJson } from './types.ts';
 
 /**
- * A catalog entry's config as a config.pbtxt would hold it, on the given backend, at a PRECISION; the repository
- * completes it at load as Triton completes what it reads (config/normalize.ts).
+ * A catalog entry's config as a config.pbtxt would hold it, on the given backend (unless the entry names its own,
+ * e.g. identity), at a PRECISION; the repository completes it at load as Triton completes what it reads
+ * (config/normalize.ts).
  */
 export function configFromCatalog(entry: ModelEntry, backend: string, precision?: string): ModelConfigJson {
   const tensor = (t: TensorSpec) => ({ name: t.name, data_type: toConfigDatatype(t.datatype), dims: t.dims });
   const db = entry.deployment.dynamicBatching;
+  const served = entry.backend ?? backend;
   const json: Record<string, unknown> = {
     name: entry.name,
     // The simulated backend serves every platform; keep Triton's platform string only for real backends.
-    platform: backend === 'onnxruntime' ? 'onnxruntime_onnx' : entry.platform,
-    backend,
+    platform: served === 'onnxruntime' ? 'onnxruntime_onnx' : entry.platform,
+    backend: served,
     max_batch_size: entry.maxBatchSize,
     input: inputsFor(entry, precision).map(tensor),
     output: entry.outputs.map(tensor),
     instance_group: [{ count: entry.deployment.instanceCount, kind: 'KIND_CPU' }],
   };
   // Only the simulated backend reads a latency profile.
-  if (backend === 'simulated') {
+  if (served === 'simulated') {
     json.parameters = { latency_profile: { string_value: latencyProfile(entry, precision) } };
   }
   if (db) {
@@ -39,12 +41,28 @@ export function configFromCatalog(entry: ModelEntry, backend: string, precision?
       },
     };
   }
+  const sb = entry.deployment.sequenceBatching;
+  if (sb) {
+    const strategy: Record<string, unknown> = {
+      max_queue_delay_microseconds: sb.maxQueueDelayMicroseconds ?? 0,
+    };
+    if (sb.strategy === 'oldest') strategy.max_candidate_sequences = sb.maxCandidateSequences ?? 1;
+    json.sequence_batching = {
+      max_sequence_idle_microseconds: sb.maxSequenceIdleMicroseconds,
+      [sb.strategy]: strategy,
+    };
+  }
   return parseConfigJson(json, `catalog entry ${entry.id}`);
 }
 
 /** Every catalog entry, for the default repository. */
 export function catalogEntries(): ModelEntry[] {
   return Object.values(CATALOG);
+}
+
+/** The sequence models (models/catalog.ts SEQUENCE_MODELS), served beside the catalog's. */
+export function sequenceEntries(): ModelEntry[] {
+  return Object.values(SEQUENCE_MODELS);
 }
 
 /** A model with a profile of its own for the precision served (ResNeXt at FP16) gets that one. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CATALOG } from '../../../models/catalog.ts';
+import { CATALOG, SEQUENCE_MODELS } from '../../../models/catalog.ts';
 import { GENERATIVE } from '../../../models/generative.ts';
 import type { RunningServer } from '../../../server/index.ts';
 import { binaryBody, http, start } from '../../server/helpers.ts';
@@ -18,7 +18,9 @@ describe('the built-in default repository (serve with no arguments)', () => {
   it('serves every catalog and generative model, READY, with the catalog tensors', async () => {
     const index = (await http(server, 'POST', '/v2/repository/index')).json();
     expect(index.map((r: { name: string }) => r.name).sort()).toEqual(
-      [...Object.values(CATALOG), ...Object.values(GENERATIVE)].map((m) => m.name).sort(),
+      [...Object.values(CATALOG), ...Object.values(SEQUENCE_MODELS), ...Object.values(GENERATIVE)]
+        .map((m) => m.name)
+        .sort(),
     );
     expect(index.every((r: { state: string }) => r.state === 'READY')).toBe(true);
     for (const entry of Object.values(CATALOG)) {

@@ -99,7 +99,7 @@ describe('model repository and explicit model control over HTTP', () => {
     expect(res.json().error).toBe(
       "load failed for model 'simple': version 1 is at UNAVAILABLE state: Invalid argument: unable to find " +
         "backend library for backend 'no-such-backend', try specifying runtime on the model configuration. " +
-        '(the embedded server has simulated, simulated_llm, onnxruntime);\n',
+        '(the embedded server has simulated, simulated_llm, repeat, identity, onnxruntime);\n',
     );
     expect((await http(server, 'GET', '/v2/models/simple/ready')).status).toBe(200);
     expect((await http(server, 'GET', '/v2/models/simple/config')).json().max_batch_size).toBe(8);

@@ -316,7 +316,7 @@ describe.skipIf(!REAL_TRITON.path)('control plane against Triton 2.60.0: every m
     expect(embedded.body.name).toBe(triton.body.name);
     expect(embedded.body.version).toBe(triton.body.version);
     // The embedded server lists the extensions it implements, in Triton's order; server/README.md lists the rest.
-    const notImplemented = ['sequence', 'system_shared_memory', 'cuda_shared_memory', 'logging'];
+    const notImplemented = ['system_shared_memory', 'cuda_shared_memory', 'logging'];
     expect(embedded.body.extensions).toEqual(
       triton.body.extensions.filter((e: string) => !notImplemented.includes(e)),
     );
@@ -625,7 +625,7 @@ describe.skipIf(!REAL_TRITON.path)(
       expectSame(bad);
       // Triton's reason, to which the embedded server adds the backends it has (server/README.md).
       expect(bad.embedded.body.error).toMatch(
-        / \(the embedded server has simulated, simulated_llm, onnxruntime\)/,
+        / \(the embedded server has simulated, simulated_llm, repeat, identity, onnxruntime\)/,
       );
       expect(await configOf(model)).toEqual(before);
       // Output dims the ONNX model does not have: refused at load, in Triton's words.

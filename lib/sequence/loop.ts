@@ -1,0 +1,152 @@
+/**
+ * The sequence loop: one iteration runs one whole sequence, its requests one after another (each waits for the
+ * previous response), so a VU never has two requests of a sequence in flight and a level's end lets the sequence
+ * finish within the graceful stop instead of leaving it open. Every response is checked against the step it
+ * answers (the identity echo, plan.ts). A sequence whose response is another step's counts as out of order; one
+ * abandoned after a failed request, or cut short by k6 stopping its iteration, counts as orphaned (the server
+ * keeps it until its idle timeout). Everything
+ * k6 provides comes in through the context, so tests run it on fakes.
+ */
+import { firstErrorCheck, parseLevelName, WINDOW_TAG } from '../load/names.ts';
+import type { WindowClock } from '../load/windows.ts';
+import { createRandom } from '../random/random.ts';
+import type { ExecFunction, LoopExecution, LoopMetric, MeasuredLoop } from '../scenario/measured-loop.ts';
+import type { InferOutcome, Transport } from '../scenario/transport.ts';
+import { drawLength, echoes, echoInput, SequenceIds, sequenceParameters } from './plan.ts';
+import type { SequenceSettings } from './settings.ts';
+
+/** Metric names of the sequence counters (thresholds gate the last two; count==0 by default). */
+export const SEQUENCE_METRICS = {
+  started: 'k6_triton_sequences_started',
+  completed: 'k6_triton_sequences_completed',
+  outOfOrder: 'k6_triton_sequences_out_of_order',
+  orphaned: 'k6_triton_sequences_orphaned',
+} as const;
+
+/** The counters the loop adds to. */
+export interface SequenceCounters {
+  started: LoopMetric;
+  completed: LoopMetric;
+  outOfOrder: LoopMetric;
+  orphaned: LoopMetric;
+}
+
+/** What the loop needs from k6, the run plan and the model. */
+export interface SequenceLoopContext {
+  transport: Transport;
+  exec: LoopExecution;
+  clock: WindowClock;
+  modelName: string;
+  /** The echo tensors: the model's input and output names. */
+  input: string;
+  output: string;
+  settings: SequenceSettings;
+  /** At least the number of VUs that may run at once (ids are split by it). */
+  stride: number;
+  counters: SequenceCounters;
+  /** gRPC's failed-request Rate (HTTP has k6's http_req_failed). */
+  inferErrors?: LoopMetric;
+  /** Blocking calls (real k6) or promises (the Node runtime). */
+  blocking: boolean;
+  check(value: unknown, checks: Record<string, () => boolean>): boolean;
+  warn(message: string): void;
+}
+
+/** One VU's sequence in progress. */
+interface Live {
+  id: number;
+  length: number;
+  outOfOrder: boolean;
+  /** Counted as orphaned when its VU moved on; a runtime that lets the old iteration run on must not send more. */
+  cut: boolean;
+}
+
+/** Builds the exec functions of one VU; warm-up and measured iterations both run whole sequences. */
+export function sequenceLoop(ctx: SequenceLoopContext): MeasuredLoop {
+  const { transport, exec, clock, counters } = ctx;
+  let ids: SequenceIds | undefined;
+  let random: ReturnType<typeof createRandom> | undefined;
+  let warned = false;
+  let errorScenario = '';
+  let windowChange_ms = 0;
+  /** The sequence this VU is in; still set at the next open() when k6 cut the iteration that ran it. */
+  let unfinished: Live | undefined;
+
+  function open(): Live {
+    // Per VU, on its first iteration (k6 runs the init context before VU ids are final).
+    ids ??= new SequenceIds(ctx.settings, exec.vu.idInTest, ctx.stride);
+    random ??= createRandom(exec.vu.idInTest);
+    counters.started.add(1);
+    // Adding 0 makes the gated counters exist in the summary even when nothing goes wrong.
+    counters.outOfOrder.add(0);
+    counters.orphaned.add(unfinished ? 1 : 0);
+    if (unfinished) unfinished.cut = true;
+    unfinished = { id: ids.next(), length: drawLength(ctx.settings, random), outOfOrder: false, cut: false };
+    return unfinished;
+  }
+
+  function prepare(seq: Live, step: number): unknown {
+    const now = Date.now();
+    if (now >= windowChange_ms) {
+      exec.vu.metrics.tags[WINDOW_TAG] = String(clock.index(now));
+      windowChange_ms = clock.nextChange_ms(now);
+    }
+    return transport.prepare(
+      [echoInput(ctx.input, seq.id, step)],
+      sequenceParameters(seq.id, step, seq.length),
+    );
+  }
+
+  /** Records one response; false when the request failed and the sequence is abandoned. */
+  function settle(seq: Live, step: number, outcome: InferOutcome): boolean {
+    if (seq.cut) return false;
+    ctx.inferErrors?.add(!outcome.ok);
+    if (!outcome.ok) {
+      failed(outcome.error() ?? 'request failed');
+      counters.orphaned.add(1);
+      unfinished = undefined;
+      return false;
+    }
+    if (!seq.outOfOrder && !echoes(outcome.outputs(), ctx.output, seq.id, step)) {
+      seq.outOfOrder = true;
+      counters.outOfOrder.add(1);
+      failed(`sequence ${seq.id}: the response to step ${step} is not that step's`);
+    }
+    if (step === seq.length - 1) {
+      counters.completed.add(1);
+      unfinished = undefined;
+    }
+    return true;
+  }
+
+  /** Warns once per VU and records the first failure of a measured level as a failing check. */
+  function failed(error: string): void {
+    if (!warned) {
+      warned = true;
+      ctx.warn(`${ctx.modelName} on ${transport.target}: ${error}`);
+    }
+    if (exec.scenario.name === errorScenario) return;
+    errorScenario = exec.scenario.name;
+    if (!parseLevelName(errorScenario)) return;
+    ctx.check(null, {
+      [firstErrorCheck(errorScenario, error, transport.noResponse(error))]: () => false,
+    });
+  }
+
+  function runSync(): void {
+    const seq = open();
+    for (let step = 0; step < seq.length; step++) {
+      if (!settle(seq, step, transport.inferSync(prepare(seq, step)))) return;
+    }
+  }
+
+  async function runAsync(): Promise<void> {
+    const seq = open();
+    for (let step = 0; step < seq.length; step++) {
+      if (!settle(seq, step, await transport.infer(prepare(seq, step)))) return;
+    }
+  }
+
+  const run: ExecFunction = ctx.blocking ? runSync : runAsync;
+  return { warmup: run, infer: run };
+}

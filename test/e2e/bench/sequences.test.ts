@@ -1,0 +1,109 @@
+/**
+ * `bench sequence` end to end on the embedded server: the sequence model (identity backend behind the sequence
+ * batcher) benched under the Node runtime over HTTP and gRPC and, where present, real k6; every sequence starts,
+ * completes and echoes its steps in order, so nothing is out of order or orphaned. A server that fails some
+ * requests leaves sequences orphaned, and the orphaned threshold fails the run.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SEQUENCE_METRICS } from '../../../lib/sequence/loop.ts';
+import { startServer } from '../../../server/index.ts';
+import { referenceTool } from '../tools/reference-tools.ts';
+import { resultsDir, runCli, runFolder } from './run-cli.ts';
+
+const k6 = referenceTool('k6', 'K6_BIN');
+const MODEL = 'sequence-identity';
+const SHORT = ['--step-duration', '2s', '--warmup', '1s', '--concurrency', '1,3'];
+const LINE = /^sequences: (\d+) started, (\d+) completed, (\d+) out of order, (\d+) orphaned$/m;
+
+/** The summary's sequence counts: started, completed, out of order, orphaned. */
+function counts(stdout: string): number[] {
+  const match = LINE.exec(stdout);
+  expect(match, stdout).not.toBeNull();
+  return match!.slice(1).map(Number);
+}
+
+async function bench(runtime: string, protocol: string, env: Record<string, string> = {}) {
+  const results = resultsDir();
+  const run = await runCli(
+    ['bench', 'sequence', '--runtime', runtime, '--protocol', protocol, ...SHORT, '--results-dir', results],
+    // Latency budgets are far off: the test is about order, not speed on shared cores.
+    { SEQUENCE_LENGTH: '6', P95_MS: '60000', P99_MS: '60000', ...env },
+  );
+  return { run, results };
+}
+
+/** Every sequence completed, none out of order or orphaned, and requests = their steps. */
+function expectInOrder(run: { code: number; stdout: string; stderr: string }, results: string): void {
+  expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+  const [started, completed, outOfOrder, orphaned] = counts(run.stdout);
+  expect(started).toBeGreaterThan(0);
+  expect(completed).toBe(started);
+  expect(outOfOrder).toBe(0);
+  expect(orphaned).toBe(0);
+  const summary = JSON.parse(readFileSync(join(runFolder(results, MODEL), 'summary.json'), 'utf8'));
+  for (const level of summary.report.results) {
+    expect(level.requests, level.name).toBeGreaterThan(0);
+    expect(level.errors, level.name).toBe(0);
+  }
+}
+
+describe('bench sequence on the embedded server', () => {
+  it('keeps every sequence in order under the Node runtime over HTTP', async () => {
+    const { run, results } = await bench('node', 'http');
+    expectInOrder(run, results);
+  }, 120_000);
+
+  it('keeps every sequence in order under the Node runtime over gRPC', async () => {
+    const { run, results } = await bench('node', 'grpc');
+    expectInOrder(run, results);
+  }, 120_000);
+
+  it.skipIf(!k6.path)(
+    `keeps every sequence in order under real k6 over HTTP and gRPC ${k6.skipReason}`,
+    async () => {
+      for (const protocol of ['http', 'grpc']) {
+        const { run, results } = await bench('k6', protocol, { K6_BIN: k6.path! });
+        expectInOrder(run, results);
+      }
+    },
+    240_000,
+  );
+
+  it('counts sequences a failed request cut short as orphaned, and their threshold fails the run', async () => {
+    const server = await startServer({
+      httpPort: 0,
+      grpcPort: -1,
+      metricsPort: -1,
+      faults: { status: { 503: 0.1 } },
+    });
+    try {
+      const results = resultsDir();
+      const run = await runCli(
+        [
+          'bench',
+          'sequence',
+          '--runtime',
+          'node',
+          ...SHORT,
+          '--results-dir',
+          results,
+          '--metrics-url',
+          'off',
+        ],
+        { SEQUENCE_LENGTH: '6', TRITON_URL: `http://127.0.0.1:${server.httpPort}` },
+      );
+      expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(99);
+      const [started, completed, outOfOrder, orphaned] = counts(run.stdout);
+      expect(orphaned).toBeGreaterThan(0);
+      expect(completed + orphaned).toBe(started);
+      expect(outOfOrder).toBe(0);
+      const k6Summary = JSON.parse(readFileSync(join(runFolder(results, MODEL), 'k6-summary.json'), 'utf8'));
+      const gate = k6Summary.metrics[SEQUENCE_METRICS.orphaned].thresholds['count==0'];
+      expect(gate.ok ?? gate).toBe(false);
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
+});

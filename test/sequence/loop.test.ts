@@ -1,0 +1,201 @@
+/**
+ * The sequence loop on a fake transport that echoes like Triton's identity backend: every step of every
+ * sequence is sent in order with the right flags, and a wrong echo or a failed request is counted (out of order,
+ * orphaned) the same way by the blocking (real k6) and promise (Node runtime) forms.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ParameterValue } from '../../lib/kserve/types.ts';
+import { WindowClock } from '../../lib/load/windows.ts';
+import { type SequenceCounters, sequenceLoop } from '../../lib/sequence/loop.ts';
+import { readSequenceSettings } from '../../lib/sequence/settings.ts';
+import type { LoopExecution, SetupData } from '../../lib/scenario/measured-loop.ts';
+import type { InferOutcome, Transport } from '../../lib/scenario/transport.ts';
+
+interface Sent {
+  echo: number[];
+  parameters: Record<string, ParameterValue>;
+}
+
+/** An identity-like transport; `mangle` may change the echo of request n, `failAt` fails request n. */
+function fakeTransport(
+  sent: Sent[],
+  opts: {
+    mangle?: (n: number, echo: number[]) => number[];
+    failAt?: number;
+    cutAt?: number;
+    /** Request n's answer waits for `gate` (async only): its iteration is left behind, as a runtime may. */
+    holdAt?: number;
+    gate?: Promise<void>;
+  },
+) {
+  const answer = (prepared: unknown): InferOutcome => {
+    const request = prepared as Sent;
+    sent.push(request);
+    const n = sent.length;
+    // k6 stopping an iteration at its graceful stop: the rest of the iteration never runs.
+    if (n === opts.cutAt) throw new Error('iteration interrupted');
+    if (n === opts.failAt) return { ok: false, error: () => 'status 400', outputs: () => ({}) as never };
+    const echo = opts.mangle ? opts.mangle(n, request.echo) : request.echo;
+    return {
+      ok: true,
+      error: () => undefined,
+      outputs: () => ({
+        modelName: 'm',
+        modelVersion: '1',
+        outputs: [{ name: 'OUTPUT0', datatype: 'INT32', shape: [1, 2], data: new Int32Array(echo) }],
+      }),
+    };
+  };
+  const unused = () => Promise.reject(new Error('not used by the loop'));
+  const transport: Transport = {
+    target: 'http://fake',
+    prepare: (inputs, parameters) => ({
+      echo: [...new Int32Array(inputs[0]!.data.slice().buffer)],
+      parameters: parameters ?? {},
+    }),
+    infer: async (prepared) => {
+      const outcome = answer(prepared);
+      if (sent.length === opts.holdAt) await opts.gate;
+      return outcome;
+    },
+    inferSync: (prepared) => answer(prepared),
+    bind: () => {
+      throw new Error('not used by the loop');
+    },
+    noResponse: () => false,
+    serverLive: unused,
+    modelReady: unused,
+    modelMetadata: unused,
+    modelConfig: unused,
+    statistics: unused,
+  };
+  return transport;
+}
+
+function counters(): SequenceCounters & { totals: Record<string, number> } {
+  const totals: Record<string, number> = { started: 0, completed: 0, outOfOrder: 0, orphaned: 0 };
+  const counter = (name: string) => ({
+    add: (v: number | boolean) => {
+      totals[name] = totals[name]! + Number(v);
+    },
+  });
+  return {
+    totals,
+    started: counter('started'),
+    completed: counter('completed'),
+    outOfOrder: counter('outOfOrder'),
+    orphaned: counter('orphaned'),
+  };
+}
+
+async function run(blocking: boolean, opts: Parameters<typeof fakeTransport>[1], iterations: number) {
+  const sent: Sent[] = [];
+  const warnings: string[] = [];
+  const c = counters();
+  const exec: LoopExecution = {
+    vu: { idInTest: 2, metrics: { tags: {} } },
+    scenario: { name: 'c1', startTime: Date.now(), iterationInTest: 0 },
+  };
+  const loop = sequenceLoop({
+    transport: fakeTransport(sent, opts),
+    exec,
+    clock: new WindowClock(10, () => exec.scenario.startTime),
+    modelName: 'm',
+    input: 'INPUT0',
+    output: 'OUTPUT0',
+    settings: readSequenceSettings({
+      SEQUENCE_LENGTH: '4',
+      SEQUENCE_LENGTH_VARIATION: '0',
+      SEQUENCE_ID_RANGE: '1:100',
+    }),
+    stride: 3,
+    counters: c,
+    blocking,
+    check: () => false,
+    warn: (line) => warnings.push(line),
+  });
+  // With a held request, the first iteration is left running while the VU goes on (its graceful stop passed).
+  const behind = opts.holdAt ? loop.infer({} as SetupData) : undefined;
+  while (opts.holdAt && sent.length < opts.holdAt) await new Promise((resolve) => setImmediate(resolve));
+  for (let i = behind ? 1 : 0; i < iterations; i++) {
+    try {
+      await loop.infer({} as SetupData);
+    } catch {}
+  }
+  return { sent, totals: c.totals, warnings, behind };
+}
+
+describe.each([
+  ['blocking', true],
+  ['async', false],
+])('sequence loop (%s)', (_, blocking) => {
+  it('sends each sequence whole and in order: START first, END last, the VU’s own ids', async () => {
+    const { sent, totals, warnings } = await run(blocking, {}, 2);
+    expect(sent.map((s) => s.echo)).toEqual([
+      [2, 0],
+      [2, 1],
+      [2, 2],
+      [2, 3],
+      [5, 0],
+      [5, 1],
+      [5, 2],
+      [5, 3],
+    ]);
+    expect(sent.slice(0, 4).map((s) => s.parameters)).toEqual([
+      { sequence_id: 2, sequence_start: true },
+      { sequence_id: 2 },
+      { sequence_id: 2 },
+      { sequence_id: 2, sequence_end: true },
+    ]);
+    expect(totals).toEqual({ started: 2, completed: 2, outOfOrder: 0, orphaned: 0 });
+    expect(warnings).toEqual([]);
+  });
+
+  it("counts a sequence whose response is another step's as out of order, once", async () => {
+    const swap = (n: number, echo: number[]) => (n === 2 || n === 3 ? [echo[0]!, 5 - echo[1]!] : echo);
+    const { totals, warnings } = await run(blocking, { mangle: swap }, 2);
+    expect(totals).toEqual({ started: 2, completed: 2, outOfOrder: 1, orphaned: 0 });
+    expect(warnings).toEqual(["m on http://fake: sequence 2: the response to step 1 is not that step's"]);
+  });
+
+  it('abandons a sequence at a failed request and counts it orphaned', async () => {
+    const { sent, totals } = await run(blocking, { failAt: 2 }, 2);
+    expect(sent.map((s) => s.echo[1])).toEqual([0, 1, 0, 1, 2, 3]);
+    expect(totals).toEqual({ started: 2, completed: 1, outOfOrder: 0, orphaned: 1 });
+  });
+
+  it('counts a sequence whose iteration was cut short as orphaned when the VU opens its next one', async () => {
+    const { sent, totals } = await run(blocking, { cutAt: 3 }, 2);
+    expect(sent.map((s) => s.echo)).toEqual([
+      [2, 0],
+      [2, 1],
+      [2, 2],
+      [5, 0],
+      [5, 1],
+      [5, 2],
+      [5, 3],
+    ]);
+    expect(totals).toEqual({ started: 2, completed: 1, outOfOrder: 0, orphaned: 1 });
+  });
+});
+
+describe('sequence loop (async), an iteration left running', () => {
+  it('sends nothing more for a sequence already counted orphaned', async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { sent, totals, behind } = await run(false, { holdAt: 2, gate }, 2);
+    release();
+    await behind;
+    expect(sent.map((s) => s.echo)).toEqual([
+      [2, 0],
+      [2, 1],
+      [5, 0],
+      [5, 1],
+      [5, 2],
+      [5, 3],
+    ]);
+    expect(totals).toEqual({ started: 2, completed: 1, outOfOrder: 0, orphaned: 1 });
+  });
+});

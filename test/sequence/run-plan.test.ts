@@ -1,0 +1,53 @@
+/** The run plan of a sequence model: its settings checked once, warm-ups that finish their sequence, the gates. */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { resolveRunPlan } from '../../lib/scenario/run-plan.ts';
+import { SEQUENCE_METRICS } from '../../lib/sequence/loop.ts';
+import { getModel } from '../../models/index.ts';
+
+const ENTRY = getModel('sequence');
+const BUDGET_PATH = 'thresholds/sequence-identity.json';
+const BUDGET = readFileSync(BUDGET_PATH, 'utf8');
+const plan = (env: Record<string, string>) => resolveRunPlan(ENTRY, env, BUDGET, BUDGET_PATH);
+
+describe('a sequence model run plan', () => {
+  it('carries the sequence settings and gates out-of-order and orphaned sequences at zero', () => {
+    const run = plan({ CONCURRENCY: '1,2', SEQUENCE_LENGTH: '7' });
+    expect(run.sequence?.length).toBe(7);
+    const thresholds = run.options.thresholds as Record<string, string[]>;
+    expect(thresholds[SEQUENCE_METRICS.outOfOrder]).toEqual(['count==0']);
+    expect(thresholds[SEQUENCE_METRICS.orphaned]).toEqual(['count==0']);
+  });
+
+  it("gives each warm-up its level's graceful stop, so its last sequence ends", () => {
+    const scenarios = plan({ CONCURRENCY: '1,2', WARMUP_DURATION: '1s' }).options.scenarios as Record<
+      string,
+      { gracefulStop?: string }
+    >;
+    expect(scenarios.c1_warmup?.gracefulStop).toBe(scenarios.c1?.gracefulStop);
+    expect(scenarios.c2_warmup?.gracefulStop).toBe(scenarios.c2?.gracefulStop);
+    expect(scenarios.c1?.gracefulStop).not.toBe('0s');
+  });
+
+  it('refuses request-rate levels and an id range smaller than the VUs, in one line each', () => {
+    expect(() => plan({ REQUEST_RATE: '10' })).toThrow(
+      'invalid REQUEST_RATE for sequence-identity: sequence models run closed-loop levels; set CONCURRENCY instead',
+    );
+    expect(() => plan({ CONCURRENCY: '4', SEQUENCE_ID_RANGE: '1:3' })).toThrow(
+      /^invalid SEQUENCE_ID_RANGE: 2 ids for up to \d+ VUs/,
+    );
+    expect(() => plan({ SEQUENCE_LENGTH: 'x' })).toThrow('invalid SEQUENCE_LENGTH="x"');
+  });
+
+  it('leaves other models as they were', () => {
+    const mnist = getModel('mnist');
+    const run = resolveRunPlan(
+      mnist,
+      {},
+      readFileSync('thresholds/mnist.json', 'utf8'),
+      'thresholds/mnist.json',
+    );
+    expect(run.sequence).toBeUndefined();
+    expect(run.options.thresholds).not.toHaveProperty(SEQUENCE_METRICS.orphaned);
+  });
+});

@@ -5,17 +5,20 @@
  * Node runtime and real k6, at concurrency 1. Checked on each run's summary (a bound on the measurement's
  * correctness: the client's clock against what the server did, not a speed): no TTFT is under the requested
  * delay, and the least is the delay plus the least stream round trip (DELAY [0] requests', probed on the same
- * server just before) within a millisecond; the median gap between responses is the server's own median gap
+ * server just before) within a millisecond, plus how late the server's own sleeps ran (its mean gap less the
+ * asked one); the mean gap between responses is the server's own mean gap
  * within a millisecond: the requested delay on the embedded server (it aims each send at the asked timeline),
  * the gap between real Triton's logged sends ("sent response k of n") there, since its backend sleeps each
  * delay and then sends, so under load its gaps run long by themselves (bench/genai/RESULTS.md). The least, not
- * the median, TTFT: the median also carries a shared machine's 2-4 ms scheduling delays. Consistency holds
+ * the median, TTFT: the median also carries a shared machine's 2-4 ms scheduling delays. The mean, not the
+ * median, gap: a loaded client reads two responses in one read now and then (a gap of ~0 ms, then one of two
+ * delays), which moved the median gap to 3.2 ms for 5 ms asked in a CI run, while a request's mean gap is its
+ * last arrival less its first over n - 1, which such pairs do not move. Consistency holds
  * at c1: latency = TTFT + (OSL - 1) x ITL; output tokens/s = requests/s x OSL. Skips what is absent, naming it.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { percentileOfSorted } from '../../../lib/genai/stats.ts';
 import type { LevelResult } from '../../../lib/summary/types.ts';
 import { startTritonserver } from '../../../measure/tritonserver.ts';
 import { resultsDir, runCli, runFolder } from '../bench/run-cli.ts';
@@ -80,7 +83,7 @@ function checkLevels(levels: LevelResult[], roundTrip_ms: number, serverGap_ms: 
   expect(levels.map((l) => l.level)).toEqual([1]);
   const level = levels[0]!;
   const g = level.genai!;
-  const at = `${level.name} (least stream round trip ${roundTrip_ms.toFixed(3)} ms, server's gap p50 ${serverGap_ms.toFixed(3)} ms): ${JSON.stringify(g)}`;
+  const at = `${level.name} (least stream round trip ${roundTrip_ms.toFixed(3)} ms, server's mean gap ${serverGap_ms.toFixed(3)} ms): ${JSON.stringify(g)}`;
   console.log(at);
   expect(level.requests, at).toBeGreaterThan(0);
   expect(level.errors, at).toBe(0);
@@ -90,11 +93,13 @@ function checkLevels(levels: LevelResult[], roundTrip_ms: number, serverGap_ms: 
   expect(g.output_tokens_per_s).toBeCloseTo(g.requests_per_s * OSL, 9);
   expect(g.latency_ms.avg).toBeCloseTo(g.ttft_ms.avg + (OSL - 1) * g.itl_ms.avg, 6);
   // TTFT: never under the delay (k6's clock reads whole ms: 20 ms can read as 19), at least the delay plus
-  // the least round trip within a millisecond.
+  // the least round trip within a millisecond, plus what the server's own sleeps ran late by: real Triton's
+  // backend sleeps each delay, and its gaps show how late (1.67 ms over for 2.8 ms late gaps in a loaded run).
+  const serverLate_ms = Math.max(0, serverGap_ms - TOKEN_DELAY_MS);
   expect(g.ttft_ms.min, at).toBeGreaterThanOrEqual(FIRST_DELAY_MS - WITHIN_MS);
-  expect(g.ttft_ms.min - (FIRST_DELAY_MS + roundTrip_ms), at).toBeLessThanOrEqual(WITHIN_MS);
-  // Gaps: the median the client measured is the server's own within a millisecond.
-  expect(Math.abs(g.chunk_gap_ms.p50 - serverGap_ms), at).toBeLessThanOrEqual(WITHIN_MS);
+  expect(g.ttft_ms.min - (FIRST_DELAY_MS + roundTrip_ms), at).toBeLessThanOrEqual(WITHIN_MS + serverLate_ms);
+  // Gaps: the mean the client measured is the server's own within a millisecond.
+  expect(Math.abs(g.chunk_gap_ms.avg - serverGap_ms), at).toBeLessThanOrEqual(WITHIN_MS);
 }
 
 /** One server's cases: the repository's repeat model under both runtimes. */
@@ -157,10 +162,7 @@ async function realTriton(repository: string): Promise<{ target: Target; serverG
       for (let i = 1; i < sends.length; i++)
         if (sends[i]!.k === sends[i - 1]!.k + 1) gaps.push(sends[i]!.at_ms - sends[i - 1]!.at_ms);
       sends = [];
-      return percentileOfSorted(
-        gaps.sort((a, b) => a - b),
-        50,
-      );
+      return gaps.reduce((sum, gap) => sum + gap, 0) / gaps.length;
     },
   };
 }

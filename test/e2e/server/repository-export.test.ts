@@ -53,7 +53,7 @@ describe('k6-triton repository', () => {
     const unknown = await runCli(['repository', dir, '--model', 'resnet9000']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr.trim()).toBe(
-      'k6-triton: unknown catalog model "resnet9000"; known models: bert-base, bert-large, dlrm, mnist, resnet50, resnext101-32x4d',
+      'k6-triton: unknown catalog model "resnet9000"; known models: bert-base, bert-large, dlrm, mnist, resnet50, resnext101-32x4d, sequence-identity',
     );
     const precision = await runCli(['repository', dir, '--precision', 'bert-base=FP16']);
     expect(precision.code).toBe(1);

@@ -25,6 +25,11 @@ export interface BuildScenariosOptions {
   statsExec?: string;
   /** Open loop: VUs allocated before the level starts. @default ceil(rate / 10), at least 1 */
   preAllocatedVUs?: number;
+  /**
+   * Open loop: VUs allocated before a measurement window (not its warm-up), for a level's rate. A mix sets it:
+   * under the Node runtime a VU added mid-window stalls every request in flight. @default preAllocatedVUs
+   */
+  windowPreAllocatedVUs?: (rate: number) => number;
   /** Open loop: most VUs k6 may add when responses are slow. @default max(preAllocatedVUs, ceil(rate)) */
   maxVUs?: number;
   /** Idle seconds between one level's window and the next level's warm-up. @default 0 */
@@ -161,8 +166,11 @@ export function buildPlan(options: BuildScenariosOptions): LoadPlan {
     const paced = options.mode === 'request-rate' ? options.paced?.(level) : undefined;
     // A mix's measurement windows share a tag: one sub-metric gives the whole mix's latency.
     const measureTags = options.model !== undefined ? { ...tags, phase: MIX_MEASURE_PHASE } : tags;
+    const window = options.windowPreAllocatedVUs
+      ? { ...options, preAllocatedVUs: options.windowPreAllocatedVUs(level) }
+      : options;
     scenarios[name] = loadScenario(
-      options,
+      window,
       level,
       start_s,
       options.window_s,

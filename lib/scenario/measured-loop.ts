@@ -50,6 +50,12 @@ export interface LoopContext {
   modelName: string;
   /** Requests built in the init context; empty for a generic model, whose requests wait for setup(). */
   samples: Sample[];
+  /**
+   * Build the request bodies on the VU's first request of this model instead of in the init context. A mix
+   * (mix-test.ts) sets it: every VU evaluates every model's init code but runs one model's scenarios at a
+   * time, and under the Node runtime a VU initialised mid-run stalls every request in flight.
+   */
+  prepareOnFirstUse?: boolean;
   /** A generic model's requests, made from what setup() read from the server (once per VU). */
   samplesFrom(data: SetupData): Sample[];
   /** Validate one in this many measured requests (0: none). */
@@ -111,13 +117,13 @@ export function measuredLoop(ctx: LoopContext): MeasuredLoop {
     prepared = source.map((s) => transport.prepare(s.inputs));
     bound = prepared.map((p) => transport.bind(p));
   }
-  // Request bodies are built in the init context, never per request.
-  if (ctx.samples.length > 0) prepare(ctx.samples);
+  // Request bodies are built in the init context (or on first use), never per request.
+  if (ctx.samples.length > 0 && !ctx.prepareOnFirstUse) prepare(ctx.samples);
 
   /** The next sample's index; VUs start at different samples so they do not send the same one in step. */
   function pick(data: SetupData): number {
     if (next < 0) {
-      if (prepared.length === 0) prepare(ctx.samplesFrom(data));
+      if (prepared.length === 0) prepare(ctx.samples.length > 0 ? ctx.samples : ctx.samplesFrom(data));
       next = exec.vu.idInTest;
     }
     return next++ % prepared.length;

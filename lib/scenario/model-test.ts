@@ -29,7 +29,7 @@ import type { K6SummaryData } from '../summary/from-summary.ts';
 import { blockingCallsAllowed } from './blocking.ts';
 import type { Expectations } from './checks.ts';
 import { type ExecFunction, measuredLoop, type SetupData } from './measured-loop.ts';
-import { resolveRunPlan, type RunPlan } from './run-plan.ts';
+import { mixSlotFromEnv, resolveRunPlan, type RunPlan } from './run-plan.ts';
 import { loadSamples, randomSamples, type Sample } from './samples.ts';
 import { parseHeaderLines, type Settings } from './settings.ts';
 import { levelSummary } from './summary.ts';
@@ -115,6 +115,8 @@ export function modelTest(
     : measuredLoop({
         ...loopContext,
         samples,
+        // In a mix, a VU builds only the bodies of the models it runs.
+        prepareOnFirstUse: mixSlotFromEnv(env) !== undefined,
         samplesFrom: (data) =>
           randomSamples(data.inputs ?? [], { batch: settings.batch, maxBatchSize: data.expect.maxBatchSize }),
         validateEvery,

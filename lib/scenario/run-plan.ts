@@ -169,6 +169,10 @@ export function resolveRunPlan(
     // Open loop: enough VUs that slow responses do not drop iterations before the server saturates,
     // unless MAX_VUS bounds them (then a saturated server shows as dropped iterations and late starts).
     maxVUs: maxVus ?? Math.ceil(Math.max(...load.levels) * 4),
+    // A mix's windows start with half a second of sends' VUs: a stall then adds none mid-window (see RESULTS.md).
+    ...(slot !== undefined && maxVus === undefined
+      ? { windowPreAllocatedVUs: (rate: number) => Math.ceil(rate / 2) }
+      : {}),
     ...(pacing
       ? {
           paced: (level: number) => ({

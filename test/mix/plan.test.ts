@@ -82,6 +82,18 @@ describe('mixTargets', () => {
     expect(new Set(targets.map((t) => t.run.plan.levels[0]!.start_s)).size).toBe(1);
   });
 
+  it('starts each window with half a second of its sends in VUs, its warm-up with the default', () => {
+    const preAllocated = (c: object) => ('preAllocatedVUs' in c ? c.preAllocatedVUs : undefined);
+    const scenarios = mixTargets(MIX, {}).map((t) => t.run.plan.scenarios);
+    expect(scenarios.map((s) => Object.values(s).map(preAllocated))).toEqual([
+      [1, 5, undefined],
+      [1, 3, undefined],
+      [1, 2, undefined],
+    ]);
+    // MAX_VUS bounds every level's VUs: the defaults stay.
+    expect(preAllocated(mixTargets(MIX, { MAX_VUS: '4' })[0]!.run.plan.scenarios['mnist__r10']!)).toBe(1);
+  });
+
   it('scales every load by one factor', () => {
     const targets = mixTargets(MIX, {}, 250);
     expect(targets.map((t) => t.run.plan.levels[0]!.level)).toEqual([25, 15, 10]);

@@ -227,4 +227,49 @@ describe('measured loop', () => {
       'b',
     ]);
   });
+
+  it('in a mix, builds the request bodies on the first request instead of in the init context', async () => {
+    const exec: LoopExecution = {
+      vu: { idInTest: 1, metrics: { tags: {} } },
+      scenario: { name: 'r10_warmup', startTime: START_MS, iterationInTest: 0 },
+    };
+    const transport = fakeTransport(exec);
+    const built: string[] = [];
+    const samples = ['a', 'b'].map((name) => ({
+      inputs: [{ name, datatype: 'FP32' as const, shape: [2], data: new Uint8Array(8) }],
+    }));
+    const loop = (prepareOnFirstUse: boolean) =>
+      measuredLoop({
+        transport: {
+          ...transport,
+          prepare: (inputs) => {
+            built.push(inputs[0]!.name);
+            return inputs[0]!.name;
+          },
+        },
+        exec,
+        clock: new WindowClock(WINDOW_S, () => exec.scenario.startTime),
+        modelName: 'm',
+        samples,
+        prepareOnFirstUse,
+        samplesFrom: () => {
+          throw new Error('catalog samples come from the payload set');
+        },
+        validateEvery: 0,
+        warmupChecks: 0,
+        blocking: true,
+        check,
+        warn: (line) => log.push(`warn ${line}`),
+      });
+    loop(false);
+    expect(built).toEqual(['a', 'b']);
+    built.length = 0;
+    log.length = 0;
+    const lazy = loop(true);
+    expect(built).toEqual([]);
+    lazy.warmup(SETUP);
+    lazy.warmup(SETUP);
+    expect(built).toEqual(['a', 'b']);
+    expect(log).toEqual(['send b window=undefined', 'send a window=undefined']);
+  });
 });

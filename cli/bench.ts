@@ -5,7 +5,13 @@
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { addBudgetOptions, addLocalRunOptions, addTargetOptions, tritonserverOption } from './options.ts';
+import {
+  addBudgetOptions,
+  addLocalRunOptions,
+  addTargetOptions,
+  outputOptions,
+  serverOptions,
+} from './options.ts';
 import { modelIds, SEQUENCE_MODELS } from '../models/index.ts';
 import { GENERATIVE } from '../models/generative.ts';
 import { runBench } from '../measure/bench.ts';
@@ -133,14 +139,9 @@ export function registerBench(program: Command): void {
         runtime: flags.runtime as RuntimeChoice,
         k6Args,
         resultsDir: String(flags.resultsDir),
-        ...(flags.timeScale !== undefined ? { timeScale: flags.timeScale as number } : {}),
-        ...(flags.modelRepository ? { modelRepository: String(flags.modelRepository) } : {}),
-        ...tritonserverOption(flags),
-        ...(flags.count ? { count: flags.count as number } : {}),
+        ...serverOptions(flags),
         ...(flags.junit ? { junit: String(flags.junit) } : {}),
-        ...(flags.metricsUrl ? { metricsUrl: String(flags.metricsUrl) } : {}),
-        ...(flags.verboseCsv ? { verboseCsv: true } : {}),
-        ...(flags.progress === false ? { progress: false } : {}),
+        ...outputOptions(flags),
       });
       process.exitCode = outcome.exitCode;
     });
@@ -170,13 +171,8 @@ async function benchMix(mixPath: string, k6Args: string[], flags: Record<string,
     runtime: flags.runtime as RuntimeChoice,
     k6Args,
     resultsDir: String(flags.resultsDir),
-    ...(flags.timeScale !== undefined ? { timeScale: flags.timeScale as number } : {}),
-    ...(flags.modelRepository ? { modelRepository: String(flags.modelRepository) } : {}),
-    ...tritonserverOption(flags),
-    ...(flags.count ? { count: flags.count as number } : {}),
-    ...(flags.metricsUrl ? { metricsUrl: String(flags.metricsUrl) } : {}),
-    ...(flags.verboseCsv ? { verboseCsv: true } : {}),
-    ...(flags.progress === false ? { progress: false } : {}),
+    ...serverOptions(flags),
+    ...outputOptions(flags),
   });
   return outcome.exitCode;
 }

@@ -9,7 +9,13 @@ import type { RuntimeChoice } from '../measure/runner.ts';
 import { modelIds } from '../models/index.ts';
 import { mixOperands, runSettings } from './bench.ts';
 import { runMixCapacity } from '../measure/mix/capacity.ts';
-import { addBudgetOptions, addLocalRunOptions, addTargetOptions, tritonserverOption } from './options.ts';
+import {
+  addBudgetOptions,
+  addLocalRunOptions,
+  addTargetOptions,
+  searchOptions,
+  serverOptions,
+} from './options.ts';
 
 /** Parses a positive number flag; commander prints the message as one line naming the flag. */
 function positive(flag: string, integer = false) {
@@ -86,14 +92,8 @@ export function registerCapacity(program: Command): void {
         runtime: flags.runtime as RuntimeChoice,
         k6Args: mixOperands(model, k6Args),
         resultsDir: String(flags.resultsDir),
-        ...(flags.start !== undefined ? { start: flags.start as number } : {}),
-        ...(flags.max !== undefined ? { max: flags.max as number } : {}),
-        ...(flags.attempts !== undefined ? { attempts: flags.attempts as number } : {}),
-        ...(flags.maxLevels !== undefined ? { maxTrials: flags.maxLevels as number } : {}),
-        ...(flags.timeScale !== undefined ? { timeScale: flags.timeScale as number } : {}),
-        ...(flags.modelRepository ? { modelRepository: String(flags.modelRepository) } : {}),
-        ...tritonserverOption(flags),
-        ...(flags.count ? { count: flags.count as number } : {}),
+        ...searchOptions(flags),
+        ...serverOptions(flags),
       });
       return;
     }
@@ -106,15 +106,9 @@ export function registerCapacity(program: Command): void {
       runtime: flags.runtime as RuntimeChoice,
       k6Args,
       resultsDir: String(flags.resultsDir),
-      ...(flags.start !== undefined ? { start: flags.start as number } : {}),
-      ...(flags.max !== undefined ? { max: flags.max as number } : {}),
-      ...(flags.attempts !== undefined ? { attempts: flags.attempts as number } : {}),
-      ...(flags.maxLevels !== undefined ? { maxTrials: flags.maxLevels as number } : {}),
+      ...searchOptions(flags),
       ...(flags.targetRate !== undefined ? { targetRate: flags.targetRate as number } : {}),
-      ...(flags.timeScale !== undefined ? { timeScale: flags.timeScale as number } : {}),
-      ...(flags.modelRepository ? { modelRepository: String(flags.modelRepository) } : {}),
-      ...tritonserverOption(flags),
-      ...(flags.count ? { count: flags.count as number } : {}),
+      ...serverOptions(flags),
       ...(confirmSweep ? { confirmSweep: true } : {}),
     });
   });

@@ -66,6 +66,49 @@ export function addLocalRunOptions(command: Command): Command {
     );
 }
 
+/** The server and payload options of every measuring command: --time-scale, --model-repository, TRITONSERVER, --count. */
+export function serverOptions(flags: Record<string, unknown>): {
+  timeScale?: number;
+  modelRepository?: string;
+  tritonserver?: string;
+  count?: number;
+} {
+  return {
+    ...(flags.timeScale !== undefined ? { timeScale: flags.timeScale as number } : {}),
+    ...(flags.modelRepository ? { modelRepository: String(flags.modelRepository) } : {}),
+    ...tritonserverOption(flags),
+    ...(flags.count ? { count: flags.count as number } : {}),
+  };
+}
+
+/** bench's output options: --metrics-url, --verbose-csv, --no-progress. */
+export function outputOptions(flags: Record<string, unknown>): {
+  metricsUrl?: string;
+  verboseCsv?: boolean;
+  progress?: boolean;
+} {
+  return {
+    ...(flags.metricsUrl ? { metricsUrl: String(flags.metricsUrl) } : {}),
+    ...(flags.verboseCsv ? { verboseCsv: true } : {}),
+    ...(flags.progress === false ? { progress: false } : {}),
+  };
+}
+
+/** capacity's search options: --start, --max, --attempts, --max-levels. */
+export function searchOptions(flags: Record<string, unknown>): {
+  start?: number;
+  max?: number;
+  attempts?: number;
+  maxTrials?: number;
+} {
+  return {
+    ...(flags.start !== undefined ? { start: flags.start as number } : {}),
+    ...(flags.max !== undefined ? { max: flags.max as number } : {}),
+    ...(flags.attempts !== undefined ? { attempts: flags.attempts as number } : {}),
+    ...(flags.maxLevels !== undefined ? { maxTrials: flags.maxLevels as number } : {}),
+  };
+}
+
 /** The run's tritonserver as a run option: --tritonserver, else TRITONSERVER; none for the embedded server. */
 export function tritonserverOption(
   flags: Record<string, unknown>,

@@ -8,7 +8,7 @@ import { type GridAxes, parseList } from '../measure/sweep/grid.ts';
 import { runSweep, SWEEP_DEFAULTS } from '../measure/sweep/run.ts';
 import { modelIds } from '../models/index.ts';
 import { runSettings } from './bench.ts';
-import { addBudgetOptions, addLocalRunOptions, addTargetOptions, tritonserverOption } from './options.ts';
+import { addBudgetOptions, addLocalRunOptions, addTargetOptions, serverOptions } from './options.ts';
 
 /** Adds the `sweep` subcommand to the program. */
 export function registerSweep(program: Command): void {
@@ -61,10 +61,7 @@ export function registerSweep(program: Command): void {
       runtime: flags.runtime as RuntimeChoice,
       k6Args,
       resultsDir: String(flags.resultsDir),
-      ...(flags.timeScale !== undefined ? { timeScale: flags.timeScale as number } : {}),
-      ...(flags.modelRepository ? { modelRepository: String(flags.modelRepository) } : {}),
-      ...tritonserverOption(flags),
-      ...(flags.count ? { count: flags.count as number } : {}),
+      ...serverOptions(flags),
     });
   });
 }

@@ -35,8 +35,16 @@ export const CAPACITY_DEFAULTS = {
   maxTrials: DEFAULT_MAX_TRIALS,
 } as const;
 
+/** The search's bounds, a single model's or a mix's (in percent of its loads): defaults above. */
+export interface SearchLimits {
+  start?: number;
+  max?: number;
+  attempts?: number;
+  maxTrials?: number;
+}
+
 /** What a capacity run takes. */
-export interface CapacityOptions extends PrepareOptions {
+export interface CapacityOptions extends PrepareOptions, SearchLimits {
   model: string;
   /** Scenario settings as the bench takes them (CONCURRENCY and REQUEST_RATE are the search's). */
   settings: RunSettings;
@@ -44,10 +52,6 @@ export interface CapacityOptions extends PrepareOptions {
   runtime: RuntimeChoice;
   k6Args: string[];
   resultsDir: string;
-  start?: number;
-  max?: number;
-  attempts?: number;
-  maxTrials?: number;
   targetRate?: number;
   /** After the search, a linear bench over --start..the level it found outside the budget checks it (confirm.ts). */
   confirmSweep?: boolean;

@@ -10,6 +10,7 @@ import { us_to_ms } from '../../lib/units.ts';
 import { EXIT } from '../../runtime/exit-codes.ts';
 import type { Measurement, SearchBudget, SearchConfig, Trial } from '../capacity/search.ts';
 import { DEFAULT_MAX_TRIALS, nextStep } from '../capacity/search.ts';
+import type { SearchLimits } from '../capacity/run.ts';
 import { watchSignals } from '../interrupt.ts';
 import type { PrepareOptions } from '../prepare.ts';
 import type { RuntimeChoice } from '../runner.ts';
@@ -46,19 +47,13 @@ export function mixMeasurement(result: MixResult): Measurement {
   };
 }
 
-/** What a mix capacity run takes. */
-export interface MixCapacityOptions extends PrepareOptions {
+/** What a mix capacity run takes; its start and max are scales, in percent of the file's loads. */
+export interface MixCapacityOptions extends PrepareOptions, SearchLimits {
   mixPath: string;
   settings: RunSettings;
   runtime: RuntimeChoice;
   k6Args: string[];
   resultsDir: string;
-  /** First scale, percent of the file's loads. */
-  start?: number;
-  /** Highest scale, percent. */
-  max?: number;
-  attempts?: number;
-  maxTrials?: number;
 }
 
 /** Runs the scale search and prints its sentence; resolves with the exit code (99: no scale within budget). */

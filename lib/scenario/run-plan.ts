@@ -213,7 +213,8 @@ export function resolveRunPlan(
     overrides,
     limits: effectiveBudget(budget, overrides),
     options,
-    validateEvery: validateEveryFromEnv(env),
+    // A sequence run checks every echoed step (lib/sequence/loop.ts), so its report says so.
+    validateEvery: sequence ? 1 : validateEveryFromEnv(env),
     warmupChecks: WARMUP_CHECKS,
     levelSchedule: (name) => {
       const level = plan.levels.find((l) => l.name === name);

@@ -19,6 +19,14 @@ describe('a sequence model run plan', () => {
     expect(thresholds[SEQUENCE_METRICS.orphaned]).toEqual(['count==0']);
   });
 
+  it('reports every measured response as checked, as the sequence loop checks every echoed step', () => {
+    expect(plan({ CONCURRENCY: '1' }).validateEvery).toBe(1);
+    expect(plan({ CONCURRENCY: '1', VALIDATE_EVERY: '1000' }).validateEvery).toBe(1);
+    expect(
+      resolveRunPlan(getModel('mnist'), { CONCURRENCY: '1' }, BUDGET, BUDGET_PATH).validateEvery,
+    ).not.toBe(1);
+  });
+
   it("gives each warm-up its level's graceful stop, so its last sequence ends", () => {
     const scenarios = plan({ CONCURRENCY: '1,2', WARMUP_DURATION: '1s' }).options.scenarios as Record<
       string,

@@ -6,6 +6,7 @@ import { buildPlan } from '../../lib/load/scenarios.ts';
 import { loadPlanFromEnv } from '../../lib/load/shapes.ts';
 import { resolveRunPlan } from '../../lib/scenario/run-plan.ts';
 import { getModel } from '../../models/index.ts';
+import { thrown } from './thrown.ts';
 
 const mnist = getModel('mnist');
 const BUDGET = readFileSync('thresholds/mnist.json', 'utf8');
@@ -14,15 +15,6 @@ const FILES: Record<string, string> = {
   'gaps.txt': '100000\n200000\n500000\n',
 };
 const read = (path: string) => FILES[path] ?? '';
-
-function thrown(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    return (e as Error).message;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('pacing settings', () => {
   it('leaves constant arrivals to k6 and paces Poisson and gamma levels', () => {

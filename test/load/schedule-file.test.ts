@@ -7,15 +7,7 @@ import {
   parseScheduleFile,
   scaleSchedule,
 } from '../../lib/load/schedule-file.ts';
-
-function thrown(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    return (e as Error).message;
-  }
-  throw new Error('expected a throw');
-}
+import { thrown } from './thrown.ts';
 
 describe('parseScheduleFile (JSON lines)', () => {
   it('reads send times from the first request, the payloads and the line numbers', () => {

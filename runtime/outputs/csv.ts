@@ -54,7 +54,13 @@ export class CsvOutput implements SampleOutput {
     return c;
   }
 
-  sample(metric: Metric, value: number, tags: Tags, time_ms: number, metadata?: Record<string, string>): void {
+  sample(
+    metric: Metric,
+    value: number,
+    tags: Tags,
+    time_ms: number,
+    metadata?: Record<string, string>,
+  ): void {
     // The metadata column as k6 writes it: k=v pairs joined by &.
     const md =
       metadata === undefined

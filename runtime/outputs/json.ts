@@ -34,7 +34,13 @@ export class JsonOutput implements SampleOutput {
     this.#w = new BufferedWriter(path);
   }
 
-  sample(metric: Metric, value: number, tags: Tags, time_ms: number, metadata?: Record<string, string>): void {
+  sample(
+    metric: Metric,
+    value: number,
+    tags: Tags,
+    time_ms: number,
+    metadata?: Record<string, string>,
+  ): void {
     if (!this.#declared.has(metric)) {
       this.#declared.add(metric);
       const subs = metric.submetrics.length ? metric.submetrics.map((s) => s.name) : null;

@@ -38,7 +38,14 @@ async function recordingProxy(target: string): Promise<{ url: string; arrivals: 
   const server = http.createServer((req, res) => {
     if (req.method === 'POST') arrivals.push(performance.now());
     const forward = http.request(
-      { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers, agent },
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        path: req.url,
+        method: req.method,
+        headers: req.headers,
+        agent,
+      },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
@@ -64,7 +71,10 @@ async function recordingProxy(target: string): Promise<{ url: string; arrivals: 
 function recordedSchedule(rate: number, duration_s: number): { path: string; offsets_ms: number[] } {
   const offsets_ms = arrivalOffsets_ms({ arrivals: { kind: 'poisson' }, rate, duration_s, seed: 9 });
   const path = join(mkdtempSync(join(tmpdir(), 'replay-precision-')), 'recorded.jsonl');
-  writeFileSync(path, `${offsets_ms.map((t) => formatScheduleLine(1_700_000_000_000 + t, 'mnist')).join('\n')}\n`);
+  writeFileSync(
+    path,
+    `${offsets_ms.map((t) => formatScheduleLine(1_700_000_000_000 + t, 'mnist')).join('\n')}\n`,
+  );
   return { path, offsets_ms };
 }
 
@@ -102,34 +112,33 @@ try {
   for (const runtime of String(args.runtime).split(',')) {
     const proxy = await recordingProxy(`http://127.0.0.1:${serve.http}`);
     const results = mkdtempSync(join(tmpdir(), 'replay-precision-run-'));
-    const run = await runBench(
-      [
-        CLI,
-        'bench',
-        'mnist',
-        '--schedule',
-        record.path,
-        '--warmup',
-        '1s',
-        '--url',
-        proxy.url,
-        '--protocol',
-        'http',
-        '--metrics-url',
-        'off',
-        '--no-progress',
-        '--runtime',
-        runtime,
-        '--p95-ms',
-        '100000',
-        '--p99-ms',
-        '100000',
-        '--results-dir',
-        results,
-      ],
-    );
+    const run = await runBench([
+      CLI,
+      'bench',
+      'mnist',
+      '--schedule',
+      record.path,
+      '--warmup',
+      '1s',
+      '--url',
+      proxy.url,
+      '--protocol',
+      'http',
+      '--metrics-url',
+      'off',
+      '--no-progress',
+      '--runtime',
+      runtime,
+      '--p95-ms',
+      '100000',
+      '--p99-ms',
+      '100000',
+      '--results-dir',
+      results,
+    ]);
     proxy.close();
-    if (run.status !== 0) throw new Error(`bench (${runtime}) exited ${run.status}: ${run.stderr.slice(-600)}`);
+    if (run.status !== 0)
+      throw new Error(`bench (${runtime}) exited ${run.status}: ${run.stderr.slice(-600)}`);
     if (proxy.arrivals.length < record.offsets_ms.length)
       throw new Error(`${runtime}: ${proxy.arrivals.length} arrivals for ${record.offsets_ms.length} sends`);
     const errs = errors_ms(proxy.arrivals, record.offsets_ms);

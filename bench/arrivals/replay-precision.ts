@@ -13,12 +13,12 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { arrivalOffsets_ms } from '../../lib/load/arrivals.ts';
 import { formatScheduleLine } from '../../lib/load/schedule-file.ts';
+import { startForwardingProxy } from '../../test/e2e/bench/forwarding-proxy.ts';
 import { startServeProcess } from '../serve-process.ts';
 
 const CLI = join(import.meta.dirname, '../../bin/k6-triton.js');
@@ -31,40 +31,16 @@ const { values: args } = parseArgs({
 });
 
 /** A proxy to `target` that records when each POST arrives (ms, on the performance clock). */
-async function recordingProxy(target: string): Promise<{ url: string; arrivals: number[]; close(): void }> {
-  const upstream = new URL(target);
+async function recordingProxy(
+  target: string,
+): Promise<{ url: string; arrivals: number[]; close(): Promise<void> }> {
   const arrivals: number[] = [];
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
-  const server = http.createServer((req, res) => {
-    if (req.method === 'POST') arrivals.push(performance.now());
-    const forward = http.request(
-      {
-        host: upstream.hostname,
-        port: upstream.port,
-        path: req.url,
-        method: req.method,
-        headers: req.headers,
-        agent,
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    forward.on('error', () => res.destroy());
-    req.pipe(forward);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    arrivals,
-    close: () => {
-      server.closeAllConnections();
-      server.close();
-      agent.destroy();
+  const proxy = await startForwardingProxy(target, {
+    onRequest: (req) => {
+      if (req.method === 'POST') arrivals.push(performance.now());
     },
-  };
+  });
+  return { ...proxy, arrivals };
 }
 
 /** The record: `duration` s of Poisson sends at `rate`/s, written as a schedule file. */
@@ -136,7 +112,7 @@ try {
       '--results-dir',
       results,
     ]);
-    proxy.close();
+    await proxy.close();
     if (run.status !== 0)
       throw new Error(`bench (${runtime}) exited ${run.status}: ${run.stderr.slice(-600)}`);
     if (proxy.arrivals.length < record.offsets_ms.length)

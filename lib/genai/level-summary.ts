@@ -5,12 +5,7 @@
  */
 import type { PlannedLevel } from '../load/scenarios.ts';
 import { SCHEDULED_LATENCY_METRIC, subMetricKey } from '../load/names.ts';
-import {
-  type K6SummaryData,
-  latencyStats_us,
-  normalize,
-  verdicts,
-} from '../summary/from-summary.ts';
+import { type K6SummaryData, latencyStats_us, normalize, verdicts } from '../summary/from-summary.ts';
 import type {
   GenaiPerfStats,
   GenerativeGoodput,
@@ -28,6 +23,8 @@ export interface LevelContext {
   slo?: Pick<Slo, 'ttft_ms' | 'itl_ms' | 'latency_ms'>;
   /** The most VUs a level's scenario could use, by its name. */
   vus?: (level: string) => number | undefined;
+  /** The user bounded the VUs (MAX_VUS). */
+  capped?: boolean;
 }
 
 function values(data: K6SummaryData, metric: string, level: string): Record<string, number> {
@@ -63,7 +60,11 @@ function genaiPerfStats(v: Record<string, number>): GenaiPerfStats {
 }
 
 /** A level's goodput from the genai_good Rate; undefined when no SLO was set or nothing was recorded. */
-function goodput(data: K6SummaryData, ref: PlannedLevel, slo: LevelContext['slo']): GenerativeGoodput | undefined {
+function goodput(
+  data: K6SummaryData,
+  ref: PlannedLevel,
+  slo: LevelContext['slo'],
+): GenerativeGoodput | undefined {
   if (!slo || Object.values(slo).every((bound) => bound === undefined)) return undefined;
   const good = values(data, GENAI_METRICS.good, ref.name);
   const passes = good['passes'];
@@ -78,16 +79,22 @@ function goodput(data: K6SummaryData, ref: PlannedLevel, slo: LevelContext['slo'
 }
 
 /** An open-loop level's send lag; undefined in closed loop or when no send was recorded. */
-function schedule(data: K6SummaryData, ref: PlannedLevel, vus: number | undefined): GenerativeSchedule | undefined {
+function schedule(
+  data: K6SummaryData,
+  ref: PlannedLevel,
+  context: LevelContext,
+): GenerativeSchedule | undefined {
   if (ref.mode !== 'request-rate') return undefined;
   const lag = values(data, GENAI_METRICS.sendLag, ref.name);
   const sends = lag['count'];
   if (sends === undefined || sends === 0) return undefined;
+  const vus = context.vus?.(ref.name);
   return {
     sends,
     late_sends: values(data, GENAI_METRICS.lateSends, ref.name)['count'] ?? 0,
     send_lag_ms: timeStats(lag),
     ...(vus !== undefined ? { vus } : {}),
+    ...(context.capped ? { capped: true } : {}),
   };
 }
 
@@ -117,7 +124,7 @@ function levelResult(data: K6SummaryData, ref: PlannedLevel, context: LevelConte
   };
   const good = goodput(data, ref, context.slo);
   if (good) genai.goodput = good;
-  const sends = schedule(data, ref, context.vus?.(ref.name));
+  const sends = schedule(data, ref, context);
   if (sends) genai.schedule = sends;
   const scheduled = values(data, SCHEDULED_LATENCY_METRIC, ref.name);
   const l = genai.latency_ms;

@@ -62,11 +62,12 @@ export function scheduleLines(results: readonly LevelResult[]): string[] {
     if (r.mode !== 'request-rate' || !s) return [];
     const lag = `send lag p50/p95/max ${f(s.send_lag_ms.p50)}/${f(s.send_lag_ms.p95)}/${f(s.send_lag_ms.max)} ms`;
     if (!couldNotKeepUp(r)) return [`${r.name}: schedule held, ${lag}`];
-    const cap = s.vus === undefined ? 'every VU' : `all ${s.vus} VUs (--max-vus, MAX_VUS)`;
+    const vus = s.vus === undefined ? 'every VU' : s.vus === 1 ? 'its one VU' : `all ${s.vus} VUs`;
+    const cap = s.capped ? `${vus} (--max-vus) busy streaming` : `${vus} busy streaming (raise --max-vus)`;
+    const dropped = r.dropped_iterations > 0 ? ` and ${r.dropped_iterations} were dropped` : '';
     return [
-      `${r.name}: could not keep up: ${s.late_sends} of ${s.sends} sends left over ${LATE_SEND_MS} ms late and ` +
-        `${r.dropped_iterations} were dropped, ${cap} streaming; ${lag}; the server got ` +
-        `${f(r.genai!.requests_per_s)} req/s of the ${r.level} asked`,
+      `${r.name}: could not keep up: ${s.late_sends} of ${s.sends} sends left over ${LATE_SEND_MS} ms late${dropped}, ` +
+        `${cap}; ${lag}; the server got ${f(r.genai!.requests_per_s)} req/s of the ${r.level} asked`,
     ];
   });
 }

@@ -14,7 +14,7 @@ import grpc from 'k6/net/grpc';
 import type { Options } from 'k6/options';
 import { sleep } from 'k6';
 import { type GenerativeModelEntry, generativeModelEntry } from '../../models/generative.ts';
-import { type RunPlan, resolveRunPlan } from '../scenario/run-plan.ts';
+import { maxVusFromEnv, type RunPlan, resolveRunPlan } from '../scenario/run-plan.ts';
 import { grpcMethod } from '../kserve/grpc-messages.ts';
 import { createScheduledLatency, createWindowStart } from '../load/metrics.ts';
 import {
@@ -340,6 +340,7 @@ export function generativeTest(
       const results = generativeLevels(data as K6SummaryData, run.plan.levels, {
         slo,
         vus: vusOf(run.options),
+        capped: maxVusFromEnv(env) !== undefined,
       });
       const missed = missedBudgetLines(results);
       const lines = [...generativeLines(results), ...scheduleLines(results), ...missed];

@@ -135,10 +135,11 @@ function pacedVus(level: number): number {
 
 /**
  * VUs for the requests a level keeps in flight when its requests are long (a generative stream lasts
- * `request_s`): twice rate x duration, so queueing at the server does not at once leave a send without a VU.
+ * `request_s`): four times rate x duration and two more, so a burst of Poisson or gamma arrivals, or
+ * requests slowed by queueing at the server, do not at once leave a send without a VU.
  */
 function inFlightVus(level: number, request_s: number): number {
-  return Math.max(1, Math.ceil(level * request_s * 2));
+  return Math.ceil(level * request_s * 4) + 2;
 }
 
 /**

@@ -67,6 +67,8 @@ export interface GenerativeSchedule {
   send_lag_ms: TimeStats_ms;
   /** The most VUs the level could use (paced: its VUs; k6's arrival rate: maxVUs). */
   vus?: number;
+  /** True when the user set that bound (--max-vus, MAX_VUS). */
+  capped?: boolean;
 }
 
 /** The statistics genai-perf's exports have for a request metric. */

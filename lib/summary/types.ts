@@ -74,6 +74,8 @@ export interface GenerativeSchedule {
 /** The statistics genai-perf's exports have for a request metric. */
 export interface GenaiPerfStats {
   avg: number;
+  /** Population standard deviation; absent where k6's trends gave the statistics (they do not keep it). */
+  std?: number;
   p1: number;
   p5: number;
   p10: number;

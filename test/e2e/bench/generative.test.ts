@@ -58,6 +58,12 @@ function checkLevels(results: string): void {
     expect(ttft.p25).toBeLessThanOrEqual(ttft.p50);
     expect(ttft.p50).toBeLessThanOrEqual(ttft.p75);
     expect(csv[8]).toBe(`Output Token Throughput (per sec),${g.output_tokens_per_s.toFixed(2)}`);
+    // genai-perf's JSON of the level: the same figures under genai-perf's names, p1 from the run's trends.
+    const json = JSON.parse(readFileSync(join(dir, `profile_export_genai_perf-${level.name}.json`), 'utf8'));
+    expect(json.output_token_throughput).toEqual({ unit: 'tokens/sec', avg: g.output_tokens_per_s });
+    expect(json.output_sequence_length).toMatchObject({ unit: 'tokens', p1: OSL, avg: OSL, p99: OSL });
+    expect(json.time_to_first_token.p1).toBeLessThanOrEqual(json.time_to_first_token.p50);
+    expect(json.input_config.perf_analyzer.stimulus).toEqual({ concurrency: level.level });
   }
   const report = readFileSync(join(dir, 'report.md'), 'utf8');
   expect(report).toContain('TTFT p50 / p95 / p99 (ms)');

@@ -12,7 +12,7 @@ import type { RunReport } from '../../../lib/summary/types.ts';
 import { type MixModel, mixRunFolder, readMixFolder, readMixRun } from '../bench/mix-folder.ts';
 import { resultsDir, runCli } from '../bench/run-cli.ts';
 import { REPO_ROOT, referenceTool } from '../tools/reference-tools.ts';
-import { REAL_TRITON } from './servers.ts';
+import { answers, REAL_TRITON } from './servers.ts';
 
 const SHORT = ['--step-duration', '3s', '--warmup', '1s', '--count', '2'];
 const SERVED = { mnist: 'onnx-mnist-cpu', 'bert-base': 'bert-base', dlrm: 'dlrm' } as const;
@@ -30,17 +30,6 @@ function seedTrio(): string {
   const path = join(resultsDir(), 'seed-trio.json');
   writeFileSync(path, JSON.stringify(seed));
   return path;
-}
-
-/** Whether anything answers on a URL (a stopped server refuses the connection). */
-async function answers(url: string): Promise<boolean> {
-  try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(1000) });
-    await response.arrayBuffer();
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The started tritonserver's URL from the line the command prints, and the models it says it serves. */

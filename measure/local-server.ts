@@ -64,9 +64,6 @@ export async function startLocalServer(
   interruption?: Interruption,
 ): Promise<LocalServer> {
   const loaded = choice.explicitControl ? `, explicit model control, ${choice.servedModel} loaded` : '';
-  const served = choice.alsoServe?.length
-    ? `, serving ${[choice.servedModel, ...choice.alsoServe.map((m) => m.servedModel)].join(', ')}`
-    : '';
   if (!choice.tritonserver) {
     const options = servingOptions(choice);
     const server = await startEmbedded(
@@ -92,6 +89,9 @@ export async function startLocalServer(
     );
   checkBinary(binary);
   const others = choice.alsoServe ?? [];
+  const served = others.length
+    ? `, serving ${[choice.servedModel, ...others.map((m) => m.servedModel)].join(', ')}`
+    : '';
   let repository = choice.modelRepository ? resolve(choice.modelRepository) : undefined;
   if (!repository) {
     repository = await exportCatalogRepository({

@@ -9,6 +9,8 @@ import http from 'node:http';
 export interface ProxyHooks {
   /** The request arrived (before it is forwarded). */
   onRequest?(req: http.IncomingMessage): void;
+  /** A status to answer with instead of forwarding (a gateway refusing it), or undefined to forward it. */
+  refuse?(req: http.IncomingMessage): number | undefined;
   /** The target answered in full, or failed (`status` undefined); called before the answer is forwarded. */
   onAnswered?(req: http.IncomingMessage, status: number | undefined): void;
 }
@@ -25,6 +27,12 @@ export async function startForwardingProxy(target: string, hooks: ProxyHooks = {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
   const server = http.createServer((req, res) => {
     hooks.onRequest?.(req);
+    const refused = hooks.refuse?.(req);
+    if (refused !== undefined) {
+      res.writeHead(refused, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: `refused with ${refused}` }));
+      return;
+    }
     const forward = http.request(
       {
         host: upstream.hostname,

@@ -115,7 +115,7 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
   run.iterationHooks = program.iterationHooks();
   const vu0 = new VU(0, run);
   try {
-    program.instantiate(vu0);
+    await program.instantiate(vu0);
   } catch (err) {
     if (err instanceof TestAbortError || run.abortRequest)
       return fail(EXIT.SCRIPT_ABORTED, (err as Error).message);
@@ -158,7 +158,11 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
     (id) => {
       const vu = new VU(id, run);
       vu.options = moduleOptions;
-      program.instantiate(vu);
+      const init = program.instantiate(vu);
+      if (init instanceof Promise)
+        vu.initializing = init.then(() => {
+          vu.initializing = null;
+        });
       return vu;
     },
     registry.get('vus_max')!,
@@ -182,7 +186,7 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
   process.on('uncaughtException', onStray);
   try {
     try {
-      pool.preallocate(plannedVus);
+      await pool.preallocate(plannedVus);
     } catch (err) {
       if (run.abortRequest) return fail(EXIT.SCRIPT_ABORTED, run.abortRequest.reason);
       logScriptError(err, null);

@@ -120,6 +120,8 @@ export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): P
       ecmaVersion: 'latest',
       sourceType: 'script',
       allowHashBang: true,
+      // A script whose init context awaits is an async function's body (esm-init.ts).
+      allowAwaitOutsideFunction: true,
     }) as unknown as AnyNode;
   } catch (err) {
     throw new ScriptLoadError(`cannot load ${options.path}: ${(err as Error).message}`);

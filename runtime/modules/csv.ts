@@ -1,0 +1,145 @@
+/**
+ * `k6/experimental/csv`: parse() a k6/experimental/fs File into a SharedArray of records, or read it
+ * record by record with a Parser, with k6's options (delimiter, skipFirstLine, fromLine, toLine,
+ * asObjects) and line counting. papaparse splits the records; the rules around it are k6's.
+ */
+import { createHash } from 'node:crypto';
+import Papa from 'papaparse';
+import { currentRuntimeVu } from '../vu.ts';
+import { SharedArray } from './data.ts';
+import { File } from './fs.ts';
+
+/** The options k6's csv functions take. */
+export interface CsvOptions {
+  delimiter?: string;
+  skipFirstLine?: boolean;
+  fromLine?: number;
+  toLine?: number;
+  asObjects?: boolean;
+}
+
+type CsvRecord = string[] | Record<string, string>;
+
+/** k6's option checks, in its order and words. */
+function checkOptions(o: CsvOptions): void {
+  if (o.delimiter !== undefined && String(o.delimiter).length > 1)
+    throw new Error('delimiter must be a single character');
+  const from = o.fromLine;
+  const to = o.toLine;
+  if (o.asObjects && o.skipFirstLine)
+    throw new Error("the 'header' option cannot be enabled when 'skipFirstLine' is true");
+  if (o.asObjects && from !== undefined && from > 0)
+    throw new Error("the 'header' option cannot be enabled when 'fromLine' is set to a value greater than 0");
+  if (from !== undefined && from < 0)
+    throw new Error(`the 'fromLine' option must be greater than or equal to 0; got ${from}`);
+  if (to !== undefined && to < 0)
+    throw new Error(`the 'toLine' option must be greater than or equal to 0; got ${to}`);
+  if (from !== undefined && to !== undefined && from >= to)
+    throw new Error(
+      `the 'fromLine' option must be less than the 'toLine' option; got 'fromLine': ${from}, 'toLine': ${to}`,
+    );
+}
+
+/** The rest of `file` (from its offset) as rows; every row must have the first row's field count, as Go's csv wants. */
+function rowsOf(file: File, delimiter: string): string[][] {
+  const start = file.data.byteLength - (file.take(Number.POSITIVE_INFINITY) ?? 0);
+  const text = Buffer.from(
+    file.data.buffer,
+    file.data.byteOffset + start,
+    file.data.byteLength - start,
+  ).toString('utf8');
+  const parsed = Papa.parse<string[]>(text, { delimiter, skipEmptyLines: true, newline: undefined });
+  const error = parsed.errors.find((e) => e.type === 'Quotes');
+  if (error) throw new Error(`parse error on line ${(error.row ?? 0) + 1}: ${error.message}`);
+  const rows = parsed.data;
+  const width = rows[0]?.length ?? 0;
+  rows.forEach((row, i) => {
+    if (row.length !== width) throw new Error(`record on line ${i + 1}: wrong number of fields`);
+  });
+  return rows;
+}
+
+/** k6's Reader: header, skipped lines and toLine applied as records are read. */
+function* records(file: File, options: CsvOptions): Generator<CsvRecord> {
+  checkOptions(options);
+  const rows = rowsOf(file, options.delimiter || ',');
+  let i = 0;
+  let line = 0;
+  const next = (why: string): string[] => {
+    const row = rows[i++];
+    if (!row) throw new Error(`${why}; reason: EOF`);
+    line++;
+    return row;
+  };
+  const header = options.asObjects
+    ? next('failed to create a new parser; reason: failed to read the first line')
+    : null;
+  const from = options.fromLine ?? 0;
+  if (options.skipFirstLine && from === 0)
+    next('failed to create a new parser; reason: failed to skip the first line');
+  while (line < from) next(`failed to create a new parser; reason: failed to skip lines until line ${from}`);
+  const to = options.toLine ?? 0;
+  while (i < rows.length && !(to > 0 && line > to)) {
+    const row = rows[i++]!;
+    line++;
+    if (!header) {
+      yield row;
+      continue;
+    }
+    if (row.length !== header.length)
+      throw new Error(`record length (${row.length}) doesn't match header length (${header.length})`);
+    yield Object.fromEntries(header.map((name, k) => [name, row[k]!]));
+  }
+}
+
+function fileArgument(file: unknown, what: string): File {
+  if (file === null || file === undefined)
+    throw new Error(`${what} takes at least one non-nil source argument`);
+  if (!(file instanceof File))
+    throw new Error(`first argument expected to be a fs.File instance, got ${typeof file} instead`);
+  return file;
+}
+
+/** Parses the whole file into a SharedArray (one per file and options, built once per test). */
+export async function parse(file: File, options: CsvOptions = {}): Promise<readonly CsvRecord[]> {
+  fileArgument(file, 'csv parse()');
+  const o = { ...options };
+  const key = JSON.stringify({
+    path: file.path,
+    options: {
+      asObjects: o.asObjects ?? false,
+      delimiter: o.delimiter || ',',
+      fromLine: o.fromLine ?? null,
+      skipFirstLine: o.skipFirstLine ?? false,
+      toLine: o.toLine ?? null,
+    },
+  });
+  const name = `csv.parse.${createHash('sha256').update(key).digest('hex')}`;
+  const made = currentRuntimeVu().run.sharedArrays.has(name) ? [] : [...records(file, o)];
+  return new SharedArray(name, () => made) as unknown as readonly CsvRecord[];
+}
+
+/** Reads a file record by record: `await parser.next()` gives `{ done, value }`. */
+export class Parser {
+  readonly #records: Generator<CsvRecord>;
+
+  constructor(file: File, options: CsvOptions = {}) {
+    if (!currentRuntimeVu().inInit)
+      throw new Error('csv Parser constructor must be called in the init context');
+    fileArgument(file, 'csv Parser constructor');
+    this.#records = records(file, { ...options });
+    // k6 reads the header and skips lines when the Parser is made, so their errors throw here.
+    this.#first = this.#records.next();
+  }
+
+  #first: IteratorResult<CsvRecord> | null;
+
+  /** The next record, or `{ done: true, value: [] }` after the last. */
+  async next(): Promise<{ done: boolean; value: CsvRecord }> {
+    const r = this.#first ?? this.#records.next();
+    this.#first = null;
+    return r.done ? { done: true, value: [] } : { done: false, value: r.value };
+  }
+}
+
+export default { parse, Parser };

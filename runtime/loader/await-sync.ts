@@ -77,8 +77,18 @@ function propertyName(n: AnyNode): string | null {
   return null;
 }
 
-/** `ns.name` or `ns.default.name` where ns is bound to a module in `locals`: [spec, name]. */
-function moduleMember(callee: AnyNode, locals: Map<string, string>): [string, string] | null {
+/**
+ * Module bindings of the bundle: a local bound to a whole module (`require("k6/http")`) maps to its spec;
+ * one destructured from it (`const { get } = require("k6/http")`, esm-init.ts's form) to [spec, name].
+ */
+type Locals = Map<string, string | [string, string]>;
+
+/** `ns.name` or `ns.default.name` where ns is bound to a module, or a name destructured from one: [spec, name]. */
+function moduleMember(callee: AnyNode, locals: Locals): [string, string] | null {
+  if (callee.type === 'Identifier') {
+    const named = locals.get(callee['name'] as string);
+    return Array.isArray(named) ? named : null;
+  }
   if (callee.type !== 'MemberExpression' || callee['computed']) return null;
   const name = propertyName(callee['property'] as AnyNode);
   let obj = callee['object'] as AnyNode;
@@ -90,7 +100,7 @@ function moduleMember(callee: AnyNode, locals: Map<string, string>): [string, st
     obj = obj['object'] as AnyNode;
   if (obj.type !== 'Identifier' || !name) return null;
   const spec = locals.get(obj['name'] as string);
-  return spec ? [spec, name] : null;
+  return typeof spec === 'string' ? [spec, name] : null;
 }
 
 /** `source:line:column` of a bundle offset: the script's own position through the map, else the bundle's. */
@@ -127,7 +137,7 @@ export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): P
     throw new ScriptLoadError(`cannot load ${options.path}: ${(err as Error).message}`);
   }
   const calls: Call[] = [];
-  const locals = new Map<string, string>();
+  const locals: Locals = new Map();
   /** Identifier references that are not a call's callee nor a declaration: name → positions. */
   const valueRefs: Array<{ name: string; node: AnyNode; parent: AnyNode }> = [];
   /** Member reads that are not a call's callee nor an assignment's target (`arr.map(api.list)`). */
@@ -170,6 +180,14 @@ export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): P
     if (n.type === 'VariableDeclarator' && (n['id'] as AnyNode).type === 'Identifier') {
       const spec = requiredSpec(n['init'] as AnyNode);
       if (spec) locals.set((n['id'] as AnyNode)['name'] as string, spec);
+    }
+    if (n.type === 'VariableDeclarator' && (n['id'] as AnyNode).type === 'ObjectPattern') {
+      const spec = requiredSpec(n['init'] as AnyNode);
+      for (const prop of spec ? (((n['id'] as AnyNode)['properties'] as AnyNode[]) ?? []) : []) {
+        const key = prop['computed'] ? null : propertyName(prop['key'] as AnyNode);
+        const value = prop['value'] as AnyNode | undefined;
+        if (key && value?.type === 'Identifier') locals.set(value['name'] as string, [spec!, key]);
+      }
     }
     if (n.type === 'CallExpression') calls.push({ node: n, fn: here });
     if (n.type === 'Identifier' && parent) {
@@ -319,11 +337,7 @@ export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): P
 }
 
 /** The k6 group() call `n` is the function argument of, else null. */
-function groupCallOf(
-  n: AnyNode,
-  parentCall: Map<AnyNode, AnyNode>,
-  locals: Map<string, string>,
-): AnyNode | null {
+function groupCallOf(n: AnyNode, parentCall: Map<AnyNode, AnyNode>, locals: Locals): AnyNode | null {
   const call = parentCall.get(n);
   if (!call) return null;
   const m = moduleMember(unwrapCallee(call['callee'] as AnyNode), locals);

@@ -4,7 +4,9 @@
  * script runs under real k6 and the Node runtime; exit codes, iteration counts and every check's
  * passes and fails must be the same, and the ones written here.
  */
-import { describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkCounts, count, findK6, runBoth, script } from './harness.ts';
 
 const { bin: K6, looked } = findK6();
@@ -19,6 +21,15 @@ const SECRETS = [
 
 describe.skipIf(!K6)('k6 modules: agreement with real k6', () => {
   const k6 = K6 ?? '';
+  let http: Server;
+  let base = '';
+
+  beforeAll(async () => {
+    http = createServer((_req, res) => res.end('ok'));
+    await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  });
+  afterAll(() => http?.close());
 
   for (const [name, iterations, checks] of [
     ['fs.js', 4, 9],
@@ -43,6 +54,16 @@ describe.skipIf(!K6)('k6 modules: agreement with real k6', () => {
     expect(k.code).toBe(107);
     expect(n.code).toBe(107);
     expect(n.stderr).toContain('init failed after an await');
+  });
+
+  it("top-level await with k6/http's synchronous calls (named and default imports, group, sleep)", async () => {
+    const { k6: k, node: n } = await runBoth(k6, 'top-level-await-http.js', { env: { BASE: base } });
+    expect(k.code, k.stderr).toBe(0);
+    expect(n.code, n.stderr).toBe(0);
+    const counts = checkCounts(k.summary?.root_group);
+    expect(Object.values(counts)).toEqual(Array(3).fill([2, 0]));
+    expect(checkCounts(n.summary?.root_group)).toEqual(counts);
+    expect(count(n, 'http_reqs')).toBe(count(k, 'http_reqs'));
   });
 
   it('k6/secrets: default and named sources, k6 rejections, secrets redacted in the log', async () => {

@@ -13,6 +13,7 @@ import { dirname } from 'node:path';
 import { ScriptLoadError } from './bundle.ts';
 import { SYNC_HTTP_FUNCTIONS } from '../modules/http-sync-names.ts';
 import { SourceMapper } from './source-map.ts';
+import { applyEdits } from './text-edits.ts';
 
 const SYNC_HTTP = new Set(SYNC_HTTP_FUNCTIONS);
 
@@ -327,13 +328,10 @@ export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): P
   }
   // Stable by position; at one position closers before openers (")" ends an earlier call).
   inserts.sort((a, b) => a.pos - b.pos || (a.text === ')' ? -1 : 0) - (b.text === ')' ? -1 : 0));
-  let out = '';
-  let last = 0;
-  for (const i of inserts) {
-    out += code.slice(last, i.pos) + i.text;
-    last = i.pos;
-  }
-  return out + code.slice(last);
+  return applyEdits(
+    code,
+    inserts.map((i) => ({ start: i.pos, end: i.pos, text: i.text })),
+  );
 }
 
 /** The k6 group() call `n` is the function argument of, else null. */

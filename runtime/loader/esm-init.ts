@@ -8,6 +8,7 @@
  */
 import type { Node } from 'acorn';
 import { ScriptLoadError } from './bundle.ts';
+import { applyEdits, type TextEdit } from './text-edits.ts';
 
 type AnyNode = Node & Record<string, unknown>;
 
@@ -56,7 +57,7 @@ export async function esmToAsyncBody(esm: string, path: string): Promise<string>
   } catch (err) {
     throw new ScriptLoadError(`cannot load ${path}: ${(err as Error).message}`);
   }
-  const edits: Array<{ start: number; end: number; text: string }> = [];
+  const edits: TextEdit[] = [];
   for (const stmt of ast['body'] as AnyNode[]) {
     const original = esm.slice(stmt.start, stmt.end);
     if (stmt.type === 'ImportDeclaration') {
@@ -67,13 +68,7 @@ export async function esmToAsyncBody(esm: string, path: string): Promise<string>
       throw new ScriptLoadError(`cannot load ${path}: unexpected ${stmt.type} in the bundle`);
     }
   }
-  let out = '';
-  let last = 0;
-  for (const e of edits) {
-    out += esm.slice(last, e.start) + e.text;
-    last = e.end;
-  }
-  return out + esm.slice(last);
+  return applyEdits(esm, edits);
 }
 
 /** The helper the rewritten body calls for a default import. */

@@ -20,22 +20,36 @@ export interface CsvOptions {
 
 type CsvRecord = string[] | Record<string, string>;
 
-/** k6's option checks, in its order and words. */
-function checkOptions(o: CsvOptions): void {
+/** What k6 throws for a Go error: name "GoError". */
+export class GoError extends Error {
+  override name = 'GoError';
+}
+
+/** k6's first look at the options (its options object's own checks); `context` prefixes the reason. */
+function readOptions(o: CsvOptions, context: string): void {
+  const fail = (reason: string) => new GoError(`${context}; reason: ${reason}`);
   if (o.delimiter !== undefined && String(o.delimiter).length > 1)
-    throw new Error('delimiter must be a single character');
+    throw fail('delimiter must be a single character');
+  if (o.fromLine !== undefined && o.toLine !== undefined && o.fromLine >= o.toLine)
+    throw fail('fromLine must be less than or equal to toLine');
+}
+
+/** k6's reader's option checks, in its order and words. */
+function checkOptions(o: CsvOptions): void {
   const from = o.fromLine;
   const to = o.toLine;
   if (o.asObjects && o.skipFirstLine)
-    throw new Error("the 'header' option cannot be enabled when 'skipFirstLine' is true");
+    throw new GoError("the 'header' option cannot be enabled when 'skipFirstLine' is true");
   if (o.asObjects && from !== undefined && from > 0)
-    throw new Error("the 'header' option cannot be enabled when 'fromLine' is set to a value greater than 0");
+    throw new GoError(
+      "the 'header' option cannot be enabled when 'fromLine' is set to a value greater than 0",
+    );
   if (from !== undefined && from < 0)
-    throw new Error(`the 'fromLine' option must be greater than or equal to 0; got ${from}`);
+    throw new GoError(`the 'fromLine' option must be greater than or equal to 0; got ${from}`);
   if (to !== undefined && to < 0)
-    throw new Error(`the 'toLine' option must be greater than or equal to 0; got ${to}`);
+    throw new GoError(`the 'toLine' option must be greater than or equal to 0; got ${to}`);
   if (from !== undefined && to !== undefined && from >= to)
-    throw new Error(
+    throw new GoError(
       `the 'fromLine' option must be less than the 'toLine' option; got 'fromLine': ${from}, 'toLine': ${to}`,
     );
 }
@@ -50,24 +64,28 @@ function rowsOf(file: File, delimiter: string): string[][] {
   ).toString('utf8');
   const parsed = Papa.parse<string[]>(text, { delimiter, skipEmptyLines: true, newline: undefined });
   const error = parsed.errors.find((e) => e.type === 'Quotes');
-  if (error) throw new Error(`parse error on line ${(error.row ?? 0) + 1}: ${error.message}`);
+  if (error) throw new GoError(`parse error on line ${(error.row ?? 0) + 1}: ${error.message}`);
   const rows = parsed.data;
   const width = rows[0]?.length ?? 0;
   rows.forEach((row, i) => {
-    if (row.length !== width) throw new Error(`record on line ${i + 1}: wrong number of fields`);
+    if (row.length !== width) throw new GoError(`record on line ${i + 1}: wrong number of fields`);
   });
   return rows;
 }
 
 /** k6's Reader: header, skipped lines and toLine applied as records are read. */
 function* records(file: File, options: CsvOptions): Generator<CsvRecord> {
-  checkOptions(options);
+  try {
+    checkOptions(options);
+  } catch (err) {
+    throw new GoError(`failed to create a new parser; reason: ${(err as Error).message}`);
+  }
   const rows = rowsOf(file, options.delimiter || ',');
   let i = 0;
   let line = 0;
   const next = (why: string): string[] => {
     const row = rows[i++];
-    if (!row) throw new Error(`${why}; reason: EOF`);
+    if (!row) throw new GoError(`${why}; reason: EOF`);
     line++;
     return row;
   };
@@ -87,16 +105,16 @@ function* records(file: File, options: CsvOptions): Generator<CsvRecord> {
       continue;
     }
     if (row.length !== header.length)
-      throw new Error(`record length (${row.length}) doesn't match header length (${header.length})`);
+      throw new GoError(`record length (${row.length}) doesn't match header length (${header.length})`);
     yield Object.fromEntries(header.map((name, k) => [name, row[k]!]));
   }
 }
 
 function fileArgument(file: unknown, what: string): File {
   if (file === null || file === undefined)
-    throw new Error(`${what} takes at least one non-nil source argument`);
+    throw new GoError(`${what} takes at least one non-nil source argument`);
   if (!(file instanceof File))
-    throw new Error(`first argument expected to be a fs.File instance, got ${typeof file} instead`);
+    throw new GoError(`first argument expected to be a fs.File instance, got ${typeof file} instead`);
   return file;
 }
 
@@ -104,6 +122,7 @@ function fileArgument(file: unknown, what: string): File {
 export async function parse(file: File, options: CsvOptions = {}): Promise<readonly CsvRecord[]> {
   fileArgument(file, 'csv parse()');
   const o = { ...options };
+  readOptions(o, 'failed to interpret the provided Parser options');
   const key = JSON.stringify({
     path: file.path,
     options: {
@@ -115,7 +134,16 @@ export async function parse(file: File, options: CsvOptions = {}): Promise<reado
     },
   });
   const name = `csv.parse.${createHash('sha256').update(key).digest('hex')}`;
-  const made = currentRuntimeVu().run.sharedArrays.has(name) ? [] : [...records(file, o)];
+  let made: CsvRecord[] = [];
+  if (!currentRuntimeVu().run.sharedArrays.has(name)) {
+    try {
+      made = [...records(file, o)];
+    } catch (err) {
+      // The reader's own refusals keep their words; a record it cannot read is k6's "failed to read record".
+      if ((err as Error).message.startsWith('failed to create')) throw err;
+      throw new GoError(`failed to read record; reason: ${(err as Error).message}`);
+    }
+  }
   return new SharedArray(name, () => made) as unknown as readonly CsvRecord[];
 }
 
@@ -125,8 +153,9 @@ export class Parser {
 
   constructor(file: File, options: CsvOptions = {}) {
     if (!currentRuntimeVu().inInit)
-      throw new Error('csv Parser constructor must be called in the init context');
+      throw new GoError('csv Parser constructor must be called in the init context');
     fileArgument(file, 'csv Parser constructor');
+    readOptions(options, 'encountered an error while interpreting Parser options');
     this.#records = records(file, { ...options });
     // k6 reads the header and skips lines when the Parser is made, so their errors throw here.
     this.#first = this.#records.next();

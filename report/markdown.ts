@@ -11,7 +11,8 @@ import { partialNote } from '../lib/summary/partial.ts';
 import { formatMeasured, splitMetricKey } from '../lib/summary/verdicts.ts';
 import type { LevelResult, RunReport } from '../lib/summary/types.ts';
 
-function table(header: string[], rows: string[][]): string {
+/** A Markdown table. */
+export function table(header: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }

@@ -44,6 +44,11 @@ export class VU implements VuState {
   options: ModuleOptions;
   /** Tags the script set through exec.vu.tags; they stay until changed, as in k6. */
   readonly customTags: Tags = {};
+  /**
+   * `exec.vu.metrics.metadata`: key-value pairs every later custom-metric sample of this VU carries to the
+   * outputs (--out json/csv), not indexed like tags (k6's place for high-cardinality values such as ids).
+   */
+  readonly metadata: Record<string, string> = {};
   #tags: Tags | null = null;
   /**
    * The script's timers (k6/timers and the global setTimeout/setInterval) and async callbacks still

@@ -22,3 +22,10 @@ export const GENAI_METRICS = {
   /** Failed requests (Rate: true = failed). */
   failed: 'genai_failed',
 } as const;
+
+/**
+ * Each measured request's raw record (metrics.ts GenerationRecord), for re-scoring offline: a Counter sample
+ * whose metadata key `record` holds the record as JSON (k6's exec.vu.metrics.metadata, which --out json
+ * writes and no summary indexes). Its `scenario` tag names the level.
+ */
+export const GENAI_RECORD = { metric: 'genai_record', metadata: 'record' } as const;

@@ -23,7 +23,7 @@ import { generativeBudgetExprs, type TokenBudget, tokenBudget } from './budget.t
 import { EMPTY_FINAL_PARAMETER, readDecoupledResponse } from './decoupled.ts';
 import { generativeLevels, generativeLines } from './level-summary.ts';
 import { requestMetrics } from './metrics.ts';
-import { GENAI_METRICS } from './names.ts';
+import { GENAI_METRICS, GENAI_RECORD } from './names.ts';
 import { failRecord, newRecord, recordDecoupled } from './record.ts';
 
 /** The generative scenario's exports. */
@@ -180,6 +180,7 @@ export function generativeTest(
     isl: new Trend(GENAI_METRICS.isl),
     outputTokens: new Counter(GENAI_METRICS.outputTokens),
     failed: new Rate(GENAI_METRICS.failed),
+    record: new Counter(GENAI_RECORD.metric),
   };
   const windowStart = createWindowStart();
   const client = new grpc.Client();
@@ -195,8 +196,18 @@ export function generativeTest(
     connected = true;
   }
 
+  /** Hands a measured request's raw record to the outputs (--out json), for `k6-triton rescore`. */
+  function keep(record: ReturnType<typeof newRecord>): void {
+    if (!parseLevelName(exec.scenario.name)) return;
+    const metadata = exec.vu.metrics.metadata as Record<string, string>;
+    metadata[GENAI_RECORD.metadata] = JSON.stringify(record);
+    metrics.record.add(1);
+    delete metadata[GENAI_RECORD.metadata];
+  }
+
   /** Scores a finished request into the k6 metrics; a failure is counted and, once per VU, logged. */
   function score(record: ReturnType<typeof newRecord>): void {
+    keep(record);
     const m = requestMetrics(record);
     metrics.failed.add(!m.ok);
     if (!m.ok) {

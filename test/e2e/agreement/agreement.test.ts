@@ -353,4 +353,15 @@ describe.skipIf(!K6)('agreement with real k6', () => {
     };
     expect(shapes(n)).toEqual(shapes(k));
   });
+
+  it('carries exec.vu.metrics.metadata to --out json while it is set, as strings', async () => {
+    const { k6: k, node: n } = await runBoth(k6, 'metadata.js');
+    const metadata = (o: Outcome) =>
+      o.records
+        .filter((r) => r.type === 'Point' && r.metric === 'agreement_records')
+        .map((r) => ({ value: r.data.value, metadata: r.data['metadata'] ?? null }));
+    expect(metadata(k)).toHaveLength(6);
+    expect(metadata(k)[0]!.metadata).toEqual({ request: '{"iteration":0,"chunks":[1,2]}', n: '0' });
+    expect(metadata(n)).toEqual(metadata(k));
+  });
 });

@@ -5,10 +5,12 @@
  * gets exactly OUTPUT_TOKENS tokens, so per level output tokens = requests x OSL, and since latency = TTFT +
  * (OSL - 1) x ITL holds per request it holds for the averages.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { rescoreLevels } from '../../../lib/genai/rescore.ts';
 import type { LevelResult } from '../../../lib/summary/types.ts';
+import { readRecords } from '../../../measure/genai-records.ts';
 import { referenceTool } from '../tools/reference-tools.ts';
 import { resultsDir, runCli, runFolder } from './run-cli.ts';
 
@@ -28,7 +30,22 @@ async function benchGpt2(runtime: 'node' | 'k6', env: Record<string, string> = {
   return { run, results };
 }
 
-function checkLevels(results: string): void {
+/** records.jsonl, scored again with the suite's defaults: the same requests, tokens and TTFT as the run's summary. */
+async function checkRecords(dir: string, levels: readonly LevelResult[]): Promise<void> {
+  const rescored = rescoreLevels(await readRecords(join(dir, 'records.jsonl')));
+  expect(rescored.map((l) => l.level)).toEqual(levels.map((l) => l.name));
+  for (const [i, { metrics: m }] of rescored.entries()) {
+    const g = levels[i]!.genai!;
+    expect(m.requests, levels[i]!.name).toBe(levels[i]!.requests);
+    expect(m.completed * OSL).toBe(g.output_tokens);
+    expect(m.ttft_ms!.avg).toBeCloseTo(g.ttft_ms.avg, 6);
+    expect(m.latency_ms!.avg).toBeCloseTo(g.latency_ms.avg, 6);
+  }
+  // The raw sample file the records were read from is not left behind.
+  expect(existsSync(join(dir, 'k6-samples.json'))).toBe(false);
+}
+
+async function checkLevels(results: string): Promise<void> {
   const dir = runFolder(results, 'gpt2');
   const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
   const levels = summary.report.results as LevelResult[];
@@ -55,6 +72,7 @@ function checkLevels(results: string): void {
     expect(ttft.p50).toBeLessThanOrEqual(ttft.p75);
     expect(csv[8]).toBe(`Output Token Throughput (per sec),${g.output_tokens_per_s.toFixed(2)}`);
   }
+  await checkRecords(dir, levels);
   const report = readFileSync(join(dir, 'report.md'), 'utf8');
   expect(report).toContain('TTFT p50 / p95 / p99 (ms)');
   expect(report).toContain('Output tokens/s');
@@ -65,7 +83,7 @@ describe('bench gpt2 (generative, gRPC stream)', () => {
     const { run, results } = await benchGpt2('node');
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('all budgets met');
-    checkLevels(results);
+    await checkLevels(results);
   }, 120_000);
 
   it('exits 99 when the TTFT budget is missed', async () => {
@@ -79,7 +97,7 @@ describe('bench gpt2 (generative, gRPC stream)', () => {
     async () => {
       const { run, results } = await benchGpt2('k6', { K6_BIN: k6.path! });
       expect(run.code, run.stderr).toBe(0);
-      checkLevels(results);
+      await checkLevels(results);
     },
     120_000,
   );

@@ -54,7 +54,7 @@ function checkOptions(o: CsvOptions): void {
     );
 }
 
-/** The rest of `file` (from its offset) as rows; every row must have the first row's field count, as Go's csv wants. */
+/** The rest of `file` (from its offset) as rows, split by papaparse (a stray quote fails at once). */
 function rowsOf(file: File, delimiter: string): string[][] {
   const start = file.data.byteLength - (file.take(Number.POSITIVE_INFINITY) ?? 0);
   const text = Buffer.from(
@@ -62,52 +62,59 @@ function rowsOf(file: File, delimiter: string): string[][] {
     file.data.byteOffset + start,
     file.data.byteLength - start,
   ).toString('utf8');
-  const parsed = Papa.parse<string[]>(text, { delimiter, skipEmptyLines: true, newline: undefined });
+  const parsed = Papa.parse<string[]>(text, { delimiter, skipEmptyLines: true });
   const error = parsed.errors.find((e) => e.type === 'Quotes');
   if (error) throw new GoError(`parse error on line ${(error.row ?? 0) + 1}: ${error.message}`);
-  const rows = parsed.data;
-  const width = rows[0]?.length ?? 0;
-  rows.forEach((row, i) => {
-    if (row.length !== width) throw new GoError(`record on line ${i + 1}: wrong number of fields`);
-  });
-  return rows;
+  return parsed.data;
 }
 
-/** k6's Reader: header, skipped lines and toLine applied as records are read. */
-function* records(file: File, options: CsvOptions): Generator<CsvRecord> {
+/** Reads one record at a time: null after the last (or past toLine); throws for a malformed one. */
+type RecordReader = () => CsvRecord | null;
+
+/**
+ * k6's Reader: the header and skipped lines are read (and fail) when it is made, records as they are asked
+ * for; every record must have the first one's field count, as Go's CSV reader requires.
+ */
+function openReader(file: File, options: CsvOptions): RecordReader {
   try {
     checkOptions(options);
   } catch (err) {
     throw new GoError(`failed to create a new parser; reason: ${(err as Error).message}`);
   }
   const rows = rowsOf(file, options.delimiter || ',');
+  const width = rows[0]?.length ?? 0;
   let i = 0;
   let line = 0;
-  const next = (why: string): string[] => {
-    const row = rows[i++];
-    if (!row) throw new GoError(`${why}; reason: EOF`);
+  const row = (): string[] | null => {
+    const r = rows[i];
+    if (!r) return null;
+    i++;
     line++;
-    return row;
+    if (r.length !== width) throw new GoError(`record on line ${i}: wrong number of fields`);
+    return r;
   };
-  const header = options.asObjects
-    ? next('failed to create a new parser; reason: failed to read the first line')
-    : null;
-  const from = options.fromLine ?? 0;
-  if (options.skipFirstLine && from === 0)
-    next('failed to create a new parser; reason: failed to skip the first line');
-  while (line < from) next(`failed to create a new parser; reason: failed to skip lines until line ${from}`);
-  const to = options.toLine ?? 0;
-  while (i < rows.length && !(to > 0 && line > to)) {
-    const row = rows[i++]!;
-    line++;
-    if (!header) {
-      yield row;
-      continue;
+  const skip = (why: string): string[] => {
+    try {
+      const r = row();
+      if (r) return r;
+      throw new GoError('EOF');
+    } catch (err) {
+      throw new GoError(`failed to create a new parser; reason: ${why}; reason: ${(err as Error).message}`);
     }
-    if (row.length !== header.length)
-      throw new GoError(`record length (${row.length}) doesn't match header length (${header.length})`);
-    yield Object.fromEntries(header.map((name, k) => [name, row[k]!]));
-  }
+  };
+  const header = options.asObjects ? skip('failed to read the first line') : null;
+  const from = options.fromLine ?? 0;
+  if (options.skipFirstLine && from === 0) skip('failed to skip the first line');
+  while (line < from) skip(`failed to skip lines until line ${from}`);
+  const to = options.toLine ?? 0;
+  return () => {
+    if (to > 0 && line > to) return null;
+    const r = row();
+    if (!r || !header) return r;
+    if (r.length !== header.length)
+      throw new GoError(`record length (${r.length}) doesn't match header length (${header.length})`);
+    return Object.fromEntries(header.map((name, k) => [name, r[k]!]));
+  };
 }
 
 function fileArgument(file: unknown, what: string): File {
@@ -134,13 +141,13 @@ export async function parse(file: File, options: CsvOptions = {}): Promise<reado
     },
   });
   const name = `csv.parse.${createHash('sha256').update(key).digest('hex')}`;
-  let made: CsvRecord[] = [];
+  const made: CsvRecord[] = [];
   if (!currentRuntimeVu().run.sharedArrays.has(name)) {
+    const read = openReader(file, o);
     try {
-      made = [...records(file, o)];
+      for (let r = read(); r !== null; r = read()) made.push(r);
     } catch (err) {
-      // The reader's own refusals keep their words; a record it cannot read is k6's "failed to read record".
-      if ((err as Error).message.startsWith('failed to create')) throw err;
+      // A record the reader cannot read is k6's "failed to read record".
       throw new GoError(`failed to read record; reason: ${(err as Error).message}`);
     }
   }
@@ -149,25 +156,20 @@ export async function parse(file: File, options: CsvOptions = {}): Promise<reado
 
 /** Reads a file record by record: `await parser.next()` gives `{ done, value }`. */
 export class Parser {
-  readonly #records: Generator<CsvRecord>;
+  readonly #read: RecordReader;
 
   constructor(file: File, options: CsvOptions = {}) {
     if (!currentRuntimeVu().inInit)
       throw new GoError('csv Parser constructor must be called in the init context');
     fileArgument(file, 'csv Parser constructor');
     readOptions(options, 'encountered an error while interpreting Parser options');
-    this.#records = records(file, { ...options });
-    // k6 reads the header and skips lines when the Parser is made, so their errors throw here.
-    this.#first = this.#records.next();
+    this.#read = openReader(file, { ...options });
   }
 
-  #first: IteratorResult<CsvRecord> | null;
-
-  /** The next record, or `{ done: true, value: [] }` after the last. */
+  /** The next record, or `{ done: true, value: [] }` after the last; rejects for a malformed record. */
   async next(): Promise<{ done: boolean; value: CsvRecord }> {
-    const r = this.#first ?? this.#records.next();
-    this.#first = null;
-    return r.done ? { done: true, value: [] } : { done: false, value: r.value };
+    const r = this.#read();
+    return r === null ? { done: true, value: [] } : { done: false, value: r };
   }
 }
 

@@ -1,5 +1,6 @@
 // k6/experimental/csv and fs refusals, compared by their exact texts: a record with the wrong field
-// count, options k6 refuses, a directory opened; and toLine, fromLine, asObjects with toLine.
+// count (parse() at once, a Parser when next() reaches it), options k6 refuses, a directory opened;
+// and toLine, fromLine, asObjects with toLine.
 import { check } from 'k6';
 import { open } from 'k6/experimental/fs';
 import csv from 'k6/experimental/csv';
@@ -26,6 +27,17 @@ for (;;) {
   names.push(value.name);
 }
 
+const badParser = new csv.Parser(await open('data/bad.csv'), { delimiter: ';' });
+const parsed = [];
+for (let k = 0; k < 3; k++) {
+  try {
+    const { done, value } = await badParser.next();
+    parsed.push(done ? 'done' : value.join(';'));
+  } catch (e) {
+    parsed.push(`rejected: ${e.message ?? e}`);
+  }
+}
+
 export default function () {
   check(bad, {
     'wrong field count': (r) =>
@@ -48,5 +60,9 @@ export default function () {
   });
   check(upTo2, { 'toLine 2: lines 0..2': (r) => r.length === 3 && r[2][0] === 'alan' });
   check(from3, { 'fromLine 3: the last two': (r) => r.length === 2 && r[0][0] === 'grace' });
+  check(parsed, {
+    'Parser: records, then the malformed one rejects': (p) =>
+      p.join('|') === 'a;b|1;2|rejected: record on line 3: wrong number of fields',
+  });
   check(names, { 'asObjects with toLine 2': (n) => n.join(',') === 'ada,alan' });
 }

@@ -57,7 +57,7 @@ export class File {
   }
 
   /** Moves the offset (whence: SeekMode) and returns the new one; k6's rules, End counting from the last byte. */
-  async seek(offset: number, whence: number = SeekMode.Start): Promise<number> {
+  async seek(offset: number, whence: number): Promise<number> {
     for (const [what, v] of [
       ['offset', offset],
       ['whence', whence],

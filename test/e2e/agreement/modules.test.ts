@@ -35,6 +35,7 @@ describe.skipIf(!K6)('k6 modules: agreement with real k6', () => {
     ['fs.js', 4, 9],
     ['csv.js', 5, 7],
     ['csv-errors.js', 1, 8],
+    ['fs-errors.js', 1, 9],
     ['streams.js', 4, 3],
   ] as const) {
     it(`${name}: every check passes in every iteration under both`, async () => {

@@ -2,21 +2,16 @@
 // count (parse() at once, a Parser when next() reaches it), options k6 refuses, a directory opened;
 // and toLine, fromLine, asObjects with toLine.
 import { check } from 'k6';
+import { rejection } from './lib/rejection.js';
 import { open } from 'k6/experimental/fs';
 import csv from 'k6/experimental/csv';
 
-const reason = async (f) => {
-  try {
-    await f();
-    return 'resolved';
-  } catch (e) {
-    return `${e.name}: ${e.message}`;
-  }
-};
-const bad = await reason(async () => csv.parse(await open('data/bad.csv'), { delimiter: ';' }));
-const delimiter = await reason(async () => csv.parse(await open('data/people.csv'), { delimiter: ';;' }));
-const order = await reason(async () => csv.parse(await open('data/people.csv'), { fromLine: 3, toLine: 2 }));
-const dir = await reason(async () => open('data'));
+const bad = await rejection(async () => csv.parse(await open('data/bad.csv'), { delimiter: ';' }));
+const delimiter = await rejection(async () => csv.parse(await open('data/people.csv'), { delimiter: ';;' }));
+const order = await rejection(async () =>
+  csv.parse(await open('data/people.csv'), { fromLine: 3, toLine: 2 }),
+);
+const dir = await rejection(async () => open('data'));
 const upTo2 = await csv.parse(await open('data/people.csv'), { toLine: 2 });
 const from3 = await csv.parse(await open('data/people.csv'), { fromLine: 3 });
 const parser = new csv.Parser(await open('data/people.csv'), { asObjects: true, toLine: 2 });

@@ -14,6 +14,8 @@ const asIs = (samples: Sample[]): Sample[] => samples;
 export class VU implements VuState {
   inInit = true;
   exports: Record<string, unknown> = {};
+  /** Set while an init context that awaits (top-level `await`) has not finished; null after. */
+  initializing: Promise<void> | null = null;
   /** The scenario's exec function in this VU's module instance. */
   execFn: (data: unknown) => unknown = () => undefined;
   /** Calls execFn with the VU's data; bound once so an iteration creates no closure. */

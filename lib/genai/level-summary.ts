@@ -39,8 +39,15 @@ function genaiPerfStats(v: Record<string, number>): GenaiPerfStats {
   };
 }
 
+/** Where a run's ISL and OSL came from (lib/genai/workload.ts TokenSource). */
+export type TokenSources = NonNullable<GenerativeLevel['token_sources']>;
+
 /** One level's result; undefined when the level recorded no request (the run ended before it). */
-function levelResult(data: K6SummaryData, ref: PlannedLevel): LevelResult | undefined {
+function levelResult(
+  data: K6SummaryData,
+  ref: PlannedLevel,
+  sources: TokenSources | undefined,
+): LevelResult | undefined {
   const latency = values(data, GENAI_METRICS.latency, ref.name);
   const failed = values(data, GENAI_METRICS.failed, ref.name);
   const requests = latency['count'] ?? 0;
@@ -62,6 +69,9 @@ function levelResult(data: K6SummaryData, ref: PlannedLevel): LevelResult | unde
       osl: genaiPerfStats(values(data, GENAI_METRICS.osl, ref.name)),
       isl: genaiPerfStats(values(data, GENAI_METRICS.isl, ref.name)),
     },
+    requested_osl: genaiPerfStats(values(data, GENAI_METRICS.requestedOsl, ref.name)),
+    osl_mismatches: values(data, GENAI_METRICS.oslMismatch, ref.name)['count'] ?? 0,
+    ...(sources ? { token_sources: sources } : {}),
   };
   const l = genai.latency_ms;
   return {
@@ -92,8 +102,31 @@ function levelResult(data: K6SummaryData, ref: PlannedLevel): LevelResult | unde
 }
 
 /** The measured levels, in run order. */
-export function generativeLevels(data: K6SummaryData, levels: readonly PlannedLevel[]): LevelResult[] {
-  return levels.flatMap((ref) => levelResult(data, ref) ?? []);
+export function generativeLevels(
+  data: K6SummaryData,
+  levels: readonly PlannedLevel[],
+  sources?: TokenSources,
+): LevelResult[] {
+  return levels.flatMap((ref) => levelResult(data, ref, sources) ?? []);
+}
+
+/**
+ * The token lines under the levels: where ISL and OSL came from, and a warning per level where requests
+ * produced another output length than they asked for (a server stopping early, or counting differently).
+ */
+export function tokenLines(results: readonly LevelResult[]): string[] {
+  const lines: string[] = [];
+  const sources = results[0]?.genai?.token_sources;
+  if (sources) lines.push(`token counts: ISL from ${sources.input}, OSL from ${sources.output}`);
+  for (const r of results) {
+    const g = r.genai!;
+    if (g.osl_mismatches)
+      lines.push(
+        `warning: ${r.name}: ${g.osl_mismatches} of ${r.requests} requests produced an output length other than asked ` +
+          `(OSL avg ${g.genai_perf!.osl.avg.toFixed(2)}, asked avg ${g.requested_osl!.avg.toFixed(2)})`,
+      );
+  }
+  return lines;
 }
 
 /** One line per level: what the summary's table shows, for stdout. */

@@ -21,7 +21,10 @@ import { missedBudgetLines } from '../summary/verdicts.ts';
 import type { K6SummaryData } from '../summary/from-summary.ts';
 import { generativeBudgetExprs, type TokenBudget, tokenBudget } from './budget.ts';
 import { EMPTY_FINAL_PARAMETER, readDecoupledResponse } from './decoupled.ts';
-import { generativeLevels, generativeLines } from './level-summary.ts';
+import { generativeLevels, generativeLines, type TokenSources, tokenLines } from './level-summary.ts';
+import { llmBackendFromEnv, type PromptInput, promptInputs } from './length-controls.ts';
+import { parseWorkload, type TokenSource } from './workload.ts';
+import type { LevelSchedule } from '../load/pacing.ts';
 import { requestMetrics } from './metrics.ts';
 import { GENAI_METRICS } from './names.ts';
 import { failRecord, newRecord, recordDecoupled } from './record.ts';
@@ -32,7 +35,7 @@ export interface GenerativeTest {
   run: RunPlan;
   setup(): Promise<void>;
   warmup(): void;
-  infer(): void;
+  infer(): void | Promise<void>;
   stats(): Promise<void>;
   handleSummary(data: Record<string, unknown>): Record<string, string>;
 }
@@ -93,35 +96,74 @@ function contents(datatype: string, values: unknown[]): Record<string, unknown[]
   return { [field[datatype] ?? 'bytesContents']: values };
 }
 
-/**
- * The ModelInferRequest in k6's JSON mapping, with the empty final response asked for. A simulated_llm model
- * gets a prompt of `inputTokens` words, `max_tokens` = outputTokens and streaming on; a repeat model gets
- * `outputTokens` values to send back with the requested delays. Inputs and datatypes come from the entry.
- */
-export function streamRequest(
-  entry: GenerativeModelEntry,
-  modelName: string,
-  s: Workload,
-): Record<string, unknown> {
-  let values: Record<string, unknown[]>;
-  if (entry.backend === 'repeat') {
-    values = {
-      IN: Array.from({ length: s.outputTokens }, (_, i) => i),
-      DELAY: requestedDelays(s),
-      WAIT: [0],
-    };
-  } else {
-    const prompt = Array.from({ length: s.inputTokens }, (_, i) => `w${i}`).join(' ');
-    values = { text_input: [encoding.b64encode(prompt)], max_tokens: [s.outputTokens], stream: [true] };
-  }
+/** A ModelInferRequest in k6's JSON mapping, with the empty final response asked for (BYTES values as text). */
+function requestBody(modelName: string, inputs: readonly PromptInput[]): Record<string, unknown> {
   return {
     modelName,
-    inputs: entry.inputs.map((t) => {
-      const v = values[t.name] ?? [];
+    inputs: inputs.map((t) => {
+      const v = t.datatype === 'BYTES' ? t.values.map((x) => encoding.b64encode(String(x))) : t.values;
       return { name: t.name, datatype: t.datatype, shape: [v.length], contents: contents(t.datatype, v) };
     }),
     parameters: { [EMPTY_FINAL_PARAMETER]: { boolParam: true } },
   };
+}
+
+/** One request the scenario sends: its body, its input length and the output length it asks for. */
+export interface PlannedRequest {
+  body: Record<string, unknown>;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** The requests a run sends in turn, and where their input lengths came from. */
+export interface PlannedRequests {
+  requests: PlannedRequest[];
+  inputSource: TokenSource;
+}
+
+/**
+ * The run's requests. A repeat model gets `outputTokens` values to send back with the requested delays. A
+ * prompt model sends the workload file PAYLOAD names (payloads/prompt-workload.ts; the bench makes one), each
+ * request with its output length pinned as LLM_BACKEND takes it; without PAYLOAD, one prompt of INPUT_TOKENS
+ * words asking for OUTPUT_TOKENS (its input length an estimate: whitespace words).
+ */
+export function plannedRequests(
+  entry: GenerativeModelEntry,
+  modelName: string,
+  env: Record<string, string | undefined>,
+  readText: (path: string) => string,
+): PlannedRequests {
+  if (entry.backend === 'repeat') {
+    const s = workloadFromEnv(entry, env);
+    const inputs: PromptInput[] = [
+      { name: 'IN', datatype: 'INT32', values: Array.from({ length: s.outputTokens }, (_, i) => i) },
+      { name: 'DELAY', datatype: 'UINT32', values: requestedDelays(s) },
+      { name: 'WAIT', datatype: 'UINT32', values: [0] },
+    ];
+    return {
+      requests: [
+        { body: requestBody(modelName, inputs), inputTokens: s.inputTokens, outputTokens: s.outputTokens },
+      ],
+      inputSource: 'estimate',
+    };
+  }
+  const backend = llmBackendFromEnv(env);
+  const plan = (prompt: string, inputTokens: number, outputTokens: number): PlannedRequest => ({
+    body: requestBody(modelName, promptInputs(backend, prompt, outputTokens)),
+    inputTokens,
+    outputTokens,
+  });
+  const path = env['PAYLOAD']?.trim();
+  if (path) {
+    const workload = parseWorkload(readText(path), path);
+    return {
+      requests: workload.requests.map((r) => plan(r.prompt, r.inputTokens, r.outputTokens)),
+      inputSource: workload.inputTokenSource,
+    };
+  }
+  const s = workloadFromEnv(entry, env);
+  const prompt = Array.from({ length: s.inputTokens }, (_, i) => `w${i}`).join(' ');
+  return { requests: [plan(prompt, s.inputTokens, s.outputTokens)], inputSource: 'estimate' };
 }
 
 /** The per-level thresholds: the budget where it applies, probes for everything the summary reads. */
@@ -135,6 +177,8 @@ function thresholds(run: RunPlan, tokens: TokenBudget): Record<string, string[]>
     [GENAI_METRICS.osl]: 'max>=0',
     [GENAI_METRICS.isl]: 'max>=0',
     [GENAI_METRICS.outputTokens]: 'count>=0',
+    [GENAI_METRICS.requestedOsl]: 'max>=0',
+    [GENAI_METRICS.oslMismatch]: 'count>=0',
     [GENAI_METRICS.failed]: 'rate>=0',
     dropped_iterations: 'count>=0',
   };
@@ -164,7 +208,9 @@ export function generativeTest(
     throw new Error(
       `invalid PROTOCOL="${settings.protocol}" for ${entry.id}; its scenario streams over grpc`,
     );
-  const workload = workloadFromEnv(entry, env);
+  const { requests, inputSource } = plannedRequests(entry, settings.modelName, env, (path) => open(path));
+  // Output lengths come from the stream's responses (one token each, as the LLM backends stream): an estimate.
+  const sources: TokenSources = { input: inputSource, output: 'estimate' };
   const options: Options = {
     ...run.options,
     // genai-perf's CSV has p25 and p75 as well (lib/genai/genai-perf-csv.ts).
@@ -179,12 +225,13 @@ export function generativeTest(
     osl: new Trend(GENAI_METRICS.osl),
     isl: new Trend(GENAI_METRICS.isl),
     outputTokens: new Counter(GENAI_METRICS.outputTokens),
+    requestedOsl: new Trend(GENAI_METRICS.requestedOsl),
+    oslMismatch: new Counter(GENAI_METRICS.oslMismatch),
     failed: new Rate(GENAI_METRICS.failed),
   };
   const windowStart = createWindowStart();
   const client = new grpc.Client();
   client.load(['../proto'], 'grpc_service.proto');
-  const request = streamRequest(entry, settings.modelName, workload);
   const method = grpcMethod('ModelStreamInfer');
   let connected = false;
   let warned = false;
@@ -196,7 +243,7 @@ export function generativeTest(
   }
 
   /** Scores a finished request into the k6 metrics; a failure is counted and, once per VU, logged. */
-  function score(record: ReturnType<typeof newRecord>): void {
+  function score(record: ReturnType<typeof newRecord>, asked: PlannedRequest): void {
     const m = requestMetrics(record);
     metrics.failed.add(!m.ok);
     if (!m.ok) {
@@ -213,15 +260,18 @@ export function generativeTest(
     metrics.outputTokens.add(m.outputTokens ?? 0);
     metrics.osl.add(m.outputTokens);
     metrics.isl.add(m.inputTokens);
+    metrics.requestedOsl.add(asked.outputTokens);
+    if (m.outputTokens !== asked.outputTokens) metrics.oslMismatch.add(1);
   }
 
-  /** One request on its own stream; the iteration lasts until the stream ends. */
-  function streamOne(): void {
+  /** Request `i` (of the planned ones, in turn) on its own stream; the iteration lasts until the stream ends. */
+  function streamOne(i: number): void {
+    const asked = requests[i % requests.length]!;
     connect();
     const stream = new grpc.Stream(client, method, { timeout: '120s' });
     // The send time is stamped at the write, as perf_analyzer stamps a streamed request's: setting up the stream
     // object is the client's work, not the request's time.
-    const record = newRecord(0, workload.inputTokens);
+    const record = newRecord(0, asked.inputTokens);
     stream.on('data', (message: unknown) => {
       const at = now();
       if (recordDecoupled(record, readDecoupledResponse(message), at)) stream.end();
@@ -232,10 +282,30 @@ export function generativeTest(
     });
     stream.on('end', () => {
       if (record.done_ms === undefined) failRecord(record, 'stream ended before the final response', now());
-      score(record);
+      score(record, asked);
     });
     record.sent_ms = now();
-    stream.write(request);
+    stream.write(asked.body);
+  }
+
+  /** The next request in turn: iteration n sends request n (round robin over the workload). */
+  const inTurn = () => streamOne(exec.scenario.iterationInTest);
+
+  // A paced open loop (ARRIVALS, SCHEDULE; a trace's schedule): iteration n of a level is its send n, at its time.
+  let pacedScenario = '';
+  let schedule: LevelSchedule | undefined;
+  function paced(): void | Promise<void> {
+    if (exec.scenario.name !== pacedScenario) {
+      pacedScenario = exec.scenario.name;
+      schedule = run.levelSchedule(pacedScenario);
+    }
+    const n = exec.scenario.iterationInTest;
+    const offsets = schedule?.offsets_ms ?? [];
+    if (n >= offsets.length) return;
+    const i = schedule?.payloads?.[n] ?? n;
+    const wait_ms = exec.scenario.startTime + offsets[n]! - Date.now();
+    if (wait_ms <= 0) return streamOne(i);
+    return new Promise<void>((resolve) => setTimeout(resolve, wait_ms)).then(() => streamOne(i));
   }
 
   return {
@@ -260,16 +330,16 @@ export function generativeTest(
         );
       }
     },
-    warmup: streamOne,
-    infer: streamOne,
+    warmup: inTurn,
+    infer: run.load.pacing ? paced : inTurn,
     async stats(): Promise<void> {
       windowStart.add(Date.now());
       await new Promise((resolve) => setTimeout(resolve, run.load.window_s * 1000));
     },
     handleSummary(data) {
-      const results = generativeLevels(data as K6SummaryData, run.plan.levels);
+      const results = generativeLevels(data as K6SummaryData, run.plan.levels, sources);
       const missed = missedBudgetLines(results);
-      const lines = [...generativeLines(results), ...missed];
+      const lines = [...generativeLines(results), ...tokenLines(results), ...missed];
       if (results.length > 0 && missed.length === 0) lines.push('all budgets met');
       const out: Record<string, string> = { stdout: `${lines.join('\n')}\n` };
       if (env.SUMMARY_JSON) out[env.SUMMARY_JSON] = JSON.stringify(data);

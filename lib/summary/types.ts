@@ -37,6 +37,12 @@ export interface GenerativeLevel {
   chunk_gap_ms: TimeStats_ms;
   /** genai-perf's statistics of each request metric, for its CSV export (lib/genai/genai-perf-csv.ts). */
   genai_perf?: Record<'ttft_ms' | 'itl_ms' | 'latency_ms' | 'osl' | 'isl', GenaiPerfStats>;
+  /** Output tokens asked for, per request (set against genai_perf.osl). */
+  requested_osl?: GenaiPerfStats;
+  /** Successful requests whose output length differs from the one asked for. */
+  osl_mismatches?: number;
+  /** Where ISL and OSL came from: the server's count, the model's tokenizer, or an estimate. */
+  token_sources?: { input: 'server' | 'tokenizer' | 'estimate'; output: 'server' | 'tokenizer' | 'estimate' };
 }
 
 /** The statistics genai-perf's CSV has for a request metric. */

@@ -21,6 +21,9 @@ export const SCHEDULE_FILE = 'schedule.jsonl';
 /** Distinct synthetic prompts unless PROMPT_COUNT says otherwise (genai-perf's --num-dataset-entries). */
 export const DEFAULT_PROMPT_COUNT = 100;
 
+/** Settings that give the load themselves, so a trace's times are not replayed. */
+const LOAD_SETTINGS = ['SCHEDULE', 'CONCURRENCY', 'REQUEST_RATE', 'REQUEST_INTERVALS'];
+
 /** Where a workload is, and the schedule of a trace. */
 export interface WorkloadRef {
   workloadPath: string;
@@ -121,7 +124,7 @@ export function ensurePromptWorkload(
 
 /**
  * A generative bench's settings with its workload in them: PAYLOAD the workload file (unless PAYLOAD is set),
- * SCHEDULE a trace's send times (unless SCHEDULE is set). Models that take no prompt are left as they are.
+ * SCHEDULE a trace's send times (unless a load is given: then its prompts are sent at that load). Models that take no prompt are left as they are.
  */
 export function withPromptWorkload(
   entry: GenerativeModelEntry | undefined,
@@ -133,6 +136,8 @@ export function withPromptWorkload(
   return {
     ...settings,
     PAYLOAD: ref.workloadPath,
-    ...(ref.schedulePath && !settings['SCHEDULE'] ? { SCHEDULE: ref.schedulePath } : {}),
+    ...(ref.schedulePath && !LOAD_SETTINGS.some((name) => settings[name])
+      ? { SCHEDULE: ref.schedulePath }
+      : {}),
   };
 }

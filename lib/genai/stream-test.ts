@@ -202,7 +202,7 @@ export function generativeTest(
 ): GenerativeTest {
   const env = __ENV as Record<string, string | undefined>;
   // The same resolver as the bench's (measure/target.ts): both sides agree on levels, windows, budget.
-  const run = resolveRunPlan(generativeModelEntry(entry), env, budgetJson, budgetPath);
+  const run = resolveRunPlan(generativeModelEntry(entry), env, budgetJson, budgetPath, (path) => open(path));
   const { settings } = run;
   if (settings.protocol !== 'grpc')
     throw new Error(

@@ -3,6 +3,7 @@
  * that seed 002 draws (client, network, server queue and compute) and the budget verdicts. Pure.
  */
 import { kneeLine } from '../lib/genai/knee.ts';
+import { tokenLines } from '../lib/genai/level-summary.ts';
 import { failureLines, levelsWithFigures } from '../lib/summary/failure.ts';
 import { formatG, msFixed } from '../lib/summary/format.ts';
 import { generatorWarnings } from '../lib/summary/generator.ts';
@@ -81,8 +82,8 @@ export function generativeTable(results: readonly LevelResult[]): string {
     'Latency avg / p95 / p99 (ms)',
     'Errors',
   ];
-  const knee = kneeLine(levels);
-  return `## Tokens: time to first token, inter-token latency, throughput\n\n${table(header, rows)}\n${knee ? `\n${knee}\n` : ''}`;
+  const notes = [kneeLine(levels), ...tokenLines(levels)].filter((line) => line);
+  return `## Tokens: time to first token, inter-token latency, throughput\n\n${table(header, rows)}\n${notes.map((line) => `\n${line}\n`).join('')}`;
 }
 
 /** Where the average latency goes, per level (ms): client, network+server, and the server's own parts. */

@@ -59,6 +59,14 @@ describe('synthetic prompts', () => {
       expect(tokenizer.count(syntheticPrompt(tokenizer, n, rng))).toBe(n);
   });
 
+  it('tokenise exactly with a byte-level BPE whose words are one or two tokens (words added and dropped)', () => {
+    const bpe = loadTokenizer(new URL('./fixtures/tiny-bpe-tokenizer.json', import.meta.url).pathname);
+    expect(bpe.words).toEqual(['ab', 'abc']);
+    expect([bpe.count('ab ab'), bpe.count('abc abc')]).toEqual([2, 3]);
+    const rng = createRandom(2);
+    for (let n = 1; n <= 60; n++) expect(bpe.count(syntheticPrompt(bpe, n, rng))).toBe(n);
+  });
+
   it('follow the asked mean/stddev or range, each prompt exactly its drawn length, seeded', () => {
     const normal = makePromptWorkload(
       base({ count: 200, seed: 5, inputTokens: { mean: 100, stddev: 10 }, outputTokens: { min: 3, max: 7 } }),

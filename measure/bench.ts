@@ -10,7 +10,6 @@ import { type Measured, measure } from './measure.ts';
 import { type PrepareOptions, prepare } from './prepare.ts';
 import type { RuntimeChoice } from './runner.ts';
 import { type RunSettings, resolveTarget, runDir } from './target.ts';
-import { GENERATIVE } from '../models/generative.ts';
 import { withPromptWorkload } from '../payloads/prompt-workload.ts';
 
 /** What a bench run takes; settings are the scenario's (TRITON_URL, PROTOCOL, CONCURRENCY, ...). */
@@ -71,7 +70,7 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
 async function benchWith(options: BenchOptions, interruption: Interruption): Promise<BenchOutcome> {
   // The same plan the scenario resolves inside k6: bad settings fail here, before anything starts.
   // A generative model's prompts are made (and counted with its tokenizer) first: a trace sets the schedule.
-  const settings = withPromptWorkload(GENERATIVE[options.model], options.settings, process.env);
+  const settings = withPromptWorkload(options.model, options.settings);
   const target = resolveTarget(options.model, settings);
   const prepared = await prepare(target, options, interruption);
   try {

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type PromptWorkload, parseWorkload } from '../lib/genai/workload.ts';
-import type { GenerativeModelEntry } from '../models/generative.ts';
+import { GENERATIVE, type GenerativeModelEntry } from '../models/generative.ts';
 import { DEFAULT_CACHE_DIR } from './index.ts';
 import { makePromptWorkload, parseLengthSpec, readDataset } from './prompts.ts';
 import { loadTokenizer } from './tokenizer.ts';
@@ -127,12 +127,14 @@ export function ensurePromptWorkload(
  * SCHEDULE a trace's send times (unless a load is given: then its prompts are sent at that load). Models that take no prompt are left as they are.
  */
 export function withPromptWorkload(
-  entry: GenerativeModelEntry | undefined,
+  model: string,
   settings: Readonly<Record<string, string>>,
-  env: Record<string, string | undefined>,
+  env: Record<string, string | undefined> = process.env,
+  options: { outDir?: string } = {},
 ): Readonly<Record<string, string>> {
+  const entry = GENERATIVE[model];
   if (entry?.backend !== 'simulated_llm' || settings['PAYLOAD']) return settings;
-  const ref = ensurePromptWorkload(entry, { ...env, ...settings });
+  const ref = ensurePromptWorkload(entry, { ...env, ...settings }, options);
   return {
     ...settings,
     PAYLOAD: ref.workloadPath,

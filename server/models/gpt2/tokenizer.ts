@@ -45,7 +45,12 @@ export function gpt2TokenizerJson(): Record<string, unknown> {
   };
 }
 
+/** The file's text, formatted as biome keeps JSON. */
+export function gpt2TokenizerText(): string {
+  return `${JSON.stringify(gpt2TokenizerJson(), null, 2)}\n`;
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  writeFileSync(GPT2_TOKENIZER_FILE, `${JSON.stringify(gpt2TokenizerJson())}\n`);
+  writeFileSync(GPT2_TOKENIZER_FILE, gpt2TokenizerText());
   console.log(`wrote ${GPT2_TOKENIZER_FILE}`);
 }

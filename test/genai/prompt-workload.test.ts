@@ -2,23 +2,15 @@
  * The bench's prompt workload on Node (payloads/prompt-workload.ts): made once and cached per settings, a
  * trace's schedule handed over as SCHEDULE unless a load is given, PAYLOAD and other models left alone.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GPT2 } from '../../models/generative.ts';
 import { ensurePromptWorkload, withPromptWorkload } from '../../payloads/prompt-workload.ts';
+import { tempDirs } from '../temp-dirs.ts';
 
 describe('the prompt workload of a bench', () => {
-  const dirs: string[] = [];
-  const tmp = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'k6t-prompts-'));
-    dirs.push(dir);
-    return dir;
-  };
-  afterEach(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
+  const tmp = tempDirs('k6t-prompts-');
 
   it('is made once per settings with the model tokenizer, then found in the cache', () => {
     const outDir = tmp();

@@ -53,6 +53,14 @@ const FLAG_ENV: Record<string, string> = {
   sequenceLength: 'SEQUENCE_LENGTH',
   sequenceLengthVariation: 'SEQUENCE_LENGTH_VARIATION',
   sequenceIdRange: 'SEQUENCE_ID_RANGE',
+  inputTokens: 'INPUT_TOKENS',
+  outputTokens: 'OUTPUT_TOKENS',
+  prefixTokens: 'PREFIX_TOKENS',
+  prompts: 'PROMPT_COUNT',
+  promptSeed: 'PROMPT_SEED',
+  dataset: 'DATASET',
+  tokenizer: 'TOKENIZER',
+  llmBackend: 'LLM_BACKEND',
 };
 
 /** A run's settings: the process's values for the scenario's variables, then the flags. */
@@ -114,6 +122,35 @@ export function registerBench(program: Command): void {
     .option(
       '--sequence-id-range <start:end>',
       'sequence models: correlation ids, end excluded (SEQUENCE_ID_RANGE)',
+    )
+    .option(
+      '--input-tokens <len>',
+      'generative models: prompt tokens, 200 | mean,stddev | min:max (INPUT_TOKENS)',
+    )
+    .option(
+      '--output-tokens <len>',
+      'generative models: output tokens asked, 100 | mean,stddev | min:max (OUTPUT_TOKENS)',
+    )
+    .option(
+      '--prefix-tokens <n>',
+      'generative models: a prefix of n tokens shared by every prompt (PREFIX_TOKENS)',
+    )
+    .option('--prompts <n>', 'generative models: distinct synthetic prompts, default 100 (PROMPT_COUNT)')
+    .option(
+      '--prompt-seed <n>',
+      'generative models: seed of the prompts and lengths, default 1 (PROMPT_SEED)',
+    )
+    .option(
+      '--dataset <file>',
+      'generative models: JSON lines {"text"} or {"input_length"}, "output_length", "timestamp" ms for a trace (DATASET)',
+    )
+    .option(
+      '--tokenizer <path>',
+      "generative models: the model's tokenizer.json or its folder, default the model's own (TOKENIZER)",
+    )
+    .option(
+      '--llm-backend <name>',
+      'generative models: trtllm | vllm, how output length is asked (LLM_BACKEND)',
     );
   addBudgetOptions(command);
   addLocalRunOptions(command);

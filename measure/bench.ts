@@ -10,6 +10,7 @@ import { type Measured, measure } from './measure.ts';
 import { type PrepareOptions, prepare } from './prepare.ts';
 import type { RuntimeChoice } from './runner.ts';
 import { type RunSettings, resolveTarget, runDir } from './target.ts';
+import { withPromptWorkload } from '../payloads/prompt-workload.ts';
 
 /** What a bench run takes; settings are the scenario's (TRITON_URL, PROTOCOL, CONCURRENCY, ...). */
 export interface BenchOptions extends PrepareOptions {
@@ -68,7 +69,9 @@ export async function runBench(options: BenchOptions): Promise<BenchOutcome> {
 
 async function benchWith(options: BenchOptions, interruption: Interruption): Promise<BenchOutcome> {
   // The same plan the scenario resolves inside k6: bad settings fail here, before anything starts.
-  const target = resolveTarget(options.model, options.settings);
+  // A generative model's prompts are made (and counted with its tokenizer) first: a trace sets the schedule.
+  const settings = withPromptWorkload(options.model, options.settings);
+  const target = resolveTarget(options.model, settings);
   const prepared = await prepare(target, options, interruption);
   try {
     const dir = runDir(options.resultsDir, target);

@@ -3,7 +3,7 @@
  * the run's model written by `k6-triton repository`'s export (server/export-repository.ts) into
  * build/triton-repository/ (git-ignored) before each start, so it follows the catalog and the run's PRECISION.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { GENERATIVE } from '../models/generative.ts';
 import { configFromGenerative } from '../server/config/from-generative.ts';
@@ -35,6 +35,9 @@ export async function exportCatalogRepository(
     const modelDir = path.join(dir, generative.name);
     await mkdir(path.join(modelDir, '1'), { recursive: true });
     await writeFile(path.join(modelDir, 'config.pbtxt'), configToPbtxt(configFromGenerative(generative)));
+    // Its tokenizer beside its config, as a real model's folder holds it (TOKENIZER may point here).
+    if (generative.tokenizer)
+      await copyFile(packagePath(generative.tokenizer), path.join(modelDir, 'tokenizer.json'));
     return dir;
   }
   await writeCatalogRepository(dir, {

@@ -38,6 +38,11 @@ export interface GenerativeModelEntry {
   optionalInputs: string[];
   outputs: TensorSpec[];
   calibration: GenerativeCalibration;
+  /**
+   * Its tokenizer.json (or the folder holding it), from the package root: what counts a prompt's tokens when its
+   * workload is made (payloads/prompts.ts). Absent for a model that takes no prompt.
+   */
+  tokenizer?: string;
   /** The default load of its bench (scenarios/llm.ts): closed-loop levels, window and warm-up. */
   load: LoadShape;
 }
@@ -54,8 +59,11 @@ export const GPT2: GenerativeModelEntry = {
     { name: 'text_input', datatype: 'BYTES', dims: [1] },
     { name: 'max_tokens', datatype: 'INT32', dims: [1] },
     { name: 'stream', datatype: 'BOOL', dims: [1] },
+    { name: 'min_length', datatype: 'INT32', dims: [1] },
+    { name: 'exclude_input_in_output', datatype: 'BOOL', dims: [1] },
   ],
-  optionalInputs: ['max_tokens', 'stream'],
+  // TensorRT-LLM's length controls are taken and need nothing: the model never stops early nor echoes the prompt.
+  optionalInputs: ['max_tokens', 'stream', 'min_length', 'exclude_input_in_output'],
   outputs: [{ name: 'text_output', datatype: 'BYTES', dims: [1] }],
   calibration: {
     concurrency: 1,
@@ -69,6 +77,7 @@ export const GPT2: GenerativeModelEntry = {
     source:
       "genai-perf README's example run: gpt2 on TensorRT-LLM, 200 input / 100 output tokens, concurrency 1",
   },
+  tokenizer: 'server/models/gpt2/tokenizer.json',
   // About 5 requests/s per VU at c1: a 10 s window holds 50 of them; c16 shows the knee.
   load: {
     concurrency: [1, 2, 4, 8, 16],

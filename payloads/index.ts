@@ -191,7 +191,7 @@ export async function ensurePayloads(options: PayloadOptions): Promise<PayloadSe
   const entry = typeof options.model === 'string' ? getModel(options.model) : options.model;
   if (entry.payload.kind === 'prompt') {
     throw new Error(
-      `model ${entry.id} is generative: its scenario writes its prompts (INPUT_TOKENS, OUTPUT_TOKENS), it has no payload set`,
+      `model ${entry.id} is generative: bench ${entry.id} makes its prompt workload (--input-tokens, --output-tokens, --dataset), it has no payload set`,
     );
   }
   const precision = (options.precision ?? defaultPrecision(entry)).toUpperCase();

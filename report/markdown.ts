@@ -3,6 +3,7 @@
  * that seed 002 draws (client, network, server queue and compute) and the budget verdicts. Pure.
  */
 import { kneeLine } from '../lib/genai/knee.ts';
+import { tokenLines } from '../lib/genai/level-summary.ts';
 import { scheduleLines } from '../lib/genai/open-loop.ts';
 import { failureLines, levelsWithFigures } from '../lib/summary/failure.ts';
 import { formatG, msFixed } from '../lib/summary/format.ts';
@@ -83,12 +84,29 @@ export function generativeTable(results: readonly LevelResult[]): string {
     'Latency avg / p95 / p99 (ms)',
     'Errors',
   ];
-  const knee = kneeLine(levels);
+  const notes = [kneeLine(levels), ...tokenLines(levels)].filter((line) => line);
   // Open loop: whether the generator kept each level's schedule, or could not keep up.
   const schedule = scheduleLines(levels)
-    .map((line) => `- ${line}\n`)
+    .map(
+      (line) => `- ${line}
+`,
+    )
     .join('');
-  return `## Tokens: time to first token, inter-token latency, throughput\n\n${table(header, rows)}\n${knee ? `\n${knee}\n` : ''}${schedule ? `\n${schedule}` : ''}`;
+  return `## Tokens: time to first token, inter-token latency, throughput
+
+${table(header, rows)}
+${notes
+  .map(
+    (line) => `
+${line}
+`,
+  )
+  .join('')}${
+  schedule
+    ? `
+${schedule}`
+    : ''
+}`;
 }
 
 /** Where the average latency goes, per level (ms): client, network+server, and the server's own parts. */

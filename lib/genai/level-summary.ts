@@ -25,7 +25,12 @@ export interface LevelContext {
   vus?: (level: string) => number | undefined;
   /** The user bounded the VUs (MAX_VUS). */
   capped?: boolean;
+  /** Where ISL and OSL came from. */
+  sources?: TokenSources;
 }
+
+/** Where a run's ISL and OSL came from (lib/genai/workload.ts TokenSource). */
+export type TokenSources = NonNullable<GenerativeLevel['token_sources']>;
 
 function values(data: K6SummaryData, metric: string, level: string): Record<string, number> {
   return normalize(data.metrics[subMetricKey(metric, level)])?.values ?? {};
@@ -121,6 +126,9 @@ function levelResult(data: K6SummaryData, ref: PlannedLevel, context: LevelConte
       osl: genaiPerfStats(values(data, GENAI_METRICS.osl, ref.name)),
       isl: genaiPerfStats(values(data, GENAI_METRICS.isl, ref.name)),
     },
+    requested_osl: genaiPerfStats(values(data, GENAI_METRICS.requestedOsl, ref.name)),
+    osl_mismatches: values(data, GENAI_METRICS.oslMismatch, ref.name)['count'] ?? 0,
+    ...(context.sources ? { token_sources: context.sources } : {}),
   };
   const good = goodput(data, ref, context.slo);
   if (good) genai.goodput = good;
@@ -163,6 +171,25 @@ export function generativeLevels(
   context: LevelContext = {},
 ): LevelResult[] {
   return levels.flatMap((ref) => levelResult(data, ref, context) ?? []);
+}
+
+/**
+ * The token lines under the levels: where ISL and OSL came from, and a warning per level where requests
+ * produced another output length than they asked for (a server stopping early, or counting differently).
+ */
+export function tokenLines(results: readonly LevelResult[]): string[] {
+  const lines: string[] = [];
+  const sources = results[0]?.genai?.token_sources;
+  if (sources) lines.push(`token counts: ISL from ${sources.input}, OSL from ${sources.output}`);
+  for (const r of results) {
+    const g = r.genai!;
+    if (g.osl_mismatches)
+      lines.push(
+        `warning: ${r.name}: ${g.osl_mismatches} of ${r.requests} requests produced an output length other than asked ` +
+          `(OSL avg ${g.genai_perf!.osl.avg.toFixed(2)}, asked avg ${g.requested_osl!.avg.toFixed(2)})`,
+      );
+  }
+  return lines;
 }
 
 /** One line per level: what the summary's table shows, for stdout. */

@@ -17,6 +17,10 @@ export const GENAI_METRICS = {
   osl: 'genai_osl',
   /** Input sequence length per successful request, tokens (Trend). */
   isl: 'genai_isl',
+  /** Output tokens each successful request asked for (Trend), to set against genai_osl. */
+  requestedOsl: 'genai_requested_osl',
+  /** Successful requests whose output length differs from the one asked for (Counter). */
+  oslMismatch: 'genai_osl_mismatch',
   /** Output tokens of successful requests (Counter: its count is the sum). */
   outputTokens: 'genai_output_tokens',
   /** Failed requests (Rate: true = failed). */

@@ -29,11 +29,13 @@ import { missedBudgetLines } from '../summary/verdicts.ts';
 import type { K6SummaryData } from '../summary/from-summary.ts';
 import { generativeBudgetExprs, type TokenBudget, tokenBudget } from './budget.ts';
 import { EMPTY_FINAL_PARAMETER, readDecoupledResponse } from './decoupled.ts';
-import { generativeLevels, generativeLines } from './level-summary.ts';
+import { generativeLevels, generativeLines, type TokenSources, tokenLines } from './level-summary.ts';
+import { llmBackendFromEnv, type PromptInput, promptInputs } from './length-controls.ts';
 import { meetsSlo, requestMetrics, type Slo } from './metrics.ts';
 import { GENAI_METRICS, GENAI_RECORD } from './names.ts';
 import { dueClock, LATE_SEND_MS, scheduleLines } from './open-loop.ts';
 import { failRecord, newRecord, recordDecoupled } from './record.ts';
+import { parseWorkload, type TokenSource } from './workload.ts';
 
 /** The generative scenario's exports. */
 export interface GenerativeTest {
@@ -102,35 +104,74 @@ function contents(datatype: string, values: unknown[]): Record<string, unknown[]
   return { [field[datatype] ?? 'bytesContents']: values };
 }
 
-/**
- * The ModelInferRequest in k6's JSON mapping, with the empty final response asked for. A simulated_llm model
- * gets a prompt of `inputTokens` words, `max_tokens` = outputTokens and streaming on; a repeat model gets
- * `outputTokens` values to send back with the requested delays. Inputs and datatypes come from the entry.
- */
-export function streamRequest(
-  entry: GenerativeModelEntry,
-  modelName: string,
-  s: Workload,
-): Record<string, unknown> {
-  let values: Record<string, unknown[]>;
-  if (entry.backend === 'repeat') {
-    values = {
-      IN: Array.from({ length: s.outputTokens }, (_, i) => i),
-      DELAY: requestedDelays(s),
-      WAIT: [0],
-    };
-  } else {
-    const prompt = Array.from({ length: s.inputTokens }, (_, i) => `w${i}`).join(' ');
-    values = { text_input: [encoding.b64encode(prompt)], max_tokens: [s.outputTokens], stream: [true] };
-  }
+/** A ModelInferRequest in k6's JSON mapping, with the empty final response asked for (BYTES values as text). */
+function requestBody(modelName: string, inputs: readonly PromptInput[]): Record<string, unknown> {
   return {
     modelName,
-    inputs: entry.inputs.map((t) => {
-      const v = values[t.name] ?? [];
+    inputs: inputs.map((t) => {
+      const v = t.datatype === 'BYTES' ? t.values.map((x) => encoding.b64encode(String(x))) : t.values;
       return { name: t.name, datatype: t.datatype, shape: [v.length], contents: contents(t.datatype, v) };
     }),
     parameters: { [EMPTY_FINAL_PARAMETER]: { boolParam: true } },
   };
+}
+
+/** One request the scenario sends: its body, its input length and the output length it asks for. */
+export interface PlannedRequest {
+  body: Record<string, unknown>;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** The requests a run sends in turn, and where their input lengths came from. */
+export interface PlannedRequests {
+  requests: PlannedRequest[];
+  inputSource: TokenSource;
+}
+
+/**
+ * The run's requests. A repeat model gets `outputTokens` values to send back with the requested delays. A
+ * prompt model sends the workload file PAYLOAD names (payloads/prompt-workload.ts; the bench makes one), each
+ * request with its output length pinned as LLM_BACKEND takes it; without PAYLOAD, one prompt of INPUT_TOKENS
+ * words asking for OUTPUT_TOKENS (its input length an estimate: whitespace words).
+ */
+export function plannedRequests(
+  entry: GenerativeModelEntry,
+  modelName: string,
+  env: Record<string, string | undefined>,
+  readText: (path: string) => string,
+): PlannedRequests {
+  if (entry.backend === 'repeat') {
+    const s = workloadFromEnv(entry, env);
+    const inputs: PromptInput[] = [
+      { name: 'IN', datatype: 'INT32', values: Array.from({ length: s.outputTokens }, (_, i) => i) },
+      { name: 'DELAY', datatype: 'UINT32', values: requestedDelays(s) },
+      { name: 'WAIT', datatype: 'UINT32', values: [0] },
+    ];
+    return {
+      requests: [
+        { body: requestBody(modelName, inputs), inputTokens: s.inputTokens, outputTokens: s.outputTokens },
+      ],
+      inputSource: 'estimate',
+    };
+  }
+  const backend = llmBackendFromEnv(env);
+  const plan = (prompt: string, inputTokens: number, outputTokens: number): PlannedRequest => ({
+    body: requestBody(modelName, promptInputs(backend, prompt, outputTokens)),
+    inputTokens,
+    outputTokens,
+  });
+  const path = env['PAYLOAD']?.trim();
+  if (path) {
+    const workload = parseWorkload(readText(path), path);
+    return {
+      requests: workload.requests.map((r) => plan(r.prompt, r.inputTokens, r.outputTokens)),
+      inputSource: workload.inputTokenSource,
+    };
+  }
+  const s = workloadFromEnv(entry, env);
+  const prompt = Array.from({ length: s.inputTokens }, (_, i) => `w${i}`).join(' ');
+  return { requests: [plan(prompt, s.inputTokens, s.outputTokens)], inputSource: 'estimate' };
 }
 
 /** The per-level thresholds: the budget where it applies, probes for everything the summary reads. */
@@ -154,6 +195,8 @@ function thresholds(run: RunPlan, tokens: TokenBudget): Record<string, string[]>
     [GENAI_METRICS.osl]: 'max>=0',
     [GENAI_METRICS.isl]: 'max>=0',
     [GENAI_METRICS.outputTokens]: 'count>=0',
+    [GENAI_METRICS.requestedOsl]: 'max>=0',
+    [GENAI_METRICS.oslMismatch]: 'count>=0',
     [GENAI_METRICS.failed]: 'rate>=0',
     dropped_iterations: 'count>=0',
   };
@@ -194,13 +237,15 @@ export function generativeTest(
 ): GenerativeTest {
   const env = __ENV as Record<string, string | undefined>;
   // The same resolver as the bench's (measure/target.ts): both sides agree on levels, windows, budget.
-  const run = resolveRunPlan(generativeModelEntry(entry), env, budgetJson, budgetPath);
+  const run = resolveRunPlan(generativeModelEntry(entry), env, budgetJson, budgetPath, (path) => open(path));
   const { settings } = run;
   if (settings.protocol !== 'grpc')
     throw new Error(
       `invalid PROTOCOL="${settings.protocol}" for ${entry.id}; its scenario streams over grpc`,
     );
-  const workload = workloadFromEnv(entry, env);
+  const { requests, inputSource } = plannedRequests(entry, settings.modelName, env, (path) => open(path));
+  // Output lengths come from the stream's responses (one token each, as the LLM backends stream): an estimate.
+  const sources: TokenSources = { input: inputSource, output: 'estimate' };
   const tokens = tokenBudget(run.budget, env);
   const slo = budgetSlo(tokens, run.limits.p95_ms);
   const options: Options = {
@@ -217,15 +262,17 @@ export function generativeTest(
     osl: new Trend(GENAI_METRICS.osl),
     isl: new Trend(GENAI_METRICS.isl),
     outputTokens: new Counter(GENAI_METRICS.outputTokens),
+    requestedOsl: new Trend(GENAI_METRICS.requestedOsl),
+    oslMismatch: new Counter(GENAI_METRICS.oslMismatch),
     failed: new Rate(GENAI_METRICS.failed),
     good: new Rate(GENAI_METRICS.good),
     record: new Counter(GENAI_RECORD.metric),
   };
   // Open loop: when each measured request was due, and how late it left and ended against that.
-  const open = run.load.mode === 'request-rate';
+  const openLoop = run.load.mode === 'request-rate';
   const pacing = run.load.pacing;
   const due = dueClock(exec, pacing ? run.levelSchedule : undefined);
-  const lag = open
+  const lag = openLoop
     ? {
         send: new Trend(GENAI_METRICS.sendLag, true),
         late: new Counter(GENAI_METRICS.lateSends),
@@ -236,7 +283,6 @@ export function generativeTest(
   const windowStart = createWindowStart();
   const client = new grpc.Client();
   client.load(['../proto'], 'grpc_service.proto');
-  const request = streamRequest(entry, settings.modelName, workload);
   const method = grpcMethod('ModelStreamInfer');
   let connected = false;
   let warned = false;
@@ -257,7 +303,7 @@ export function generativeTest(
   }
 
   /** Scores a finished request into the k6 metrics; a failure is counted and, once per VU, logged. */
-  function score(record: ReturnType<typeof newRecord>): void {
+  function score(record: ReturnType<typeof newRecord>, asked: PlannedRequest): void {
     keep(record);
     const m = requestMetrics(record);
     metrics.failed.add(!m.ok);
@@ -276,15 +322,21 @@ export function generativeTest(
     metrics.outputTokens.add(m.outputTokens ?? 0);
     metrics.osl.add(m.outputTokens);
     metrics.isl.add(m.inputTokens);
+    metrics.requestedOsl.add(asked.outputTokens);
+    if (m.outputTokens !== asked.outputTokens) metrics.oslMismatch.add(1);
   }
 
-  /** One request on its own stream; the iteration lasts until the stream ends. `due_ms`: its scheduled send. */
-  function streamOne(due_ms?: number): void {
+  /**
+   * Request `i` of the planned ones (round robin) on its own stream; the iteration lasts until the stream ends.
+   * `due_ms`: its scheduled send, in an open loop.
+   */
+  function streamOne(i: number, due_ms?: number): void {
+    const asked = requests[i % requests.length]!;
     connect();
     const stream = new grpc.Stream(client, method, { timeout: '120s' });
     // The send time is stamped at the write, as perf_analyzer stamps a streamed request's: setting up the stream
     // object is the client's work, not the request's time.
-    const record = newRecord(0, workload.inputTokens);
+    const record = newRecord(0, asked.inputTokens);
     stream.on('data', (message: unknown) => {
       const at = now();
       if (recordDecoupled(record, readDecoupledResponse(message), at)) stream.end();
@@ -296,7 +348,7 @@ export function generativeTest(
     stream.on('end', () => {
       if (record.done_ms === undefined) failRecord(record, 'stream ended before the final response', now());
       if (due_ms !== undefined) lag!.scheduled.add(Date.now() - due_ms);
-      score(record);
+      score(record, asked);
     });
     if (due_ms !== undefined) {
       const late_ms = Date.now() - due_ms;
@@ -304,7 +356,7 @@ export function generativeTest(
       lag!.late.add(late_ms > LATE_SEND_MS ? 1 : 0);
     }
     record.sent_ms = now();
-    stream.write(request);
+    stream.write(asked.body);
   }
 
   return {
@@ -329,19 +381,22 @@ export function generativeTest(
         );
       }
     },
-    warmup: () => streamOne(),
+    warmup: () => streamOne(exec.scenario.iterationInTest),
     infer(): void | Promise<void> {
-      if (!open) return streamOne();
+      const n = exec.scenario.iterationInTest;
+      if (!openLoop) return streamOne(n);
       const due_ms = due();
       if (due_ms === undefined) return;
+      // A recorded schedule (a trace) names the request each send makes; otherwise iteration n sends request n.
+      const i = (pacing ? run.levelSchedule(exec.scenario.name)?.payloads?.[n] : undefined) ?? n;
       const wait_ms = due_ms - Date.now();
       // k6's arrival rate starts the iteration when it is due; a paced level's VU waits for its send time.
-      if (!pacing || wait_ms <= 0) return streamOne(due_ms);
+      if (!pacing || wait_ms <= 0) return streamOne(i, due_ms);
       if (blocking) {
         sleep(wait_ms / 1000);
-        return streamOne(due_ms);
+        return streamOne(i, due_ms);
       }
-      return new Promise<void>((resolve) => setTimeout(resolve, wait_ms)).then(() => streamOne(due_ms));
+      return new Promise<void>((resolve) => setTimeout(resolve, wait_ms)).then(() => streamOne(i, due_ms));
     },
     async stats(): Promise<void> {
       windowStart.add(Date.now());
@@ -352,9 +407,15 @@ export function generativeTest(
         slo,
         vus: vusOf(run.options),
         capped: maxVusFromEnv(env) !== undefined,
+        sources,
       });
       const missed = missedBudgetLines(results);
-      const lines = [...generativeLines(results), ...scheduleLines(results), ...missed];
+      const lines = [
+        ...generativeLines(results),
+        ...tokenLines(results),
+        ...scheduleLines(results),
+        ...missed,
+      ];
       if (results.length > 0 && missed.length === 0) lines.push('all budgets met');
       const out: Record<string, string> = { stdout: `${lines.join('\n')}\n` };
       if (env.SUMMARY_JSON) out[env.SUMMARY_JSON] = JSON.stringify(data);

@@ -44,6 +44,12 @@ export interface GenerativeLevel {
   goodput?: GenerativeGoodput;
   /** Open loop: how far sends lagged their schedule (lib/genai/open-loop.ts). */
   schedule?: GenerativeSchedule;
+  /** Output tokens asked for, per request (set against genai_perf.osl). */
+  requested_osl?: GenaiPerfStats;
+  /** Successful requests whose output length differs from the one asked for. */
+  osl_mismatches?: number;
+  /** Where ISL and OSL came from: the server's count, the model's tokenizer, or an estimate. */
+  token_sources?: { input: 'server' | 'tokenizer' | 'estimate'; output: 'server' | 'tokenizer' | 'estimate' };
 }
 
 /** A level's goodput: its requests that met every SLO given. */

@@ -3,6 +3,7 @@
  * rate stay within the model's budget, found in few measured levels (search.ts), each level one measurement
  * on a target prepared once; written to results/<model>/capacity-<run-id>/.
  */
+import { withPromptWorkload } from '../../payloads/prompt-workload.ts';
 import { join } from 'node:path';
 import type { LevelResult } from '../../lib/summary/types.ts';
 import { buildRunReport } from '../../lib/summary/from-summary.ts';
@@ -70,7 +71,11 @@ export async function runCapacity(options: CapacityOptions): Promise<number> {
       `--start ${start} --max ${max}: a concurrency is a whole number of requests; use e.g. --start 1 --max 64`,
     );
   // The bench's own plan at the first level, resolved once here so a bad setting fails before any server starts.
-  const target = resolveTarget(options.model, withLevels(options.settings, mode, [start]));
+  // A generative model's prompts are made first (payloads/prompt-workload.ts), as the bench makes them.
+  const target = resolveTarget(
+    options.model,
+    withPromptWorkload(options.model, withLevels(options.settings, mode, [start])),
+  );
   const plan = target.run;
   // A generative model's TTFT and ITL bounds join the latency budget (its scenario reads the same settings).
   const budget: SearchBudget = { ...plan.limits, ...tokenBudget(plan.budget, options.settings) };

@@ -5,6 +5,7 @@
  * within the budget; the original config is loaded back at the end. Results go to
  * results/<model>/sweep-<run-id>/.
  */
+import { withPromptWorkload } from '../../payloads/prompt-workload.ts';
 import { join } from 'node:path';
 import { EXIT } from '../../runtime/exit-codes.ts';
 import { measureLevels } from '../capacity/measure.ts';
@@ -40,7 +41,7 @@ export async function runSweep(options: SweepOptions): Promise<number> {
   // The bench's own plan, resolved once so a bad setting fails before any server is touched.
   const target = resolveTarget(
     options.model,
-    withLevels(options.settings, 'concurrency', options.concurrency),
+    withPromptWorkload(options.model, withLevels(options.settings, 'concurrency', options.concurrency)),
   );
   const plan = target.run;
   const budget: SearchBudget = plan.limits;

@@ -23,7 +23,19 @@ const SYLLABLES = [
   'zo',
 ];
 
-/** Input tokens of a prompt: its whitespace-separated words. */
+/**
+ * The model's vocabulary: every word an output token can be (two or three syllables), in a fixed order. The
+ * model's tokenizer.json (server/models/gpt2) is a WordLevel tokenizer over it, so a tokenizer and the server
+ * count the same tokens.
+ */
+export function vocabulary(): string[] {
+  const words: string[] = [];
+  for (const a of SYLLABLES) for (const b of SYLLABLES) words.push(a + b);
+  for (const a of SYLLABLES) for (const b of SYLLABLES) for (const c of SYLLABLES) words.push(a + b + c);
+  return words;
+}
+
+/** Input tokens of a prompt: its whitespace-separated words (the tokenizer's WhitespaceSplit). */
 export function countInputTokens(text: string): number {
   let count = 0;
   for (const word of text.split(/\s+/)) if (word !== '') count += 1;

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseBudget } from '../../lib/budget.ts';
 import { generativeBudgetExprs, tokenBudget } from '../../lib/genai/budget.ts';
-import { generativeLevels } from '../../lib/genai/level-summary.ts';
+import { generativeLevels, tokenLines } from '../../lib/genai/level-summary.ts';
 import type { K6SummaryData } from '../../lib/summary/from-summary.ts';
 import { generativeTable } from '../../report/markdown.ts';
 
@@ -28,14 +28,21 @@ const SUMMARY: K6SummaryData = {
     'genai_chunk_gap{scenario:c2}': trend(1.9, 2.6),
     'genai_output_tokens{scenario:c2}': { values: { count: 4000, rate: 400 } },
     'genai_failed{scenario:c2}': { values: { rate: 0.05, passes: 2, fails: 40 } },
+    'genai_osl{scenario:c2}': trend(99.5, 100),
+    'genai_requested_osl{scenario:c2}': trend(100, 100),
+    'genai_osl_mismatch{scenario:c2}': { values: { count: 3, rate: 0.3 } },
   },
 };
 
 describe('generative level results', () => {
-  const [level, ...rest] = generativeLevels(SUMMARY, [
-    { name: 'c2', mode: 'concurrency', level: 2, start_s: 0, window_s: 10 },
-    { name: 'c4', mode: 'concurrency', level: 4, start_s: 12, window_s: 10 },
-  ]);
+  const [level, ...rest] = generativeLevels(
+    SUMMARY,
+    [
+      { name: 'c2', mode: 'concurrency', level: 2, start_s: 0, window_s: 10 },
+      { name: 'c4', mode: 'concurrency', level: 4, start_s: 12, window_s: 10 },
+    ],
+    { sources: { input: 'tokenizer', output: 'estimate' } },
+  );
 
   it('reads requests, tokens and distributions per level over the window; an unrecorded level is left out', () => {
     expect(rest).toEqual([]);
@@ -59,6 +66,20 @@ describe('generative level results', () => {
       '| 2 | 4.00 | 400.0 | 14.00 / 20.00 / 30.00 | 1.90 / 2.50 / 3.75 | 202.10 / 230.00 / 345.00 | 2 |',
     );
     expect(generativeTable([{ ...level!, genai: undefined }])).toBe('');
+  });
+
+  it('names where ISL and OSL came from, and warns where output lengths differ from those asked', () => {
+    expect(level!.genai).toMatchObject({
+      osl_mismatches: 3,
+      token_sources: { input: 'tokenizer', output: 'estimate' },
+    });
+    expect(tokenLines([level!])).toEqual([
+      'token counts: ISL from tokenizer, OSL from estimate',
+      'warning: c2: 3 of 40 requests produced an output length other than asked (OSL avg 99.50, asked avg 100.00)',
+    ]);
+    expect(generativeTable([level!])).toContain('\nwarning: c2: 3 of 40 requests');
+    const exact = { ...level!, genai: { ...level!.genai!, osl_mismatches: 0 } };
+    expect(tokenLines([exact])).toEqual(['token counts: ISL from tokenizer, OSL from estimate']);
   });
 });
 

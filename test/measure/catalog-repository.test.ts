@@ -1,22 +1,20 @@
-/** The repository a TRITONSERVER run exports for a generative model: its config alone, on its backend. */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+/** The repository a TRITONSERVER run exports for a generative model: its config on its backend, and its tokenizer. */
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { exportCatalogRepository } from '../../measure/catalog-repository.ts';
-import { REPEAT } from '../../models/generative.ts';
+import { GPT2, REPEAT } from '../../models/generative.ts';
+import { loadTokenizer } from '../../payloads/tokenizer.ts';
+import { GPT2_TOKENIZER_FILE } from '../../server/models/gpt2/tokenizer.ts';
 import { configFromGenerative } from '../../server/config/from-generative.ts';
 import { parsePbtxt } from '../../server/config/parse.ts';
+import { tempDirs } from '../temp-dirs.ts';
 
 describe('exportCatalogRepository, generative models', () => {
-  const dirs: string[] = [];
-  afterEach(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
+  const tempDir = tempDirs('k6t-genai-export-');
 
   it('writes the repeat model as real Triton loads it: decoupled, backend repeat, IN/DELAY/WAIT, a version folder', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'k6t-genai-export-'));
-    dirs.push(dir);
+    const dir = tempDir();
     expect(await exportCatalogRepository({ modelId: 'repeat' }, dir)).toBe(dir);
     const config = parsePbtxt(readFileSync(join(dir, REPEAT.name, 'config.pbtxt'), 'utf8'));
     expect(config).toEqual(configFromGenerative(REPEAT));
@@ -24,5 +22,16 @@ describe('exportCatalogRepository, generative models', () => {
     expect(config.model_transaction_policy).toEqual({ decoupled: true });
     expect(config.input.map((t) => t.name)).toEqual(['IN', 'DELAY', 'WAIT']);
     expect(existsSync(join(dir, REPEAT.name, '1'))).toBe(true);
+    expect(existsSync(join(dir, REPEAT.name, 'tokenizer.json'))).toBe(false);
+  });
+
+  it("writes gpt2's tokenizer.json beside its config, where TOKENIZER=<model folder> finds it", async () => {
+    const dir = tempDir();
+    await exportCatalogRepository({ modelId: 'gpt2' }, dir);
+    const folder = join(dir, GPT2.name);
+    expect(readFileSync(join(folder, 'tokenizer.json'), 'utf8')).toBe(
+      readFileSync(GPT2_TOKENIZER_FILE, 'utf8'),
+    );
+    expect(loadTokenizer(folder).count('kalo mi zzz')).toBe(3);
   });
 });

@@ -5,7 +5,8 @@
  * gets exactly OUTPUT_TOKENS tokens, so per level output tokens = requests x OSL, and since latency = TTFT +
  * (OSL - 1) x ITL holds per request it holds for the averages.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { rescoreLevels } from '../../../lib/genai/rescore.ts';
@@ -87,6 +88,108 @@ async function checkLevels(results: string): Promise<void> {
   expect(report).toContain('TTFT p50 / p95 / p99 (ms)');
   expect(report).toContain('Output tokens/s');
 }
+
+/** A level's ISL and OSL as the summary holds them, and where they came from. */
+function tokenFigures(results: string) {
+  const summary = JSON.parse(readFileSync(join(runFolder(results, 'gpt2'), 'summary.json'), 'utf8'));
+  return (summary.report.results as LevelResult[]).map((level) => {
+    const g = level.genai!;
+    expect(level.requests, level.name).toBeGreaterThan(0);
+    expect(level.errors, level.name).toBe(0);
+    return { level, isl: g.genai_perf!.isl, osl: g.genai_perf!.osl, asked: g.requested_osl!, g };
+  });
+}
+
+/** A JSONL dataset: given prompts (24 gpt2 words) and made ones of 24 tokens, each asking for 6 output tokens. */
+function datasetFile(trace: boolean): string {
+  const words = Array.from({ length: 24 }, (_, i) => ['kalo', 'mi', 'zzz', 'kaka'][i % 4]).join(' ');
+  const lines = [0, 1, 2, 3, 4, 5].map((i) => ({
+    ...(i % 2 === 0 ? { text: words } : { input_length: 24 }),
+    output_length: 6,
+    ...(trace ? { timestamp: 5000 + i * 150 } : {}),
+  }));
+  const file = join(mkdtempSync(join(tmpdir(), 'gpt2-dataset-')), 'prompts.jsonl');
+  writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n'));
+  return file;
+}
+
+describe('bench gpt2 with a prompt workload', () => {
+  const c2 = ['--concurrency', '2', '--step-duration', '2s'];
+  const synthetic = [
+    ...c2,
+    '--input-tokens',
+    '20:30',
+    '--output-tokens',
+    '8,2',
+    '--prefix-tokens',
+    '10',
+    '--prompts',
+    '7',
+  ];
+
+  async function benchWorkload(runtime: 'node' | 'k6', args: string[], env: Record<string, string> = {}) {
+    const results = resultsDir();
+    const run = await runCli(
+      [...['bench', 'gpt2', '--runtime', runtime, '--warmup', '1s'], ...['--results-dir', results, ...args]],
+      { TTFT_P95_MS: '60000', ITL_P95_MS: '60000', ...env },
+    );
+    return { run, results };
+  }
+
+  function checkSynthetic(results: string, stdout: string) {
+    for (const { level, isl, osl, asked, g } of tokenFigures(results)) {
+      // Every prompt tokenised to its drawn length in 20..30; every request produced what it asked for.
+      expect([isl.min >= 20, isl.max <= 30], level.name).toEqual([true, true]);
+      expect(osl, level.name).toEqual(asked);
+      expect(g.osl_mismatches).toBe(0);
+      expect(g.output_tokens).toBe(Math.round(osl.avg * level.requests));
+      expect(g.token_sources).toEqual({ input: 'tokenizer', output: 'estimate' });
+    }
+    expect(stdout).toContain('token counts: ISL from tokenizer, OSL from estimate');
+    expect(stdout).not.toContain('warning:');
+  }
+
+  it('synthetic prompts (ISL range, OSL mean/stddev, shared prefix) under the Node runtime', async () => {
+    const { run, results } = await benchWorkload('node', synthetic);
+    expect(run.code, run.stderr).toBe(0);
+    checkSynthetic(results, run.stdout);
+  }, 120_000);
+
+  it('a dataset file: ISL and OSL are the lines asked', async () => {
+    const { run, results } = await benchWorkload('node', [...c2, '--dataset', datasetFile(false)]);
+    expect(run.code, run.stderr).toBe(0);
+    for (const { isl, osl } of tokenFigures(results)) {
+      expect([isl.min, isl.max, osl.min, osl.max]).toEqual([24, 24, 6, 6]);
+    }
+  }, 120_000);
+
+  it('a trace replays its six requests at their times, one level', async () => {
+    const { run, results } = await benchWorkload('node', ['--dataset', datasetFile(true)]);
+    expect(run.code, run.stderr).toBe(0);
+    const levels = tokenFigures(results);
+    expect(levels).toHaveLength(1);
+    expect(levels[0]!.level.requests).toBe(6);
+    expect([levels[0]!.isl.max, levels[0]!.osl.max]).toEqual([24, 6]);
+  }, 120_000);
+
+  it('a bad dataset line: one line naming it, non-zero exit', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'gpt2-dataset-')), 'bad.jsonl');
+    writeFileSync(file, '{"text": "kalo"}\nnot json\n');
+    const { run } = await benchWorkload('node', [...c2, '--dataset', file]);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain(`dataset ${file} line 2: not JSON;`);
+  }, 120_000);
+
+  it.skipIf(!k6.path)(
+    `synthetic prompts under real k6 ${k6.skipReason}`,
+    async () => {
+      const { run, results } = await benchWorkload('k6', synthetic, { K6_BIN: k6.path! });
+      expect(run.code, run.stderr).toBe(0);
+      checkSynthetic(results, run.stdout);
+    },
+    120_000,
+  );
+});
 
 describe('bench gpt2 (generative, gRPC stream)', () => {
   it('measures TTFT, ITL and tokens per level under the Node runtime', async () => {

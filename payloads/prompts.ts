@@ -1,0 +1,195 @@
+/**
+ * Prompt workloads for generative models (lib/genai/workload.ts), made on Node where the tokenizer runs:
+ * synthetic prompts of an exact input length (normal with mean/stddev, or uniform over a range; genai-perf's
+ * --synthetic-input-tokens-mean/-stddev), an optional prefix of N tokens shared by every prompt (KV-cache
+ * reuse), output lengths drawn the same way, or a JSONL dataset/trace. Seeded: one seed, one workload.
+ * Every input length is counted with the model's tokenizer.json, so the scenario only sends and records.
+ */
+import { readFileSync } from 'node:fs';
+import { createRandom, type Random } from '../lib/random/random.ts';
+import { type PromptRequest, type PromptWorkload, WORKLOAD_FORMAT } from '../lib/genai/workload.ts';
+import type { TokenCounter } from './tokenizer.ts';
+
+/** A length distribution: normal (rounded, at least 1) or uniform over whole numbers min..max. */
+export type LengthSpec = { mean: number; stddev: number } | { min: number; max: number };
+
+/** What a workload is made of. */
+export interface PromptWorkloadOptions {
+  /** Catalog id, recorded in the file. */
+  model: string;
+  tokenizer: TokenCounter;
+  /** Distinct requests (synthetic); a dataset has one per line. @default 100 */
+  count?: number;
+  /** @default 1 */
+  seed?: number;
+  inputTokens: LengthSpec;
+  outputTokens: LengthSpec;
+  /** Tokens at the start of every prompt, the same in all. @default 0 */
+  prefixTokens?: number;
+  /** A JSONL dataset or trace (datasetRequests), instead of synthetic prompts. */
+  dataset?: { path: string; text: string };
+}
+
+/**
+ * Parses "200" (a fixed length), "200,20" (mean 200, stddev 20) or "100:300" (uniform from 100 to 300);
+ * one line naming the variable and the forms when it is none of them.
+ */
+export function parseLengthSpec(raw: string, name: string): LengthSpec {
+  const value = raw.trim();
+  const n = (s: string) => (/^\d+(\.\d+)?$/.test(s.trim()) ? Number(s) : Number.NaN);
+  const range = value.split(':');
+  const normal = value.split(',');
+  let spec: LengthSpec | undefined;
+  if (range.length === 2) spec = { min: n(range[0]!), max: n(range[1]!) };
+  else if (normal.length === 2) spec = { mean: n(normal[0]!), stddev: n(normal[1]!) };
+  else if (normal.length === 1) spec = { mean: n(value), stddev: 0 };
+  const ok =
+    spec &&
+    ('min' in spec
+      ? Number.isInteger(spec.min) && Number.isInteger(spec.max) && spec.min >= 1 && spec.max >= spec.min
+      : spec.mean >= 1 && spec.stddev >= 0);
+  if (!ok)
+    throw new Error(
+      `invalid ${name}="${raw}"; expected a length (200), mean,stddev (200,20) or a range min:max (100:300), lengths >= 1`,
+    );
+  return spec!;
+}
+
+/** One length from the spec. */
+export function drawLength(spec: LengthSpec, rng: Random): number {
+  if ('min' in spec) return spec.min + rng.int(spec.max - spec.min + 1);
+  return Math.max(1, Math.round(spec.mean + spec.stddev * rng.normal()));
+}
+
+/** Tries to correct a prompt's length before giving up (a BPE merge can move a count by more than one word). */
+const MAX_ADJUSTMENTS = 200;
+
+/**
+ * A prompt of exactly `tokens` tokens (counted by the tokenizer on the whole text), `prefix` first: random
+ * vocabulary words joined by spaces, then words added or dropped until the count is right.
+ */
+export function syntheticPrompt(tk: TokenCounter, tokens: number, rng: Random, prefix = ''): string {
+  if (tk.words.length === 0)
+    throw new Error(`tokenizer ${tk.path} has no plain words in its vocabulary to make prompts from`);
+  const word = () => tk.words[rng.int(tk.words.length)]!;
+  const lead = prefix === '' ? 0 : tk.count(prefix);
+  const words: string[] = Array.from({ length: Math.max(0, tokens - lead) }, word);
+  const text = () => [prefix, ...words].filter((s) => s !== '').join(' ');
+  for (let i = 0; i < MAX_ADJUSTMENTS; i++) {
+    const got = tk.count(text());
+    if (got === tokens) return text();
+    if (got < tokens) for (let k = got; k < tokens; k++) words.push(word());
+    else if (words.length > 0) {
+      // Drop as many words as tokens are over (at least one), then swap the last so a stuck count moves.
+      words.splice(Math.max(0, words.length - Math.max(1, Math.floor((got - tokens) / 2))));
+      if (words.length > 0) words[words.length - 1] = word();
+    } else break;
+  }
+  throw new Error(
+    `cannot make a prompt of exactly ${tokens} tokens with tokenizer ${tk.path}${prefix ? ` after a ${lead}-token prefix` : ''}; use a longer input length or another tokenizer`,
+  );
+}
+
+/** The synthetic requests of a workload. */
+function syntheticRequests(o: PromptWorkloadOptions, rng: Random): PromptRequest[] {
+  const prefixTokens = o.prefixTokens ?? 0;
+  const prefix = prefixTokens > 0 ? syntheticPrompt(o.tokenizer, prefixTokens, rng.fork('prefix')) : '';
+  const lengths = rng.fork('lengths');
+  const words = rng.fork('words');
+  return Array.from({ length: o.count ?? 100 }, () => {
+    const inputTokens = drawLength(o.inputTokens, lengths);
+    const outputTokens = drawLength(o.outputTokens, lengths);
+    if (inputTokens <= prefixTokens)
+      throw new Error(
+        `an input length of ${inputTokens} tokens does not exceed the shared prefix of ${prefixTokens}; raise INPUT_TOKENS or lower PREFIX_TOKENS`,
+      );
+    return { prompt: syntheticPrompt(o.tokenizer, inputTokens, words, prefix), inputTokens, outputTokens };
+  });
+}
+
+/**
+ * A JSONL dataset's requests, one per line: `text` (or `prompt`) for a given prompt, else `input_length` for a
+ * synthetic one of that many tokens; `output_length` (else drawn from the output spec); `timestamp` (ms) makes
+ * it a trace replayed at those times (then every line needs one, in order). Errors name the file and line.
+ */
+export function datasetRequests(o: PromptWorkloadOptions, rng: Random): PromptRequest[] {
+  const { path, text } = o.dataset!;
+  const fix =
+    'each line is {"text": "..."} or {"input_length": N}, with "output_length" and "timestamp" (ms) optional';
+  const requests: PromptRequest[] = [];
+  const words = rng.fork('words');
+  const lengths = rng.fork('lengths');
+  let timed: boolean | undefined;
+  let first_ms = 0;
+  let previous_ms = -Infinity;
+  text.split('\n').forEach((raw, i) => {
+    if (raw.trim() === '') return;
+    const fail = (why: string) => new Error(`dataset ${path} line ${i + 1}: ${why}; ${fix}`);
+    let row: Record<string, unknown>;
+    try {
+      row = JSON.parse(raw) as Record<string, unknown>;
+    } catch {
+      throw fail('not JSON');
+    }
+    if (typeof row !== 'object' || row === null || Array.isArray(row)) throw fail('not a JSON object');
+    const given = row['text'] ?? row['prompt'];
+    const whole = (key: string) => {
+      const v = row[key];
+      if (v === undefined) return undefined;
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < 1)
+        throw fail(`${key} ${JSON.stringify(v)} is not a whole number >= 1`);
+      return v;
+    };
+    const inputLength = whole('input_length');
+    const outputTokens = whole('output_length') ?? drawLength(o.outputTokens, lengths);
+    let prompt: string;
+    if (typeof given === 'string' && given.trim() !== '') prompt = given;
+    else if (inputLength !== undefined) prompt = syntheticPrompt(o.tokenizer, inputLength, words);
+    else throw fail('no "text" and no "input_length"');
+    const inputTokens = o.tokenizer.count(prompt);
+    if (inputTokens < 1) throw fail('the prompt has no tokens');
+    const request: PromptRequest = { prompt, inputTokens, outputTokens };
+    const stamp = row['timestamp'];
+    if (timed === undefined) timed = stamp !== undefined;
+    if (timed !== (stamp !== undefined)) throw fail('a trace needs a "timestamp" on every line');
+    if (timed) {
+      if (typeof stamp !== 'number' || !Number.isFinite(stamp) || stamp < previous_ms)
+        throw fail(`timestamp ${JSON.stringify(stamp)} is not a number of ms at or after the line before's`);
+      if (requests.length === 0) first_ms = stamp;
+      previous_ms = stamp;
+      request.at_ms = stamp - first_ms;
+    }
+    requests.push(request);
+  });
+  if (requests.length === 0) throw new Error(`dataset ${path} has no requests; ${fix}`);
+  return requests;
+}
+
+/** Makes the workload (synthetic, or from the dataset when given). */
+export function makePromptWorkload(
+  o: PromptWorkloadOptions,
+  recipe: Record<string, unknown>,
+): PromptWorkload {
+  const seed = o.seed ?? 1;
+  const rng = createRandom(seed);
+  return {
+    format: WORKLOAD_FORMAT,
+    model: o.model,
+    inputTokenSource: 'tokenizer',
+    tokenizer: o.tokenizer.path,
+    seed,
+    recipe,
+    requests: o.dataset ? datasetRequests(o, rng) : syntheticRequests(o, rng),
+  };
+}
+
+/** Reads a dataset file; one line naming it when it cannot be read. */
+export function readDataset(path: string): { path: string; text: string } {
+  try {
+    return { path, text: readFileSync(path, 'utf8') };
+  } catch (err) {
+    throw new Error(
+      `cannot read dataset ${path} (${(err as NodeJS.ErrnoException).code ?? String(err)}); check the path`,
+    );
+  }
+}

@@ -1,10 +1,11 @@
 /**
  * Everything the generative scenario (scenarios/llm.ts) exports, built from a generative entry
  * (models/generative.ts) and its budget file: closed- or open-loop levels from lib/load, one request per
- * iteration over its own k6/net/grpc Stream to the decoupled model's ModelStreamInfer. Each message is timed
- * in its handler and folded into the request's record (record.ts); the request asks for Triton's empty final
- * response, the only way to know from the stream that it ended. When the stream ends the record is scored
- * (metrics.ts) into k6 metrics (names.ts). Runs unchanged under real k6 and the Node runtime, whose
+ * iteration, by PROTOCOL over its own k6/net/grpc Stream to the decoupled model's ModelStreamInfer (grpc, the
+ * default) or over server-sent events (generate, openai-chat, openai-completions: sse-stream.ts). Each message
+ * is timed in its handler and folded into the request's record (record.ts); a gRPC request asks for Triton's
+ * empty final response, the only way to know from that stream that it ended. When the stream ends the record
+ * is scored (metrics.ts) into k6 metrics (names.ts). Runs unchanged under real k6 and the Node runtime, whose
  * iterations both wait for their open streams.
  */
 import encoding from 'k6/encoding';
@@ -25,6 +26,8 @@ import { generativeLevels, generativeLines } from './level-summary.ts';
 import { requestMetrics } from './metrics.ts';
 import { GENAI_METRICS } from './names.ts';
 import { failRecord, newRecord, recordDecoupled } from './record.ts';
+import { loadSseModule, type SseProtocol, sseRequest, streamSse } from './sse-stream.ts';
+import type { StreamProtocol } from '../scenario/settings.ts';
 
 /** The generative scenario's exports. */
 export interface GenerativeTest {
@@ -94,30 +97,33 @@ function contents(datatype: string, values: unknown[]): Record<string, unknown[]
 }
 
 /**
- * The ModelInferRequest in k6's JSON mapping, with the empty final response asked for. A simulated_llm model
- * gets a prompt of `inputTokens` words, `max_tokens` = outputTokens and streaming on; a repeat model gets
- * `outputTokens` values to send back with the requested delays. Inputs and datatypes come from the entry.
+ * The values of each input a request carries, by name: a simulated_llm model gets a prompt of `inputTokens`
+ * words, `max_tokens` = outputTokens and streaming on; a repeat model gets `outputTokens` values to send back
+ * with the requested delays.
+ */
+export function requestInputs(entry: GenerativeModelEntry, s: Workload): Record<string, unknown[]> {
+  if (entry.backend === 'repeat') {
+    return { IN: Array.from({ length: s.outputTokens }, (_, i) => i), DELAY: requestedDelays(s), WAIT: [0] };
+  }
+  const prompt = Array.from({ length: s.inputTokens }, (_, i) => `w${i}`).join(' ');
+  return { text_input: [prompt], max_tokens: [s.outputTokens], stream: [true] };
+}
+
+/**
+ * The ModelInferRequest in k6's JSON mapping, with the empty final response asked for: the inputs of
+ * requestInputs (BYTES base64-encoded, as k6's mapping takes them), datatypes from the entry.
  */
 export function streamRequest(
   entry: GenerativeModelEntry,
   modelName: string,
   s: Workload,
 ): Record<string, unknown> {
-  let values: Record<string, unknown[]>;
-  if (entry.backend === 'repeat') {
-    values = {
-      IN: Array.from({ length: s.outputTokens }, (_, i) => i),
-      DELAY: requestedDelays(s),
-      WAIT: [0],
-    };
-  } else {
-    const prompt = Array.from({ length: s.inputTokens }, (_, i) => `w${i}`).join(' ');
-    values = { text_input: [encoding.b64encode(prompt)], max_tokens: [s.outputTokens], stream: [true] };
-  }
+  const values = requestInputs(entry, s);
   return {
     modelName,
     inputs: entry.inputs.map((t) => {
-      const v = values[t.name] ?? [];
+      const given = values[t.name] ?? [];
+      const v = t.datatype === 'BYTES' ? given.map((x) => encoding.b64encode(String(x))) : given;
       return { name: t.name, datatype: t.datatype, shape: [v.length], contents: contents(t.datatype, v) };
     }),
     parameters: { [EMPTY_FINAL_PARAMETER]: { boolParam: true } },
@@ -160,10 +166,7 @@ export function generativeTest(
   // The same resolver as the bench's (measure/target.ts): both sides agree on levels, windows, budget.
   const run = resolveRunPlan(generativeModelEntry(entry), env, budgetJson, budgetPath);
   const { settings } = run;
-  if (settings.protocol !== 'grpc')
-    throw new Error(
-      `invalid PROTOCOL="${settings.protocol}" for ${entry.id}; its scenario streams over grpc`,
-    );
+  const protocol = settings.protocol as StreamProtocol;
   const workload = workloadFromEnv(entry, env);
   const options: Options = {
     ...run.options,
@@ -182,8 +185,15 @@ export function generativeTest(
     failed: new Rate(GENAI_METRICS.failed),
   };
   const windowStart = createWindowStart();
+  const overGrpc = protocol === 'grpc';
+  // Over SSE: the extension's module (or one line naming it), the request built once; over gRPC its proto.
+  const sse = overGrpc ? undefined : loadSseModule(protocol);
+  const sseReq = overGrpc
+    ? undefined
+    : sseRequest(protocol, settings.url, settings.modelName, requestInputs(entry, workload), entry);
+  const target = sseReq?.url ?? settings.grpcUrl;
   const client = new grpc.Client();
-  client.load(['../proto'], 'grpc_service.proto');
+  if (overGrpc) client.load(['../proto'], 'grpc_service.proto');
   const request = streamRequest(entry, settings.modelName, workload);
   const method = grpcMethod('ModelStreamInfer');
   let connected = false;
@@ -202,7 +212,7 @@ export function generativeTest(
     if (!m.ok) {
       // Warm-up requests cut at the window's start end this way by design: only a level's failures are news.
       if (!warned && parseLevelName(exec.scenario.name))
-        console.warn(`${settings.modelName} on ${settings.grpcUrl}: ${m.error}`);
+        console.warn(`${settings.modelName} on ${target}: ${m.error}`);
       if (parseLevelName(exec.scenario.name)) warned = true;
       return;
     }
@@ -215,8 +225,21 @@ export function generativeTest(
     metrics.isl.add(m.inputTokens);
   }
 
-  /** One request on its own stream; the iteration lasts until the stream ends. */
-  function streamOne(): void {
+  /** One request over SSE; the iteration lasts until its stream closes. */
+  function sseOne(): void {
+    streamSse({
+      protocol: protocol as SseProtocol,
+      sse: sse!,
+      request: sseReq!,
+      headers: settings.headers,
+      inputTokens: workload.inputTokens,
+      now,
+      score,
+    });
+  }
+
+  /** One request on its own gRPC stream; the iteration lasts until the stream ends. */
+  function grpcOne(): void {
     connect();
     const stream = new grpc.Stream(client, method, { timeout: '120s' });
     // The send time is stamped at the write, as perf_analyzer stamps a streamed request's: setting up the stream
@@ -242,6 +265,8 @@ export function generativeTest(
     options,
     run,
     async setup(): Promise<void> {
+      // Over SSE a server that does not answer fails every request with its error instead.
+      if (!overGrpc) return;
       // One readable line when nothing answers or the model is not there.
       try {
         connect();
@@ -260,8 +285,8 @@ export function generativeTest(
         );
       }
     },
-    warmup: streamOne,
-    infer: streamOne,
+    warmup: overGrpc ? grpcOne : sseOne,
+    infer: overGrpc ? grpcOne : sseOne,
     async stats(): Promise<void> {
       windowStart.add(Date.now());
       await new Promise((resolve) => setTimeout(resolve, run.load.window_s * 1000));

@@ -20,6 +20,8 @@ const LOADERS: Record<string, () => Promise<Namespace>> = {
   'k6/timers': () => import('../modules/timers.ts'),
   'k6/http': () => import('../modules/http.ts'),
   'k6/net/grpc': () => import('../modules/grpc.ts'),
+  // xk6-sse's extension module (github.com/phymbert/xk6-sse), with its API.
+  'k6/x/sse': () => import('../modules/sse.ts'),
 };
 
 /** The message k6-triton gives for every k6 API it does not implement. */
@@ -36,6 +38,7 @@ export async function resolveK6Modules(
   const out = new Map<string, Namespace>();
   for (const [spec, used] of imports) {
     const load = LOADERS[spec];
+    if (!load && used.requiredOnly) continue;
     if (!load) throw new ScriptLoadError(unsupported(spec));
     let ns: Namespace;
     try {

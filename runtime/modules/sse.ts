@@ -42,11 +42,11 @@ type Handler = (value?: unknown) => void;
 const HANDLED = new Set(['open', 'event', 'error']);
 const USER_AGENT = 'Grafana k6 (k6-triton Node runtime)';
 
-const open = new WeakMap<VuState, Set<Promise<unknown>>>();
+const streams = new WeakMap<VuState, Set<Promise<unknown>>>();
 
 /** Resolves when every stream the VU opened so far has closed (the engine awaits it after an iteration). */
 export async function waitForStreams(vu: VuState): Promise<void> {
-  const set = open.get(vu);
+  const set = streams.get(vu);
   while (set && set.size > 0) await Promise.allSettled([...set]);
 }
 
@@ -152,8 +152,8 @@ export function openStream(url: string, ...rest: unknown[]): Promise<SseResponse
   vu.run.registry.define('sse_event', 'counter');
   const tags: Tags = { ...vu.tags(), ...args.tags, url: String(url) };
   const done = stream(vu, target, String(url), args, tags);
-  const set = open.get(vu) ?? new Set<Promise<unknown>>();
-  open.set(vu, set);
+  const set = streams.get(vu) ?? new Set<Promise<unknown>>();
+  streams.set(vu, set);
   set.add(done);
   void done.finally(() => set.delete(done));
   return done;
@@ -261,6 +261,9 @@ function stream(vu: VU, target: URL, url: string, args: OpenArgs, tags: Tags): P
     req.end(body);
   });
 }
+
+/** `open` as a named export too: a script's default import can be the whole namespace (esbuild's Node-mode interop). */
+export { openStream as open };
 
 /** The module: `import sse from 'k6/x/sse'` (xk6-sse exports only a default object with open). */
 export default { open: openStream };

@@ -7,36 +7,19 @@
  * every request got its OSL tokens (output tokens = requests x OSL), none failed, no TTFT is under the requested
  * delay (within a millisecond), and latency = TTFT + (OSL - 1) x ITL holds on the averages. Skips real Triton where it is absent.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LevelResult } from '../../../lib/summary/types.ts';
-import { resultsDir, runCli, runFolder } from '../bench/run-cli.ts';
+import { runRepeatBench } from './repeat-bench-run.ts';
 import { REAL_TRITON } from './servers.ts';
 
 const OSL = 8;
 const FIRST_DELAY_MS = 20;
 const TOKEN_DELAY_MS = 5;
 
-async function benchRepeatSse(
-  env: Record<string, string>,
-): Promise<{ levels: LevelResult[]; stdout: string }> {
-  const results = resultsDir();
-  const run = await runCli(
-    [
-      ...['bench', 'repeat', '--runtime', 'node', '--protocol', 'generate', '--concurrency', '1,2'],
-      ...['--step-duration', '2s', '--warmup', '1s', '--results-dir', results, '--no-progress'],
-    ],
-    {
-      OUTPUT_TOKENS: String(OSL),
-      FIRST_DELAY_MS: String(FIRST_DELAY_MS),
-      TOKEN_DELAY_MS: String(TOKEN_DELAY_MS),
-      ...env,
-    },
-  );
-  expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
-  const summary = JSON.parse(readFileSync(join(runFolder(results, 'repeat'), 'summary.json'), 'utf8'));
-  return { levels: summary.report.results as LevelResult[], stdout: run.stdout };
+async function benchRepeatSse(env: Record<string, string>) {
+  const args = ['--runtime', 'node', '--protocol', 'generate', '--concurrency', '1,2'];
+  const ask = { osl: OSL, firstDelay_ms: FIRST_DELAY_MS, tokenDelay_ms: TOKEN_DELAY_MS };
+  return runRepeatBench([...args, '--step-duration', '2s', '--warmup', '1s'], ask, env);
 }
 
 function checkLevels(levels: LevelResult[]): void {

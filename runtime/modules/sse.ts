@@ -15,6 +15,7 @@ import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { parseDuration_ms } from '../../lib/duration.ts';
 import { type SseEvent, SseDecoder } from '../../lib/genai/sse.ts';
+import type { MetricType } from '../metrics/registry.ts';
 import { tlsConnectOptions } from '../transport/tls-client.ts';
 import { currentRuntimeVu, type VU } from '../vu.ts';
 import { runInVu, type Tags, type VuState } from '../vu-context.ts';
@@ -38,6 +39,9 @@ export interface SseEventObject {
 }
 
 type Handler = (value?: unknown) => void;
+
+/** Registered when a script loads the module, as the extension registers its metric (runtime/loader/program.ts). */
+export const MODULE_METRICS: [string, MetricType][] = [['sse_event', 'counter']];
 
 const HANDLED = new Set(['open', 'event', 'error']);
 const USER_AGENT = 'Grafana k6 (k6-triton Node runtime)';
@@ -149,13 +153,14 @@ export function openStream(url: string, ...rest: unknown[]): Promise<SseResponse
   const target = new URL(String(url));
   if (target.protocol !== 'http:' && target.protocol !== 'https:')
     throw new Error(`sse.open: unsupported protocol scheme "${target.protocol.replace(/:$/, '')}"`);
-  vu.run.registry.define('sse_event', 'counter');
   const tags: Tags = { ...vu.tags(), ...args.tags, url: String(url) };
   const done = stream(vu, target, String(url), args, tags);
   const set = streams.get(vu) ?? new Set<Promise<unknown>>();
   streams.set(vu, set);
   set.add(done);
-  void done.finally(() => set.delete(done));
+  // then(f, f), not finally: finally's promise would reject again, unhandled, when a handler threw.
+  const remove = () => void set.delete(done);
+  done.then(remove, remove);
   return done;
 }
 
@@ -177,7 +182,8 @@ function stream(vu: VU, target: URL, url: string, args: OpenArgs, tags: Tags): P
         ? { ...tlsConnectOptions(vu.options.tls, target.hostname), ALPNProtocols: ['http/1.1'] }
         : {}),
     });
-    const finish = (error?: string) => {
+    // A handler's exception ends the stream and rejects open's promise: the iteration fails with it, as in k6.
+    const finish = (error?: string, thrown?: unknown) => {
       if (settled) return;
       settled = true;
       if (timer) clearTimeout(timer);
@@ -190,6 +196,7 @@ function stream(vu: VU, target: URL, url: string, args: OpenArgs, tags: Tags): P
         { metric: 'http_req_duration', value: end - t0, tags: final },
       ]);
       req.destroy();
+      if (thrown !== undefined) return reject(thrown);
       resolve(
         response && error === undefined ? response : { url: '', status: 0, headers: {}, error: error ?? '' },
       );
@@ -234,8 +241,7 @@ function stream(vu: VU, target: URL, url: string, args: OpenArgs, tags: Tags): P
         runInVu(vu, () => args.setup(client));
         client.emit('open');
       } catch (err) {
-        finish();
-        reject(err);
+        finish(undefined, err);
         return;
       }
       res.on('data', (chunk: Buffer) => {
@@ -247,8 +253,7 @@ function stream(vu: VU, target: URL, url: string, args: OpenArgs, tags: Tags): P
             client.emit('event', eventObject(e));
           }
         } catch (err) {
-          finish();
-          reject(err);
+          finish(undefined, err);
         }
       });
       res.on('error', (err) => {

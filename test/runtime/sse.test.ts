@@ -122,4 +122,13 @@ describe('k6/x/sse on the Node runtime', () => {
     const r = await runScript('sse.js', { env: { BASE: base, EXPECTED: JSON.stringify(cases) } });
     expect(checks(r), r.log).toEqual({ refused: { passes: 1, fails: 0 } });
   });
+
+  it("fails the iteration with a handler's exception and ends its stream; thresholds can name sse_event", async () => {
+    const r = await runScript('sse-throw.js', { env: { URL: `${base}/multiline` } });
+    expect(r.exitCode, r.log).toBe(0);
+    expect(r.log.match(/Error: boom l1/g), r.log).toHaveLength(2);
+    expect(r.log).not.toContain('not reached');
+    // One event each: the stream ended at the exception.
+    expect(values(r, 'sse_event')['count']).toBe(2);
+  });
 });

@@ -175,7 +175,8 @@ function stream(vu: VU, target: URL, url: string, args: OpenArgs, tags: Tags): P
     const lib = target.protocol === 'https:' ? https : http;
     const req = lib.request(target, {
       method: args.method,
-      headers: { ...args.headers, Accept: 'text/event-stream', 'Content-Length': String(body.length) },
+      // Accept first: params.headers can replace it, as in xk6-sse.
+      headers: { Accept: 'text/event-stream', ...args.headers, 'Content-Length': String(body.length) },
       // A connection per request, as xk6-sse's client per open.
       agent: false,
       ...(target.protocol === 'https:'

@@ -48,6 +48,22 @@ const USER_AGENT = 'Grafana k6 (k6-triton Node runtime)';
 
 const streams = new WeakMap<VuState, Set<Promise<unknown>>>();
 
+const vuClosers = new WeakMap<VuState, Set<() => void>>();
+
+/** The VU's open streams' closers; a retired VU (test end, a cut iteration's VU) closes them all. */
+function closers(vu: VuState): Set<() => void> {
+  let set = vuClosers.get(vu);
+  if (!set) {
+    const created = new Set<() => void>();
+    vuClosers.set(vu, created);
+    vu.onRetire(() => {
+      for (const close of [...created]) close();
+    });
+    set = created;
+  }
+  return set;
+}
+
 /** Resolves when every stream the VU opened so far has closed (the engine awaits it after an iteration). */
 export async function waitForStreams(vu: VuState): Promise<void> {
   const set = streams.get(vu);
@@ -187,6 +203,7 @@ function stream(vu: VU, target: URL, url: string, args: OpenArgs, tags: Tags): P
     const finish = (error?: string, thrown?: unknown) => {
       if (settled) return;
       settled = true;
+      closers(vu).delete(finish);
       if (timer) clearTimeout(timer);
       const end = performance.now();
       const sending = (headers_ms < 0 ? end : headers_ms) - t0;
@@ -207,18 +224,27 @@ function stream(vu: VU, target: URL, url: string, args: OpenArgs, tags: Tags): P
         ? setTimeout(() => {
             const message = `${args.method} ${JSON.stringify(url)}: context deadline exceeded (Client.Timeout exceeded while awaiting headers)`;
             if (response) {
-              client.emit('error', goError(message));
-              finish();
+              if (deliver('error', goError(message))) finish();
             } else finish(message);
           }, args.timeout_ms)
         : undefined;
     client.bindClose(() => finish());
+    /** Calls a handler; false when it threw, which has ended the stream. */
+    const deliver = (event: string, value?: unknown): boolean => {
+      try {
+        client.emit(event, value);
+        return true;
+      } catch (err) {
+        finish(undefined, err);
+        return false;
+      }
+    };
+    closers(vu).add(finish);
     req.on('error', (err) => {
       if (settled) return;
       // Before the response: open's response carries the error (setup has not run, so no handler hears it).
       if (!response) return finish(`${args.method} ${JSON.stringify(url)}: ${err.message}`);
-      client.emit('error', goError(err.message));
-      finish();
+      if (deliver('error', goError(err.message))) finish();
     });
     req.on('response', (res) => {
       headers_ms = performance.now();
@@ -240,27 +266,22 @@ function stream(vu: VU, target: URL, url: string, args: OpenArgs, tags: Tags): P
       const decoder = new SseDecoder();
       try {
         runInVu(vu, () => args.setup(client));
-        client.emit('open');
       } catch (err) {
         finish(undefined, err);
         return;
       }
+      if (!deliver('open')) return;
       res.on('data', (chunk: Buffer) => {
         if (settled) return;
-        try {
-          for (const e of decoder.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length))) {
-            if (settled) return;
-            vu.emit([{ metric: 'sse_event', value: 1, tags: eventTags }]);
-            client.emit('event', eventObject(e));
-          }
-        } catch (err) {
-          finish(undefined, err);
+        for (const e of decoder.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length))) {
+          if (settled) return;
+          vu.emit([{ metric: 'sse_event', value: 1, tags: eventTags }]);
+          if (!deliver('event', eventObject(e))) return;
         }
       });
       res.on('error', (err) => {
         if (settled) return;
-        client.emit('error', goError(err.message));
-        finish();
+        if (deliver('error', goError(err.message))) finish();
       });
       res.on('end', () => finish());
     });

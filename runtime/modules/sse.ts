@@ -19,6 +19,7 @@ import type { MetricType } from '../metrics/registry.ts';
 import { tlsConnectOptions } from '../transport/tls-client.ts';
 import { currentRuntimeVu, type VU } from '../vu.ts';
 import { runInVu, type Tags, type VuState } from '../vu-context.ts';
+import { USER_AGENT } from './http-params.ts';
 import { canonicalHeaderKey } from './http-response.ts';
 
 /** What `sse.open` resolves with: xk6-sse's HTTPResponse. */
@@ -44,7 +45,6 @@ type Handler = (value?: unknown) => void;
 export const MODULE_METRICS: [string, MetricType][] = [['sse_event', 'counter']];
 
 const HANDLED = new Set(['open', 'event', 'error']);
-const USER_AGENT = 'Grafana k6 (k6-triton Node runtime)';
 
 const streams = new WeakMap<VuState, Set<Promise<unknown>>>();
 

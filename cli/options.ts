@@ -4,14 +4,18 @@
  */
 import { type Command, Option } from 'commander';
 import { DEFAULT_VALIDATE_EVERY } from '../lib/scenario/run-plan.ts';
-import { PROTOCOLS } from '../lib/scenario/settings.ts';
+import { PROTOCOLS, STREAM_PROTOCOLS } from '../lib/scenario/settings.ts';
 
 /** Where the requests go and what they carry: --url .. --headers. */
 export function addTargetOptions(command: Command, urlHelp: string, withPayload = true): Command {
   command
     .option('--url <url>', urlHelp)
     .option('--grpc-url <host:port>', 'Triton gRPC endpoint (TRITON_GRPC_URL)')
-    .addOption(new Option('--protocol <p>', 'PROTOCOL').choices(PROTOCOLS))
+    .addOption(
+      new Option('--protocol <p>', 'PROTOCOL; a generative model: grpc (default) or SSE').choices([
+        ...new Set<string>([...PROTOCOLS, ...STREAM_PROTOCOLS]),
+      ]),
+    )
     .option('--model-name <name>', 'served model name (MODEL_NAME)')
     .option('--model-version <v>', 'model version (MODEL_VERSION)')
     .option('--batch <n>', 'request batch size (BATCH)')

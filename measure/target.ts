@@ -48,14 +48,12 @@ export function resolveTarget(model: string, settings: RunSettings): Target {
     ? resolve(settings.THRESHOLDS)
     : packagePath('thresholds', `${entry.id}.json`);
   const budgetJson = readFileSync(budgetPath, 'utf8');
-  // bert-base and bert-large share one scenario, which picks its entry by MODEL; so do sequence models, and
-  // generative models, whose scenario streams over gRPC only.
+  // bert-base and bert-large share one scenario, which picks its entry by MODEL; so do sequence models and
+  // generative models.
   const scenarioEnv: Record<string, string> =
-    entry.scenario === 'bert' || entry.scenario === 'sequence'
+    entry.scenario === 'bert' || entry.scenario === 'sequence' || entry.scenario === 'llm'
       ? { MODEL: entry.id }
-      : entry.scenario === 'llm'
-        ? { MODEL: entry.id, PROTOCOL: 'grpc' }
-        : {};
+      : {};
   const run = resolveRunPlan(entry, { ...settings, ...scenarioEnv }, budgetJson, budgetPath, readText);
   return {
     entry,

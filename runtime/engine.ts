@@ -118,6 +118,7 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
     return fail(EXIT.SCRIPT_EXCEPTION, (err as Error).message);
   }
   const registry = new MetricRegistry();
+  for (const [name, type] of program.moduleMetrics()) registry.define(name, type);
   const pipeline = new SamplePipeline(registry);
   const sysEnv = opts.includeSystemEnv === false ? {} : (process.env as Record<string, string>);
   const run = new TestRun(registry, pipeline, { ...sysEnv, ...(opts.env ?? {}) }, program.path);

@@ -1,6 +1,7 @@
 /**
- * A generative model (gpt2, models/generative.ts) streamed over gRPC ModelStreamInfer: TTFT, ITL, latency and
- * output tokens per level, budgets on TTFT and ITL p95. Run: make bench-llm, or
+ * A generative model (gpt2, models/generative.ts) streamed over gRPC ModelStreamInfer or, with PROTOCOL=generate,
+ * openai-chat or openai-completions, over server-sent events (k6/x/sse): TTFT, ITL, latency and output tokens per
+ * level, budgets on TTFT and ITL p95. Run: make bench-llm, or
  * k6 run -e TRITON_GRPC_URL=127.0.0.1:8001 scenarios/llm.ts (see docs/generative-metrics.md).
  */
 import { generativeTest } from '../lib/genai/stream-test.ts';

@@ -17,6 +17,8 @@ export interface SseEvent {
   id?: string;
   /** A `retry:` field (ms) given with this event. */
   retry?: number;
+  /** The last `:` comment line of this event's block, without its leading space (xk6-sse passes it on). */
+  comment?: string;
 }
 
 const LF = 0x0a;
@@ -32,6 +34,7 @@ export class SseDecoder {
   #event = '';
   #id: string | undefined;
   #retry: number | undefined;
+  #comment: string | undefined;
   #fields = false;
 
   /** Decodes one chunk (bytes, or text already decoded); returns the events it completed. */
@@ -78,7 +81,10 @@ export class SseDecoder {
       this.#dispatch(events);
       return;
     }
-    if (line.charCodeAt(0) === 0x3a /* ':' comment */) return;
+    if (line.charCodeAt(0) === 0x3a /* ':' comment */) {
+      this.#comment = line.charCodeAt(1) === 0x20 ? line.slice(2) : line.slice(1);
+      return;
+    }
     const colon = line.indexOf(':');
     const field = colon < 0 ? line : line.slice(0, colon);
     let value = colon < 0 ? '' : line.slice(colon + 1);
@@ -98,6 +104,7 @@ export class SseDecoder {
       const event: SseEvent = { event: this.#event || 'message', data: this.#data.join('\n') };
       if (this.#id !== undefined) event.id = this.#id;
       if (this.#retry !== undefined) event.retry = this.#retry;
+      if (this.#comment !== undefined) event.comment = this.#comment;
       events.push(event);
     }
     this.#resetEvent();
@@ -107,6 +114,7 @@ export class SseDecoder {
     this.#data = [];
     this.#event = '';
     this.#retry = undefined;
+    this.#comment = undefined;
     this.#fields = false;
   }
 }

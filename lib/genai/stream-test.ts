@@ -31,11 +31,13 @@ import { generativeBudgetExprs, type TokenBudget, tokenBudget } from './budget.t
 import { EMPTY_FINAL_PARAMETER, readDecoupledResponse } from './decoupled.ts';
 import { generativeLevels, generativeLines, type TokenSources, tokenLines } from './level-summary.ts';
 import { llmBackendFromEnv, type PromptInput, promptInputs } from './length-controls.ts';
-import { meetsSlo, requestMetrics, type Slo } from './metrics.ts';
+import { type GenerationRecord, meetsSlo, requestMetrics, type Slo } from './metrics.ts';
 import { GENAI_METRICS, GENAI_RECORD } from './names.ts';
 import { dueClock, LATE_SEND_MS, scheduleLines } from './open-loop.ts';
 import { failRecord, newRecord, recordDecoupled } from './record.ts';
+import { loadSseModule, type SseProtocol, sseRequest, streamSse } from './sse-stream.ts';
 import { parseWorkload, type TokenSource } from './workload.ts';
+import type { StreamProtocol } from '../scenario/settings.ts';
 
 /** The generative scenario's exports. */
 export interface GenerativeTest {
@@ -119,6 +121,8 @@ function requestBody(modelName: string, inputs: readonly PromptInput[]): Record<
 /** One request the scenario sends: its body, its input length and the output length it asks for. */
 export interface PlannedRequest {
   body: Record<string, unknown>;
+  /** The inputs the body carries (an SSE request is built from them). */
+  inputs: PromptInput[];
   inputTokens: number;
   outputTokens: number;
 }
@@ -150,17 +154,21 @@ export function plannedRequests(
     ];
     return {
       requests: [
-        { body: requestBody(modelName, inputs), inputTokens: s.inputTokens, outputTokens: s.outputTokens },
+        {
+          body: requestBody(modelName, inputs),
+          inputs,
+          inputTokens: s.inputTokens,
+          outputTokens: s.outputTokens,
+        },
       ],
       inputSource: 'estimate',
     };
   }
   const backend = llmBackendFromEnv(env);
-  const plan = (prompt: string, inputTokens: number, outputTokens: number): PlannedRequest => ({
-    body: requestBody(modelName, promptInputs(backend, prompt, outputTokens)),
-    inputTokens,
-    outputTokens,
-  });
+  const plan = (prompt: string, inputTokens: number, outputTokens: number): PlannedRequest => {
+    const inputs = promptInputs(backend, prompt, outputTokens);
+    return { body: requestBody(modelName, inputs), inputs, inputTokens, outputTokens };
+  };
   const path = env['PAYLOAD']?.trim();
   if (path) {
     const workload = parseWorkload(readText(path), path);
@@ -239,13 +247,14 @@ export function generativeTest(
   // The same resolver as the bench's (measure/target.ts): both sides agree on levels, windows, budget.
   const run = resolveRunPlan(generativeModelEntry(entry), env, budgetJson, budgetPath, (path) => open(path));
   const { settings } = run;
-  if (settings.protocol !== 'grpc')
-    throw new Error(
-      `invalid PROTOCOL="${settings.protocol}" for ${entry.id}; its scenario streams over grpc`,
-    );
+  const protocol = settings.protocol as StreamProtocol;
   const { requests, inputSource } = plannedRequests(entry, settings.modelName, env, (path) => open(path));
-  // Output lengths come from the stream's responses (one token each, as the LLM backends stream): an estimate.
-  const sources: TokenSources = { input: inputSource, output: 'estimate' };
+  // OpenAI streams end with usage, the server's own counts (record.ts takes them); elsewhere output lengths come
+  // from the stream's responses, one token each as the LLM backends stream: an estimate.
+  const fromServer = protocol === 'openai-chat' || protocol === 'openai-completions';
+  const sources: TokenSources = fromServer
+    ? { input: 'server', output: 'server' }
+    : { input: inputSource, output: 'estimate' };
   const tokens = tokenBudget(run.budget, env);
   const slo = budgetSlo(tokens, run.limits.p95_ms);
   const options: Options = {
@@ -281,8 +290,24 @@ export function generativeTest(
     : undefined;
   const blocking = blockingCallsAllowed();
   const windowStart = createWindowStart();
+  const overGrpc = protocol === 'grpc';
+  // Over SSE: the extension's module (or one line naming it) and each planned request's URL and body, built
+  // once; over gRPC its proto.
+  const sse = overGrpc ? undefined : loadSseModule(protocol);
+  const sseRequests = overGrpc
+    ? undefined
+    : requests.map((r) =>
+        sseRequest(
+          protocol as SseProtocol,
+          settings.url,
+          settings.modelName,
+          Object.fromEntries(r.inputs.map((t) => [t.name, t.values])),
+          entry,
+        ),
+      );
+  const target = sseRequests?.[0]?.url ?? settings.grpcUrl;
   const client = new grpc.Client();
-  client.load(['../proto'], 'grpc_service.proto');
+  if (overGrpc) client.load(['../proto'], 'grpc_service.proto');
   const method = grpcMethod('ModelStreamInfer');
   let connected = false;
   let warned = false;
@@ -311,7 +336,7 @@ export function generativeTest(
     if (!m.ok) {
       // Warm-up requests cut at the window's start end this way by design: only a level's failures are news.
       if (!warned && parseLevelName(exec.scenario.name))
-        console.warn(`${settings.modelName} on ${settings.grpcUrl}: ${m.error}`);
+        console.warn(`${settings.modelName} on ${target}: ${m.error}`);
       if (parseLevelName(exec.scenario.name)) warned = true;
       return;
     }
@@ -326,12 +351,8 @@ export function generativeTest(
     if (m.outputTokens !== asked.outputTokens) metrics.oslMismatch.add(1);
   }
 
-  /**
-   * Request `i` of the planned ones (round robin) on its own stream; the iteration lasts until the stream ends.
-   * `due_ms`: its scheduled send, in an open loop.
-   */
-  function streamOne(i: number, due_ms?: number): void {
-    const asked = requests[i % requests.length]!;
+  /** One request on its own gRPC stream; `finish` scores it when the stream ends. */
+  function grpcOne(asked: PlannedRequest, finish: (record: GenerationRecord) => void): void {
     connect();
     const stream = new grpc.Stream(client, method, { timeout: '120s' });
     // The send time is stamped at the write, as perf_analyzer stamps a streamed request's: setting up the stream
@@ -347,22 +368,45 @@ export function generativeTest(
     });
     stream.on('end', () => {
       if (record.done_ms === undefined) failRecord(record, 'stream ended before the final response', now());
+      finish(record);
+    });
+    record.sent_ms = now();
+    stream.write(asked.body);
+  }
+
+  /**
+   * Request `i` of the planned ones (round robin) over gRPC or SSE; the iteration lasts until its stream ends.
+   * `due_ms`: its scheduled send, in an open loop.
+   */
+  function streamOne(i: number, due_ms?: number): void {
+    const asked = requests[i % requests.length]!;
+    const finish = (record: GenerationRecord) => {
       if (due_ms !== undefined) lag!.scheduled.add(Date.now() - due_ms);
       score(record, asked);
-    });
+    };
     if (due_ms !== undefined) {
       const late_ms = Date.now() - due_ms;
       lag!.send.add(late_ms);
       lag!.late.add(late_ms > LATE_SEND_MS ? 1 : 0);
     }
-    record.sent_ms = now();
-    stream.write(asked.body);
+    if (overGrpc) return grpcOne(asked, finish);
+    streamSse({
+      protocol: protocol as SseProtocol,
+      sse: sse!,
+      request: sseRequests![i % sseRequests!.length]!,
+      headers: settings.headers,
+      inputTokens: asked.inputTokens,
+      now,
+      score: finish,
+    });
   }
 
   return {
     options,
     run,
     async setup(): Promise<void> {
+      // Over SSE a server that does not answer fails every request with its error instead.
+      if (!overGrpc) return;
       // One readable line when nothing answers or the model is not there.
       try {
         connect();

@@ -6,7 +6,13 @@ import type { ModelEntry } from '../../models/types.ts';
 
 /** How requests travel: binary tensor extension over HTTP, plain JSON over HTTP, or gRPC. */
 export const PROTOCOLS = ['http', 'http-json', 'grpc'] as const;
-export type Protocol = (typeof PROTOCOLS)[number];
+/**
+ * How a generative model streams (scenarios/llm.ts): gRPC ModelStreamInfer, or server-sent events from Triton's
+ * generate_stream or OpenAI's chat or completions endpoints with `stream: true` (k6/x/sse).
+ */
+export const STREAM_PROTOCOLS = ['grpc', 'generate', 'openai-chat', 'openai-completions'] as const;
+export type StreamProtocol = (typeof STREAM_PROTOCOLS)[number];
+export type Protocol = (typeof PROTOCOLS)[number] | StreamProtocol;
 
 export interface Settings {
   /** HTTP base URL, without trailing slash. */
@@ -84,9 +90,14 @@ function normaliseUrl(raw: string): string {
 
 /** Reads every setting for a model from the environment. */
 export function readSettings(env: Record<string, string | undefined>, entry: ModelEntry): Settings {
-  const protocol = (env.PROTOCOL || DEFAULT_SETTINGS.protocol) as Protocol;
-  if (!PROTOCOLS.includes(protocol)) {
-    throw new Error(`invalid PROTOCOL="${env.PROTOCOL}"; expected one of: ${PROTOCOLS.join(', ')}`);
+  // A generative model streams, so it takes the stream protocols and defaults to gRPC.
+  const streams = entry.scenario === 'llm';
+  const allowed: readonly Protocol[] = streams ? STREAM_PROTOCOLS : PROTOCOLS;
+  const protocol = (env.PROTOCOL || (streams ? 'grpc' : DEFAULT_SETTINGS.protocol)) as Protocol;
+  if (!allowed.includes(protocol)) {
+    throw new Error(
+      `invalid PROTOCOL="${env.PROTOCOL}"${streams ? ` for ${entry.id}` : ''}; expected one of: ${allowed.join(', ')}`,
+    );
   }
   const batch = positiveInt(env, 'BATCH', entry.defaultBatch);
   if (entry.maxBatchSize === 0 && batch !== 1) {

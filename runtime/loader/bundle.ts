@@ -14,6 +14,8 @@ import { readSidecar } from './prebuilt.ts';
 /** What a script imports from one k6 module: named imports and properties read off its default/namespace. */
 export interface ModuleImports {
   names: Set<string>;
+  /** Only `require`d, maybe on a path never taken: a module the runtime lacks fails where it is required, as in k6. */
+  requiredOnly?: boolean;
 }
 
 /** A script ready to evaluate: CommonJS code and the k6 modules (with names) it imports. */
@@ -32,6 +34,8 @@ export interface BundledScript {
 
 const IMPORT_RE = /^import\s+(.+?)\s+from\s*["']([^"']+)["'];?\s*$/gm;
 const BARE_IMPORT_RE = /^import\s*["']([^"']+)["'];?\s*$/gm;
+/** `require("k6/...")` (esbuild's `__require` in an ESM bundle): a module a script loads only on some path. */
+const REQUIRE_RE = /(?<![\w$.])(?:__)?require\(\s*["'](k6(?:\/[^"']+)?)["']\s*\)/g;
 
 /** Finds the k6 imports of an ESM bundle (esbuild prints one import statement per line at the top). */
 export function scanImports(esm: string): Map<string, ModuleImports> {
@@ -72,6 +76,8 @@ export function scanImports(esm: string): Map<string, ModuleImports> {
       for (const mm of code.matchAll(re)) e.names.add(mm[1]!);
     }
   }
+  for (const m of code.matchAll(REQUIRE_RE))
+    if (!out.has(m[1]!)) out.set(m[1]!, { names: new Set(), requiredOnly: true });
   return out;
 }
 

@@ -24,6 +24,8 @@ const LOADERS: Record<string, () => Promise<Namespace>> = {
   'k6/experimental/fs': () => import('../modules/fs.ts'),
   'k6/experimental/csv': () => import('../modules/csv.ts'),
   'k6/experimental/streams': () => import('../modules/streams.ts'),
+  // xk6-sse's extension module (github.com/phymbert/xk6-sse), with its API.
+  'k6/x/sse': () => import('../modules/sse.ts'),
 };
 
 /** The message k6-triton gives for every k6 API it does not implement. */
@@ -40,6 +42,7 @@ export async function resolveK6Modules(
   const out = new Map<string, Namespace>();
   for (const [spec, used] of imports) {
     const load = LOADERS[spec];
+    if (!load && used.requiredOnly) continue;
     if (!load) throw new ScriptLoadError(unsupported(spec));
     let ns: Namespace;
     try {

@@ -14,6 +14,7 @@ import { bindToVu, runInVu, type VuState } from '../vu-context.ts';
 import { awaitSyncCalls, needsAwaitSync } from './await-sync.ts';
 import { bundleScript, ScriptLoadError } from './bundle.ts';
 import { ESM_INIT_HELPERS } from './esm-init.ts';
+import type { MetricType } from '../metrics/registry.ts';
 import { resolveK6Modules } from './k6-modules.ts';
 import { registerSourceMap } from './source-map.ts';
 
@@ -104,6 +105,14 @@ export class Program {
         hooks.push(ns['waitForStreams'] as (vu: VuState) => Promise<void>);
     }
     return hooks;
+  }
+
+  /** Metrics an extension module registers when it loads (xk6-sse's sse_event), so thresholds can name them. */
+  moduleMetrics(): [string, MetricType][] {
+    const out: [string, MetricType][] = [];
+    for (const ns of this.modules.values())
+      out.push(...((ns['MODULE_METRICS'] as [string, MetricType][] | undefined) ?? []));
+    return out;
   }
 
   /**

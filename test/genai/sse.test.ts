@@ -45,7 +45,8 @@ describe('SseDecoder', () => {
     for (const way of ways) {
       expect(way.events, way.how).toEqual([
         { event: 'message', data: '{"text":"h\u00e9llo \u4e16\u754c \ud83d\ude80"}' },
-        { event: 'message', data: 'x\ny' },
+        // The block's comment comes with its event (xk6-sse's Event.Comment).
+        { event: 'message', data: 'x\ny', comment: 'c' },
       ]);
       expect(way.truncated, way.how).toBe(false);
     }

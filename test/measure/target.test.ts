@@ -14,10 +14,18 @@ describe('resolveTarget', () => {
   });
 
   it('finds a generative model: its own scenario over gRPC, its budget with TTFT and ITL bounds, its load', () => {
-    const target = resolveTarget('gpt2', { PROTOCOL: 'http' });
+    const target = resolveTarget('gpt2', {});
     expect(target.scenarioPath).toMatch(/scenarios\/llm\.ts$/);
-    expect(target.scenarioEnv).toEqual({ MODEL: 'gpt2', PROTOCOL: 'grpc' });
+    expect(target.scenarioEnv).toEqual({ MODEL: 'gpt2' });
     expect(target.run.settings.protocol).toBe('grpc');
+    // Or over SSE; a protocol of the tensor models is one line naming the stream protocols.
+    expect(resolveTarget('gpt2', { PROTOCOL: 'openai-chat' }).run.settings.protocol).toBe('openai-chat');
+    expect(() => resolveTarget('gpt2', { PROTOCOL: 'http' })).toThrow(
+      'invalid PROTOCOL="http" for gpt2; expected one of: grpc, generate, openai-chat, openai-completions',
+    );
+    expect(() => resolveTarget('mnist', { PROTOCOL: 'generate' })).toThrow(
+      'invalid PROTOCOL="generate"; expected one of: http, http-json, grpc',
+    );
     expect(target.entry.payload).toEqual({ kind: 'prompt' });
     expect(target.run.budget.ttft_p95_ms).toBeGreaterThan(0);
     expect(target.run.budget.itl_p95_ms).toBeGreaterThan(0);

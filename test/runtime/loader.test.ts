@@ -31,6 +31,17 @@ describe('scanImports', () => {
       'k6/execution': ['test', 'vu'],
     });
   });
+
+  it("marks a module only require()d (esbuild's __require in ESM) as such, so a runtime without it fails only there", () => {
+    const esm = [
+      'import http from "k6/http";',
+      'const sse = __ENV.SSE ? __require("k6/x/sse") : undefined; const h = require("k6/http");',
+      'x.require("k6/x/other");',
+      '// require("k6/x/commented")',
+    ].join('\n');
+    const got = Object.fromEntries([...scanImports(esm)].map(([k, v]) => [k, v.requiredOnly ?? false]));
+    expect(got).toEqual({ 'k6/http': false, 'k6/x/sse': true });
+  });
 });
 
 describe('VUs interleaving across awaits', () => {

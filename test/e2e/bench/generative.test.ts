@@ -1,7 +1,8 @@
 /**
  * `bench gpt2` end to end: the generative scenario streams to the embedded server's simulated gpt2 over gRPC
- * ModelStreamInfer under the Node runtime and, when present, real k6, and the run's summary holds TTFT, ITL,
- * latency and token throughput per level. The checks are the metrics' arithmetic, not timing: every request
+ * ModelStreamInfer under the Node runtime and, when present, real k6, and over SSE (generate_stream, OpenAI chat
+ * and completions through k6/x/sse) under the Node runtime; the run's summary holds TTFT, ITL, latency and token
+ * throughput per level. Real k6 without the SSE extension refuses an SSE protocol with one line. The checks are the metrics' arithmetic, not timing: every request
  * gets exactly OUTPUT_TOKENS tokens, so per level output tokens = requests x OSL, and since latency = TTFT +
  * (OSL - 1) x ITL holds per request it holds for the averages.
  */
@@ -274,6 +275,41 @@ describe('bench gpt2 open loop (--request-rate)', () => {
       const [level] = levelsOf(results);
       checkOpenLevel(level!);
       expect(run.stdout).toMatch(/^r4: (schedule held|could not keep up)/m);
+    },
+    120_000,
+  );
+});
+
+describe('bench gpt2 over SSE (k6/x/sse)', () => {
+  for (const protocol of ['generate', 'openai-chat', 'openai-completions']) {
+    it(`--protocol ${protocol}: TTFT, ITL and tokens per level under the Node runtime`, async () => {
+      const { run, results } = await benchGpt2('node', {}, [
+        '--concurrency',
+        LEVELS.join(','),
+        '--protocol',
+        protocol,
+      ]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toContain('all budgets met');
+      await checkLevels(results);
+    }, 120_000);
+  }
+
+  it.skipIf(!k6.path)(
+    `real k6 without the extension: one line naming k6/x/sse and how to get it, exit 107 ${k6.skipReason}`,
+    async () => {
+      const { run } = await benchGpt2('k6', { K6_BIN: k6.path! }, [
+        '--concurrency',
+        LEVELS.join(','),
+        '--protocol',
+        'generate',
+      ]);
+      expect(run.code, run.stderr).toBe(107);
+      const lines = `${run.stdout}\n${run.stderr}`.split('\n').filter((l) => l.includes('k6/x/sse'));
+      expect(lines, run.stderr).toHaveLength(1);
+      expect(lines[0]).toContain(
+        'PROTOCOL=generate streams over SSE with the k6 extension k6/x/sse, which this k6 binary lacks; build one with it (xk6 build --with github.com/phymbert/xk6-sse)',
+      );
     },
     120_000,
   );

@@ -16,13 +16,11 @@
  * last arrival less its first over n - 1, which such pairs do not move. Consistency holds
  * at c1: latency = TTFT + (OSL - 1) x ITL; output tokens/s = requests/s x OSL. Skips what is absent, naming it.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LevelResult } from '../../../lib/summary/types.ts';
 import { startTritonserver } from '../../../measure/tritonserver.ts';
-import { resultsDir, runCli, runFolder } from '../bench/run-cli.ts';
 import { referenceTool } from '../tools/reference-tools.ts';
+import { runRepeatBench } from './repeat-bench-run.ts';
 import { removeRepeatRepository, streamClient, writeRepeatRepository } from './repeat-stream.ts';
 import { REAL_TRITON, startEmbeddedTarget, type Target } from './servers.ts';
 
@@ -57,23 +55,12 @@ async function benchRepeat(
   runtime: 'node' | 'k6',
   env: Record<string, string> = {},
 ): Promise<LevelResult[]> {
-  const results = resultsDir();
-  const run = await runCli(
-    [
-      ...['bench', 'repeat', '--runtime', runtime, '--concurrency', '1'],
-      ...['--url', target.url, '--grpc-url', target.grpcUrl, '--metrics-url', 'off'],
-      ...['--step-duration', '4s', '--warmup', '1s', '--results-dir', results, '--no-progress'],
-    ],
-    {
-      OUTPUT_TOKENS: String(OSL),
-      FIRST_DELAY_MS: String(FIRST_DELAY_MS),
-      TOKEN_DELAY_MS: String(TOKEN_DELAY_MS),
-      ...env,
-    },
-  );
-  expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
-  const summary = JSON.parse(readFileSync(join(runFolder(results, 'repeat'), 'summary.json'), 'utf8'));
-  return summary.report.results as LevelResult[];
+  const args = [
+    ...['--runtime', runtime, '--concurrency', '1', '--step-duration', '4s', '--warmup', '1s'],
+    ...['--url', target.url, '--grpc-url', target.grpcUrl, '--metrics-url', 'off'],
+  ];
+  const ask = { osl: OSL, firstDelay_ms: FIRST_DELAY_MS, tokenDelay_ms: TOKEN_DELAY_MS };
+  return (await runRepeatBench(args, ask, env)).levels;
 }
 
 /** What the server did: the median gap between its sends of one request, ms. */

@@ -45,7 +45,10 @@ export async function runBatch<T>(
       let slots: Slots | undefined;
       if (perHost > 0) {
         slots = hosts.get(job.host);
-        if (!slots) hosts.set(job.host, (slots = new Slots(perHost)));
+        if (!slots) {
+          slots = new Slots(perHost);
+          hosts.set(job.host, slots);
+        }
         await slots.acquire();
       }
       try {

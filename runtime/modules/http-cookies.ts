@@ -35,6 +35,13 @@ interface SetOptions {
   http_only?: boolean;
 }
 
+/** Appends value to out[key], making the list on first use. */
+function pushTo<T>(out: Record<string, T[]>, key: string, value: T): void {
+  const list = out[key];
+  if (list) list.push(value);
+  else out[key] = [value];
+}
+
 function parsedUrl(url: unknown): URL {
   try {
     return new URL(String(url));
@@ -50,7 +57,7 @@ export class CookieJar {
   /** The cookies the jar would send to `url`, as name → values. */
   cookiesForURL(url: string): Record<string, string[]> {
     const out: Record<string, string[]> = {};
-    for (const [name, value] of this.pairsFor(parsedUrl(url))) (out[name] ??= []).push(value);
+    for (const [name, value] of this.pairsFor(parsedUrl(url))) pushTo(out, name, value);
     return out;
   }
 
@@ -153,7 +160,7 @@ export function requestCookiePairs(
 /** Response.request.cookies: name → [{ name, value, replace }] of the Cookie header sent. */
 export function requestCookiesInfo(pairs: readonly [string, string][]): Record<string, unknown[]> {
   const out: Record<string, unknown[]> = {};
-  for (const [name, value] of pairs) (out[name] ??= []).push({ name, value, replace: false });
+  for (const [name, value] of pairs) pushTo(out, name, { name, value, replace: false });
   return out;
 }
 
@@ -164,7 +171,7 @@ export function responseCookies(setCookies: readonly string[]): Record<string, R
     const c = Cookie.parse(s, { loose: true });
     if (!c) continue;
     const maxAge = c.maxAge;
-    (out[c.key] ??= []).push({
+    pushTo(out, c.key, {
       name: c.key,
       value: c.value,
       domain: c.domain ?? '',

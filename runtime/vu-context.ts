@@ -30,13 +30,14 @@ export interface ModuleOptions {
   noConnectionReuse: boolean;
   /** insecureSkipTLSVerify and tlsAuth. */
   tls: ClientTls;
-  /** k6/http: maxRedirects (k6's default 10), batch (20), batchPerHost (6; 0 = no limit), noCookiesReset. */
+  /** k6/http: maxRedirects (unset: 10), batch (20), batchPerHost (6; 0 = no limit), noCookiesReset. */
   http?: HttpOptions;
 }
 
 /** The test options k6/http honours besides the ones above. */
 export interface HttpOptions {
-  maxRedirects: number;
+  /** null when the script does not set it: k6 then follows 10 and warns when a request stops there. */
+  maxRedirects: number | null;
   batch: number;
   batchPerHost: number;
   noCookiesReset: boolean;

@@ -20,6 +20,7 @@ import {
   parseUrl,
   type RequestParams,
   TaggedUrl,
+  DEFAULT_REDIRECTS,
   wireBody,
   withoutCredentials,
 } from './http-params.ts';
@@ -125,7 +126,7 @@ function failedResponse(url: string, err: K6HttpError, info: RequestInfo): Respo
 const DIGEST_CHALLENGE = new ExpectedStatuses([401]);
 /** k6's defaults of the options k6/http honours. */
 const DEFAULT_HTTP_OPTIONS: HttpOptions = {
-  maxRedirects: 10,
+  maxRedirects: null,
   batch: 20,
   batchPerHost: 6,
   noCookiesReset: false,
@@ -190,7 +191,9 @@ export async function asyncRequest(
       : state.responseCallback !== undefined
         ? state.responseCallback
         : initResponseCallback;
-  const maxRedirects = p.redirects ?? (vu.options.http ?? DEFAULT_HTTP_OPTIONS).maxRedirects;
+  // k6 warns of a request stopped at the redirect limit only when neither the params nor the options set it.
+  const redirectsSet = p.redirects ?? vu.options.http?.maxRedirects ?? null;
+  const maxRedirects = redirectsSet ?? DEFAULT_REDIRECTS;
   const jar = p.jar ?? vuJar(vu, state);
   let method_ = String(method).toUpperCase();
   let target: ReturnType<typeof parseUrl>;
@@ -288,7 +291,7 @@ export async function asyncRequest(
     const isRedirect = !error && REDIRECT_STATUSES.has(result.status);
     const redirectHeaders = isRedirect ? headersFromRaw(result.rawHeaders()) : null;
     const location = redirectHeaders?.['Location'];
-    if (isRedirect && location !== undefined && hop >= maxRedirects && p.redirects === null) {
+    if (isRedirect && location !== undefined && hop >= maxRedirects && redirectsSet === null) {
       logLine(
         'WARN',
         `Stopped after ${hop + 1} redirects and returned the redirection; pass { redirects: n } in request params or set global maxRedirects to silence this`,

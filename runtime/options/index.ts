@@ -63,7 +63,7 @@ function boolOpt(v: unknown, what: string): boolean {
   return v;
 }
 
-function intOpt(v: unknown, what: string, dflt: number): number {
+function intOpt<D extends number | null>(v: unknown, what: string, dflt: D): number | D {
   if (v === undefined || v === null) return dflt;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
     throw new Error(`invalid option ${what}: expected an integer >= 0, got ${JSON.stringify(v)}`);
@@ -73,7 +73,7 @@ function intOpt(v: unknown, what: string, dflt: number): number {
 /** k6/http's options with k6's defaults. */
 function httpOptions(s: Record<string, unknown>): HttpOptions {
   return {
-    maxRedirects: intOpt(s['maxRedirects'], 'maxRedirects', 10),
+    maxRedirects: intOpt(s['maxRedirects'], 'maxRedirects', null),
     batch: intOpt(s['batch'], 'batch', 20),
     batchPerHost: intOpt(s['batchPerHost'], 'batchPerHost', 6),
     noCookiesReset: boolOpt(s['noCookiesReset'], 'noCookiesReset'),

@@ -7,11 +7,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** A running server: its base URL, the most requests it had in flight (per path prefix), and stop(). */
+/** A running server: its base URL, the most /slow requests it had in flight, and stop(). */
 export interface HttpbinServer {
   base: string;
-  /** Highest number of /slow requests in flight at once, overall and per Host header. */
-  peak: { total: number; perHost: Record<string, number> };
+  /** The same server on a second port: another host for batchPerHost, counted together. */
+  base2: string;
+  /** Highest number of /slow requests in flight at once, by `User-Agent` and by `User-Agent Host`. */
+  peak: Map<string, number>;
   stop(): Promise<void>;
 }
 
@@ -77,9 +79,14 @@ function digestAuth(
  */
 export async function startHttpbin(): Promise<HttpbinServer> {
   const nonces = new Set<string>();
-  const peak = { total: 0, perHost: {} as Record<string, number> };
-  const inFlight = { total: 0, perHost: {} as Record<string, number> };
-  const server: Server = createServer((req, res) => {
+  const peak = new Map<string, number>();
+  const inFlight = new Map<string, number>();
+  const add = (key: string, n: number) => {
+    const now = (inFlight.get(key) ?? 0) + n;
+    inFlight.set(key, now);
+    peak.set(key, Math.max(peak.get(key) ?? 0, now));
+  };
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
     req.resume();
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://x');
@@ -112,15 +119,13 @@ export async function startHttpbin(): Promise<HttpbinServer> {
         case 'digest-auth':
           return digestAuth(req, res, parts[1] ?? '', parts[2] ?? '', nonces);
         case 'slow': {
-          const host = req.headers.host ?? '';
-          inFlight.total++;
-          inFlight.perHost[host] = (inFlight.perHost[host] ?? 0) + 1;
-          peak.total = Math.max(peak.total, inFlight.total);
-          peak.perHost[host] = Math.max(peak.perHost[host] ?? 0, inFlight.perHost[host]!);
+          // Keyed by client too: both runtimes of an agreement test share the server.
+          const ua = req.headers['user-agent'] ?? '';
+          const keys = [ua, `${ua} ${req.headers.host ?? ''}`];
+          for (const k of keys) add(k, 1);
           setTimeout(() => {
-            inFlight.total--;
-            inFlight.perHost[host]!--;
-            json(res, 200, { host });
+            for (const k of keys) add(k, -1);
+            json(res, 200, {});
           }, 50);
           return;
         }
@@ -132,16 +137,24 @@ export async function startHttpbin(): Promise<HttpbinServer> {
           return res.end();
       }
     });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
+  };
+  const servers: Server[] = [createServer(handler), createServer(handler)];
+  await Promise.all(servers.map((s) => new Promise<void>((r) => s.listen(0, '127.0.0.1', r))));
+  const [base, base2] = servers.map((s) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`);
   return {
-    base: `http://127.0.0.1:${port}`,
+    base: base!,
+    base2: base2!,
     peak,
-    stop: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
+    stop: async () => {
+      await Promise.all(
+        servers.map(
+          (s) =>
+            new Promise<void>((r) => {
+              s.closeAllConnections();
+              s.close(() => r());
+            }),
+        ),
+      );
+    },
   };
 }

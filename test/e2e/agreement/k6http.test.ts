@@ -22,6 +22,34 @@ function requests(o: Outcome, bases: string[]): string[] {
     .sort();
 }
 
+/** k6's logfmt lines (`level=info msg="..."`) or the Node runtime's (`INFO[0000] ...`) as `level message`. */
+function logLines(stderr: string, source: string): string[] {
+  const out: string[] = [];
+  const k6Line = new RegExp(`level=(\\w+) msg=("(?:[^"\\\\]|\\\\.)*"|\\S+).* source=${source}`);
+  const nodeLine = new RegExp(`^(INFO|WARN|ERRO)\\[\\d+\\] ([\\s\\S]*?) (?:\\w+=\\S+ )*source=${source}$`);
+  for (const entry of stderr.split(/\n(?=\S)/)) {
+    const k = k6Line.exec(entry);
+    if (k) {
+      const msg = k[2]!.startsWith('"') ? (JSON.parse(k[2]!) as string) : k[2]!;
+      out.push(`${k[1]!.slice(0, 4)} ${msg}`);
+      continue;
+    }
+    const n = nodeLine.exec(entry.trimEnd());
+    if (n) out.push(`${n[1]!.toLowerCase()} ${n[2]}`);
+  }
+  return out.map((l) => l.replace(/^warn(ing)? /, 'warn ').replace(/^erro(r)? /, 'erro '));
+}
+
+/** A logged exception as its message and the line numbers of its frames in `file`. */
+function exceptionFrames(line: string, file: string): string {
+  const [message, ...frames] = line.split('\n');
+  const lines = frames.flatMap((f) => {
+    const m = new RegExp(`${file}:(\\d+):\\d+`).exec(f);
+    return m ? [m[1]] : [];
+  });
+  return `${message} @ ${lines.join(',')}`;
+}
+
 /** Every check of the run passed (and there were some). */
 function allPassed(o: Outcome): void {
   const checks = Object.values(o.summary?.root_group.checks ?? {});
@@ -78,5 +106,18 @@ describe.skipIf(!K6)('k6/http agreement with real k6', () => {
     expect(perHost).toEqual([2, 2, 2, 2]);
     expect(perClient).toHaveLength(2);
     for (const peak of perClient) expect(peak).toBeLessThanOrEqual(3);
+  });
+
+  it('console.js: console output as k6 prints each kind of value; a thrown string with its frames', async () => {
+    const { k6: k, node: n } = await runBoth(k6, 'console.js');
+    expect(k.code, k.stderr).toBe(0);
+    expect(n.code, n.stderr).toBe(0);
+    const k6Console = logLines(k.stderr, 'console');
+    expect(k6Console).toHaveLength(5);
+    expect(logLines(n.stderr, 'console')).toEqual(k6Console);
+    const thrown = (o: Outcome) =>
+      logLines(o.stderr, 'stacktrace').map((l) => exceptionFrames(l, 'console.js'));
+    expect(thrown(k)).toEqual(['erro thrown string @ 5,16']);
+    expect(thrown(n)).toEqual(thrown(k));
   });
 });

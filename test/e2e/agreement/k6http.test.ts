@@ -4,6 +4,7 @@
  * exit codes, checks, request counts and each request's tags must be the same.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EchoServer, startEchoServer } from '../../runtime/echo-grpc-server.ts';
 import { type HttpbinServer, startHttpbin } from '../../runtime/httpbin-server.ts';
 import { findK6, groupTree, type Outcome, runBoth } from './harness.ts';
 
@@ -119,5 +120,24 @@ describe.skipIf(!K6)('k6/http agreement with real k6', () => {
       logLines(o.stderr, 'stacktrace').map((l) => exceptionFrames(l, 'console.js'));
     expect(thrown(k)).toEqual(['erro thrown string @ 5,16']);
     expect(thrown(n)).toEqual(thrown(k));
+  });
+
+  it('grpc-unary-bytes.js: unary calls count the connection wire bytes, near what k6 counts', async () => {
+    let grpc: EchoServer | undefined;
+    try {
+      grpc = await startEchoServer();
+      const { k6: k, node: n } = await runBoth(k6, 'grpc-unary-bytes.js', { env: { GRPC_ADDR: grpc.addr } });
+      expect(k.code, k.stderr).toBe(0);
+      expect(n.code, n.stderr).toBe(0);
+      const bytes = (o: Outcome, m: string) => (o.summary?.metrics[m]?.['count'] as number | undefined) ?? 0;
+      // HPACK and grpc-go's PINGs and window updates differ, so the sizes are near, not equal; messages
+      // alone would be 5 x 9 bytes each way, a tenth of k6's figures.
+      for (const m of ['data_sent', 'data_received']) {
+        const ratio = bytes(n, m) / bytes(k, m);
+        expect([m, ratio > 0.5 && ratio < 2]).toEqual([m, true]);
+      }
+    } finally {
+      grpc?.stop();
+    }
   });
 });

@@ -52,7 +52,13 @@ function parsedUrl(url: unknown): URL {
 
 /** k6's http.CookieJar: cookies by URL, as Go's cookiejar keeps them. */
 export class CookieJar {
-  readonly #jar = new ToughJar(undefined, { rejectPublicSuffixes: false, looseMode: true });
+  /** Made on the first cookie: each VU gets a new jar every iteration, and most never hold a cookie. */
+  #store: ToughJar | null = null;
+
+  get #jar(): ToughJar {
+    this.#store ??= new ToughJar(undefined, { rejectPublicSuffixes: false, looseMode: true });
+    return this.#store;
+  }
 
   /** The cookies the jar would send to `url`, as name → values. */
   cookiesForURL(url: string): Record<string, string[]> {
@@ -117,7 +123,8 @@ export class CookieJar {
 
   /** The jar's name/value pairs for a request to `u`, in the order Go's jar sends them. */
   pairsFor(u: URL): [string, string][] {
-    return this.#jar.getCookiesSync(u.href).map((c) => [c.key, c.value]);
+    if (!this.#store) return [];
+    return this.#store.getCookiesSync(u.href).map((c) => [c.key, c.value]);
   }
 
   /** Stores the Set-Cookie header values a response from `u` carried. */

@@ -4,7 +4,7 @@
  * `__k6tThrown(...)` (inserted within the line, so lines keep their numbers), which records the
  * stack where the value was thrown; the iteration's error log reads it back.
  */
-import { ScriptLoadError } from './bundle.ts';
+import { type AnyNode, parseBundle } from './await-sync.ts';
 
 /** Throw statements whose value is not written as `new ...Error(...)`: only these need wrapping. */
 const MAYBE_NOT_ERROR = /\bthrow\s+(?!new\s+[\w$.]*Error\s*\()/;
@@ -37,22 +37,10 @@ export function thrownFrames(v: unknown): string | undefined {
     : stacks.get(v);
 }
 
-type AnyNode = { type: string; start: number; end: number; [key: string]: unknown };
-
 /** The bundle with each throw statement's value that may not be an Error wrapped in __k6tThrown(...). */
 export async function markThrows(code: string, path: string): Promise<string> {
   if (!MAYBE_NOT_ERROR.test(code)) return code;
-  const { parse } = await import('acorn');
-  let ast: AnyNode;
-  try {
-    ast = parse(code, {
-      ecmaVersion: 'latest',
-      sourceType: 'script',
-      allowHashBang: true,
-    }) as unknown as AnyNode;
-  } catch (err) {
-    throw new ScriptLoadError(`cannot load ${path}: ${(err as Error).message}`);
-  }
+  const ast = await parseBundle(code, path);
   const args: AnyNode[] = [];
   const visit = (n: unknown): void => {
     if (Array.isArray(n)) {

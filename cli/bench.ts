@@ -46,6 +46,8 @@ const FLAG_ENV: Record<string, string> = {
   stability: 'STABILITY',
   p95Ms: 'P95_MS',
   p99Ms: 'P99_MS',
+  ttftP95Ms: 'TTFT_P95_MS',
+  itlP95Ms: 'ITL_P95_MS',
   thresholds: 'THRESHOLDS',
   validateEvery: 'VALIDATE_EVERY',
   sequenceLength: 'SEQUENCE_LENGTH',

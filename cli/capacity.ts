@@ -7,6 +7,7 @@ import { runCapacity } from '../measure/capacity/run.ts';
 import { DEFAULT_MAX_TRIALS } from '../measure/capacity/search.ts';
 import type { RuntimeChoice } from '../measure/runner.ts';
 import { modelIds } from '../models/index.ts';
+import { GENERATIVE } from '../models/generative.ts';
 import { mixOperands, runSettings } from './bench.ts';
 import { runMixCapacity } from '../measure/mix/capacity.ts';
 import {
@@ -38,7 +39,7 @@ export function registerCapacity(program: Command): void {
     )
     .argument(
       '[model]',
-      `catalog model (${modelIds().join(', ')}) or generic (with --model-name); none with --mix`,
+      `catalog model (${modelIds().join(', ')}), a generative model (${Object.keys(GENERATIVE).join(', ')}: its SLOs must hold) or generic (with --model-name); none with --mix`,
     )
     .argument('[k6-args...]', 'extra k6 flags after --')
     .option('--request-rate', 'search the open-loop request rate instead of the concurrency')

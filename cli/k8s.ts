@@ -1,6 +1,7 @@
 /**
  * `k6-triton k8s <model>`: writes the manifests of a distributed bench on grafana's k6-operator (a
- * ConfigMap with the bundle and budget, the payloads or their generator, a results claim and a TestRun).
+ * ConfigMap with the bundle and budget, the payloads or their generator, a results claim and a TestRun, and a
+ * Secret with the request headers when the run sends any).
  * Settings are the bench's (flags or environment); `k6-triton merge` turns the runners' samples into one report.
  */
 import { writeFile } from 'node:fs/promises';
@@ -68,6 +69,10 @@ export function registerK8s(program: Command): void {
     .option('--results-size <q>', 'size of that claim', '5Gi')
     .option('--count <n>', 'requests in the payload set', wholeNumber('--count', 1))
     .option('--seed <n>', 'payload seed', wholeNumber('--seed', 0))
+    .option(
+      '--headers-secret <name>',
+      'existing Secret whose HEADERS key holds the runners\' headers ("Name:value,..."); without it --headers and --headers-file are written into a Secret <name>-headers',
+    )
     .option('--generate-payloads', 'generate payloads in the runners even when they fit a ConfigMap')
     .option('-o, --out <file>', 'write the YAML here instead of stdout')
     .action(async (model: string, k6Args: string[], flags: Record<string, unknown>) => {
@@ -84,6 +89,7 @@ export function registerK8s(program: Command): void {
         resultsSize: String(flags.resultsSize),
         ...(flags.count !== undefined ? { count: flags.count as number } : {}),
         ...(flags.seed !== undefined ? { seed: flags.seed as number } : {}),
+        ...(flags.headersSecret !== undefined ? { headersSecret: String(flags.headersSecret) } : {}),
         generatePayloads: Boolean(flags.generatePayloads),
         extraArguments: k6Args,
       });

@@ -8,6 +8,7 @@ import { registerMerge } from './merge.ts';
 import { registerModels } from './models.ts';
 import { registerPayloads } from './payloads.ts';
 import { registerRepository } from './repository.ts';
+import { registerRescore } from './rescore.ts';
 import { registerRun } from './run.ts';
 import { registerServe } from './serve.ts';
 import { registerSweep } from './sweep.ts';
@@ -27,6 +28,7 @@ export function program(): Command {
   registerModels(prog);
   registerPayloads(prog);
   registerRepository(prog);
+  registerRescore(prog);
   registerRun(prog);
   registerServe(prog);
   registerSweep(prog);

@@ -37,6 +37,8 @@ export function addBudgetOptions(command: Command): Command {
   return command
     .option('--p95-ms <ms>', 'override the p95 budget (P95_MS)')
     .option('--p99-ms <ms>', 'override the p99 budget (P99_MS)')
+    .option('--ttft-p95-ms <ms>', 'generative models: override the TTFT p95 budget (TTFT_P95_MS)')
+    .option('--itl-p95-ms <ms>', 'generative models: override the ITL p95 budget (ITL_P95_MS)')
     .option(
       '--validate-every <n>',
       `check outputs of 1 in n measured responses (VALIDATE_EVERY; default ${DEFAULT_VALIDATE_EVERY}; 1 = all, 0 = none); warm-up responses are all checked`,

@@ -54,6 +54,7 @@ interface RunFlags {
   executionSegment?: string;
   executionSegmentSequence?: string;
   insecureSkipTlsVerify?: boolean;
+  secretSource: string[];
 }
 
 /** Adds the `run` subcommand to the program. */
@@ -88,6 +89,12 @@ export function registerRun(program: Command): void {
       ),
     )
     .option('-e, --env <KEY=VALUE>', 'environment variable for __ENV (repeatable)', keyValue, {})
+    .option(
+      '--secret-source <type=config>',
+      'secret source for k6/secrets: file=PATH or mock=KEY=VALUE,… (repeatable; name=N, default)',
+      collect,
+      [],
+    )
     .option('--tag <NAME=VALUE>', 'tag added to every metric sample (repeatable)', keyValue, {})
     .addOption(
       new Option('-o, --out <output>', 'sample output: json=FILE or csv=FILE (repeatable)')
@@ -146,6 +153,7 @@ export function registerRun(program: Command): void {
         noThresholds: !flags.thresholds,
         quiet: flags.quiet,
         noColor: !flags.color,
+        secretSources: flags.secretSource,
       });
       process.exitCode = result.exitCode;
       // A timer or socket the script left open must not keep the process alive after the test,

@@ -1,8 +1,8 @@
 /**
  * The server a run starts when it is given no TRITON_URL, chosen in one place for bench, capacity, sweep and
  * the fidelity benchmark: the embedded server, or a real tritonserver when TRITONSERVER (or --tritonserver)
- * names one. Real Triton runs in explicit model-control mode with only the run's model loaded, on
- * --model-repository or on the catalog exported into build/triton-repository/.
+ * names one. Real Triton runs in explicit model-control mode with only the run's models loaded (one, or every
+ * model of a mix), on --model-repository or on the catalog exported into build/triton-repository/.
  */
 import { accessSync, constants } from 'node:fs';
 import { resolve } from 'node:path';
@@ -19,6 +19,14 @@ export interface LocalServerChoice extends ServingChoice {
   tritonserver?: string;
   /** Explicit model control with the model loaded, as the sweep's repository API calls need. @default false */
   explicitControl?: boolean;
+  /** The other models of a mix, served beside the run's model (the embedded server serves them all anyway). */
+  alsoServe?: readonly ServedModel[];
+}
+
+/** A catalog model a started server must serve, and the name it is served under. */
+export interface ServedModel {
+  modelId: string;
+  servedModel: string;
 }
 
 /** A started server and the line that says what it is. */
@@ -80,27 +88,33 @@ export async function startLocalServer(
       `--time-scale applies to the embedded server only; drop it or unset TRITONSERVER=${binary}`,
     );
   checkBinary(binary);
-  const repository = choice.modelRepository
-    ? resolve(choice.modelRepository)
-    : await exportCatalogRepository({
-        modelId: choice.modelId,
-        ...(choice.precision ? { precision: choice.precision } : {}),
-      });
+  const others = choice.alsoServe ?? [];
+  const served = others.length
+    ? `, serving ${[choice.servedModel, ...others.map((m) => m.servedModel)].join(', ')}`
+    : '';
+  let repository = choice.modelRepository ? resolve(choice.modelRepository) : undefined;
+  if (!repository) {
+    repository = await exportCatalogRepository({
+      modelId: choice.modelId,
+      ...(choice.precision ? { precision: choice.precision } : {}),
+    });
+    for (const other of others) await exportCatalogRepository({ modelId: other.modelId });
+  }
   try {
-    // Only the run's model is loaded: a repository may hold models this machine cannot load, or slowly.
+    // Only the run's models are loaded: a repository may hold models this machine cannot load, or slowly.
     const server = await startTritonserver(
       {
         binary,
         repository,
         modelControl: 'explicit',
-        loadModels: [choice.servedModel],
+        loadModels: [choice.servedModel, ...others.map((m) => m.servedModel)],
       },
       interruption,
     );
     return {
       ...server,
       kind: 'tritonserver',
-      description: `tritonserver on ${server.url} (gRPC ${server.grpcUrl}, repository ${repository}${loaded})`,
+      description: `tritonserver on ${server.url} (gRPC ${server.grpcUrl}, repository ${repository}${loaded}${served})`,
     };
   } catch (error) {
     throw new Error(tritonserverFailure(binary, error as Error));

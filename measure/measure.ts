@@ -21,6 +21,7 @@ import { us_to_ms } from '../lib/units.ts';
 import { EXIT } from '../runtime/exit-codes.ts';
 import { type CpuSample, cpuShare_pct } from './cpu.ts';
 import type { Interruption } from './interrupt.ts';
+import { extractRecords, recordsOutputArgs } from './genai-records.ts';
 import { scrapeMetrics } from './metrics-scrape.ts';
 import type { Prepared } from './prepare.ts';
 import { watchProgress } from './progress.ts';
@@ -260,7 +261,13 @@ export async function measure(prepared: Prepared, options: MeasureOptions): Prom
     ? withLevels(target.settings, options.levels.mode, options.levels.levels)
     : target.settings;
   const env = scenarioEnvironment(prepared, settings, options.dir);
-  const measured = await runMeasurement(prepared, env, plan, plan.settings.modelName, options);
+  // A generative run keeps every measured request's raw record (records.jsonl) for re-scoring offline.
+  const generative = target.entry.scenario === 'llm';
+  const measured = await runMeasurement(prepared, env, plan, plan.settings.modelName, {
+    ...options,
+    k6Args: [...(generative ? recordsOutputArgs(options.dir) : []), ...(options.k6Args ?? [])],
+  });
+  if (generative) await extractRecords(options.dir);
   const levels = readJson<LevelResult[]>(env.LEVELS_JSON!) ?? [];
   const report = modelReport(measured, plan, levels, options.interruption);
   return {

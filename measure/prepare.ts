@@ -11,7 +11,7 @@ import { ensurePayloads } from '../payloads/index.ts';
 import { fetchLiveEntry } from '../payloads/live-fetch.ts';
 import { bundleScenario } from './bundle.ts';
 import type { Interruption } from './interrupt.ts';
-import { type LocalServer, startLocalServer } from './local-server.ts';
+import { type LocalServer, type ServedModel, startLocalServer } from './local-server.ts';
 import { checkMetricsUrl } from './metrics-scrape.ts';
 import type { Target } from './target.ts';
 import { checkTrusted, runTls, runtimeTlsArgs, settingOn, trustFile } from './tls.ts';
@@ -27,6 +27,8 @@ export interface PrepareOptions {
   tritonserver?: string;
   /** Explicit model control with the model loaded, as the sweep's repository API calls need. @default false */
   explicitControl?: boolean;
+  /** The other models of a mix, which a started tritonserver loads beside the first. */
+  alsoServe?: readonly ServedModel[];
   /** Requests in a generated payload set. @default 8 */
   count?: number;
   /** The target's Prometheus endpoint, scraped per level; 'off' for none. @default the started server's */
@@ -122,6 +124,7 @@ export async function prepare(
         timeScale: options.timeScale,
         tritonserver: options.tritonserver,
         ...(options.explicitControl ? { explicitControl: true } : {}),
+        ...(options.alsoServe ? { alsoServe: options.alsoServe } : {}),
       },
       interruption,
     );

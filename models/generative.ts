@@ -139,7 +139,8 @@ export function generativeModelEntry(g: GenerativeModelEntry): ModelEntry {
     precisions: {},
     defaultBatch: 1,
     payload: { kind: 'prompt' },
-    load: g.load,
+    // A stream lasts its calibrated latency: open-loop levels get VUs for the streams they keep in flight.
+    load: { ...g.load, request_s: g.calibration.latency_ms / 1000 },
     scenario: 'llm',
     deployment: { instanceCount: 1 },
     source: { seed: '', note: g.calibration.source },

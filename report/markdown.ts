@@ -3,6 +3,7 @@
  * that seed 002 draws (client, network, server queue and compute) and the budget verdicts. Pure.
  */
 import { kneeLine } from '../lib/genai/knee.ts';
+import { scheduleLines } from '../lib/genai/open-loop.ts';
 import { failureLines, levelsWithFigures } from '../lib/summary/failure.ts';
 import { formatG, msFixed } from '../lib/summary/format.ts';
 import { generatorWarnings } from '../lib/summary/generator.ts';
@@ -11,7 +12,8 @@ import { partialNote } from '../lib/summary/partial.ts';
 import { formatMeasured, splitMetricKey } from '../lib/summary/verdicts.ts';
 import type { LevelResult, RunReport } from '../lib/summary/types.ts';
 
-function table(header: string[], rows: string[][]): string {
+/** A Markdown table. */
+export function table(header: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
@@ -82,7 +84,11 @@ export function generativeTable(results: readonly LevelResult[]): string {
     'Errors',
   ];
   const knee = kneeLine(levels);
-  return `## Tokens: time to first token, inter-token latency, throughput\n\n${table(header, rows)}\n${knee ? `\n${knee}\n` : ''}`;
+  // Open loop: whether the generator kept each level's schedule, or could not keep up.
+  const schedule = scheduleLines(levels)
+    .map((line) => `- ${line}\n`)
+    .join('');
+  return `## Tokens: time to first token, inter-token latency, throughput\n\n${table(header, rows)}\n${knee ? `\n${knee}\n` : ''}${schedule ? `\n${schedule}` : ''}`;
 }
 
 /** Where the average latency goes, per level (ms): client, network+server, and the server's own parts. */

@@ -4,6 +4,7 @@
  * writer (or a run that finished only some levels) never loses the others.
  */
 import { genaiPerfCsv, genaiPerfCsvName } from '../lib/genai/genai-perf-csv.ts';
+import { genaiPerfJson, genaiPerfJsonName } from '../lib/genai/genai-perf-json.ts';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { perfAnalyzerCsv } from './csv.ts';
@@ -61,10 +62,12 @@ export async function writeRunReport(
   await attempt('report.md', () => reportMarkdown(report));
   await attempt('junit.xml', () => junitXml(report));
   await attempt('report.html', () => reportHtml(report, { budget: options.budget }));
-  // A generative level also as genai-perf's CSV, one file per level.
+  // A generative level also as genai-perf's CSV and JSON exports, one file of each per level.
   for (const level of report.results) {
     const csv = genaiPerfCsv(level);
     if (csv !== undefined) await attempt(genaiPerfCsvName(level), () => csv);
+    const json = genaiPerfJson(level, report.model);
+    if (json !== undefined) await attempt(genaiPerfJsonName(level), () => json);
   }
   const plotted = levelsWithFigures(report.results);
   if (plotted.length > 0) {

@@ -14,6 +14,7 @@ import { SectionTracker } from './metrics/sections.ts';
 import { SamplePipeline } from './metrics/pipeline.ts';
 import { systemTagFilter } from './metrics/system-tags.ts';
 import { MetricRegistry } from './metrics/registry.ts';
+import { type SecretSources, secretSources } from './modules/secret-sources.ts';
 import {
   consolidateOptions,
   InvalidConfigError,
@@ -58,6 +59,8 @@ export interface RunTestOptions {
   stderr?: (s: string) => void;
   /** Whether stdout and stderr are terminals (default: the process streams'). */
   tty?: { stdout: boolean; stderr: boolean };
+  /** --secret-source values: file=PATH, mock=K=V,… (k6/secrets). */
+  secretSources?: string[];
   /** Set on the supervised worker: the supervisor's side of the run. */
   control?: RunControl;
 }
@@ -102,6 +105,12 @@ const SIGNAL_ABORT = (signal: string) =>
 async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Promise<RunTestResult> {
   const stdout = opts.stdout ?? ((s: string) => void process.stdout.write(s));
   const stderr = opts.stderr ?? ((s: string) => void process.stderr.write(s));
+  let secrets: SecretSources;
+  try {
+    secrets = secretSources(opts.secretSources ?? []);
+  } catch (err) {
+    return fail(EXIT.GENERIC, (err as Error).message);
+  }
   let program: Program;
   try {
     program = await loadProgram(opts.script);
@@ -113,9 +122,10 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
   const sysEnv = opts.includeSystemEnv === false ? {} : (process.env as Record<string, string>);
   const run = new TestRun(registry, pipeline, { ...sysEnv, ...(opts.env ?? {}) }, program.path);
   run.iterationHooks = program.iterationHooks();
+  run.secrets = secrets;
   const vu0 = new VU(0, run);
   try {
-    program.instantiate(vu0);
+    await program.instantiate(vu0);
   } catch (err) {
     if (err instanceof TestAbortError || run.abortRequest)
       return fail(EXIT.SCRIPT_ABORTED, (err as Error).message);
@@ -159,7 +169,11 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
     (id) => {
       const vu = new VU(id, run);
       vu.options = moduleOptions;
-      program.instantiate(vu);
+      const init = program.instantiate(vu);
+      if (init instanceof Promise)
+        vu.initializing = init.then(() => {
+          vu.initializing = null;
+        });
       return vu;
     },
     registry.get('vus_max')!,
@@ -183,7 +197,7 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
   process.on('uncaughtException', onStray);
   try {
     try {
-      pool.preallocate(plannedVus);
+      await pool.preallocate(plannedVus);
     } catch (err) {
       if (run.abortRequest) return fail(EXIT.SCRIPT_ABORTED, run.abortRequest.reason);
       logScriptError(err, null);

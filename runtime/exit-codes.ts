@@ -17,4 +17,6 @@ export const EXIT = {
   EXTERNAL_ABORT: 105,
   SCRIPT_EXCEPTION: 107,
   SCRIPT_ABORTED: 108,
+  /** k6's generic error, for a run refused before it starts (a bad --secret-source). */
+  GENERIC: 255,
 } as const;

@@ -16,13 +16,27 @@ export function setLogSink(fn: (line: string) => void): (line: string) => void {
 
 export type Level = 'INFO' | 'WARN' | 'ERRO' | 'DEBU';
 
+/** Secret values read (k6/secrets), longest first; log lines show them as k6 does, redacted. */
+const secrets: string[] = [];
+
+/** Keeps `value` out of every later log line (k6 writes ***SECRET_REDACTED*** instead). */
+export function redactFromLogs(value: string): void {
+  if (value.trim() === '' || secrets.includes(value)) return;
+  secrets.push(value);
+  secrets.sort((a, b) => b.length - a.length);
+}
+
+const redacted = (line: string): string =>
+  secrets.reduce((l, s) => l.replaceAll(s, '***SECRET_REDACTED***'), line);
+
 /** Writes one k6-style log line. */
 export function logLine(level: Level, message: string, fields: Record<string, string> = {}): void {
   const secs = String(Math.floor((performance.now() - started_ms) / 1000)).padStart(4, '0');
   const extra = Object.entries(fields)
     .map(([k, v]) => `${k}=${/\s/.test(v) ? JSON.stringify(v) : v}`)
     .join(' ');
-  sink(`${level}[${secs}] ${message}${extra ? ` ${extra}` : ''}\n`);
+  const line = `${level}[${secs}] ${message}${extra ? ` ${extra}` : ''}\n`;
+  sink(secrets.length === 0 ? line : redacted(line));
 }
 
 function format(args: unknown[]): string {

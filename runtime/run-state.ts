@@ -8,6 +8,7 @@ import type { SamplePipeline } from './metrics/pipeline.ts';
 import type { MetricRegistry } from './metrics/registry.ts';
 import type { TestOptions } from './options/index.ts';
 import type { ScenarioConfig } from './options/scenarios.ts';
+import { SecretSources } from './modules/secret-sources.ts';
 import type { VuState } from './vu-context.ts';
 
 export { EXIT } from './exit-codes.ts';
@@ -41,8 +42,10 @@ export class TestAbortError extends Error {
 export class TestRun {
   readonly rootGroup: Group = newRootGroup();
   options: TestOptions | null = null;
-  readonly openCache = new Map<string, { text?: string; binary?: ArrayBuffer }>();
+  readonly openCache = new Map<string, { text?: string; binary?: ArrayBuffer; bytes?: Uint8Array }>();
   readonly sharedArrays = new Map<string, readonly unknown[]>();
+  /** The secret sources of `--secret-source` (k6/secrets). */
+  secrets = new SecretSources(new Map());
   /** Monotonic start of the test (performance.now()), set when scenarios start. */
   start_ms = 0;
   iterationsCompleted = 0;

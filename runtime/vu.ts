@@ -14,6 +14,8 @@ const asIs = (samples: Sample[]): Sample[] => samples;
 export class VU implements VuState {
   inInit = true;
   exports: Record<string, unknown> = {};
+  /** Set while an init context that awaits (top-level `await`) has not finished; null after. */
+  initializing: Promise<void> | null = null;
   /** The scenario's exec function in this VU's module instance. */
   execFn: (data: unknown) => unknown = () => undefined;
   /** Calls execFn with the VU's data; bound once so an iteration creates no closure. */
@@ -42,6 +44,11 @@ export class VU implements VuState {
   options: ModuleOptions;
   /** Tags the script set through exec.vu.tags; they stay until changed, as in k6. */
   readonly customTags: Tags = {};
+  /**
+   * `exec.vu.metrics.metadata`: key-value pairs every later custom-metric sample of this VU carries to the
+   * outputs (--out json/csv), not indexed like tags (k6's place for high-cardinality values such as ids).
+   */
+  readonly metadata: Record<string, string> = {};
   #tags: Tags | null = null;
   /**
    * The script's timers (k6/timers and the global setTimeout/setInterval) and async callbacks still

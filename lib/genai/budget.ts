@@ -7,6 +7,12 @@ import { type Budget, type BudgetOverrides, budgetApplies, effectiveBudget } fro
 import { parsePositiveNumber } from '../load/parse.ts';
 import { GENAI_METRICS } from './names.ts';
 
+/**
+ * Goodput holds at a level when at least this share of its requests met every SLO (TTFT, ITL and latency,
+ * each per request): the budgets are p95s, so a level within them has 95% of its requests good on each.
+ */
+export const GOODPUT_FRACTION = 0.95;
+
 /** The TTFT and ITL bounds in force: TTFT_P95_MS and ITL_P95_MS over the file's. */
 export interface TokenBudget {
   ttft_p95_ms?: number;

@@ -4,11 +4,28 @@
  * (names.ts), as the LevelResult the bench's reports read, with the token figures under `genai`. Pure.
  */
 import type { PlannedLevel } from '../load/scenarios.ts';
-import { subMetricKey } from '../load/names.ts';
-import { type K6SummaryData, normalize, verdicts } from '../summary/from-summary.ts';
-import type { GenaiPerfStats, GenerativeLevel, LevelResult, TimeStats_ms } from '../summary/types.ts';
+import { SCHEDULED_LATENCY_METRIC, subMetricKey } from '../load/names.ts';
+import { type K6SummaryData, latencyStats_us, normalize, verdicts } from '../summary/from-summary.ts';
+import type {
+  GenaiPerfStats,
+  GenerativeGoodput,
+  GenerativeLevel,
+  GenerativeSchedule,
+  LevelResult,
+  TimeStats_ms,
+} from '../summary/types.ts';
 import { ms_to_us } from '../units.ts';
+import type { Slo } from './metrics.ts';
 import { GENAI_METRICS } from './names.ts';
+
+/** What the summary alone does not say: the SLOs goodput was judged on, and each level's VU cap. */
+export interface LevelContext {
+  slo?: Pick<Slo, 'ttft_ms' | 'itl_ms' | 'latency_ms'>;
+  /** The most VUs a level's scenario could use, by its name. */
+  vus?: (level: string) => number | undefined;
+  /** The user bounded the VUs (MAX_VUS). */
+  capped?: boolean;
+}
 
 function values(data: K6SummaryData, metric: string, level: string): Record<string, number> {
   return normalize(data.metrics[subMetricKey(metric, level)])?.values ?? {};
@@ -28,6 +45,9 @@ function timeStats(v: Record<string, number>): TimeStats_ms {
 function genaiPerfStats(v: Record<string, number>): GenaiPerfStats {
   return {
     avg: v['avg'] ?? 0,
+    p1: v['p(1)'] ?? 0,
+    p5: v['p(5)'] ?? 0,
+    p10: v['p(10)'] ?? 0,
     min: v['min'] ?? 0,
     max: v['max'] ?? 0,
     p99: v['p(99)'] ?? 0,
@@ -39,8 +59,47 @@ function genaiPerfStats(v: Record<string, number>): GenaiPerfStats {
   };
 }
 
+/** A level's goodput from the genai_good Rate; undefined when no SLO was set or nothing was recorded. */
+function goodput(
+  data: K6SummaryData,
+  ref: PlannedLevel,
+  slo: LevelContext['slo'],
+): GenerativeGoodput | undefined {
+  if (!slo || Object.values(slo).every((bound) => bound === undefined)) return undefined;
+  const good = values(data, GENAI_METRICS.good, ref.name);
+  const passes = good['passes'];
+  if (passes === undefined) return undefined;
+  const all = passes + (good['fails'] ?? 0);
+  return {
+    slo,
+    good_requests: passes,
+    good_fraction: all > 0 ? passes / all : 0,
+    requests_per_s: passes / ref.window_s,
+  };
+}
+
+/** An open-loop level's send lag; undefined in closed loop or when no send was recorded. */
+function schedule(
+  data: K6SummaryData,
+  ref: PlannedLevel,
+  context: LevelContext,
+): GenerativeSchedule | undefined {
+  if (ref.mode !== 'request-rate') return undefined;
+  const lag = values(data, GENAI_METRICS.sendLag, ref.name);
+  const sends = lag['count'];
+  if (sends === undefined || sends === 0) return undefined;
+  const vus = context.vus?.(ref.name);
+  return {
+    sends,
+    late_sends: values(data, GENAI_METRICS.lateSends, ref.name)['count'] ?? 0,
+    send_lag_ms: timeStats(lag),
+    ...(vus !== undefined ? { vus } : {}),
+    ...(context.capped ? { capped: true } : {}),
+  };
+}
+
 /** One level's result; undefined when the level recorded no request (the run ended before it). */
-function levelResult(data: K6SummaryData, ref: PlannedLevel): LevelResult | undefined {
+function levelResult(data: K6SummaryData, ref: PlannedLevel, context: LevelContext): LevelResult | undefined {
   const latency = values(data, GENAI_METRICS.latency, ref.name);
   const failed = values(data, GENAI_METRICS.failed, ref.name);
   const requests = latency['count'] ?? 0;
@@ -63,6 +122,11 @@ function levelResult(data: K6SummaryData, ref: PlannedLevel): LevelResult | unde
       isl: genaiPerfStats(values(data, GENAI_METRICS.isl, ref.name)),
     },
   };
+  const good = goodput(data, ref, context.slo);
+  if (good) genai.goodput = good;
+  const sends = schedule(data, ref, context);
+  if (sends) genai.schedule = sends;
+  const scheduled = values(data, SCHEDULED_LATENCY_METRIC, ref.name);
   const l = genai.latency_ms;
   return {
     mode: ref.mode,
@@ -86,14 +150,19 @@ function levelResult(data: K6SummaryData, ref: PlannedLevel): LevelResult | unde
     network_server_us: 0,
     errors,
     dropped_iterations: values(data, 'dropped_iterations', ref.name)['count'] ?? 0,
+    ...((scheduled['count'] ?? 0) > 0 ? { scheduled_latency_us: latencyStats_us(scheduled) } : {}),
     budgets: verdicts(data, ref.name),
     genai,
   };
 }
 
 /** The measured levels, in run order. */
-export function generativeLevels(data: K6SummaryData, levels: readonly PlannedLevel[]): LevelResult[] {
-  return levels.flatMap((ref) => levelResult(data, ref) ?? []);
+export function generativeLevels(
+  data: K6SummaryData,
+  levels: readonly PlannedLevel[],
+  context: LevelContext = {},
+): LevelResult[] {
+  return levels.flatMap((ref) => levelResult(data, ref, context) ?? []);
 }
 
 /** One line per level: what the summary's table shows, for stdout. */
@@ -105,7 +174,10 @@ export function generativeLines(results: readonly LevelResult[]): string[] {
       `${r.name}: ${f(g.requests_per_s)} req/s, ${f(g.output_tokens_per_s)} output tokens/s, ` +
       `TTFT p50/p95/p99 ${f(g.ttft_ms.p50)}/${f(g.ttft_ms.p95)}/${f(g.ttft_ms.p99)} ms, ` +
       `ITL p50/p95/p99 ${f(g.itl_ms.p50)}/${f(g.itl_ms.p95)}/${f(g.itl_ms.p99)} ms, ` +
-      `latency avg ${f(g.latency_ms.avg)} ms, errors ${r.errors}`
+      `latency avg ${f(g.latency_ms.avg)} ms, errors ${r.errors}` +
+      (g.goodput
+        ? `, goodput ${f(g.goodput.requests_per_s)} req/s (${(g.goodput.good_fraction * 100).toFixed(1)}% met every SLO)`
+        : '')
     );
   });
 }

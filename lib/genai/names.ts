@@ -21,4 +21,17 @@ export const GENAI_METRICS = {
   outputTokens: 'genai_output_tokens',
   /** Failed requests (Rate: true = failed). */
   failed: 'genai_failed',
+  /** Requests meeting every SLO of the budget: TTFT, ITL, latency (Rate: true = good; failed ones are not). */
+  good: 'genai_good',
+  /** Open loop: send time - scheduled send time per request, ms (how far the generator lagged its schedule). */
+  sendLag: 'genai_send_lag',
+  /** Open loop: sends that left more than LATE_SEND_MS (open-loop.ts) after their scheduled time (Counter). */
+  lateSends: 'genai_late_sends',
 } as const;
+
+/**
+ * Each measured request's raw record (metrics.ts GenerationRecord), for re-scoring offline: a Counter sample
+ * whose metadata key `record` holds the record as JSON (k6's exec.vu.metrics.metadata, which --out json
+ * writes and no summary indexes). Its `scenario` tag names the level.
+ */
+export const GENAI_RECORD = { metric: 'genai_record', metadata: 'record' } as const;

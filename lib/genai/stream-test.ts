@@ -12,18 +12,27 @@ import exec from 'k6/execution';
 import { Counter, Rate, Trend } from 'k6/metrics';
 import grpc from 'k6/net/grpc';
 import type { Options } from 'k6/options';
+import { sleep } from 'k6';
 import { type GenerativeModelEntry, generativeModelEntry } from '../../models/generative.ts';
-import { type RunPlan, resolveRunPlan } from '../scenario/run-plan.ts';
+import { maxVusFromEnv, type RunPlan, resolveRunPlan } from '../scenario/run-plan.ts';
 import { grpcMethod } from '../kserve/grpc-messages.ts';
-import { createWindowStart } from '../load/metrics.ts';
-import { statsName, subMetricKey, WINDOW_START_METRIC, parseLevelName } from '../load/names.ts';
+import { createScheduledLatency, createWindowStart } from '../load/metrics.ts';
+import {
+  parseLevelName,
+  SCHEDULED_LATENCY_METRIC,
+  statsName,
+  subMetricKey,
+  WINDOW_START_METRIC,
+} from '../load/names.ts';
+import { blockingCallsAllowed } from '../scenario/blocking.ts';
 import { missedBudgetLines } from '../summary/verdicts.ts';
 import type { K6SummaryData } from '../summary/from-summary.ts';
 import { generativeBudgetExprs, type TokenBudget, tokenBudget } from './budget.ts';
 import { EMPTY_FINAL_PARAMETER, readDecoupledResponse } from './decoupled.ts';
 import { generativeLevels, generativeLines } from './level-summary.ts';
-import { requestMetrics } from './metrics.ts';
-import { GENAI_METRICS } from './names.ts';
+import { meetsSlo, requestMetrics, type Slo } from './metrics.ts';
+import { GENAI_METRICS, GENAI_RECORD } from './names.ts';
+import { dueClock, LATE_SEND_MS, scheduleLines } from './open-loop.ts';
 import { failRecord, newRecord, recordDecoupled } from './record.ts';
 
 /** The generative scenario's exports. */
@@ -32,7 +41,7 @@ export interface GenerativeTest {
   run: RunPlan;
   setup(): Promise<void>;
   warmup(): void;
-  infer(): void;
+  infer(): void | Promise<void>;
   stats(): Promise<void>;
   handleSummary(data: Record<string, unknown>): Record<string, string>;
 }
@@ -127,7 +136,17 @@ export function streamRequest(
 /** The per-level thresholds: the budget where it applies, probes for everything the summary reads. */
 function thresholds(run: RunPlan, tokens: TokenBudget): Record<string, string[]> {
   const out: Record<string, string[]> = {};
+  const open: Record<string, string> =
+    run.load.mode === 'request-rate'
+      ? {
+          [GENAI_METRICS.sendLag]: 'max>=0',
+          [GENAI_METRICS.lateSends]: 'count>=0',
+          [SCHEDULED_LATENCY_METRIC]: 'max>=0',
+        }
+      : {};
   const probes: Record<string, string> = {
+    ...open,
+    [GENAI_METRICS.good]: 'rate>=0',
     [GENAI_METRICS.ttft]: 'max>=0',
     [GENAI_METRICS.itl]: 'max>=0',
     [GENAI_METRICS.latency]: 'max>=0',
@@ -150,6 +169,23 @@ function thresholds(run: RunPlan, tokens: TokenBudget): Record<string, string[]>
 /** A clock with sub-millisecond resolution where the runtime has one (the Node runtime), else Date.now (k6). */
 const now: () => number = typeof performance !== 'undefined' ? () => performance.now() : () => Date.now();
 
+/** The per-request SLOs goodput counts against: the budget's TTFT and ITL p95 bounds and its latency p95. */
+export function budgetSlo(tokens: TokenBudget, latencyP95_ms: number): Slo {
+  return {
+    ...(tokens.ttft_p95_ms !== undefined ? { ttft_ms: tokens.ttft_p95_ms } : {}),
+    ...(tokens.itl_p95_ms !== undefined ? { itl_ms: tokens.itl_p95_ms } : {}),
+    latency_ms: latencyP95_ms,
+  };
+}
+
+/** The most VUs each measurement scenario may use (a paced level's VUs, an arrival-rate level's maxVUs). */
+function vusOf(options: Options): (level: string) => number | undefined {
+  return (level) => {
+    const scenario = options.scenarios?.[level] as { vus?: number; maxVUs?: number } | undefined;
+    return scenario?.maxVUs ?? scenario?.vus;
+  };
+}
+
 /** Builds the generative scenario; call at the top level (init context) with the text of its budget file. */
 export function generativeTest(
   entry: GenerativeModelEntry,
@@ -165,11 +201,13 @@ export function generativeTest(
       `invalid PROTOCOL="${settings.protocol}" for ${entry.id}; its scenario streams over grpc`,
     );
   const workload = workloadFromEnv(entry, env);
+  const tokens = tokenBudget(run.budget, env);
+  const slo = budgetSlo(tokens, run.limits.p95_ms);
   const options: Options = {
     ...run.options,
-    // genai-perf's CSV has p25 and p75 as well (lib/genai/genai-perf-csv.ts).
-    summaryTrendStats: [...(run.options.summaryTrendStats ?? []), 'p(25)', 'p(75)'],
-    thresholds: thresholds(run, tokenBudget(run.budget, env)),
+    // genai-perf's exports have p1, p5, p10, p25 and p75 as well (lib/genai/genai-perf-csv.ts, -json.ts).
+    summaryTrendStats: [...(run.options.summaryTrendStats ?? []), 'p(1)', 'p(5)', 'p(10)', 'p(25)', 'p(75)'],
+    thresholds: thresholds(run, tokens),
   };
   const metrics = {
     ttft: new Trend(GENAI_METRICS.ttft, true),
@@ -180,7 +218,21 @@ export function generativeTest(
     isl: new Trend(GENAI_METRICS.isl),
     outputTokens: new Counter(GENAI_METRICS.outputTokens),
     failed: new Rate(GENAI_METRICS.failed),
+    good: new Rate(GENAI_METRICS.good),
+    record: new Counter(GENAI_RECORD.metric),
   };
+  // Open loop: when each measured request was due, and how late it left and ended against that.
+  const open = run.load.mode === 'request-rate';
+  const pacing = run.load.pacing;
+  const due = dueClock(exec, pacing ? run.levelSchedule : undefined);
+  const lag = open
+    ? {
+        send: new Trend(GENAI_METRICS.sendLag, true),
+        late: new Counter(GENAI_METRICS.lateSends),
+        scheduled: createScheduledLatency(),
+      }
+    : undefined;
+  const blocking = blockingCallsAllowed();
   const windowStart = createWindowStart();
   const client = new grpc.Client();
   client.load(['../proto'], 'grpc_service.proto');
@@ -195,10 +247,21 @@ export function generativeTest(
     connected = true;
   }
 
+  /** Hands a measured request's raw record to the outputs (--out json), for `k6-triton rescore`. */
+  function keep(record: ReturnType<typeof newRecord>): void {
+    if (!parseLevelName(exec.scenario.name)) return;
+    const metadata = exec.vu.metrics.metadata as Record<string, string>;
+    metadata[GENAI_RECORD.metadata] = JSON.stringify(record);
+    metrics.record.add(1);
+    delete metadata[GENAI_RECORD.metadata];
+  }
+
   /** Scores a finished request into the k6 metrics; a failure is counted and, once per VU, logged. */
   function score(record: ReturnType<typeof newRecord>): void {
+    keep(record);
     const m = requestMetrics(record);
     metrics.failed.add(!m.ok);
+    metrics.good.add(meetsSlo(m, slo));
     if (!m.ok) {
       // Warm-up requests cut at the window's start end this way by design: only a level's failures are news.
       if (!warned && parseLevelName(exec.scenario.name))
@@ -215,8 +278,8 @@ export function generativeTest(
     metrics.isl.add(m.inputTokens);
   }
 
-  /** One request on its own stream; the iteration lasts until the stream ends. */
-  function streamOne(): void {
+  /** One request on its own stream; the iteration lasts until the stream ends. `due_ms`: its scheduled send. */
+  function streamOne(due_ms?: number): void {
     connect();
     const stream = new grpc.Stream(client, method, { timeout: '120s' });
     // The send time is stamped at the write, as perf_analyzer stamps a streamed request's: setting up the stream
@@ -232,8 +295,14 @@ export function generativeTest(
     });
     stream.on('end', () => {
       if (record.done_ms === undefined) failRecord(record, 'stream ended before the final response', now());
+      if (due_ms !== undefined) lag!.scheduled.add(Date.now() - due_ms);
       score(record);
     });
+    if (due_ms !== undefined) {
+      const late_ms = Date.now() - due_ms;
+      lag!.send.add(late_ms);
+      lag!.late.add(late_ms > LATE_SEND_MS ? 1 : 0);
+    }
     record.sent_ms = now();
     stream.write(request);
   }
@@ -260,16 +329,32 @@ export function generativeTest(
         );
       }
     },
-    warmup: streamOne,
-    infer: streamOne,
+    warmup: () => streamOne(),
+    infer(): void | Promise<void> {
+      if (!open) return streamOne();
+      const due_ms = due();
+      if (due_ms === undefined) return;
+      const wait_ms = due_ms - Date.now();
+      // k6's arrival rate starts the iteration when it is due; a paced level's VU waits for its send time.
+      if (!pacing || wait_ms <= 0) return streamOne(due_ms);
+      if (blocking) {
+        sleep(wait_ms / 1000);
+        return streamOne(due_ms);
+      }
+      return new Promise<void>((resolve) => setTimeout(resolve, wait_ms)).then(() => streamOne(due_ms));
+    },
     async stats(): Promise<void> {
       windowStart.add(Date.now());
       await new Promise((resolve) => setTimeout(resolve, run.load.window_s * 1000));
     },
     handleSummary(data) {
-      const results = generativeLevels(data as K6SummaryData, run.plan.levels);
+      const results = generativeLevels(data as K6SummaryData, run.plan.levels, {
+        slo,
+        vus: vusOf(run.options),
+        capped: maxVusFromEnv(env) !== undefined,
+      });
       const missed = missedBudgetLines(results);
-      const lines = [...generativeLines(results), ...missed];
+      const lines = [...generativeLines(results), ...scheduleLines(results), ...missed];
       if (results.length > 0 && missed.length === 0) lines.push('all budgets met');
       const out: Record<string, string> = { stdout: `${lines.join('\n')}\n` };
       if (env.SUMMARY_JSON) out[env.SUMMARY_JSON] = JSON.stringify(data);

@@ -15,6 +15,11 @@ export interface LoadShape {
   warmup_s: number;
   /** Why these levels: the seed figure they reproduce. */
   note: string;
+  /**
+   * A request's expected duration at low load, seconds, for models whose requests are long (a generative
+   * stream): an open-loop level then starts with VUs for the requests it keeps in flight. Unset: short.
+   */
+  request_s?: number;
 }
 
 /** perf_analyzer's default measurement window. */

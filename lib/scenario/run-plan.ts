@@ -134,6 +134,15 @@ function pacedVus(level: number): number {
 }
 
 /**
+ * VUs for the requests a level keeps in flight when its requests are long (a generative stream lasts
+ * `request_s`): four times rate x duration and two more, so a burst of Poisson or gamma arrivals, or
+ * requests slowed by queueing at the server, do not at once leave a send without a VU.
+ */
+function inFlightVus(level: number, request_s: number): number {
+  return Math.ceil(level * request_s * 4) + 2;
+}
+
+/**
  * Resolves the run plan; throws one readable line for any invalid setting or budget. `readText` reads the
  * SCHEDULE or REQUEST_INTERVALS file (k6's open() in a scenario, readFileSync on Node).
  */
@@ -156,6 +165,12 @@ export function resolveRunPlan(
   };
   const maxVus = maxVusFromEnv(env);
   const slot = mixSlotFromEnv(env);
+  const request_s = entry.load.request_s;
+  // Long requests: a window starts with VUs for its streams in flight (no VU added mid-window), within MAX_VUS.
+  const longVus =
+    request_s === undefined
+      ? undefined
+      : (rate: number) => Math.min(inFlightVus(rate, request_s), maxVus ?? Number.POSITIVE_INFINITY);
   const exec = slot === undefined ? EXEC : mixExec(slot);
   const plan = buildPlan({
     mode: load.mode,
@@ -168,16 +183,23 @@ export function resolveRunPlan(
     ...(slot !== undefined ? { model: entry.id } : {}),
     // Open loop: enough VUs that slow responses do not drop iterations before the server saturates,
     // unless MAX_VUS bounds them (then a saturated server shows as dropped iterations and late starts).
-    maxVUs: maxVus ?? Math.ceil(Math.max(...load.levels) * 4),
+    maxVUs:
+      maxVus ??
+      Math.max(
+        Math.ceil(Math.max(...load.levels) * 4),
+        request_s === undefined ? 0 : 2 * inFlightVus(Math.max(...load.levels), request_s),
+      ),
     // A mix's windows start with half a second of sends' VUs: a stall then adds none mid-window (see RESULTS.md).
     ...(slot !== undefined && maxVus === undefined
       ? { windowPreAllocatedVUs: (rate: number) => Math.ceil(rate / 2) }
-      : {}),
+      : longVus
+        ? { windowPreAllocatedVUs: longVus }
+        : {}),
     ...(pacing
       ? {
           paced: (level: number) => ({
             iterations: scheduleAt(level)!.offsets_ms.length,
-            vus: maxVus ?? pacedVus(level),
+            vus: maxVus ?? Math.max(pacedVus(level), longVus?.(level) ?? 0),
           }),
         }
       : {}),

@@ -35,13 +35,50 @@ export interface GenerativeLevel {
   latency_ms: TimeStats_ms;
   /** Pooled gaps between consecutive tokens (vLLM's ITL). */
   chunk_gap_ms: TimeStats_ms;
-  /** genai-perf's statistics of each request metric, for its CSV export (lib/genai/genai-perf-csv.ts). */
+  /** genai-perf's statistics of each request metric, for its exports (lib/genai/genai-perf-csv.ts, -json.ts). */
   genai_perf?: Record<'ttft_ms' | 'itl_ms' | 'latency_ms' | 'osl' | 'isl', GenaiPerfStats>;
+  /**
+   * Requests meeting every SLO of the budget (TTFT p95, ITL p95 and latency p95 bounds, each per request);
+   * absent when the budget sets none.
+   */
+  goodput?: GenerativeGoodput;
+  /** Open loop: how far sends lagged their schedule (lib/genai/open-loop.ts). */
+  schedule?: GenerativeSchedule;
 }
 
-/** The statistics genai-perf's CSV has for a request metric. */
+/** A level's goodput: its requests that met every SLO given. */
+export interface GenerativeGoodput {
+  /** The per-request bounds applied, ms. */
+  slo: { ttft_ms?: number; itl_ms?: number; latency_ms?: number };
+  good_requests: number;
+  /** Good requests over all requests (failed ones included), 0..1. */
+  good_fraction: number;
+  /** Good requests per second of the window. */
+  requests_per_s: number;
+}
+
+/** An open-loop level's schedule as the generator kept it. */
+export interface GenerativeSchedule {
+  /** Measured sends. */
+  sends: number;
+  /** Sends that left more than LATE_SEND_MS after their due time: no VU was free. */
+  late_sends: number;
+  /** Send time - due time, ms. */
+  send_lag_ms: TimeStats_ms;
+  /** The most VUs the level could use (paced: its VUs; k6's arrival rate: maxVUs). */
+  vus?: number;
+  /** True when the user set that bound (--max-vus, MAX_VUS). */
+  capped?: boolean;
+}
+
+/** The statistics genai-perf's exports have for a request metric. */
 export interface GenaiPerfStats {
   avg: number;
+  /** Population standard deviation; absent where k6's trends gave the statistics (they do not keep it). */
+  std?: number;
+  p1: number;
+  p5: number;
+  p10: number;
   min: number;
   max: number;
   p99: number;

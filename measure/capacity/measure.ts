@@ -5,7 +5,7 @@
  * and the sweep a concurrency list per config.
  */
 import type { LoadMode } from '../../lib/load/shapes.ts';
-import type { LevelResult, RunReport } from '../../lib/summary/types.ts';
+import type { GenerativeLevel, LevelResult, RunReport } from '../../lib/summary/types.ts';
 import { EXIT } from '../../runtime/exit-codes.ts';
 import { writeMeasured } from '../bench.ts';
 import type { Interruption } from '../interrupt.ts';
@@ -13,7 +13,7 @@ import { measure } from '../measure.ts';
 import type { Prepared } from '../prepare.ts';
 import type { RuntimeChoice } from '../runner.ts';
 import { runDir } from '../target.ts';
-import type { Measurement } from './search.ts';
+import type { GenerativeMeasurement, Measurement } from './search.ts';
 import { us_to_ms } from '../../lib/units.ts';
 
 /** k6's exit codes that still mean the levels were measured: budgets met, or a budget missed. */
@@ -65,6 +65,17 @@ export function toMeasurement(level: number, result: LevelResult | undefined): M
     error_rate: result.errors / result.requests,
     ...(result.stable !== undefined ? { stable: result.stable } : {}),
     generator_bound: result.generator?.bound ?? false,
+    ...(result.genai ? { genai: generativeMeasurement(result.genai) } : {}),
+  };
+}
+
+/** The search's view of a generative level: TTFT and ITL p95, output tokens/s and goodput. */
+function generativeMeasurement(g: GenerativeLevel): GenerativeMeasurement {
+  return {
+    ttft_p95_ms: g.ttft_ms.p95,
+    itl_p95_ms: g.itl_ms.p95,
+    output_tokens_per_s: g.output_tokens_per_s,
+    ...(g.goodput ? { good_fraction: g.goodput.good_fraction, goodput_per_s: g.goodput.requests_per_s } : {}),
   };
 }
 

@@ -12,6 +12,7 @@ import { type Confirmation, confirmationSentence } from './confirm.ts';
 import type { Projection } from './projection.ts';
 import {
   type Answer,
+  type GenerativeMeasurement,
   type Measurement,
   misses,
   noiseWords,
@@ -56,15 +57,52 @@ export function capacitySentence(record: CapacityRecord): string {
   const noise = noiseWords(answer.noise);
   if (answer.level === null || !answer.measurement) {
     const why = noise ? `${noise}; limited by ${answer.limit_detail}` : answer.limit_detail;
-    return `${record.model}: no ${record.mode === 'concurrency' ? 'concurrency' : 'request rate'} within budget (p95 ${budgetMs(budget.p95_ms)} ms, p99 ${budgetMs(budget.p99_ms)} ms); ${why}`;
+    const tokens = [
+      budget.ttft_p95_ms !== undefined ? `, TTFT p95 ${budgetMs(budget.ttft_p95_ms)} ms` : '',
+      budget.itl_p95_ms !== undefined ? `, ITL p95 ${budgetMs(budget.itl_p95_ms)} ms` : '',
+    ].join('');
+    return `${record.model}: no ${record.mode === 'concurrency' ? 'concurrency' : 'request rate'} within budget (p95 ${budgetMs(budget.p95_ms)} ms, p99 ${budgetMs(budget.p99_ms)} ms${tokens}); ${why}`;
   }
   const m = answer.measurement;
+  if (m.genai) return generativeSentence(record, answer.level, m, m.genai, noise);
   return (
     `${record.model}: ${loadWords(record.mode, answer.level, record.batch)}, ${int(m.throughput_infer_s)} inferences/s, ` +
     `p95 ${ms(m.p95_ms)} ms (budget ${budgetMs(budget.p95_ms)} ms), p99 ${ms(m.p99_ms)} ms (budget ${budgetMs(budget.p99_ms)} ms); ` +
     (noise ? `${noise}; ` : '') +
     `limited by ${answer.limit_detail}` +
     // An unstable answer is the last of its attempts; say so rather than let it pass for a steady figure.
+    (m.stable === false ? '; the level did not stabilise, the figures are its last measurement' : '')
+  );
+}
+
+/**
+ * A generative model's answer, e.g. "gpt2: 4 concurrent requests, 19.6 requests/s and 1,960 output tokens/s
+ * with goodput 19.6 requests/s (100.0% of requests met every SLO: TTFT p95 41.2 ms (budget 150 ms), ...)".
+ */
+function generativeSentence(
+  record: CapacityRecord,
+  level: number,
+  m: Measurement,
+  g: GenerativeMeasurement,
+  noise: string | undefined,
+): string {
+  const { budget } = record;
+  const load =
+    record.mode === 'concurrency'
+      ? `${num(level)} concurrent request${level === 1 ? '' : 's'}`
+      : `${num(level)} requests/s asked`;
+  const good =
+    g.good_fraction === undefined
+      ? ''
+      : ` with goodput ${num(g.goodput_per_s ?? 0)} requests/s (${(g.good_fraction * 100).toFixed(1)}% of requests met every SLO)`;
+  const slo = [
+    `TTFT p95 ${ms(g.ttft_p95_ms)} ms${budget.ttft_p95_ms !== undefined ? ` (budget ${budgetMs(budget.ttft_p95_ms)} ms)` : ''}`,
+    `ITL p95 ${ms(g.itl_p95_ms)} ms${budget.itl_p95_ms !== undefined ? ` (budget ${budgetMs(budget.itl_p95_ms)} ms)` : ''}`,
+    `latency p95 ${ms(m.p95_ms)} ms (budget ${budgetMs(budget.p95_ms)} ms)`,
+  ].join(', ');
+  return (
+    `${record.model}: ${load}, ${num(m.throughput_infer_s)} requests/s and ${int(g.output_tokens_per_s)} output tokens/s${good}; ` +
+    `${slo}; ${noise ? `${noise}; ` : ''}limited by ${record.answer.limit_detail}` +
     (m.stable === false ? '; the level did not stabilise, the figures are its last measurement' : '')
   );
 }
@@ -105,8 +143,13 @@ export function trialLine(n: number, trial: Trial, budget: SearchBudget): string
 
 /** A measured level's figures and verdict, e.g. "1,089 infer/s, p95 2.5 ms, ... → within budget". */
 export function measurementText(m: Measurement, budget: SearchBudget): string {
+  const g = m.genai;
+  const tokens = g
+    ? `${int(g.output_tokens_per_s)} output tokens/s, TTFT p95 ${ms(g.ttft_p95_ms)} ms, ITL p95 ${ms(g.itl_p95_ms)} ms, ` +
+      (g.good_fraction === undefined ? '' : `${(g.good_fraction * 100).toFixed(1)}% good, `)
+    : '';
   return (
-    `${int(m.throughput_infer_s)} infer/s, p95 ${ms(m.p95_ms)} ms, ` +
+    `${int(m.throughput_infer_s)} infer/s, ${tokens}p95 ${ms(m.p95_ms)} ms, ` +
     `p99 ${ms(m.p99_ms)} ms, errors ${(m.error_rate * 100).toFixed(2)}%` +
     `${m.stable === false ? ', unstable' : ''}${m.generator_bound ? ', generator bound' : ''} → ${verdict(m, budget).replace(/\*/g, '')}`
   );

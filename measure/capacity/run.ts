@@ -24,7 +24,8 @@ import {
   trialLine,
   writeCapacity,
 } from './report.ts';
-import { DEFAULT_MAX_TRIALS, nextStep, type SearchConfig, type Trial } from './search.ts';
+import { tokenBudget } from '../../lib/genai/budget.ts';
+import { DEFAULT_MAX_TRIALS, nextStep, type SearchBudget, type SearchConfig, type Trial } from './search.ts';
 
 /** Defaults of the search per mode: where it starts, its ceiling and when bisection stops. */
 export const CAPACITY_DEFAULTS = {
@@ -71,7 +72,8 @@ export async function runCapacity(options: CapacityOptions): Promise<number> {
   // The bench's own plan at the first level, resolved once here so a bad setting fails before any server starts.
   const target = resolveTarget(options.model, withLevels(options.settings, mode, [start]));
   const plan = target.run;
-  const budget = plan.limits;
+  // A generative model's TTFT and ITL bounds join the latency budget (its scenario reads the same settings).
+  const budget: SearchBudget = { ...plan.limits, ...tokenBudget(plan.budget, options.settings) };
   const config: SearchConfig = {
     mode,
     budget,

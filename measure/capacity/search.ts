@@ -15,6 +15,7 @@
  * within budget but above a level that was not (one good run above a miss proves no more than the miss did).
  */
 import type { BudgetLimits } from '../../lib/budget.ts';
+import { GOODPUT_FRACTION, type TokenBudget } from '../../lib/genai/budget.ts';
 import type { LoadMode } from '../../lib/load/shapes.ts';
 
 /** What one measured level showed, reduced to what the search judges. */
@@ -29,10 +30,26 @@ export interface Measurement {
   stable?: boolean;
   /** The level's generator.bound: the load generator, not the server, may have set the numbers. */
   generator_bound: boolean;
+  /** A generative model's level: its token figures and goodput (docs/generative-metrics.md). */
+  genai?: GenerativeMeasurement;
 }
 
-/** The budget a level must stay within (thresholds/<model>.json after P95_MS/P99_MS; RunPlan.limits). */
-export type SearchBudget = BudgetLimits;
+/** What the search judges of a generative level besides latency and errors. */
+export interface GenerativeMeasurement {
+  ttft_p95_ms: number;
+  itl_p95_ms: number;
+  output_tokens_per_s: number;
+  /** Requests meeting every SLO over all requests, 0..1; absent when no SLO was set. */
+  good_fraction?: number;
+  /** Good requests per second. */
+  goodput_per_s?: number;
+}
+
+/**
+ * The budget a level must stay within (thresholds/<model>.json after P95_MS/P99_MS; RunPlan.limits), and a
+ * generative model's TTFT and ITL p95 bounds (after TTFT_P95_MS/ITL_P95_MS).
+ */
+export type SearchBudget = BudgetLimits & TokenBudget;
 
 /** How the search runs. */
 export interface SearchConfig {
@@ -61,8 +78,11 @@ export interface Trial {
   measurement: Measurement;
 }
 
-/** A budget check a level failed. */
-export type Miss = 'p95' | 'p99' | 'errors';
+/**
+ * A budget check a level failed; a generative level also: TTFT or ITL p95 over its bound, or goodput (under
+ * GOODPUT_FRACTION of its requests met every SLO).
+ */
+export type Miss = 'p95' | 'p99' | 'errors' | 'ttft' | 'itl' | 'goodput';
 
 /** What stops the load from going higher. */
 export type LimitKind = 'budget' | 'errors' | 'generator' | 'ceiling' | 'trials';
@@ -112,6 +132,11 @@ export function misses(m: Measurement, budget: SearchBudget): Miss[] {
   if (!(m.p99_ms < budget.p99_ms)) out.push('p99');
   const errorsOk = budget.error_rate > 0 ? m.error_rate < budget.error_rate : m.error_rate === 0;
   if (!errorsOk) out.push('errors');
+  const g = m.genai;
+  if (!g) return out;
+  if (budget.ttft_p95_ms !== undefined && !(g.ttft_p95_ms < budget.ttft_p95_ms)) out.push('ttft');
+  if (budget.itl_p95_ms !== undefined && !(g.itl_p95_ms < budget.itl_p95_ms)) out.push('itl');
+  if (g.good_fraction !== undefined && !(g.good_fraction >= GOODPUT_FRACTION)) out.push('goodput');
   return out;
 }
 
@@ -192,14 +217,28 @@ function fmt(value: number): string {
   return value.toLocaleString('en-US', { maximumFractionDigits: 1 });
 }
 
+/** One missed check in words, e.g. "p95 21.30 ms (budget 20 ms)". */
+function missWords(m: Measurement, miss: Miss, budget: SearchBudget): string {
+  const bound = (n: number | undefined) => (n ?? 0).toLocaleString('en-US', { maximumFractionDigits: 3 });
+  switch (miss) {
+    case 'errors':
+      return `errors ${(m.error_rate * 100).toFixed(2)}% (budget < ${(budget.error_rate * 100).toFixed(2)}%)`;
+    case 'p95':
+    case 'p99': {
+      const value = miss === 'p95' ? m.p95_ms : m.p99_ms;
+      return `${miss} ${value.toFixed(2)} ms (budget ${bound(miss === 'p95' ? budget.p95_ms : budget.p99_ms)} ms)`;
+    }
+    case 'ttft':
+      return `TTFT p95 ${m.genai!.ttft_p95_ms.toFixed(2)} ms (budget ${bound(budget.ttft_p95_ms)} ms)`;
+    case 'itl':
+      return `ITL p95 ${m.genai!.itl_p95_ms.toFixed(2)} ms (budget ${bound(budget.itl_p95_ms)} ms)`;
+    case 'goodput':
+      return `goodput: ${((m.genai!.good_fraction ?? 0) * 100).toFixed(1)}% of requests met every SLO (needs ${GOODPUT_FRACTION * 100}%)`;
+  }
+}
+
 function missText(m: Measurement, list: Miss[], budget: SearchBudget): string {
-  return list
-    .map((miss) =>
-      miss === 'errors'
-        ? `errors ${(m.error_rate * 100).toFixed(2)}% (budget < ${(budget.error_rate * 100).toFixed(2)}%)`
-        : `${miss} ${(miss === 'p95' ? m.p95_ms : m.p99_ms).toFixed(2)} ms (budget ${(miss === 'p95' ? budget.p95_ms : budget.p99_ms).toLocaleString('en-US', { maximumFractionDigits: 3 })} ms)`,
-    )
-    .join(', ');
+  return list.map((miss) => missWords(m, miss, budget)).join(', ');
 }
 
 /** How often a level was measured, as the limit sentences say it: "", " twice", " 3 times". */
@@ -245,7 +284,7 @@ function limitOf(
   const missed = above.judged.length === 1 ? '' : ` (missed${times(above)})`;
   return {
     limit: kind,
-    limit_detail: `${kind === 'errors' ? 'errors' : 'the latency budget'} at ${fmt(above.level)}${missed}: ${missText(miss.measurement, miss.misses, config.budget)}`,
+    limit_detail: `${kind === 'errors' ? 'errors' : miss.measurement.genai ? 'the SLOs' : 'the latency budget'} at ${fmt(above.level)}${missed}: ${missText(miss.measurement, miss.misses, config.budget)}`,
   };
 }
 

@@ -9,6 +9,7 @@ import { getModel } from '../../models/index.ts';
 import { DEFAULT_COUNT, DEFAULT_SEED, ensurePayloads } from '../../payloads/index.ts';
 import { bundleScenario } from '../bundle.ts';
 import { type RunSettings, resolveTarget } from '../target.ts';
+import { headersSecret } from './headers.ts';
 import type { ManifestInput, PayloadSource } from './manifests.ts';
 import { payloadBytes, payloadsFit } from './payload-fit.ts';
 
@@ -29,6 +30,8 @@ export interface K8sOptions {
   count?: number;
   /** @default 1 */
   seed?: number;
+  /** An existing Secret whose HEADERS key holds the runners' headers (instead of --headers/--headers-file). */
+  headersSecret?: string;
   /** Force in-cluster generation even when the set would fit a ConfigMap. */
   generatePayloads?: boolean;
   extraArguments?: string[];
@@ -60,9 +63,18 @@ export async function k8sInput(options: K8sOptions): Promise<ManifestInput> {
   const target = resolveTarget(options.model, options.settings);
   const { entry } = target;
   const { settings } = target.run;
-  // The runners' environment: the settings and the scenario's entry; payloads and budget are mounted files.
-  const { PAYLOAD: _payload, THRESHOLDS: _thresholds, ...given } = options.settings;
+  // The runners' environment: the settings and the scenario's entry; payloads and budget are mounted files,
+  // headers come from a Secret.
+  const {
+    PAYLOAD: _payload,
+    THRESHOLDS: _thresholds,
+    HEADERS: _headers,
+    HEADERS_FILE: _headersFile,
+    ...given
+  } = options.settings;
   const env: Record<string, string> = { ...given, ...target.scenarioEnv };
+  const name = options.name ?? `k6-triton-${entry.id.replace(/[^a-z0-9-]/g, '-')}`;
+  const headers = headersSecret(options.settings, name, options.headersSecret);
   const budget = target.budgetJson;
   const bundle = await bundleScenario(target.scenarioPath);
   const count = options.count ?? DEFAULT_COUNT;
@@ -77,7 +89,6 @@ export async function k8sInput(options: K8sOptions): Promise<ManifestInput> {
     if (settings.precision) args.push('-p', settings.precision);
     payloads = { kind: 'generate', image: options.toolImage, args };
   }
-  const name = options.name ?? `k6-triton-${entry.id.replace(/[^a-z0-9-]/g, '-')}`;
   return {
     name,
     ...(options.namespace ? { namespace: options.namespace } : {}),
@@ -91,6 +102,7 @@ export async function k8sInput(options: K8sOptions): Promise<ManifestInput> {
     payloads,
     parallelism: options.parallelism,
     env,
+    ...(headers ? { headers } : {}),
     runnerImage: options.runnerImage,
     resources: options.resources,
     resultsClaim: options.resultsClaim ?? `${name}-results`,

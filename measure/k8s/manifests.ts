@@ -3,7 +3,9 @@
  * Pure: the bundle, the budget and the payload files come in as bytes, so tests build every model's
  * manifests without a cluster. Each runner writes its raw samples (`--out json`) to a shared volume, and
  * `k6-triton merge` turns the N files into one report: k6-operator itself cannot merge percentiles.
+ * Request headers reach the runners from a Secret only, so no other object carries their values.
  */
+import { HEADERS_KEY, type HeadersSecret } from './headers.ts';
 
 /** A Kubernetes object as we write it. */
 export type K8sObject = { apiVersion: string; kind: string; metadata: Record<string, unknown> } & Record<
@@ -30,8 +32,10 @@ export interface ManifestInput {
   payloads: PayloadSource;
   /** k6 runners; k6-operator gives each its execution segment. */
   parallelism: number;
-  /** Scenario environment (TRITON_URL, PROTOCOL, CONCURRENCY, ...), without PAYLOAD and THRESHOLDS. */
+  /** Scenario environment (TRITON_URL, PROTOCOL, CONCURRENCY, ...), without PAYLOAD, THRESHOLDS and headers. */
   env: Record<string, string>;
+  /** The Secret the runners' HEADERS come from; written among the objects when it has a value. */
+  headers?: HeadersSecret;
   /** k6 image of the runners. */
   runnerImage: string;
   /** Runner requests and limits, e.g. { cpu: '2', memory: '2Gi' }. */
@@ -109,6 +113,17 @@ function payloadConfigMap(input: ManifestInput, files: Record<string, Uint8Array
   };
 }
 
+/** The Secret holding the runners' HEADERS: the one object that carries header values. */
+function headersSecretObject(input: ManifestInput, secret: HeadersSecret & { value: string }): K8sObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: metadata(input, secret.name),
+    type: 'Opaque',
+    data: { [HEADERS_KEY]: Buffer.from(secret.value, 'utf8').toString('base64') },
+  };
+}
+
 /** The claim every runner writes its samples file to. */
 function resultsClaim(input: ManifestInput): K8sObject {
   return {
@@ -139,6 +154,10 @@ function testRun(input: ManifestInput): K8sObject {
   const env = [
     { name: RUNNER_VAR, valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
     ...Object.entries(input.env).map(([name, value]) => ({ name, value })),
+    // By reference: the value stays in the Secret.
+    ...(input.headers
+      ? [{ name: 'HEADERS', valueFrom: { secretKeyRef: { name: input.headers.name, key: HEADERS_KEY } } }]
+      : []),
     { name: 'PAYLOAD', value: `${PATHS.payloads}/manifest.json` },
     { name: 'THRESHOLDS', value: `${PATHS.script}/${BUDGET_KEY}` },
   ];
@@ -175,7 +194,11 @@ function testRun(input: ManifestInput): K8sObject {
 
 /** All objects, in the order `kubectl apply -f` should create them. */
 export function benchManifests(input: ManifestInput): K8sObject[] {
+  for (const name of ['HEADERS', 'HEADERS_FILE'])
+    if (name in input.env) throw new Error(`${name} must reach the runners through input.headers, not env`);
+  const secret = input.headers;
   return [
+    ...(secret?.value !== undefined ? [headersSecretObject(input, { ...secret, value: secret.value })] : []),
     scriptConfigMap(input),
     ...(input.payloads.kind === 'configmap' ? [payloadConfigMap(input, input.payloads.files)] : []),
     resultsClaim(input),

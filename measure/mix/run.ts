@@ -99,18 +99,20 @@ export interface PreparedMix {
  */
 export const MIX_PAYLOAD_COUNT = 2;
 
-/** Starts the server (the embedded one serves every catalog model at once) and makes every model's payloads. */
+/**
+ * Starts the server and makes every model's payloads. The embedded server serves every catalog model at once;
+ * a tritonserver is started with every model of the mix loaded.
+ */
 export async function prepareMix(
   mix: Mix,
   targets: readonly Target[],
   given: PrepareOptions,
   interruption: Interruption,
 ): Promise<PreparedMix> {
-  const options = { ...given, count: given.count ?? MIX_PAYLOAD_COUNT };
-  if (options.tritonserver && !targets[0]!.settings.TRITON_URL)
-    throw new Error(
-      `a mix is served by the embedded server, or by the server --url names; unset TRITONSERVER=${options.tritonserver} or start it yourself and give --url`,
-    );
+  const alsoServe = targets
+    .slice(1)
+    .map((t) => ({ modelId: t.entry.id, servedModel: t.run.settings.modelName }));
+  const options = { ...given, count: given.count ?? MIX_PAYLOAD_COUNT, alsoServe };
   const first = { ...targets[0]!, scenarioPath: packagePath('scenarios', 'mix.ts') };
   const prepared = await prepare(first, options, interruption);
   try {

@@ -42,7 +42,17 @@ export function logScriptError(err: unknown, sc: ScenarioRuntime | null): void {
 /** Prepares a VU for iterations of a scenario: its own copy of setup data and the scenario's identity. */
 export function activateVu(vu: VU, ctx: IterationContext): void {
   vu.setScenario(ctx.scenario);
-  vu.execFn = vu.exports[ctx.scenario.config.exec] as (data: unknown) => unknown;
+  const exec = ctx.scenario.config.exec;
+  vu.execFn = vu.exports[exec] as (data: unknown) => unknown;
+  // A VU added mid-test whose init context awaits: its first iteration waits for the init to finish.
+  if (vu.initializing) {
+    const init = vu.initializing;
+    vu.execFn = async (data) => {
+      await init;
+      vu.execFn = vu.exports[exec] as (data: unknown) => unknown;
+      return vu.execFn(data);
+    };
+  }
   if (!vu.dataReady) {
     vu.data = ctx.setupJson === undefined ? undefined : JSON.parse(ctx.setupJson);
     vu.dataReady = true;

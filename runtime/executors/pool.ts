@@ -7,7 +7,10 @@ import type { Metric } from '../metrics/registry.ts';
 import type { TestRun } from '../run-state.ts';
 import type { VU } from '../vu.ts';
 
-/** Creates and evaluates one VU (its init context); throws when the init code throws. */
+/**
+ * Creates and evaluates one VU (its init context); throws when the init code throws. A VU whose init
+ * context awaits comes back with `initializing` set.
+ */
 export type VuFactory = (id: number) => VU;
 
 /** Idle VUs plus the factory for new ones. */
@@ -24,11 +27,15 @@ export class VuPool {
     readonly vusMax: Metric,
   ) {}
 
-  /** Initializes `n` VUs up front (k6 does this before setup()). */
-  preallocate(n: number): void {
+  /** Initializes `n` VUs up front (k6 does this before setup()), one init context after the other. */
+  async preallocate(n: number): Promise<void> {
     this.#quiet = true;
     try {
-      while (this.all.length < n) this.#idle.push(this.#create());
+      while (this.all.length < n) {
+        const vu = this.#create();
+        if (vu.initializing) await vu.initializing;
+        this.#idle.push(vu);
+      }
     } finally {
       this.#quiet = false;
     }

@@ -13,6 +13,7 @@ import { dirname } from 'node:path';
 import { ScriptLoadError } from './bundle.ts';
 import { SYNC_HTTP_FUNCTIONS } from '../modules/http-sync-names.ts';
 import { SourceMapper } from './source-map.ts';
+import { applyEdits } from './text-edits.ts';
 
 const SYNC_HTTP = new Set(SYNC_HTTP_FUNCTIONS);
 
@@ -29,6 +30,8 @@ export async function parseBundle(code: string, path: string): Promise<AnyNode> 
       ecmaVersion: 'latest',
       sourceType: 'script',
       allowHashBang: true,
+      // A script whose init context awaits is an async function's body (esm-init.ts).
+      allowAwaitOutsideFunction: true,
     }) as unknown as AnyNode;
   } catch (err) {
     throw new ScriptLoadError(`cannot load ${path}: ${(err as Error).message}`);
@@ -91,8 +94,18 @@ function propertyName(n: AnyNode): string | null {
   return null;
 }
 
-/** `ns.name` or `ns.default.name` where ns is bound to a module in `locals`: [spec, name]. */
-function moduleMember(callee: AnyNode, locals: Map<string, string>): [string, string] | null {
+/**
+ * Module bindings of the bundle: a local bound to a whole module (`require("k6/http")`) maps to its spec;
+ * one destructured from it (`const { get } = require("k6/http")`, esm-init.ts's form) to [spec, name].
+ */
+type Locals = Map<string, string | [string, string]>;
+
+/** `ns.name` or `ns.default.name` where ns is bound to a module, or a name destructured from one: [spec, name]. */
+function moduleMember(callee: AnyNode, locals: Locals): [string, string] | null {
+  if (callee.type === 'Identifier') {
+    const named = locals.get(callee['name'] as string);
+    return Array.isArray(named) ? named : null;
+  }
   if (callee.type !== 'MemberExpression' || callee['computed']) return null;
   const name = propertyName(callee['property'] as AnyNode);
   let obj = callee['object'] as AnyNode;
@@ -104,7 +117,7 @@ function moduleMember(callee: AnyNode, locals: Map<string, string>): [string, st
     obj = obj['object'] as AnyNode;
   if (obj.type !== 'Identifier' || !name) return null;
   const spec = locals.get(obj['name'] as string);
-  return spec ? [spec, name] : null;
+  return typeof spec === 'string' ? [spec, name] : null;
 }
 
 /** `source:line:column` of a bundle offset: the script's own position through the map, else the bundle's. */
@@ -129,7 +142,7 @@ function positionOf(code: string, pos: number, options: AwaitSyncOptions): strin
 export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): Promise<string> {
   const ast = await parseBundle(code, options.path);
   const calls: Call[] = [];
-  const locals = new Map<string, string>();
+  const locals: Locals = new Map();
   /** Identifier references that are not a call's callee nor a declaration: name → positions. */
   const valueRefs: Array<{ name: string; node: AnyNode; parent: AnyNode }> = [];
   /** Member reads that are not a call's callee nor an assignment's target (`arr.map(api.list)`). */
@@ -172,6 +185,14 @@ export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): P
     if (n.type === 'VariableDeclarator' && (n['id'] as AnyNode).type === 'Identifier') {
       const spec = requiredSpec(n['init'] as AnyNode);
       if (spec) locals.set((n['id'] as AnyNode)['name'] as string, spec);
+    }
+    if (n.type === 'VariableDeclarator' && (n['id'] as AnyNode).type === 'ObjectPattern') {
+      const spec = requiredSpec(n['init'] as AnyNode);
+      for (const prop of spec ? (((n['id'] as AnyNode)['properties'] as AnyNode[]) ?? []) : []) {
+        const key = prop['computed'] ? null : propertyName(prop['key'] as AnyNode);
+        const value = prop['value'] as AnyNode | undefined;
+        if (key && value?.type === 'Identifier') locals.set(value['name'] as string, [spec!, key]);
+      }
     }
     if (n.type === 'CallExpression') calls.push({ node: n, fn: here });
     if (n.type === 'Identifier' && parent) {
@@ -311,21 +332,14 @@ export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): P
   }
   // Stable by position; at one position closers before openers (")" ends an earlier call).
   inserts.sort((a, b) => a.pos - b.pos || (a.text === ')' ? -1 : 0) - (b.text === ')' ? -1 : 0));
-  let out = '';
-  let last = 0;
-  for (const i of inserts) {
-    out += code.slice(last, i.pos) + i.text;
-    last = i.pos;
-  }
-  return out + code.slice(last);
+  return applyEdits(
+    code,
+    inserts.map((i) => ({ start: i.pos, end: i.pos, text: i.text })),
+  );
 }
 
 /** The k6 group() call `n` is the function argument of, else null. */
-function groupCallOf(
-  n: AnyNode,
-  parentCall: Map<AnyNode, AnyNode>,
-  locals: Map<string, string>,
-): AnyNode | null {
+function groupCallOf(n: AnyNode, parentCall: Map<AnyNode, AnyNode>, locals: Locals): AnyNode | null {
   const call = parentCall.get(n);
   if (!call) return null;
   const m = moduleMember(unwrapCallee(call['callee'] as AnyNode), locals);

@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { BuildOptions } from 'esbuild';
+import { esmToAsyncBody } from './esm-init.ts';
 import { readSidecar } from './prebuilt.ts';
 
 /** What a script imports from one k6 module: named imports and properties read off its default/namespace. */
@@ -22,6 +23,11 @@ export interface BundledScript {
   imports: Map<string, ModuleImports>;
   /** The source map of `code` (JSON), when esbuild produced one. */
   map?: string;
+  /**
+   * The init context awaits (top-level `await`): `code` is the body of an async function
+   * (esm-init.ts) instead of CommonJS.
+   */
+  asyncInit?: boolean;
 }
 
 const IMPORT_RE = /^import\s+(.+?)\s+from\s*["']([^"']+)["'];?\s*$/gm;
@@ -125,11 +131,13 @@ export async function bundleScript(path: string): Promise<BundledScript> {
     throw new ScriptLoadError(`cannot load ${path}: ${first ? first.text + where : (err as Error).message}`);
   }
   const imports = checkImports(scanImports(esm));
-  try {
-    // The same bundle again as CommonJS, straight from the sources, so its source map leads back
-    // to them (and through a dist/ bundle's own .map to the TypeScript it was built from).
+  // The same bundle again, straight from the sources, so its source map leads back to them (and
+  // through a dist/ bundle's own .map to the TypeScript it was built from): CommonJS, or an ES module
+  // when the init context awaits, which CommonJS cannot hold.
+  const again = async (format: 'cjs' | 'esm') => {
     const result = await build({
       ...SCRIPT_CJS_OPTIONS,
+      format,
       entryPoints: [path],
       write: false,
       logLevel: 'silent',
@@ -139,9 +147,22 @@ export async function bundleScript(path: string): Promise<BundledScript> {
     });
     const code = result.outputFiles.find((f) => !f.path.endsWith('.map'))!.text;
     const map = result.outputFiles.find((f) => f.path.endsWith('.map'))?.text;
-    return { path, code, imports, map };
+    return map === undefined ? { code } : { code, map };
+  };
+  try {
+    return { path, imports, ...(await again('cjs')) };
   } catch (err) {
     const first = (err as { errors?: { text: string }[] }).errors?.[0];
+    if (first?.text.startsWith('Top-level await')) {
+      const { code, map } = await again('esm');
+      return {
+        path,
+        imports,
+        code: await esmToAsyncBody(code, path),
+        asyncInit: true,
+        ...(map ? { map } : {}),
+      };
+    }
     throw new ScriptLoadError(`cannot load ${path}: ${first ? first.text : (err as Error).message}`);
   }
 }

@@ -20,6 +20,10 @@ const LOADERS: Record<string, () => Promise<Namespace>> = {
   'k6/timers': () => import('../modules/timers.ts'),
   'k6/http': () => import('../modules/http.ts'),
   'k6/net/grpc': () => import('../modules/grpc.ts'),
+  'k6/secrets': () => import('../modules/secrets.ts'),
+  'k6/experimental/fs': () => import('../modules/fs.ts'),
+  'k6/experimental/csv': () => import('../modules/csv.ts'),
+  'k6/experimental/streams': () => import('../modules/streams.ts'),
 };
 
 /** The message k6-triton gives for every k6 API it does not implement. */

@@ -13,6 +13,7 @@ import type { VU } from '../vu.ts';
 import { bindToVu, runInVu, type VuState } from '../vu-context.ts';
 import { awaitSyncCalls, needsAwaitSync } from './await-sync.ts';
 import { bundleScript, ScriptLoadError } from './bundle.ts';
+import { ESM_INIT_HELPERS } from './esm-init.ts';
 import { resolveK6Modules } from './k6-modules.ts';
 import { registerSourceMap } from './source-map.ts';
 import { markThrows, recordThrown, THROWN_FN } from './thrown.ts';
@@ -24,7 +25,7 @@ type ScriptFn = (
   __filename: string,
   __dirname: string,
   console: typeof k6Console,
-) => void;
+) => unknown;
 
 /** What a VU's closure around the script starts from, and the hook that keeps it current. */
 interface ScriptScope {
@@ -74,14 +75,17 @@ export function k6Open(vu: VU, path: string, mode?: string): string | ArrayBuffe
  * The script wrapped in a closure of k6 globals (see ScriptScope). The prefix stays on the script's first
  * line, so generated line numbers (stack traces, source maps) are the bundle's own.
  */
-function wrapperSource(code: string): string {
+function wrapperSource(code: string, asyncInit: boolean): string {
   const prefix = [
     '(function (__k6) {',
     'let __VU = __k6.vu, __ITER = 0, __ENV = __k6.env; const open = __k6.open;',
     'const { setTimeout, clearTimeout, setInterval, clearInterval } = __k6.timers;',
     `const ${THROWN_FN} = __k6.thrown;`,
     '__k6.track(function (iteration, env) { __ITER = iteration; __ENV = env; });',
-    'return function (exports, require, module, __filename, __dirname, console) {',
+    // An ES module's body (esm-init.ts) is strict code and may await.
+    asyncInit
+      ? `return async function (exports, require, module, __filename, __dirname, console) { "use strict"; ${ESM_INIT_HELPERS}`
+      : 'return function (exports, require, module, __filename, __dirname, console) {',
   ].join(' ');
   return `${prefix}${code}\n}; })`;
 }
@@ -92,6 +96,8 @@ export class Program {
     readonly path: string,
     readonly wrapper: Wrapper,
     readonly modules: Map<string, Record<string, unknown>>,
+    /** The init context awaits (top-level `await`): instantiate() returns a promise. */
+    readonly asyncInit = false,
   ) {}
 
   /** Waits modules ask the engine to honour at the end of every iteration (grpc streams). */
@@ -104,8 +110,11 @@ export class Program {
     return hooks;
   }
 
-  /** Evaluates the init context for `vu` and returns the module's exports. */
-  instantiate(vu: VU): Record<string, unknown> {
+  /**
+   * Evaluates the init context for `vu` and returns the module's exports, or a promise of them when the
+   * init context awaits; the VU stays in its init context (open() allowed) until that promise settles.
+   */
+  instantiate(vu: VU): Record<string, unknown> | Promise<Record<string, unknown>> {
     const module = { exports: {} as Record<string, unknown> };
     // The VU's own copy of each k6 module, bound to it (k6 too gives each VU its module instances).
     const seen = new Map<unknown, unknown>();
@@ -124,14 +133,26 @@ export class Program {
       thrown: recordThrown,
       track: (update) => vu.trackScriptGlobals(update),
     });
-    vu.inInit = true;
-    try {
-      runInVu(vu, () => script(module.exports, require, module, this.path, dirname(this.path), k6Console));
-    } finally {
+    const done = () => {
       vu.inInit = false;
+      vu.exports = module.exports;
+      return module.exports;
+    };
+    vu.inInit = true;
+    let result: unknown;
+    try {
+      result = runInVu(vu, () =>
+        script(module.exports, require, module, this.path, dirname(this.path), k6Console),
+      );
+    } catch (err) {
+      vu.inInit = false;
+      throw err;
     }
-    vu.exports = module.exports;
-    return module.exports;
+    if (!this.asyncInit) return done();
+    return (result as Promise<void>).then(done, (err: unknown) => {
+      vu.inInit = false;
+      throw err;
+    });
   }
 }
 
@@ -153,10 +174,12 @@ export async function loadProgram(path: string): Promise<Program> {
   const modules = await resolveK6Modules(bundled.imports, dirname(abs), { promiseForms: awaitSync });
   let wrapper: Wrapper;
   try {
-    wrapper = runInThisContext(wrapperSource(bundled.code), { filename: abs }) as Wrapper;
+    wrapper = runInThisContext(wrapperSource(bundled.code, bundled.asyncInit ?? false), {
+      filename: abs,
+    }) as Wrapper;
   } catch (err) {
     throw new ScriptLoadError(`cannot compile ${abs}: ${(err as Error).message}`);
   }
   if (bundled.map) registerSourceMap(abs, bundled.map);
-  return new Program(abs, wrapper, modules);
+  return new Program(abs, wrapper, modules, bundled.asyncInit ?? false);
 }

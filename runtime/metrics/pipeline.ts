@@ -9,8 +9,8 @@ import type { SectionTracker } from './sections.ts';
 
 /** A consumer of raw samples (--out json=, --out csv=). */
 export interface SampleOutput {
-  /** Called once per sample; must not block (buffer and write later). */
-  sample(metric: Metric, value: number, tags: Tags, time_ms: number): void;
+  /** Called once per sample; must not block (buffer and write later). `metadata` only when the sample has some. */
+  sample(metric: Metric, value: number, tags: Tags, time_ms: number, metadata?: Record<string, string>): void;
   /** Flushes and closes; called once at the end of the test. */
   close(): Promise<void>;
 }
@@ -42,8 +42,8 @@ export class SamplePipeline {
     readonly outputs: SampleOutput[] = [],
   ) {}
 
-  /** Records a sample of a known metric. */
-  add(metric: Metric, value: number, tags: Tags, time_ms?: number): void {
+  /** Records a sample of a known metric; `metadata` (exec.vu.metrics.metadata) goes to the outputs only. */
+  add(metric: Metric, value: number, tags: Tags, time_ms?: number, metadata?: Record<string, string>): void {
     if (this.#closed) return;
     if (this.tagFilter !== null) tags = this.tagFilter(tags);
     metric.add(value, tags);
@@ -51,7 +51,7 @@ export class SamplePipeline {
     const outs = this.outputs;
     if (outs.length === 0) return;
     const t = time_ms ?? nowEpochMs();
-    for (let i = 0; i < outs.length; i++) outs[i]!.sample(metric, value, tags, t);
+    for (let i = 0; i < outs.length; i++) outs[i]!.sample(metric, value, tags, t, metadata);
   }
 
   /** Records a sample by metric name (protocol modules); unknown names warn once and are dropped. */

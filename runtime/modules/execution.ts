@@ -28,8 +28,8 @@ export const vu = {
   get tags(): Record<string, string> {
     return vuTags();
   },
-  get metrics(): { tags: Record<string, string> } {
-    return { tags: vuTags() };
+  get metrics(): { tags: Record<string, string>; metadata: Record<string, string> } {
+    return { tags: vuTags(), metadata: vuMetadata() };
   },
 };
 
@@ -56,6 +56,21 @@ function vuTags(): Record<string, string> {
     },
     deleteProperty: (_, k) => {
       if (typeof k === 'string') vu.setCustomTag(k, undefined);
+      return true;
+    },
+  });
+}
+
+/** The current VU's metadata: string values, as k6 keeps them; deleting a key stops it being sent. */
+function vuMetadata(): Record<string, string> {
+  const md = currentRuntimeVu().metadata;
+  return new Proxy(md, {
+    set: (_, k, v) => {
+      if (typeof k !== 'string') return false;
+      if (v !== null && typeof v === 'object')
+        throw new Error(`exec.vu.metrics.metadata: "${k}" must be a string, number or boolean`);
+      if (v === undefined || v === null) delete md[k];
+      else md[k] = String(v);
       return true;
     },
   });

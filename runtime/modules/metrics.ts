@@ -29,7 +29,14 @@ abstract class CustomMetric {
       t = { ...t };
       for (const k of Object.keys(tags)) t[k] = String(tags[k]);
     }
-    if (!vu.retired) vu.run.pipeline.add(this.#metric, v, t);
+    if (vu.retired) return true;
+    // A copy: the script may change the VU's metadata before an output writes this sample.
+    const md = vu.metadata;
+    for (const _ in md) {
+      vu.run.pipeline.add(this.#metric, v, t, undefined, { ...md });
+      return true;
+    }
+    vu.run.pipeline.add(this.#metric, v, t);
     return true;
   }
 

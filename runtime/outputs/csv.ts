@@ -54,9 +54,24 @@ export class CsvOutput implements SampleOutput {
     return c;
   }
 
-  sample(metric: Metric, value: number, tags: Tags, time_ms: number): void {
+  sample(
+    metric: Metric,
+    value: number,
+    tags: Tags,
+    time_ms: number,
+    metadata?: Record<string, string>,
+  ): void {
+    // The metadata column as k6 writes it: k=v pairs joined by &.
+    const md =
+      metadata === undefined
+        ? ''
+        : esc(
+            Object.keys(metadata)
+              .map((k) => `${k}=${metadata[k]}`)
+              .join('&'),
+          );
     this.#w.write(
-      `${metric.name},${Math.floor(time_ms / 1000)},${value.toFixed(6)},${this.#columns(tags)}\n`,
+      `${metric.name},${Math.floor(time_ms / 1000)},${value.toFixed(6)},${this.#columns(tags)}${md}\n`,
     );
   }
 

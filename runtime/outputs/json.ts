@@ -1,6 +1,6 @@
 /**
  * `--out json=FILE`: k6's NDJSON. A `Metric` line the first time a metric gets a sample, then one
- * `Point` line per sample: {"type":"Point","data":{"time","value","tags"},"metric":name}.
+ * `Point` line per sample: {"type":"Point","data":{"time","value","tags"[,"metadata"]},"metric":name}.
  */
 import type { SampleOutput } from '../metrics/pipeline.ts';
 import type { Metric } from '../metrics/registry.ts';
@@ -34,7 +34,13 @@ export class JsonOutput implements SampleOutput {
     this.#w = new BufferedWriter(path);
   }
 
-  sample(metric: Metric, value: number, tags: Tags, time_ms: number): void {
+  sample(
+    metric: Metric,
+    value: number,
+    tags: Tags,
+    time_ms: number,
+    metadata?: Record<string, string>,
+  ): void {
     if (!this.#declared.has(metric)) {
       this.#declared.add(metric);
       const subs = metric.submetrics.length ? metric.submetrics.map((s) => s.name) : null;
@@ -60,7 +66,7 @@ export class JsonOutput implements SampleOutput {
       this.#tagJson.set(tags, tj);
     }
     this.#w.write(
-      `{"type":"Point","data":{"time":"${rfc3339(time_ms)}","value":${Number.isFinite(value) ? value : 0},"tags":${tj}},"metric":${JSON.stringify(metric.name)}}\n`,
+      `{"type":"Point","data":{"time":"${rfc3339(time_ms)}","value":${Number.isFinite(value) ? value : 0},"tags":${tj}${metadata === undefined ? '' : `,"metadata":${JSON.stringify(metadata)}`}},"metric":${JSON.stringify(metric.name)}}\n`,
     );
   }
 

@@ -348,3 +348,37 @@ describe('capacity search', () => {
     expect(() => nextStep(config({ start: 8, max: 4 }), [])).toThrow(/start 8 must be > 0 and at most max 4/);
   });
 });
+
+describe('a generative level against its SLOs', () => {
+  const budget = { ...BUDGET, ttft_p95_ms: 150, itl_p95_ms: 10 };
+  const genai = (ttft: number, itl: number, good: number) => ({
+    ttft_p95_ms: ttft,
+    itl_p95_ms: itl,
+    output_tokens_per_s: 1000,
+    good_fraction: good,
+    goodput_per_s: 10 * good,
+  });
+
+  it('holds when TTFT and ITL p95 are under their bounds and 95% of requests met every SLO', () => {
+    expect(misses(linear(2, { genai: genai(149, 9.9, 0.95) }), budget)).toEqual([]);
+  });
+
+  it('names TTFT, ITL and goodput when each misses', () => {
+    expect(misses(linear(2, { genai: genai(150, 10, 0.94) }), budget)).toEqual(['ttft', 'itl', 'goodput']);
+  });
+
+  it('searches to the highest level whose goodput holds and says the SLOs limit it', () => {
+    // Goodput falls under 95% above concurrency 6; latency and TTFT stay within budget throughout.
+    const at = (level: number) => linear(level, { genai: genai(100, 5, level <= 6 ? 1 : 0.8) });
+    const trials: Trial[] = [];
+    let step = nextStep(config({ budget }), trials);
+    while (step.kind === 'measure') {
+      trials.push({ purpose: step.purpose, reason: step.reason, measurement: at(step.level) });
+      step = nextStep(config({ budget }), trials);
+    }
+    expect(step.answer.level).toBe(6);
+    expect(step.answer.limit_detail).toBe(
+      'the SLOs at 7 (missed twice): goodput: 80.0% of requests met every SLO (needs 95%)',
+    );
+  });
+});

@@ -6,6 +6,9 @@ import type { GenaiPerfStats, LevelResult, TimeStats_ms } from '../../lib/summar
 const time: TimeStats_ms = { avg: 1, p50: 1, p95: 1, p99: 1, min: 1, max: 1 };
 const stats = (base: number): GenaiPerfStats => ({
   avg: base,
+  p1: base - 0.5,
+  p5: base + 1,
+  p10: base + 2,
   min: base - 1,
   max: base + 9,
   p99: base + 8,

@@ -18,7 +18,11 @@ interface TestRunSpec {
   script: { configMap: { name: string; file: string } };
   arguments?: string;
   runner: {
-    env?: { name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }[];
+    env?: {
+      name: string;
+      value?: string;
+      valueFrom?: { fieldRef?: { fieldPath: string }; secretKeyRef?: { name: string; key: string } };
+    }[];
     volumes?: { name: string; configMap?: { name: string }; persistentVolumeClaim?: unknown }[];
     volumeMounts?: { name: string; mountPath: string }[];
   };
@@ -67,15 +71,33 @@ export function operatorCommand(objects: readonly K8sObject[], index: number): s
   ];
 }
 
-/** The runner's environment: the TestRun's env, `fieldRef: metadata.name` resolved to the pod's name. */
-export function operatorEnv(objects: readonly K8sObject[], podName: string): Record<string, string> {
+/**
+ * The runner's environment as the kubelet gives it: the TestRun's env, `fieldRef: metadata.name` resolved to
+ * the pod's name and a `secretKeyRef` to its Secret's decoded key, from the manifests or from `secrets` (those
+ * already in the cluster).
+ */
+export function operatorEnv(
+  objects: readonly K8sObject[],
+  podName: string,
+  secrets: readonly K8sObject[] = [],
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const v of testRunOf(objects).spec.runner.env ?? []) {
+    const ref = v.valueFrom?.secretKeyRef;
     if (v.value !== undefined) env[v.name] = v.value;
     else if (v.valueFrom?.fieldRef?.fieldPath === 'metadata.name') env[v.name] = podName;
+    else if (ref) env[v.name] = secretKey([...objects, ...secrets], ref.name, ref.key);
     else throw new Error(`k6-operator: env ${v.name} has a source this emulation lacks`);
   }
   return env;
+}
+
+/** A Secret's key, base64-decoded; a pod that names a missing Secret or key does not start. */
+function secretKey(objects: readonly K8sObject[], name: string, key: string): string {
+  const secret = objects.find((o) => o.kind === 'Secret' && o.metadata.name === name);
+  const data = (secret?.data ?? {}) as Record<string, string>;
+  if (data[key] === undefined) throw new Error(`k6-operator: Secret ${name} has no key ${key}`);
+  return Buffer.from(data[key], 'base64').toString('utf8');
 }
 
 /** Kubernetes' `$(VAR)` expansion of a command argument from the container's env (`$$` escapes). */

@@ -9,9 +9,10 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EchoServer, startEchoServer } from '../../runtime/echo-grpc-server.ts';
 import {
+  checkCounts,
+  count,
   findK6,
   groupTree,
-  type LegacyGroup,
   type Outcome,
   pointCount,
   runBoth,
@@ -45,28 +46,6 @@ const tags = (o: Outcome, network = false) =>
       .filter(([m]) => listedOut(m, network))
       .map(([m, names]) => [m, names.filter((t) => t !== 'error_code')]),
   );
-/** Checks of a group tree as canonical name → passes/fails; JSON in a name is compared parsed (k6 orders keys at random). */
-function checkCounts(g: LegacyGroup | undefined, out: Record<string, [number, number]> = {}) {
-  if (!g) return out;
-  for (const c of Object.values(g.checks)) {
-    const json = c.path.indexOf('{');
-    const name = json < 0 ? c.path : c.path.slice(0, json) + canonical(JSON.parse(c.path.slice(json)));
-    const [p, f] = out[name] ?? [0, 0];
-    out[name] = [p + c.passes, f + c.fails];
-  }
-  for (const sub of Object.values(g.groups)) checkCounts(sub, out);
-  return out;
-}
-const canonical = (v: unknown): string =>
-  v !== null && typeof v === 'object' && !Array.isArray(v)
-    ? `{${Object.keys(v)
-        .sort()
-        .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
-        .join(',')}}`
-    : JSON.stringify(v);
-const count = (o: Outcome, metric: string) =>
-  (o.summary?.metrics[metric]?.['count'] as number | undefined) ?? 0;
-
 describe.skipIf(!K6)('agreement with real k6', () => {
   const k6 = K6 ?? '';
   let http: Server;
@@ -373,5 +352,16 @@ describe.skipIf(!K6)('agreement with real k6', () => {
       return [...s].sort();
     };
     expect(shapes(n)).toEqual(shapes(k));
+  });
+
+  it('carries exec.vu.metrics.metadata to --out json while it is set, as strings', async () => {
+    const { k6: k, node: n } = await runBoth(k6, 'metadata.js');
+    const metadata = (o: Outcome) =>
+      o.records
+        .filter((r) => r.type === 'Point' && r.metric === 'agreement_records')
+        .map((r) => ({ value: r.data.value, metadata: r.data['metadata'] ?? null }));
+    expect(metadata(k)).toHaveLength(6);
+    expect(metadata(k)[0]!.metadata).toEqual({ request: '{"iteration":0,"chunks":[1,2]}', n: '0' });
+    expect(metadata(n)).toEqual(metadata(k));
   });
 });

@@ -190,3 +190,27 @@ export function groupTree(g: LegacyGroup | undefined): unknown {
       .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
   };
 }
+
+/** Checks of a group tree as canonical name → passes/fails; JSON in a name is compared parsed (k6 orders keys at random). */
+export function checkCounts(g: LegacyGroup | undefined, out: Record<string, [number, number]> = {}) {
+  if (!g) return out;
+  for (const c of Object.values(g.checks)) {
+    const json = c.path.indexOf('{');
+    const name = json < 0 ? c.path : c.path.slice(0, json) + canonical(JSON.parse(c.path.slice(json)));
+    const [p, f] = out[name] ?? [0, 0];
+    out[name] = [p + c.passes, f + c.fails];
+  }
+  for (const sub of Object.values(g.groups)) checkCounts(sub, out);
+  return out;
+}
+/** A JSON value with its object keys sorted. */
+const canonical = (v: unknown): string =>
+  v !== null && typeof v === 'object' && !Array.isArray(v)
+    ? `{${Object.keys(v)
+        .sort()
+        .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+        .join(',')}}`
+    : JSON.stringify(v);
+/** A metric's count in the legacy export (0 when absent). */
+export const count = (o: Outcome, metric: string) =>
+  (o.summary?.metrics[metric]?.['count'] as number | undefined) ?? 0;

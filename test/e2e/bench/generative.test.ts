@@ -5,10 +5,12 @@
  * gets exactly OUTPUT_TOKENS tokens, so per level output tokens = requests x OSL, and since latency = TTFT +
  * (OSL - 1) x ITL holds per request it holds for the averages.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { rescoreLevels } from '../../../lib/genai/rescore.ts';
 import type { LevelResult } from '../../../lib/summary/types.ts';
+import { readRecords } from '../../../measure/genai-records.ts';
 import { referenceTool } from '../tools/reference-tools.ts';
 import { resultsDir, runCli, runFolder } from './run-cli.ts';
 
@@ -16,11 +18,15 @@ const k6 = referenceTool('k6', 'K6_BIN');
 const OSL = 12;
 const LEVELS = [1, 3];
 
-async function benchGpt2(runtime: 'node' | 'k6', env: Record<string, string> = {}) {
+async function benchGpt2(
+  runtime: 'node' | 'k6',
+  env: Record<string, string> = {},
+  load: string[] = ['--concurrency', LEVELS.join(',')],
+) {
   const results = resultsDir();
   const run = await runCli(
     [
-      ...['bench', 'gpt2', '--runtime', runtime, '--concurrency', LEVELS.join(',')],
+      ...['bench', 'gpt2', '--runtime', runtime, ...load],
       ...['--step-duration', '2s', '--warmup', '1s', '--results-dir', results],
     ],
     { INPUT_TOKENS: '20', OUTPUT_TOKENS: String(OSL), TTFT_P95_MS: '60000', ITL_P95_MS: '60000', ...env },
@@ -28,7 +34,22 @@ async function benchGpt2(runtime: 'node' | 'k6', env: Record<string, string> = {
   return { run, results };
 }
 
-function checkLevels(results: string): void {
+/** records.jsonl, scored again with the suite's defaults: the same requests, tokens and TTFT as the run's summary. */
+async function checkRecords(dir: string, levels: readonly LevelResult[]): Promise<void> {
+  const rescored = rescoreLevels(await readRecords(join(dir, 'records.jsonl')));
+  expect(rescored.map((l) => l.level)).toEqual(levels.map((l) => l.name));
+  for (const [i, { metrics: m }] of rescored.entries()) {
+    const g = levels[i]!.genai!;
+    expect(m.requests, levels[i]!.name).toBe(levels[i]!.requests);
+    expect(m.completed * OSL).toBe(g.output_tokens);
+    expect(m.ttft_ms!.avg).toBeCloseTo(g.ttft_ms.avg, 6);
+    expect(m.latency_ms!.avg).toBeCloseTo(g.latency_ms.avg, 6);
+  }
+  // The raw sample file the records were read from is not left behind.
+  expect(existsSync(join(dir, 'k6-samples.json'))).toBe(false);
+}
+
+async function checkLevels(results: string): Promise<void> {
   const dir = runFolder(results, 'gpt2');
   const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
   const levels = summary.report.results as LevelResult[];
@@ -54,7 +75,14 @@ function checkLevels(results: string): void {
     expect(ttft.p25).toBeLessThanOrEqual(ttft.p50);
     expect(ttft.p50).toBeLessThanOrEqual(ttft.p75);
     expect(csv[8]).toBe(`Output Token Throughput (per sec),${g.output_tokens_per_s.toFixed(2)}`);
+    // genai-perf's JSON of the level: the same figures under genai-perf's names, p1 from the run's trends.
+    const json = JSON.parse(readFileSync(join(dir, `profile_export_genai_perf-${level.name}.json`), 'utf8'));
+    expect(json.output_token_throughput).toEqual({ unit: 'tokens/sec', avg: g.output_tokens_per_s });
+    expect(json.output_sequence_length).toMatchObject({ unit: 'tokens', p1: OSL, avg: OSL, p99: OSL });
+    expect(json.time_to_first_token.p1).toBeLessThanOrEqual(json.time_to_first_token.p50);
+    expect(json.input_config.perf_analyzer.stimulus).toEqual({ concurrency: level.level });
   }
+  await checkRecords(dir, levels);
   const report = readFileSync(join(dir, 'report.md'), 'utf8');
   expect(report).toContain('TTFT p50 / p95 / p99 (ms)');
   expect(report).toContain('Output tokens/s');
@@ -65,7 +93,7 @@ describe('bench gpt2 (generative, gRPC stream)', () => {
     const { run, results } = await benchGpt2('node');
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('all budgets met');
-    checkLevels(results);
+    await checkLevels(results);
   }, 120_000);
 
   it('exits 99 when the TTFT budget is missed', async () => {
@@ -79,7 +107,70 @@ describe('bench gpt2 (generative, gRPC stream)', () => {
     async () => {
       const { run, results } = await benchGpt2('k6', { K6_BIN: k6.path! });
       expect(run.code, run.stderr).toBe(0);
-      checkLevels(results);
+      await checkLevels(results);
+    },
+    120_000,
+  );
+});
+
+/** The run's level results from summary.json. */
+function levelsOf(results: string): LevelResult[] {
+  const dir = runFolder(results, 'gpt2');
+  return JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')).report.results as LevelResult[];
+}
+
+/** An open-loop level's own checks: tokens per request, a send lag per send, scheduled latency at least send's. */
+function checkOpenLevel(level: LevelResult): void {
+  const g = level.genai!;
+  expect(level.mode).toBe('request-rate');
+  expect(level.errors, level.name).toBe(0);
+  expect(g.output_tokens, level.name).toBe(level.requests * OSL);
+  const s = g.schedule!;
+  expect(s.sends).toBeGreaterThanOrEqual(level.requests);
+  expect(s.send_lag_ms.max).toBeGreaterThanOrEqual(s.send_lag_ms.p50);
+  // Each request's scheduled latency is its send lag plus its latency; the lag is never negative by much.
+  expect(s.send_lag_ms.min).toBeGreaterThan(-5);
+  expect(level.scheduled_latency_us!.max).toBeGreaterThanOrEqual(level.latency_us.max - 5_000);
+}
+
+describe('bench gpt2 open loop (--request-rate)', () => {
+  it('sends Poisson arrivals on schedule under the Node runtime and reports the lag per level', async () => {
+    const { run, results } = await benchGpt2('node', {}, ['--request-rate', '2,4', '--arrivals', 'poisson']);
+    expect(run.code, run.stderr).toBe(0);
+    const levels = levelsOf(results);
+    expect(levels.map((l) => l.name)).toEqual(['r2', 'r4']);
+    for (const level of levels) checkOpenLevel(level);
+    expect(run.stdout).toMatch(/^r2: (schedule held|could not keep up)/m);
+    expect(run.stdout).toMatch(/^r4: (schedule held|could not keep up)/m);
+    const report = readFileSync(join(runFolder(results, 'gpt2'), 'report.md'), 'utf8');
+    expect(report).toContain('## Open loop: latency from the scheduled start');
+    expect(report).toMatch(/^- r4: (schedule held|could not keep up)/m);
+  }, 120_000);
+
+  it('says it could not keep up when --max-vus leaves one VU for streams longer than the gap', async () => {
+    // 100 tokens take the simulated gpt2 at least 100 x 1.86 ms, four times the 50 ms between sends at 20/s.
+    const { run, results } = await benchGpt2('node', { OUTPUT_TOKENS: '100' }, [
+      ...['--request-rate', '20', '--max-vus', '1'],
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const [level] = levelsOf(results);
+    expect(level!.genai!.schedule).toMatchObject({ vus: 1, capped: true });
+    expect(level!.genai!.schedule!.late_sends).toBeGreaterThan(0);
+    expect(run.stdout).toMatch(
+      /^r20: could not keep up: \d+ of \d+ sends left over 10 ms late.*its one VU \(--max-vus\) busy streaming/m,
+    );
+  }, 120_000);
+
+  it.skipIf(!k6.path)(
+    `sends gamma arrivals under real k6 ${k6.skipReason}`,
+    async () => {
+      const { run, results } = await benchGpt2('k6', { K6_BIN: k6.path! }, [
+        ...['--request-rate', '4', '--arrivals', 'gamma:0.5'],
+      ]);
+      expect(run.code, run.stderr).toBe(0);
+      const [level] = levelsOf(results);
+      checkOpenLevel(level!);
+      expect(run.stdout).toMatch(/^r4: (schedule held|could not keep up)/m);
     },
     120_000,
   );

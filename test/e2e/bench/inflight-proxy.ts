@@ -3,7 +3,7 @@
  * concurrency 2 has started without reading the clock. A response is counted out before it is
  * forwarded, so one VU's next request can never overlap its previous one in the count.
  */
-import http from 'node:http';
+import { startForwardingProxy } from './forwarding-proxy.ts';
 
 /** A running proxy: its URL, the most POSTs seen in flight at once, and how to close it. */
 export interface InflightProxy {
@@ -14,45 +14,15 @@ export interface InflightProxy {
 
 /** Proxies 127.0.0.1:<ephemeral> to `target` (http://host:port). */
 export async function startInflightProxy(target: string): Promise<InflightProxy> {
-  const upstream = new URL(target);
   let inflight = 0;
   let peak = 0;
-  const server = http.createServer((req, res) => {
-    const counted = req.method === 'POST';
-    if (counted) peak = Math.max(peak, ++inflight);
-    const forward = http.request(
-      {
-        host: upstream.hostname,
-        port: upstream.port,
-        path: req.url,
-        method: req.method,
-        headers: req.headers,
-      },
-      (answer) => {
-        const chunks: Buffer[] = [];
-        answer.on('data', (c: Buffer) => chunks.push(c));
-        answer.on('end', () => {
-          if (counted) inflight--;
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          res.end(Buffer.concat(chunks));
-        });
-      },
-    );
-    forward.on('error', () => {
-      if (counted) inflight--;
-      res.destroy();
-    });
-    req.pipe(forward);
+  const proxy = await startForwardingProxy(target, {
+    onRequest: (req) => {
+      if (req.method === 'POST') peak = Math.max(peak, ++inflight);
+    },
+    onAnswered: (req) => {
+      if (req.method === 'POST') inflight--;
+    },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    peak: () => peak,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { url: proxy.url, peak: () => peak, close: proxy.close };
 }

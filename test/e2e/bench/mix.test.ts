@@ -8,6 +8,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { referenceTool } from '../tools/reference-tools.ts';
+import { type MixModel, readMixRun } from './mix-folder.ts';
 import { alive, startCli, until, watchDescendants } from './processes.ts';
 import { QUICK, resultsDir, runCli } from './run-cli.ts';
 
@@ -34,21 +35,6 @@ async function inferences(url: string, model: string): Promise<number> {
   return body.model_stats[0]?.inference_count ?? 0;
 }
 
-interface MixModel {
-  id: string;
-  load: { mode: string; level: number };
-  verdict_ok: boolean;
-  requests_per_s: number;
-  result?: {
-    name: string;
-    requests: number;
-    errors: number;
-    server?: { request_count: number };
-    budgets: { expr: string; ok: boolean }[];
-    latency_us: { p95: number; min: number; max: number };
-  };
-}
-
 async function benchMix(runtime: 'node' | 'k6', k6Bin?: string) {
   const results = resultsDir();
   const quick = QUICK.map((arg) => (arg === '1s' ? `${WINDOW_S}s` : arg === 'node' ? runtime : arg));
@@ -56,11 +42,7 @@ async function benchMix(runtime: 'node' | 'k6', k6Bin?: string) {
     ['bench', '--mix', mixFile(), ...quick, '--no-progress', '--results-dir', results],
     k6Bin ? { K6_BIN: k6Bin } : {},
   );
-  const runs = readdirSync(join(results, 'mix-trio'));
-  expect(runs, run.stderr).toHaveLength(1);
-  const dir = join(results, 'mix-trio', runs[0]!);
-  const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
-  return { run, dir, summary, models: summary.models as MixModel[] };
+  return { run, ...readMixRun(results, 'trio', run.stderr) };
 }
 
 function checkMix({ run, dir, summary, models }: Awaited<ReturnType<typeof benchMix>>, runtime: string) {

@@ -5,8 +5,6 @@
  * one line naming the fix, and a secret header from HEADERS_FILE reaches the server but no output.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +12,7 @@ import { type EmbeddedServer, startEmbedded } from '../../../measure/embedded.ts
 import { modelIds } from '../../../models/index.ts';
 import { selfSignedIdentity } from '../../../server/tls.ts';
 import { referenceTool } from '../tools/reference-tools.ts';
+import { startForwardingProxy } from './forwarding-proxy.ts';
 import { QUICK, resultsDir, runCli, runFolder } from './run-cli.ts';
 
 /** Generous budgets: these tests judge errors, not speed. */
@@ -168,26 +167,11 @@ describe('auth headers', () => {
     const seen: string[] = [];
     // Plain HTTP between bench and a recording proxy, so the test can see what was sent.
     const plain = await startEmbedded();
-    const upstream = new URL(plain.url);
-    const proxy = http.createServer((req, res) => {
-      if (req.headers.authorization) seen.push(req.headers.authorization);
-      const forward = http.request(
-        {
-          host: upstream.hostname,
-          port: upstream.port,
-          path: req.url,
-          method: req.method,
-          headers: req.headers,
-        },
-        (up) => {
-          res.writeHead(up.statusCode ?? 502, up.headers);
-          up.pipe(res);
-        },
-      );
-      forward.on('error', () => res.destroy());
-      req.pipe(forward);
+    const proxy = await startForwardingProxy(plain.url, {
+      onRequest: (req) => {
+        if (req.headers.authorization) seen.push(req.headers.authorization);
+      },
     });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     try {
       const headersFile = join(dir, 'headers.txt');
       writeFileSync(headersFile, `# bearer token\nAuthorization: Bearer ${secret}\n`);
@@ -204,7 +188,7 @@ describe('auth headers', () => {
           '--results-dir',
           results,
         ],
-        { ...BUDGET, TRITON_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` },
+        { ...BUDGET, TRITON_URL: proxy.url },
       );
       expect(run.code, run.stderr).toBe(0);
       expect(seen.length).toBeGreaterThan(0);
@@ -214,7 +198,7 @@ describe('auth headers', () => {
       expect(files.some((f) => f.endsWith('summary.json'))).toBe(true);
       for (const file of files) expect(readFileSync(file, 'latin1'), file).not.toContain(secret);
     } finally {
-      await new Promise((resolve) => proxy.close(resolve));
+      await proxy.close();
       await plain.stop();
     }
   }, 120_000);

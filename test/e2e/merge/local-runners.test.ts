@@ -8,7 +8,7 @@
  * always, under real k6 when K6_BIN or ../shared/tools/bin/k6 exists.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +19,7 @@ import { k8sInput } from '../../../measure/k8s/inputs.ts';
 import { benchManifests, type K8sObject, type ManifestInput } from '../../../measure/k8s/manifests.ts';
 import type { LevelResult, RunReport } from '../../../lib/summary/types.ts';
 import { findK6 } from '../agreement/harness.ts';
+import { startForwardingProxy } from '../bench/forwarding-proxy.ts';
 import { type LocalRunner, localRunner, materialize } from '../../merge/k6-operator.ts';
 
 const ROOT = join(import.meta.dirname, '../../..');
@@ -214,4 +215,66 @@ describe('local runners with execution segments, merged', () => {
     },
     180_000,
   );
+});
+
+describe('runners behind an authenticating gateway, headers from the Secret', () => {
+  const TOKEN = 'Bearer k8s-runner-token-5e1f';
+
+  /** The manifests of a one-runner bench of mnist through `gateway`, with `settings` for its headers. */
+  async function gatedManifests(gateway: string, settings: Record<string, string>): Promise<K8sObject[]> {
+    const input = await k8sInput({
+      model: 'mnist',
+      settings: { ...SETTINGS, CONCURRENCY: '1', P99_MS: '60000', TRITON_URL: gateway, ...settings },
+      parallelism: 1,
+      runnerImage: 'grafana/k6:latest',
+      toolImage: 'k6-triton:test',
+      resources: { cpu: '1', memory: '1Gi' },
+      resultsSize: '1Gi',
+    });
+    return parseAllDocuments(toYaml(benchManifests(input))).map((d) => d.toJS() as K8sObject);
+  }
+
+  for (const runtime of ['node', 'k6'] as const) {
+    it.skipIf(runtime === 'k6' && !k6.bin)(
+      `${runtime}: a runner sends the --headers-file token it reads from the Secret; without it the gateway refuses`,
+      async () => {
+        const server = await startEmbedded();
+        // An authenticating gateway: 401 unless both headers are there.
+        const wanted = { authorization: TOKEN, 'x-tenant': 'blue' };
+        let refused = 0;
+        let admittedPosts = 0;
+        const gateway = await startForwardingProxy(server.url, {
+          refuse: (req) => {
+            if (Object.entries(wanted).some(([name, value]) => req.headers[name] !== value)) {
+              refused++;
+              return 401;
+            }
+            if (req.method === 'POST') admittedPosts++;
+            return undefined;
+          },
+        });
+        try {
+          const dir = mkdtempSync(join(tmpdir(), `k6-triton-gated-${runtime}-`));
+          const file = join(dir, 'auth.txt');
+          writeFileSync(file, `Authorization: ${TOKEN}\nX-Tenant: blue\n`);
+          const objects = await gatedManifests(gateway.url, { HEADERS_FILE: file });
+          expect(JSON.stringify(objects.filter((o) => o.kind !== 'Secret'))).not.toContain(TOKEN);
+          const runner = localRunner(objects, 1, materialize(objects, join(dir, 'cluster')));
+          expect(await start(runtime, runner)).toMatchObject({ code: 0 });
+          expect(refused).toBe(0);
+          expect(admittedPosts).toBeGreaterThan(0);
+
+          // The same bench without headers: the gateway refuses it, so the check above can fail.
+          const bare = await gatedManifests(gateway.url, {});
+          const bareRunner = localRunner(bare, 1, materialize(bare, join(dir, 'bare')));
+          await expect(start(runtime, bareRunner)).rejects.toThrow(/exit/);
+          expect(refused).toBeGreaterThan(0);
+        } finally {
+          await gateway.close();
+          await server.stop();
+        }
+      },
+      180_000,
+    );
+  }
 });

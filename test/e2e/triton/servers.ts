@@ -10,6 +10,17 @@ import { referenceTool } from '../tools/reference-tools.ts';
 /** The real tritonserver binary, or why the tests that need it are skipped. */
 export const REAL_TRITON = referenceTool('tritonserver', 'TRITONSERVER');
 
+/** Whether anything answers on a URL (a stopped server refuses the connection). */
+export async function answers(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(1000) });
+    await response.arrayBuffer();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** One server under comparison, as a client sees it. */
 export interface Target {
   kind: 'embedded' | 'triton';

@@ -11,22 +11,11 @@ import type { RunReport } from '../../../lib/summary/types.ts';
 import { alive, startCli, until, watchDescendants } from '../bench/processes.ts';
 import { resultsDir, runCli, runFolder } from '../bench/run-cli.ts';
 import { reportProblems } from './level-checks.ts';
-import { REAL_TRITON } from './servers.ts';
+import { answers, REAL_TRITON } from './servers.ts';
 
 const SHORT = ['--step-duration', '2s', '--warmup', '1s', '--count', '2', '--runtime', 'node'];
 /** k6's exit code for a run stopped by a signal. */
 const EXTERNAL_ABORT = 105;
-
-/** Whether anything answers on a URL (a stopped server refuses the connection). */
-async function answers(url: string): Promise<boolean> {
-  try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(1000) });
-    await response.arrayBuffer();
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {

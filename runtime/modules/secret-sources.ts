@@ -1,0 +1,111 @@
+/**
+ * k6's secret sources, as `--secret-source` configures them: `file=path` (or `file=filename=path`) reads
+ * KEY=VALUE lines, `mock=k1=v1,k2=v2` holds its values inline; `name=…` names a source and `default` makes
+ * it the one `secrets.get()` reads (a single source is the default). Values read are redacted from logs.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { redactFromLogs } from '../log.ts';
+
+/** What a secret source lookup rejects with: a Go error's text (k6 rejects with its error, not an Error). */
+export class SecretError {
+  constructor(readonly text: string) {}
+  toString(): string {
+    return this.text;
+  }
+}
+
+type Source = Map<string, string>;
+
+/** Parses KEY=VALUE pairs (lines of a file, or a mock's comma list); k6's message for one without "=". */
+function pairs(items: string[]): Source {
+  const out: Source = new Map();
+  for (const item of items) {
+    const eq = item.indexOf('=');
+    if (eq < 0) throw new Error(`parsing "${item}", needs =`);
+    out.set(item.slice(0, eq), item.slice(eq + 1));
+  }
+  return out;
+}
+
+function fileSource(config: string, cwd: string): Source {
+  let filename = '';
+  for (const kv of config.split(',')) {
+    const eq = kv.indexOf('=');
+    if (eq < 0) filename = kv;
+    else if (kv.slice(0, eq) === 'filename') filename = kv.slice(eq + 1);
+    else throw new Error(`unknown configuration key for file secret source "${kv.slice(0, eq)}"`);
+  }
+  let text: string;
+  try {
+    text = readFileSync(resolve(cwd, filename), 'utf8');
+  } catch {
+    throw new Error(`open ${filename}: no such file or directory`);
+  }
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return pairs(lines.map((l) => l.replace(/\r$/, '')));
+}
+
+const BUILDERS: Record<string, (config: string, cwd: string) => Source> = {
+  file: fileSource,
+  mock: (config) => pairs(config.split(',')),
+};
+
+/** The test's secret sources by name ("default" among them when one is), read by k6/secrets. */
+export class SecretSources {
+  constructor(readonly sources: Map<string, Source>) {}
+
+  /** The value of `key` in the source `name`; rejects with k6's texts. */
+  get(name: string, key: string): string {
+    if (this.sources.size === 0) throw new SecretError('no secret sources are configured');
+    const source = this.sources.get(name);
+    if (!source) throw new SecretError(`no secret source with name "${name}" is configured`);
+    const value = source.get(key);
+    if (value === undefined) throw new SecretError('no value');
+    redactFromLogs(value);
+    return value;
+  }
+}
+
+/** Builds the sources of `--secret-source` values (relative paths from `cwd`); throws k6's one-line errors. */
+export function secretSources(lines: string[], cwd = process.cwd()): SecretSources {
+  const result = new Map<string, Source>();
+  for (const line of lines) {
+    let type = line;
+    let config = '';
+    const eq = line.indexOf('=');
+    if (eq >= 0) {
+      type = line.slice(0, eq);
+      config = line.slice(eq + 1);
+    } else if (line.trim() === '') throw new Error(`couldn't parse secret source configuration "${line}"`);
+    const build = BUILDERS[type];
+    if (!build) {
+      if (type === 'url' || type === 'cloud')
+        throw new Error(
+          `secret source "${type}" is not supported by the Node runtime; use file or mock, or run with k6`,
+        );
+      throw new Error(`no secret source for type "${type}" for configuration "${line}"`);
+    }
+    let name = '';
+    let isDefault = false;
+    const rest: string[] = [];
+    for (const kv of config.split(',')) {
+      if (kv === 'default') isDefault = true;
+      else if (kv.startsWith('name=')) name = kv.slice('name='.length);
+      else rest.push(kv);
+    }
+    name ||= type;
+    const source = build(rest.join(','), cwd);
+    if (result.has(name))
+      throw new Error(`secret source for name "${type}" already registered before configuration "${line}"`);
+    result.set(name, source);
+    if (isDefault) {
+      if (result.has('default'))
+        throw new Error(`can't have two secret sources that are default ones, second one was "${config}"`);
+      result.set('default', source);
+    }
+  }
+  if (result.size === 1) result.set('default', [...result.values()][0]!);
+  return new SecretSources(result);
+}

@@ -3,6 +3,7 @@
  * over tough-cookie's RFC 6265 store, with the behaviour of Go's net/http/cookiejar that k6 wraps.
  */
 import { Cookie, CookieJar as ToughJar } from 'tough-cookie';
+import type { WireResult } from '../transport/http-transport.ts';
 
 /** Go's zero time.Time in Unix milliseconds: what k6 reports as `expires` for a cookie without one. */
 const GO_ZERO_TIME_MS = -6795364578871;
@@ -191,5 +192,15 @@ export function responseCookies(setCookies: readonly string[]): Record<string, R
       expires: c.expires instanceof Date ? c.expires.getTime() : GO_ZERO_TIME_MS,
     });
   }
+  return out;
+}
+
+/** The Set-Cookie values of a response's raw header list. */
+export function setCookieValues(result: WireResult): string[] {
+  if (!result.setCookie) return [];
+  const raw = result.rawHeaders();
+  const out: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2)
+    if (String(raw[i]).toLowerCase() === 'set-cookie') out.push(String(raw[i + 1]));
   return out;
 }

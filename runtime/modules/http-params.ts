@@ -284,3 +284,21 @@ export function maskCredentials(text: string): string {
 export function withoutCredentials(text: string): string {
   return text.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/?#]*@/i, '$1');
 }
+
+/** `headers` with name set to value (any case of name replaced), copied: a params object's headers are shared. */
+export function withHeader(
+  headers: Record<string, string>,
+  name: string,
+  value: string | null,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() !== name.toLowerCase()) out[k] = v;
+  if (value !== null) out[name] = value;
+  return out;
+}
+
+/** The value of header `name` (any case) in headers, or undefined. */
+export function headerOf(headers: Record<string, string>, name: string): string | undefined {
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
+  return undefined;
+}

@@ -7,7 +7,13 @@
 import { logLine } from '../log.ts';
 import { type BatchJob, runBatch } from './http-batch.ts';
 import { currentVu, runInVu, type HttpOptions, type Tags, type VuState } from '../vu-context.ts';
-import { CookieJar, requestCookiePairs, requestCookiesInfo, responseCookies } from './http-cookies.ts';
+import {
+  CookieJar,
+  requestCookiePairs,
+  requestCookiesInfo,
+  responseCookies,
+  setCookieValues,
+} from './http-cookies.ts';
 import { digestAuthorization, digestChallenge } from './http-digest.ts';
 import { k6ErrorFor, type K6HttpError } from './http-errors.ts';
 import { requestSamples } from './http-metrics.ts';
@@ -21,7 +27,9 @@ import {
   type RequestParams,
   TaggedUrl,
   DEFAULT_REDIRECTS,
+  headerOf,
   wireBody,
+  withHeader,
   withoutCredentials,
 } from './http-params.ts';
 import { SYNC_HTTP_FUNCTIONS } from './http-sync-names.ts';
@@ -140,34 +148,6 @@ function vuJar(vu: VuState, state: VuHttp): CookieJar {
     state.jarIteration = iteration;
   }
   return state.jar!;
-}
-
-/** `headers` with name set to value (any case of name replaced), copied: a params object's headers are shared. */
-function withHeader(
-  headers: Record<string, string>,
-  name: string,
-  value: string | null,
-): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() !== name.toLowerCase()) out[k] = v;
-  if (value !== null) out[name] = value;
-  return out;
-}
-
-/** The value of header `name` (any case) in headers, or undefined. */
-function headerOf(headers: Record<string, string>, name: string): string | undefined {
-  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
-  return undefined;
-}
-
-/** The Set-Cookie values of a response's raw header list. */
-function setCookieValues(result: WireResult): string[] {
-  if (!result.setCookie) return [];
-  const raw = result.rawHeaders();
-  const out: string[] = [];
-  for (let i = 0; i + 1 < raw.length; i += 2)
-    if (String(raw[i]).toLowerCase() === 'set-cookie') out.push(String(raw[i + 1]));
-  return out;
 }
 
 /**

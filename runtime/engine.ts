@@ -162,6 +162,7 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
     discardResponseBodies: options.discardResponseBodies,
     noConnectionReuse: options.noConnectionReuse,
     tls: options.tls,
+    http: options.http,
   };
   vu0.options = moduleOptions;
   const pool = new VuPool(

@@ -2,7 +2,7 @@
  * k6's log lines on stderr: `LEVL[SSSS] message  key=value ...`, SSSS = seconds since start.
  * The script's console writes here, as k6's console does.
  */
-import { inspect } from 'node:util';
+import { consoleValue } from './console-format.ts';
 
 const started_ms = performance.now();
 let sink: (line: string) => void = (line) => process.stderr.write(line);
@@ -40,17 +40,7 @@ export function logLine(level: Level, message: string, fields: Record<string, st
 }
 
 function format(args: unknown[]): string {
-  return args
-    .map((a) => {
-      if (typeof a === 'string') return a;
-      if (a instanceof Error) return a.stack ?? String(a);
-      try {
-        return typeof a === 'object' && a !== null ? JSON.stringify(a) : String(a);
-      } catch {
-        return inspect(a);
-      }
-    })
-    .join(' ');
+  return args.map(consoleValue).join(' ');
 }
 
 /** The `console` a k6 script sees: log/info → INFO, warn → WARN, error → ERRO, debug dropped (k6 needs -v). */

@@ -30,6 +30,17 @@ export interface ModuleOptions {
   noConnectionReuse: boolean;
   /** insecureSkipTLSVerify and tlsAuth. */
   tls: ClientTls;
+  /** k6/http: maxRedirects (unset: 10), batch (20), batchPerHost (6; 0 = no limit), noCookiesReset. */
+  http?: HttpOptions;
+}
+
+/** The test options k6/http honours besides the ones above. */
+export interface HttpOptions {
+  /** null when the script does not set it: k6 then follows 10 and warns when a request stops there. */
+  maxRedirects: number | null;
+  batch: number;
+  batchPerHost: number;
+  noCookiesReset: boolean;
 }
 
 /** What a protocol module sees of the VU that called it. */
@@ -41,6 +52,8 @@ export interface VuState {
   /** Tags every sample of this VU carries now: test-wide tags, scenario tags, `scenario`, `group`. */
   tags(): Tags;
   readonly options: ModuleOptions;
+  /** The VU's iteration count so far (-1 before the first): k6/http starts a new cookie jar per iteration. */
+  readonly iterationInInstance?: number;
   /** Records samples (the engine adds time and routes them to metrics, thresholds and outputs). */
   emit(samples: Sample[]): void;
   /** Records build(input)'s samples; build runs later, off the VU's path (it must not read mutable state). */

@@ -25,6 +25,8 @@ export interface ResponseHead {
   contentLength: number;
   /** The connection cannot carry another request after this response. */
   closeAfter: boolean;
+  /** The head has a Set-Cookie header (k6/http's cookie jar reads the headers only then). */
+  setCookie: boolean;
 }
 
 /** What the parser reports for one response. */
@@ -109,6 +111,7 @@ export function parseHead(head: string, isHead: boolean): ResponseHead | null {
     contentLength: framing === 'length' ? Number(length) : -1,
     closeAfter:
       framing === 'close' || connection === 'close' || (minor === 48 && connection !== 'keep-alive'),
+    setCookie: lower.includes('\r\nset-cookie:'),
   };
 }
 

@@ -4,6 +4,7 @@
  * The hot path of every executor: no allocation beyond the promise an async iteration needs.
  */
 import { mapStack } from '../loader/source-map.ts';
+import { thrownFrames } from '../loader/thrown.ts';
 import { logLine } from '../log.ts';
 import type { Metric } from '../metrics/registry.ts';
 import { type ScenarioRuntime, TestAbortError, type TestRun } from '../run-state.ts';
@@ -23,8 +24,17 @@ export interface IterationContext {
 /** Logs an exception thrown by script code the way k6 does (the iteration ends, the test goes on). */
 export function logScriptError(err: unknown, sc: ScenarioRuntime | null): void {
   if (err instanceof TestAbortError) return;
-  const text = err instanceof Error ? mapStack(err.stack ?? err.message) : String(err);
-  const fields: Record<string, string> = sc ? { executor: sc.config.executor, scenario: sc.config.name } : {};
+  // A thrown value that is not an Error has the frames the loader recorded where it was thrown (thrown.ts).
+  const frames = err instanceof Error ? undefined : thrownFrames(err);
+  const text =
+    err instanceof Error
+      ? mapStack(err.stack ?? err.message)
+      : frames
+        ? mapStack(`${String(err)}\n${frames}`)
+        : String(err);
+  const fields: Record<string, string> = sc
+    ? { executor: sc.config.executor, hint: 'script exception', scenario: sc.config.name }
+    : { hint: 'script exception' };
   fields['source'] = 'stacktrace';
   logLine('ERRO', text, fields);
 }

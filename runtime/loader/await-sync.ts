@@ -20,7 +20,23 @@ const SYNC_HTTP = new Set(SYNC_HTTP_FUNCTIONS);
 /** gRPC Client methods that are synchronous in k6 and promises here. */
 const GRPC_AWAITED = new Set(['invoke', 'connect', 'healthCheck']);
 
-type AnyNode = Node & Record<string, unknown>;
+export type AnyNode = Node & Record<string, unknown>;
+
+/** acorn's parse of a CommonJS bundle; a syntax error is the script's load error. */
+export async function parseBundle(code: string, path: string): Promise<AnyNode> {
+  const { parse } = await import('acorn');
+  try {
+    return parse(code, {
+      ecmaVersion: 'latest',
+      sourceType: 'script',
+      allowHashBang: true,
+      // A script whose init context awaits is an async function's body (esm-init.ts).
+      allowAwaitOutsideFunction: true,
+    }) as unknown as AnyNode;
+  } catch (err) {
+    throw new ScriptLoadError(`cannot load ${path}: ${(err as Error).message}`);
+  }
+}
 
 interface Fn {
   node: AnyNode;
@@ -124,19 +140,7 @@ function positionOf(code: string, pos: number, options: AwaitSyncOptions): strin
  * is when it makes none. Throws ScriptLoadError where the transform cannot keep k6's semantics.
  */
 export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): Promise<string> {
-  const { parse } = await import('acorn');
-  let ast: AnyNode;
-  try {
-    ast = parse(code, {
-      ecmaVersion: 'latest',
-      sourceType: 'script',
-      allowHashBang: true,
-      // A script whose init context awaits is an async function's body (esm-init.ts).
-      allowAwaitOutsideFunction: true,
-    }) as unknown as AnyNode;
-  } catch (err) {
-    throw new ScriptLoadError(`cannot load ${options.path}: ${(err as Error).message}`);
-  }
+  const ast = await parseBundle(code, options.path);
   const calls: Call[] = [];
   const locals: Locals = new Map();
   /** Identifier references that are not a call's callee nor a declaration: name → positions. */

@@ -17,6 +17,7 @@ import { ESM_INIT_HELPERS } from './esm-init.ts';
 import type { MetricType } from '../metrics/registry.ts';
 import { resolveK6Modules } from './k6-modules.ts';
 import { registerSourceMap } from './source-map.ts';
+import { markThrows, recordThrown, THROWN_FN } from './thrown.ts';
 
 type ScriptFn = (
   exports: object,
@@ -34,6 +35,8 @@ interface ScriptScope {
   open: (path: string, mode?: string) => string | ArrayBuffer;
   /** The global timers: the VU's k6/timers when the script uses them (k6's semantics), else Node's. */
   timers: Pick<typeof globalThis, 'setTimeout' | 'clearTimeout' | 'setInterval' | 'clearInterval'>;
+  /** Records where a value that is not an Error is thrown (loader/thrown.ts). */
+  thrown: (v: unknown) => unknown;
   /** Receives the setter the VU calls when its iteration or environment changes. */
   track: (update: (iteration: number, env: Record<string, string>) => void) => void;
 }
@@ -78,6 +81,7 @@ function wrapperSource(code: string, asyncInit: boolean): string {
     '(function (__k6) {',
     'let __VU = __k6.vu, __ITER = 0, __ENV = __k6.env; const open = __k6.open;',
     'const { setTimeout, clearTimeout, setInterval, clearInterval } = __k6.timers;',
+    `const ${THROWN_FN} = __k6.thrown;`,
     '__k6.track(function (iteration, env) { __ITER = iteration; __ENV = env; });',
     // An ES module's body (esm-init.ts) is strict code and may await.
     asyncInit
@@ -135,6 +139,7 @@ export class Program {
       env: vu.env,
       open: (path, mode) => k6Open(vu, path, mode),
       timers: (modules.get('k6/timers') as ScriptScope['timers'] | undefined) ?? globalThis,
+      thrown: recordThrown,
       track: (update) => vu.trackScriptGlobals(update),
     });
     const done = () => {
@@ -174,6 +179,7 @@ export async function loadProgram(path: string): Promise<Program> {
       grpc: bundled.imports.has('k6/net/grpc'),
       ...(bundled.map ? { map: bundled.map } : {}),
     });
+  bundled.code = await markThrows(bundled.code, abs);
   const modules = await resolveK6Modules(bundled.imports, dirname(abs), { promiseForms: awaitSync });
   let wrapper: Wrapper;
   try {

@@ -410,8 +410,12 @@ export class Client {
       // The call has ended: nothing holds the request bytes any more.
       release();
       const tags = callTags(vu, p.tags, conn.addr, def, code);
-      const received = reply ? reply.length + 5 : 0;
-      vu.emit(callSamples(vuTags, tags, duration_ms, payload.length + 5, received));
+      // The lean connection counts its wire bytes; grpc-js's calls count their messages only.
+      const wire = conn.unary?.takeWireBytes() ?? {
+        sent: payload.length + 5,
+        received: reply ? reply.length + 5 : 0,
+      };
+      vu.emit(callSamples(vuTags, tags, duration_ms, wire.sent, wire.received));
       const ok = code === StatusOK;
       const bytes = ok && !p.discardResponseMessage ? reply : null;
       return responseObject(

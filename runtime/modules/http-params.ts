@@ -2,6 +2,7 @@
 import type { Tags } from '../vu-context.ts';
 import { parseDuration_ms } from '../../lib/duration.ts';
 import type { ResponseType } from '../transport/http-transport.ts';
+import { CookieJar, type ParamCookie, parseParamCookies } from './http-cookies.ts';
 
 /** k6's default request timeout (params.timeout). */
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -60,6 +61,9 @@ export interface Params {
   responseType?: string;
   redirects?: number;
   responseCallback?: ExpectedStatuses | null;
+  jar?: CookieJar | null;
+  cookies?: Record<string, unknown> | null;
+  auth?: string | null;
   [other: string]: unknown;
 }
 
@@ -69,12 +73,19 @@ export interface RequestParams {
   tags: Tags;
   timeout_ms: number;
   responseType: ResponseType;
-  redirects: number;
+  /** null: the test's maxRedirects option (k6 then warns when a request stops at it). */
+  redirects: number | null;
   /** undefined: use the VU's default; null: no callback (no http_req_failed, no expected_response). */
   responseCallback: ExpectedStatuses | null | undefined;
+  /** The `jar` param; null: the VU's jar (k6 ignores a null jar too). */
+  jar: CookieJar | null;
+  /** The `cookies` param, in its order; null when none. */
+  cookies: Map<string, ParamCookie> | null;
+  /** True for `auth: 'digest'`. */
+  digest: boolean;
 }
 
-const UNSUPPORTED_PARAMS = ['compression', 'jar', 'cookies'];
+const UNSUPPORTED_PARAMS = ['compression'];
 const NO_TAGS: Tags = Object.freeze({}) as Tags;
 
 /** The defaults, for requests without params (callers copy headers before changing them). */
@@ -122,7 +133,8 @@ function parseParams(p: Params, discard: boolean): RequestParams {
     }
   }
   // Basic auth comes from the URL's credentials, with or without auth: 'basic' (as in k6).
-  if (p['auth'] !== undefined && p['auth'] !== null && p['auth'] !== 'basic') {
+  const auth = p['auth'];
+  if (auth !== undefined && auth !== null && auth !== 'basic' && auth !== 'digest') {
     throw new Error(
       `k6 API http params.auth ${JSON.stringify(p['auth'])} is not supported by the Node runtime; run with k6`,
     );
@@ -150,7 +162,7 @@ function parseParams(p: Params, discard: boolean): RequestParams {
     }
     responseType = p.responseType;
   }
-  let redirects = DEFAULT_REDIRECTS;
+  let redirects: number | null = null;
   if (p.redirects !== undefined) {
     if (!Number.isInteger(p.redirects) || p.redirects < 0) {
       throw new Error(
@@ -165,7 +177,23 @@ function parseParams(p: Params, discard: boolean): RequestParams {
       'invalid http params.responseCallback; expected the result of http.expectedStatuses(...) or null',
     );
   }
-  return { headers, tags, timeout_ms, responseType, redirects, responseCallback: cb };
+  const jar = p.jar instanceof CookieJar ? p.jar : null;
+  if (p.jar !== undefined && p.jar !== null && !jar) {
+    throw new Error(
+      'invalid http params.jar; expected an http.CookieJar (new http.CookieJar() or http.cookieJar())',
+    );
+  }
+  return {
+    headers,
+    tags,
+    timeout_ms,
+    responseType,
+    redirects,
+    responseCallback: cb,
+    jar,
+    cookies: parseParamCookies(p.cookies),
+    digest: auth === 'digest',
+  };
 }
 
 /** A request body as k6 takes it: string, ArrayBuffer, typed array view or a form object. */
@@ -240,13 +268,38 @@ function parseUrlUncached(arg: unknown): ParsedUrl {
       code: 'ERR_INVALID_URL',
     });
   }
-  // k6 tags the URL without credentials.
-  let tagUrl = text;
-  if (url.username || url.password) {
-    const clean = new URL(text);
-    clean.username = '';
-    clean.password = '';
-    tagUrl = clean.href;
-  }
+  // k6 tags the URL with its credentials masked (URL.Clean in k6's httpext).
+  const tagUrl = url.username || url.password ? maskCredentials(text) : text;
   return { url, tagUrl, name: arg instanceof TaggedUrl ? arg.name : tagUrl };
+}
+
+/** k6's URL.Clean: `http://user:pass@host/` → `http://****:****@host/` (`****` alone without a password). */
+export function maskCredentials(text: string): string {
+  return text.replace(
+    /^([a-z][a-z0-9+.-]*:\/\/)([^@/?#]*)@/i,
+    (_m, scheme: string, info: string) => `${scheme}${info.includes(':') ? '****:****' : '****'}@`,
+  );
+}
+
+/** The URL without its credentials, as k6's digest transport sends and tags it. */
+export function withoutCredentials(text: string): string {
+  return text.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/?#]*@/i, '$1');
+}
+
+/** `headers` with name set to value (any case of name replaced), copied: a params object's headers are shared. */
+export function withHeader(
+  headers: Record<string, string>,
+  name: string,
+  value: string | null,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() !== name.toLowerCase()) out[k] = v;
+  if (value !== null) out[name] = value;
+  return out;
+}
+
+/** The value of header `name` (any case) in headers, or undefined. */
+export function headerOf(headers: Record<string, string>, name: string): string | undefined {
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
+  return undefined;
 }

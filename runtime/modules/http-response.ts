@@ -54,6 +54,8 @@ export interface ResponseInit {
   /** Empty for plain HTTP. */
   tlsVersion?: string;
   tlsCipherSuite?: string;
+  /** The final response's Set-Cookie headers, name → cookies (k6's Response.cookies); none when absent. */
+  cookies?: Record<string, unknown[]>;
 }
 
 /**
@@ -136,6 +138,7 @@ export class Response {
     this.remote_port = init.remotePort;
     this.tls_version = init.tlsVersion ?? '';
     this.tls_cipher_suite = init.tlsCipherSuite ?? '';
+    if (init.cookies) this.cookies = init.cookies;
   }
 
   /** An own enumerable accessor over one lazy field, made once per field and shared by every Response. */

@@ -5,7 +5,16 @@
  * asyncRequest. Connections are kept alive per VU, as k6.
  */
 import { logLine } from '../log.ts';
-import { currentVu, type Tags, type VuState } from '../vu-context.ts';
+import { type BatchJob, runBatch } from './http-batch.ts';
+import { currentVu, runInVu, type HttpOptions, type Tags, type VuState } from '../vu-context.ts';
+import {
+  CookieJar,
+  requestCookiePairs,
+  requestCookiesInfo,
+  responseCookies,
+  setCookieValues,
+} from './http-cookies.ts';
+import { digestAuthorization, digestChallenge } from './http-digest.ts';
 import { k6ErrorFor, type K6HttpError } from './http-errors.ts';
 import { requestSamples } from './http-metrics.ts';
 import {
@@ -17,18 +26,24 @@ import {
   parseUrl,
   type RequestParams,
   TaggedUrl,
+  DEFAULT_REDIRECTS,
+  headerOf,
   wireBody,
+  withHeader,
+  withoutCredentials,
 } from './http-params.ts';
 import { SYNC_HTTP_FUNCTIONS } from './http-sync-names.ts';
 import { canonicalHeaderKey, headersFromRaw, type RequestInfo, Response } from './http-response.ts';
 import { VuConnections, type WireResult } from '../transport/http-transport.ts';
 
-export { ExpectedStatuses, Response, TaggedUrl };
+export { CookieJar, ExpectedStatuses, Response, TaggedUrl };
 
-/** Per-VU module state: its connections and its response callback. */
+/** Per-VU module state: its connections, its response callback and its cookie jar (per iteration). */
 interface VuHttp {
   connections: VuConnections;
   responseCallback: ExpectedStatuses | null | undefined;
+  jar: CookieJar | null;
+  jarIteration: number;
 }
 
 const vuStates = new WeakMap<VuState, VuHttp>();
@@ -38,7 +53,12 @@ let initResponseCallback: ExpectedStatuses | null = DEFAULT_EXPECTED;
 function vuHttp(vu: VuState): VuHttp {
   let s = vuStates.get(vu);
   if (!s) {
-    const created: VuHttp = { connections: new VuConnections(vu.options.tls), responseCallback: undefined };
+    const created: VuHttp = {
+      connections: new VuConnections(vu.options.tls),
+      responseCallback: undefined,
+      jar: null,
+      jarIteration: Number.NaN,
+    };
     vuStates.set(vu, created);
     vu.onRetire(() => created.connections.close());
     s = created;
@@ -65,11 +85,17 @@ function body(result: WireResult, responseType: RequestParams['responseType']): 
   return out.buffer;
 }
 
-function requestInfo(method: string, url: string, headers: Record<string, string>, b: unknown): RequestInfo {
+function requestInfo(
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  b: unknown,
+  cookies: readonly [string, string][],
+): RequestInfo {
   const h: Record<string, string[]> = {};
   for (const [k, v] of Object.entries(headers)) h[canonicalHeaderKey(k)] = [v];
   const text = typeof b === 'string' ? b : b ? `[${(b as Uint8Array).byteLength} bytes]` : '';
-  return { method, url, headers: h, body: text, cookies: {} };
+  return { method, url, headers: h, body: text, cookies: requestCookiesInfo(cookies) };
 }
 
 function warnFailed(method: string, url: string, err: K6HttpError): void {
@@ -104,9 +130,30 @@ function failedResponse(url: string, err: K6HttpError, info: RequestInfo): Respo
   });
 }
 
+/** The first response of a digest request counts as expected when it is the 401 challenge (k6 swaps its callback so). */
+const DIGEST_CHALLENGE = new ExpectedStatuses([401]);
+/** k6's defaults of the options k6/http honours. */
+const DEFAULT_HTTP_OPTIONS: HttpOptions = {
+  maxRedirects: null,
+  batch: 20,
+  batchPerHost: 6,
+  noCookiesReset: false,
+};
+
+/** The VU's cookie jar: a new one each iteration, as k6 starts one (unless noCookiesReset). */
+function vuJar(vu: VuState, state: VuHttp): CookieJar {
+  const iteration = vu.iterationInInstance ?? -1;
+  if (state.jarIteration !== iteration) {
+    if (!vu.options.http?.noCookiesReset || !state.jar) state.jar = new CookieJar();
+    state.jarIteration = iteration;
+  }
+  return state.jar!;
+}
+
 /**
  * k6's http.asyncRequest(method, url, [body], [params]): resolves with a Response (never rejects for
- * network errors: they are in Response.error / error_code, as in k6).
+ * network errors: they are in Response.error / error_code, as in k6). Follows redirects (each hop a
+ * request with its samples), keeps cookies in the VU's jar and answers digest challenges, as k6 does.
  */
 export async function asyncRequest(
   method: string,
@@ -124,6 +171,10 @@ export async function asyncRequest(
       : state.responseCallback !== undefined
         ? state.responseCallback
         : initResponseCallback;
+  // k6 warns of a request stopped at the redirect limit only when neither the params nor the options set it.
+  const redirectsSet = p.redirects ?? vu.options.http?.maxRedirects ?? null;
+  const maxRedirects = redirectsSet ?? DEFAULT_REDIRECTS;
+  const jar = p.jar ?? vuJar(vu, state);
   let method_ = String(method).toUpperCase();
   let target: ReturnType<typeof parseUrl>;
   // The params' own headers, shared by every request made with them (so the connection can reuse
@@ -136,74 +187,129 @@ export async function asyncRequest(
   } catch (e) {
     const err = k6ErrorFor(Object.assign(e as Error, { code: 'ERR_INVALID_URL' }));
     warnFailed(method_, String(url), err);
-    return failedResponse(String(url), err, requestInfo(method_, String(url), headers, wire));
+    return failedResponse(String(url), err, requestInfo(method_, String(url), headers, wire, []));
   }
-  if (target.url.username && !Object.keys(headers).some((k) => k.toLowerCase() === 'authorization')) {
+  let digest: { user: string; pass: string } | null = null;
+  if (target.url.username || target.url.password) {
     const user = decodeURIComponent(target.url.username);
     const pass = decodeURIComponent(target.url.password);
-    headers = { ...headers, Authorization: `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}` };
+    if (p.digest) {
+      // k6's digest transport sends (and tags) the URL without its credentials.
+      digest = { user, pass };
+      const bare = new URL(target.url.href);
+      bare.username = '';
+      bare.password = '';
+      const tagUrl = withoutCredentials(target.tagUrl);
+      target = { url: bare, tagUrl, name: target.name === target.tagUrl ? tagUrl : target.name };
+    } else if (headerOf(headers, 'authorization') === undefined) {
+      headers = withHeader(
+        headers,
+        'Authorization',
+        `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`,
+      );
+    }
   }
+  const firstHost = target.url.hostname;
   const vuTags: Tags = vu.tags();
+  let info: RequestInfo | (() => RequestInfo) | null = null;
+  let firstCallback = digest && expected ? DIGEST_CHALLENGE : expected;
   for (let hop = 0; ; hop++) {
-    const result = await state.connections.send({
-      method: method_,
-      url: target.url,
-      headers,
-      body: wire,
-      timeout_ms: p.timeout_ms,
-      responseType: p.responseType,
-      reuseConnection: !vu.options.noConnectionReuse,
-    });
-    const error = result.error ? k6ErrorFor(result.error) : null;
-    const proto = error ? '' : 'HTTP/1.1';
-    vu.emitLater(requestSamples, {
-      vuTags,
-      userTags: p.tags,
-      method: method_,
-      tagUrl: target.tagUrl,
-      name: target.name,
-      status: result.status,
-      proto,
-      tlsVersion: result.tlsVersion,
-      error,
-      timings: result.timings,
-      sent_bytes: result.sent_bytes,
-      received_bytes: result.received_bytes,
-      expected,
-    });
+    const pairs = requestCookiePairs(target.url, jar, p.cookies);
+    let sent = headers;
+    if (pairs.length > 0) {
+      const own = headerOf(headers, 'cookie');
+      const jarred = pairs.map(([n, v]) => `${n}=${v}`).join('; ');
+      sent = withHeader(headers, 'Cookie', own ? `${own}; ${jarred}` : jarred);
+    }
+    if (info === null) {
+      const [m, u, h, b] = [method_, target.tagUrl, sent, wire];
+      info = () => requestInfo(m, u, h, b, pairs);
+    }
+    const send = (h: Record<string, string>) =>
+      state.connections.send({
+        method: method_,
+        url: target.url,
+        headers: h,
+        body: wire,
+        timeout_ms: p.timeout_ms,
+        responseType: p.responseType,
+        reuseConnection: !vu.options.noConnectionReuse,
+      });
+    const record = (result: WireResult, cb: ExpectedStatuses | null) => {
+      const error = result.error ? k6ErrorFor(result.error) : null;
+      vu.emitLater(requestSamples, {
+        vuTags,
+        userTags: p.tags,
+        method: method_,
+        tagUrl: target.tagUrl,
+        name: target.name,
+        status: result.status,
+        proto: error ? '' : 'HTTP/1.1',
+        tlsVersion: result.tlsVersion,
+        error,
+        timings: result.timings,
+        sent_bytes: result.sent_bytes,
+        received_bytes: result.received_bytes,
+        expected: cb,
+      });
+      return error;
+    };
+    let result = await send(sent);
+    let error = record(result, firstCallback);
+    firstCallback = expected;
+    if (digest && !error && result.status === 401) {
+      const challenge = digestChallenge(headersFromRaw(result.rawHeaders())['Www-Authenticate']);
+      if (challenge) {
+        const uri = target.url.pathname + target.url.search;
+        const auth = digestAuthorization(challenge, method_, uri, digest.user, digest.pass);
+        result = await send(withHeader(sent, 'Authorization', auth));
+        error = record(result, expected);
+      }
+    }
+    const setCookies = error ? [] : setCookieValues(result);
+    if (setCookies.length > 0) jar.store(target.url, setCookies);
     const isRedirect = !error && REDIRECT_STATUSES.has(result.status);
     const redirectHeaders = isRedirect ? headersFromRaw(result.rawHeaders()) : null;
     const location = redirectHeaders?.['Location'];
-    if (isRedirect && location !== undefined && hop < p.redirects) {
+    if (isRedirect && location !== undefined && hop >= maxRedirects && redirectsSet === null) {
+      logLine(
+        'WARN',
+        `Stopped after ${hop + 1} redirects and returned the redirection; pass { redirects: n } in request params or set global maxRedirects to silence this`,
+        { url: String(url instanceof TaggedUrl ? url.url : url) },
+      );
+    }
+    if (isRedirect && location !== undefined && hop < maxRedirects) {
       const next = new URL(location, target.url);
       // Go's client: 303 (and 301/302 after POST) continue as GET without a body.
       if (result.status === 303 || ((result.status === 301 || result.status === 302) && method_ === 'POST')) {
         if (method_ !== 'HEAD') method_ = 'GET';
         wire = null;
-        headers = { ...headers };
-        for (const k of Object.keys(headers)) if (k.toLowerCase() === 'content-type') delete headers[k];
+        headers = withHeader(headers, 'Content-Type', null);
+      }
+      // Go forwards credentials and cookies set by hand only to the same domain (or its subdomains).
+      if (next.hostname !== firstHost && !next.hostname.endsWith(`.${firstHost}`)) {
+        headers = withHeader(withHeader(headers, 'Authorization', null), 'Cookie', null);
       }
       target = { url: next, tagUrl: next.href, name: next.href };
       continue;
     }
     if (error) warnFailed(method_, target.tagUrl, error);
-    const finalUrl = target.tagUrl;
-    const finalBody = wire;
     return new Response({
       url: target.tagUrl,
       status: result.status,
       statusText: error ? '' : `${result.status} ${result.statusText}`,
-      proto,
+      proto: error ? '' : 'HTTP/1.1',
       headers: redirectHeaders ?? (error ? {} : () => headersFromRaw(result.rawHeaders())),
       body: () => body(result, p.responseType),
       timings: result.timings,
       error: error ? error.message : '',
       errorCode: error ? error.code : 0,
-      request: () => requestInfo(method_, finalUrl, headers, finalBody),
+      request: info,
       remoteIp: result.remoteIp,
       remotePort: result.remotePort,
       tlsVersion: result.tlsVersion,
       tlsCipherSuite: result.tlsCipherSuite,
+      cookies: setCookies.length > 0 ? responseCookies(setCookies) : undefined,
     });
   }
 }
@@ -262,11 +368,30 @@ type BatchRequest =
   | unknown[]
   | { method?: string; url: unknown; body?: Body; params?: Params };
 
-function batchOne(r: BatchRequest): Promise<Response> {
-  if (typeof r === 'string' || r instanceof TaggedUrl) return asyncRequest('GET', r);
-  if (Array.isArray(r)) return asyncRequest(String(r[0]), r[1], r[2] as Body, r[3] as Params);
-  if (r && typeof r === 'object') return asyncRequest(r.method ?? 'GET', r.url, r.body, r.params);
-  throw new Error(`invalid http.batch() request: ${String(r)}`);
+/** One batch request as a job: its host (for batchPerHost) and the call that sends it as the VU. */
+function batchJob(vu: VuState, r: BatchRequest): BatchJob<Response> {
+  let call: () => Promise<Response>;
+  let target: unknown;
+  if (typeof r === 'string' || r instanceof TaggedUrl) {
+    target = r;
+    call = () => asyncRequest('GET', r);
+  } else if (Array.isArray(r)) {
+    target = r[1];
+    call = () => asyncRequest(String(r[0]), r[1], r[2] as Body, r[3] as Params);
+  } else if (r && typeof r === 'object') {
+    target = r.url;
+    call = () => asyncRequest(r.method ?? 'GET', r.url, r.body, r.params);
+  } else {
+    throw new Error(`invalid http.batch() request: ${String(r)}`);
+  }
+  let host = '';
+  try {
+    host = new URL(String(target instanceof TaggedUrl ? target.url : target)).host;
+  } catch {
+    // asyncRequest reports the bad URL in the response.
+  }
+  // A worker sends after an await, when no VU is current: it sends as the batch's VU.
+  return { host, run: () => runInVu(vu, call) };
 }
 
 /** The VU's init context refuses requests at once, as k6 does, rather than with a rejected promise. */
@@ -303,10 +428,18 @@ export const PROMISE_FORMS = {
   /** k6's batch in its three forms: an array of requests, or an object of them (results keyed alike). */
   batch: async (requests: BatchRequest[] | Record<string, BatchRequest>) => {
     checkNotInit();
-    if (Array.isArray(requests)) return Promise.all(requests.map(batchOne));
-    const keys = Object.keys(requests ?? {});
-    const results = await Promise.all(keys.map((k) => batchOne(requests[k]!)));
-    return Object.fromEntries(keys.map((k, i) => [k, results[i]]));
+    const vu = currentVu();
+    const { batch, batchPerHost } = vu.options.http ?? DEFAULT_HTTP_OPTIONS;
+    const keys = Array.isArray(requests) ? null : Object.keys(requests ?? {});
+    const list = keys
+      ? keys.map((k) => (requests as Record<string, BatchRequest>)[k]!)
+      : (requests as BatchRequest[]);
+    const results = await runBatch(
+      list.map((r) => batchJob(vu, r)),
+      batch,
+      batchPerHost,
+    );
+    return keys ? Object.fromEntries(keys.map((k, i) => [k, results[i]])) : results;
   },
 };
 
@@ -350,8 +483,12 @@ function unsupported(name: string): () => never {
 
 /** k6's http.file (multipart uploads): not supported here. */
 export const file = unsupported('file');
-/** k6's http.cookieJar: not supported here. */
-export const cookieJar = unsupported('cookieJar');
+/** k6's http.cookieJar(): the VU's jar for this iteration (the one requests use without a `jar` param). */
+export function cookieJar(): CookieJar {
+  const vu = currentVu();
+  if (vu.inInit) throw new Error('Making cookie jars in the init context is not supported');
+  return vuJar(vu, vuHttp(vu));
+}
 
 /** Closes the connections of the calling VU (the engine also does it through onRetire). */
 export async function closeVuConnections(vu: VuState): Promise<void> {
@@ -414,6 +551,7 @@ const http = {
   url,
   file,
   cookieJar,
+  CookieJar,
 };
 
 export default http;

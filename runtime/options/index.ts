@@ -7,6 +7,7 @@ import { validateTrendStat, DEFAULT_TREND_STATS } from '../metrics/values.ts';
 import { parseDuration_ms } from '../../lib/duration.ts';
 import { logLine } from '../log.ts';
 import { type ClientTls, parseTlsAuth } from '../transport/tls-client.ts';
+import type { HttpOptions } from '../vu-context.ts';
 import { parseScenario, type ScenarioConfig, segmentScenario } from './scenarios.ts';
 import { ExecutionTuple, parseSegment, parseSequence, type Segment } from './segment.ts';
 import { deriveScenarios, layerShortcuts } from './shortcuts.ts';
@@ -44,6 +45,8 @@ export interface TestOptions {
   noConnectionReuse: boolean;
   /** insecureSkipTLSVerify and tlsAuth. */
   tls: ClientTls;
+  /** maxRedirects, batch, batchPerHost, noCookiesReset. */
+  http: HttpOptions;
   setupTimeout_ms: number;
   teardownTimeout_ms: number;
   /** The merged options object, as exec.test.options shows it. */
@@ -58,6 +61,23 @@ function boolOpt(v: unknown, what: string): boolean {
   if (typeof v !== 'boolean')
     throw new Error(`invalid option ${what}: expected true or false, got ${JSON.stringify(v)}`);
   return v;
+}
+
+function intOpt<D extends number | null>(v: unknown, what: string, dflt: D): number | D {
+  if (v === undefined || v === null) return dflt;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
+    throw new Error(`invalid option ${what}: expected an integer >= 0, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+/** k6/http's options with k6's defaults. */
+function httpOptions(s: Record<string, unknown>): HttpOptions {
+  return {
+    maxRedirects: intOpt(s['maxRedirects'], 'maxRedirects', null),
+    batch: intOpt(s['batch'], 'batch', 20),
+    batchPerHost: intOpt(s['batchPerHost'], 'batchPerHost', 6),
+    noCookiesReset: boolOpt(s['noCookiesReset'], 'noCookiesReset'),
+  };
 }
 
 /** The execution tuple of the executionSegment and executionSegmentSequence options (strings, as k6 takes them). */
@@ -133,6 +153,7 @@ function consolidate(script: unknown, over: OptionOverrides): TestOptions {
         over.insecureSkipTLSVerify ?? boolOpt(s['insecureSkipTLSVerify'], 'insecureSkipTLSVerify'),
       tlsAuth: parseTlsAuth(s['tlsAuth']),
     },
+    http: httpOptions(s),
     setupTimeout_ms: parseDuration_ms(s['setupTimeout'] ?? '60s', 'setupTimeout'),
     teardownTimeout_ms: parseDuration_ms(s['teardownTimeout'] ?? '60s', 'teardownTimeout'),
     raw,

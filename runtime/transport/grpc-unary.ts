@@ -37,6 +37,8 @@ export class UnaryChannel {
   readonly #address: string;
   readonly #options: UnaryChannelOptions;
   #conn: Http2Connection | null = null;
+  /** The connection's wire bytes already reported by takeWireBytes. */
+  #reported = { written: 0, read: 0 };
   /**
    * Request header blocks per metadata object, timeout and method path: a frozen params object's
    * metadata is reused, and calls without metadata share one (grpc-call.ts).
@@ -58,6 +60,7 @@ export class UnaryChannel {
       maxReceive_bytes: this.#options.maxReceive_bytes ?? DEFAULT_MAX_RECEIVE_BYTES,
     });
     this.#conn = next;
+    this.#reported = { written: 0, read: 0 };
     return next.ready;
   }
 
@@ -113,6 +116,19 @@ export class UnaryChannel {
       byPath.set(key, block);
     }
     return block;
+  }
+
+  /**
+   * The connection's wire bytes since the last call of this method: each call reports what the
+   * connection sent and read meanwhile (its frames and headers, the preface on the first), so the
+   * samples add up to the connection's traffic, as k6 counts it.
+   */
+  takeWireBytes(): { sent: number; received: number } {
+    const now = this.#conn?.wireBytes();
+    if (!now) return { sent: 0, received: 0 };
+    const out = { sent: now.written - this.#reported.written, received: now.read - this.#reported.read };
+    this.#reported = now;
+    return out;
   }
 
   /** Closes the connection. */

@@ -37,6 +37,8 @@ export interface WireResult {
   statusText: string;
   /** The raw header list, made when asked: name, value, name, value... */
   rawHeaders: () => ReadonlyArray<Buffer | string>;
+  /** The response has a Set-Cookie header: its headers are worth reading for the cookie jar. */
+  setCookie: boolean;
   /** Body chunks (empty for responseType 'none'). */
   chunks: Buffer[];
   bodyLength_bytes: number;
@@ -232,6 +234,7 @@ export class VuConnections {
           status: error ? 0 : ex.status,
           statusText: error ? '' : ex.statusText,
           rawHeaders: error ? () => [] : () => ex.rawHeaders,
+          setCookie: !error && ex.rawHeaders.some((h, i) => i % 2 === 0 && /^set-cookie$/i.test(String(h))),
           chunks: error ? [] : ex.chunks,
           bodyLength_bytes: error ? 0 : ex.length_bytes,
           timings: ex.timings(end),

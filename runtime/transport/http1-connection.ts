@@ -302,6 +302,7 @@ export class Http1Connection {
       statusText: head?.statusText ?? '',
       // The header lines are split only when a script reads them.
       rawHeaders: () => (head ? headerPairs(head.lines) : []),
+      setCookie: head?.setCookie ?? false,
       chunks: error ? [] : ex.chunks,
       bodyLength_bytes: error ? 0 : ex.length_bytes,
       timings: this.#timings(ex, end),

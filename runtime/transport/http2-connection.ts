@@ -147,6 +147,11 @@ export class Http2Connection {
   /** Resolves when the socket is connected; rejects with the dial error. */
   readonly ready: Promise<void>;
 
+  /** The bytes written to and read from the socket so far (frames, headers, preface: k6's data_sent/received). */
+  wireBytes(): { written: number; read: number } {
+    return { written: this.#socket.bytesWritten, read: this.#socket.bytesRead };
+  }
+
   constructor(host: string, port: number, options: Http2ConnectionOptions) {
     this.#options = options;
     this.#decoder = new Http2FrameDecoder(this.#frameHandler());

@@ -15,6 +15,7 @@ import { awaitSyncCalls, needsAwaitSync } from './await-sync.ts';
 import { bundleScript, ScriptLoadError } from './bundle.ts';
 import { ESM_INIT_HELPERS } from './esm-init.ts';
 import type { MetricType } from '../metrics/registry.ts';
+import { k6Crypto } from '../webcrypto.ts';
 import { resolveK6Modules } from './k6-modules.ts';
 import { registerSourceMap } from './source-map.ts';
 import { markThrows, recordThrown, THROWN_FN } from './thrown.ts';
@@ -35,6 +36,8 @@ interface ScriptScope {
   open: (path: string, mode?: string) => string | ArrayBuffer;
   /** The global timers: the VU's k6/timers when the script uses them (k6's semantics), else Node's. */
   timers: Pick<typeof globalThis, 'setTimeout' | 'clearTimeout' | 'setInterval' | 'clearInterval'>;
+  /** The global `crypto` (webcrypto.ts). */
+  crypto: typeof k6Crypto;
   /** Records where a value that is not an Error is thrown (loader/thrown.ts). */
   thrown: (v: unknown) => unknown;
   /** Receives the setter the VU calls when its iteration or environment changes. */
@@ -80,7 +83,7 @@ function wrapperSource(code: string, asyncInit: boolean): string {
   const prefix = [
     '(function (__k6) {',
     'let __VU = __k6.vu, __ITER = 0, __ENV = __k6.env; const open = __k6.open;',
-    'const { setTimeout, clearTimeout, setInterval, clearInterval } = __k6.timers;',
+    'const { setTimeout, clearTimeout, setInterval, clearInterval } = __k6.timers; const crypto = __k6.crypto;',
     `const ${THROWN_FN} = __k6.thrown;`,
     '__k6.track(function (iteration, env) { __ITER = iteration; __ENV = env; });',
     // An ES module's body (esm-init.ts) is strict code and may await.
@@ -139,6 +142,7 @@ export class Program {
       env: vu.env,
       open: (path, mode) => k6Open(vu, path, mode),
       timers: (modules.get('k6/timers') as ScriptScope['timers'] | undefined) ?? globalThis,
+      crypto: k6Crypto,
       thrown: recordThrown,
       track: (update) => vu.trackScriptGlobals(update),
     });

@@ -156,6 +156,15 @@ describe.skipIf(!K6)('agreement with real k6', () => {
     expect(checkCounts(n.summary?.root_group)).toEqual(checks);
   });
 
+  it('WebCrypto imports an EC JWK on its own curve when the algorithm names another, as k6 does', async () => {
+    const { k6: k, node: n } = await runBoth(k6, 'webcrypto-jwk.js');
+    expect(k.code, k.stderr).toBe(0);
+    expect(n.code, n.stderr).toBe(0);
+    const checks = checkCounts(k.summary?.root_group);
+    expect(Object.values(checks)).toEqual(Array(3).fill([1, 0]));
+    expect(checkCounts(n.summary?.root_group)).toEqual(checks);
+  });
+
   it('an iteration waits for its timers; callbacks run in their iteration, after a bare sleep()', async () => {
     const { k6: k, node: n } = await runBoth(k6, 'timers.js');
     expect(k.code, k.stderr).toBe(0);

@@ -20,6 +20,8 @@ const LOADERS: Record<string, () => Promise<Namespace>> = {
   'k6/timers': () => import('../modules/timers.ts'),
   'k6/http': () => import('../modules/http.ts'),
   'k6/net/grpc': () => import('../modules/grpc.ts'),
+  'k6/ws': () => import('../modules/ws.ts'),
+  'k6/websockets': () => import('../modules/websockets.ts'),
 };
 
 /** The message k6-triton gives for every k6 API it does not implement. */

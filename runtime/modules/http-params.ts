@@ -7,7 +7,8 @@ import type { ResponseType } from '../transport/http-transport.ts';
 export const DEFAULT_TIMEOUT_MS = 60_000;
 /** k6's default for options.maxRedirects and params.redirects. */
 export const DEFAULT_REDIRECTS = 10;
-const USER_AGENT = 'Grafana k6 (k6-triton Node runtime)';
+/** The User-Agent k6/http (and the WebSocket handshakes) send unless the script sets one. */
+export const USER_AGENT = 'Grafana k6 (k6-triton Node runtime)';
 
 /** k6's http.expectedStatuses(...) result: which statuses count as expected (not failed). */
 export class ExpectedStatuses {

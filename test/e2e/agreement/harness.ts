@@ -190,3 +190,29 @@ export function groupTree(g: LegacyGroup | undefined): unknown {
       .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
   };
 }
+
+/** A counter's or trend's count in the legacy export (0 when the metric is absent). */
+export function metricCount(o: Outcome, metric: string): number {
+  return (o.summary?.metrics[metric]?.['count'] as number | undefined) ?? 0;
+}
+
+/** Check path → [passes, fails], summed over the whole group tree. */
+export function checkTotals(
+  g: LegacyGroup | undefined,
+  out: Record<string, [number, number]> = {},
+): Record<string, [number, number]> {
+  if (!g) return out;
+  for (const c of Object.values(g.checks)) {
+    const [p, f] = out[c.path] ?? [0, 0];
+    out[c.path] = [p + c.passes, f + c.fails];
+  }
+  for (const sub of Object.values(g.groups)) checkTotals(sub, out);
+  return out;
+}
+
+/** The metric names a run declared (`--out json` Metric records), sorted, without vus and vus_max (sampled on a clock). */
+export function declaredMetrics(o: Outcome): string[] {
+  return [...new Set(o.records.filter((r) => r.type === 'Metric').map((r) => r.metric))]
+    .filter((m) => m !== 'vus' && m !== 'vus_max')
+    .sort();
+}

@@ -11,16 +11,19 @@
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 
-/** A running echo server: its base URL (`ws://127.0.0.1:port`), how many sessions it accepted, and stop(). */
+/** A running echo server: its base URL (`ws://127.0.0.1:port`), its sessions so far, the close codes clients sent, and stop(). */
 export interface WsEchoServer {
   url: string;
   sessions(): number;
+  /** The close code of every session a client closed (1005 without a code, 1006 when cut), in order. */
+  closeCodes(): number[];
   stop(): Promise<void>;
 }
 
 /** Starts the echo server on 127.0.0.1, port 0. */
 export async function startWsEchoServer(): Promise<WsEchoServer> {
   let sessions = 0;
+  const codes: number[] = [];
   const wss = new WebSocketServer({
     host: '127.0.0.1',
     port: 0,
@@ -45,6 +48,7 @@ export async function startWsEchoServer(): Promise<WsEchoServer> {
       socket.send(data, { binary: isBinary });
     });
     socket.on('error', () => undefined);
+    socket.on('close', (code) => codes.push(code));
   });
   await new Promise<void>((resolve, reject) => {
     wss.once('listening', resolve);
@@ -54,6 +58,7 @@ export async function startWsEchoServer(): Promise<WsEchoServer> {
   return {
     url: `ws://127.0.0.1:${port}`,
     sessions: () => sessions,
+    closeCodes: () => [...codes],
     stop: () =>
       new Promise<void>((resolve) => {
         for (const c of wss.clients) c.terminate();

@@ -158,41 +158,17 @@ export class WebSocket {
     this.#binaryType = value;
   }
 
-  get onopen(): Listener | null {
-    return this.#on.get('open') ?? null;
-  }
-  set onopen(fn: unknown) {
-    this.#setOn('open', fn);
-  }
-  get onmessage(): Listener | null {
-    return this.#on.get('message') ?? null;
-  }
-  set onmessage(fn: unknown) {
-    this.#setOn('message', fn);
-  }
-  get onerror(): Listener | null {
-    return this.#on.get('error') ?? null;
-  }
-  set onerror(fn: unknown) {
-    this.#setOn('error', fn);
-  }
-  get onclose(): Listener | null {
-    return this.#on.get('close') ?? null;
-  }
-  set onclose(fn: unknown) {
-    this.#setOn('close', fn);
-  }
-  get onping(): Listener | null {
-    return this.#on.get('ping') ?? null;
-  }
-  set onping(fn: unknown) {
-    this.#setOn('ping', fn);
-  }
-  get onpong(): Listener | null {
-    return this.#on.get('pong') ?? null;
-  }
-  set onpong(fn: unknown) {
-    this.#setOn('pong', fn);
+  // onopen, onmessage, onerror, onclose, onping and onpong: a function, or null to unset (k6 refuses other values).
+  static {
+    for (const type of EVENT_TYPES)
+      Object.defineProperty(WebSocket.prototype, `on${type}`, {
+        get(this: WebSocket) {
+          return this.#on.get(type) ?? null;
+        },
+        set(this: WebSocket, fn: unknown) {
+          this.#setOn(type, fn);
+        },
+      });
   }
 
   #setOn(type: EventType, fn: unknown): void {

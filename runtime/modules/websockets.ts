@@ -12,16 +12,7 @@ import { logLine } from '../log.ts';
 import { currentVu, runInVu, type Tags, type VuState } from '../vu-context.ts';
 import { holdIteration } from './timers.ts';
 import { Blob } from './websockets-blob.ts';
-import {
-  closeErrorText,
-  closeReason,
-  emitSessionEnd,
-  emitSessionStart,
-  type Handshake,
-  handshake,
-  sessionTags,
-  unexpectedClose,
-} from './ws-handshake.ts';
+import { emitSessionEnd, type Handshake, handshake, peerClose, startSession } from './ws-handshake.ts';
 
 export { Blob };
 
@@ -261,8 +252,7 @@ export class WebSocket {
       return;
     }
     this.#hs = hs;
-    this.#tags = sessionTags(this.#vu, ownTags, this.url, hs, { name: true });
-    emitSessionStart(this.#vu, this.#tags, hs);
+    this.#tags = startSession(this.#vu, ownTags, this.url, hs, { name: true });
     const ws = hs.socket;
     if (!ws) {
       emitSessionEnd(this.#vu, this.#tags, hs, false);
@@ -284,13 +274,13 @@ export class WebSocket {
     });
     ws.on('close', (code: number, reason: Buffer) => {
       if (this.#readyState === CLOSED) return;
-      const text = reason.toString();
+      const peer = peerClose(code, reason, lastError);
       if (code !== 1005) {
         this.#closeCode = code;
-        this.#closeReason = closeReason(code, text);
+        this.#closeReason = peer.reason;
       }
       this.#endSession();
-      this.#closed(unexpectedClose(code) ? lastError || closeErrorText(code, text) : '');
+      this.#closed(peer.error);
     });
     if (this.#readyState === CLOSING) {
       this.#closeFrame(ws, '');

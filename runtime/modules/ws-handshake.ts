@@ -141,13 +141,7 @@ export function handshake(vu: VuState, url: URL, options: HandshakeOptions): Pro
  * The tags of a session's samples: the VU's, the script's own, then `url` (and, for k6/websockets, `name`:
  * the script's name tag or the URL), `status` and `subproto` when an answer came, as k6 sets them.
  */
-export function sessionTags(
-  vu: VuState,
-  own: Tags,
-  url: string,
-  hs: Handshake,
-  options: { name: boolean },
-): Tags {
+function sessionTags(vu: VuState, own: Tags, url: string, hs: Handshake, options: { name: boolean }): Tags {
   const tags: Tags = { ...vu.tags(), ...own };
   if (options.name) {
     tags['url'] = own['name'] ?? url;
@@ -160,12 +154,20 @@ export function sessionTags(
   return tags;
 }
 
-/** ws_sessions and ws_connecting, as k6 emits them once the handshake ended (opened or not). */
-export function emitSessionStart(vu: VuState, tags: Tags, hs: Handshake): void {
+/** A session whose handshake ended (opened or not): emits ws_sessions and ws_connecting as k6 does; returns its tags (sessionTags). */
+export function startSession(
+  vu: VuState,
+  own: Tags,
+  url: string,
+  hs: Handshake,
+  options: { name: boolean },
+): Tags {
+  const tags = sessionTags(vu, own, url, hs, options);
   vu.emit([
     { metric: 'ws_sessions', value: 1, tags },
     { metric: 'ws_connecting', value: hs.connecting_ms, tags },
   ]);
+  return tags;
 }
 
 /** ws_session_duration (unless k6 leaves it out) and the connection's wire bytes, with the VU's tags, at a session's end. */
@@ -195,18 +197,22 @@ const CLOSE_TEXTS: Record<number, string> = {
   1015: ' (TLS handshake error)',
 };
 
-/** The reason k6 reports for a close: gorilla's `unexpected EOF` when the connection was cut without a close frame. */
-export function closeReason(code: number, reason: string): string {
-  return code === 1006 && reason === '' ? 'unexpected EOF' : reason;
-}
-
-/** k6's text of a close error: `websocket: close 4000: bye`, `websocket: close 1006 (abnormal closure): unexpected EOF`. */
-export function closeErrorText(code: number, reason: string): string {
-  const text = closeReason(code, reason);
-  return `websocket: close ${code}${CLOSE_TEXTS[code] ?? ''}${text ? `: ${text}` : ''}`;
-}
-
-/** Whether k6 reports a close by the server as an error too (gorilla's IsUnexpectedCloseError: not 1000 nor 1001). */
-export function unexpectedClose(code: number): boolean {
-  return code !== 1000 && code !== 1001;
+/**
+ * How k6 reports a close it did not start: the reason (gorilla's `unexpected EOF` when the connection was cut
+ * without a close frame) and, for a code other than 1000 and 1001 (gorilla's IsUnexpectedCloseError), an error:
+ * the socket's own last error, else `websocket: close 4000: bye`, `websocket: close 1006 (abnormal closure):
+ * unexpected EOF`; '' when there is none.
+ */
+export function peerClose(
+  code: number,
+  reason: Buffer,
+  lastError: string,
+): { reason: string; error: string } {
+  const raw = reason.toString();
+  const text = code === 1006 && raw === '' ? 'unexpected EOF' : raw;
+  if (code === 1000 || code === 1001) return { reason: text, error: '' };
+  return {
+    reason: text,
+    error: lastError || `websocket: close ${code}${CLOSE_TEXTS[code] ?? ''}${text ? `: ${text}` : ''}`,
+  };
 }

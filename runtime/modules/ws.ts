@@ -10,16 +10,7 @@ import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { currentVu, runInVu, type Tags, type VuState } from '../vu-context.ts';
 import { holdIteration } from './timers.ts';
-import {
-  closeErrorText,
-  closeReason,
-  emitSessionEnd,
-  emitSessionStart,
-  type Handshake,
-  handshake,
-  sessionTags,
-  unexpectedClose,
-} from './ws-handshake.ts';
+import { emitSessionEnd, type Handshake, handshake, peerClose, startSession } from './ws-handshake.ts';
 
 type Handler = (...args: unknown[]) => unknown;
 
@@ -108,8 +99,7 @@ async function session(vu: VuState, url: string, params: ConnectParams, setup: H
     target && (target.protocol === 'ws:' || target.protocol === 'wss:')
       ? await handshake(vu, target, { headers: params.headers, protocols: [], deflate: params.deflate })
       : refused('malformed ws or wss URL');
-  const tags = sessionTags(vu, params.tags, url, hs, { name: false });
-  emitSessionStart(vu, tags, hs);
+  const tags = startSession(vu, params.tags, url, hs, { name: false });
   if (!hs.socket) {
     emitSessionEnd(vu, tags, hs, true);
     // k6 reports the answer when one came, else only the error.
@@ -180,11 +170,8 @@ export class Socket {
       });
       ws.on('close', (code: number, reason: Buffer) => {
         if (this.#done || this.#closing) return;
-        if (unexpectedClose(code)) {
-          const text = reason.toString();
-          const message = this.#lastError || closeErrorText(code, text);
-          this.#emit('error', new WsError(message, { code, text: closeReason(code, text) }));
-        }
+        const peer = peerClose(code, reason, this.#lastError);
+        if (peer.error) this.#emit('error', new WsError(peer.error, { code, text: peer.reason }));
         this.#shutdown(code);
       });
       if (this.#call(setup, this)) this.#emit('open');

@@ -24,7 +24,7 @@ export interface WsResponse {
 }
 
 /** The error value k6 hands to 'error' handlers: a Go error with error(); a close error also has code and text. */
-export class WsError {
+class WsError {
   /** The error's text, as Go's error() gives it (an own property, as k6 shows it). */
   readonly error: () => string;
   constructor(message: string, close?: { code: number; text: string }) {
@@ -44,7 +44,7 @@ interface ConnectParams {
 }
 
 /** Reads params as k6 does (only `compression` can be wrong). */
-export function connectParams(raw: unknown): ConnectParams {
+function connectParams(raw: unknown): ConnectParams {
   const out: ConnectParams = { headers: {}, tags: {}, deflate: false };
   if (raw === null || raw === undefined) return out;
   const p = raw as Record<string, unknown>;
@@ -116,7 +116,7 @@ async function session(vu: VuState, url: string, params: ConnectParams, setup: H
 }
 
 /** The socket ws.connect() hands to its setup function. */
-export class Socket {
+class Socket {
   readonly #vu: VuState;
   readonly #ws: WebSocket;
   readonly #tags: Tags;

@@ -5,6 +5,7 @@
  */
 import type { ModuleImports } from './bundle.ts';
 import { ScriptLoadError } from './bundle.ts';
+import { logLine } from '../log.ts';
 
 type Namespace = Record<string, unknown>;
 
@@ -22,7 +23,11 @@ const LOADERS: Record<string, () => Promise<Namespace>> = {
   'k6/net/grpc': () => import('../modules/grpc.ts'),
   'k6/ws': () => import('../modules/ws.ts'),
   'k6/websockets': () => import('../modules/websockets.ts'),
+  'k6/experimental/websockets': () => import('../modules/websockets.ts'),
 };
+
+/** k6's deprecated names that still load, with their successors: k6 warns when a script imports one. */
+const DEPRECATED: Record<string, string> = { 'k6/experimental/websockets': 'k6/websockets' };
 
 /** The message k6-triton gives for every k6 API it does not implement. */
 export function unsupported(name: string): string {
@@ -39,6 +44,12 @@ export async function resolveK6Modules(
   for (const [spec, used] of imports) {
     const load = LOADERS[spec];
     if (!load) throw new ScriptLoadError(unsupported(spec));
+    const successor = DEPRECATED[spec];
+    if (successor)
+      logLine(
+        'WARN',
+        `${spec} is deprecated and will be removed in a future release. Please use ${successor} instead.`,
+      );
     let ns: Namespace;
     try {
       ns = await load();

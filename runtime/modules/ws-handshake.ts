@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { tlsConnectOptions } from '../transport/tls-client.ts';
 import type { Tags, VuState } from '../vu-context.ts';
+import { TLS_UNKNOWN_AUTHORITY } from './http-errors.ts';
 import { USER_AGENT } from './http-params.ts';
 import { canonicalHeaderKey } from './http-response.ts';
 
@@ -54,6 +55,8 @@ function dialError(
     case 'ENOTFOUND':
       return `dial tcp: lookup ${err.hostname ?? ''}: no such host`;
     default:
+      if (err.code && TLS_UNKNOWN_AUTHORITY.has(err.code))
+        return 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
       return err.message;
   }
 }

@@ -6,10 +6,12 @@
  * - `ping`: the server pings the client (which answers with a pong and sees a `ping` event);
  * - `drop`: the server cuts the TCP connection without a close frame (an abnormal closure, 1006).
  * A request with an `X-Greet` header is greeted first with `greet:<value>`; `/reject` is refused with 403
- * and the body `refused`. The first subprotocol a client offers is accepted.
+ * and the body `refused`. The first subprotocol a client offers is accepted. With a TLS identity it serves wss:.
  */
+import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
+import type { TlsIdentity } from '../../server/tls.ts';
 
 /** A running echo server: its base URL (`ws://127.0.0.1:port`), its sessions so far, the close codes clients sent, and stop(). */
 export interface WsEchoServer {
@@ -20,13 +22,13 @@ export interface WsEchoServer {
   stop(): Promise<void>;
 }
 
-/** Starts the echo server on 127.0.0.1, port 0. */
-export async function startWsEchoServer(): Promise<WsEchoServer> {
+/** Starts the echo server on 127.0.0.1, port 0 (over TLS with `tls`: wss:). */
+export async function startWsEchoServer(options: { tls?: TlsIdentity } = {}): Promise<WsEchoServer> {
   let sessions = 0;
   const codes: number[] = [];
+  const https = options.tls ? createServer(options.tls) : null;
   const wss = new WebSocketServer({
-    host: '127.0.0.1',
-    port: 0,
+    ...(https ? { server: https } : { host: '127.0.0.1', port: 0 }),
     handleProtocols: (offered) => offered.values().next().value ?? false,
     verifyClient: (info, cb) => {
       if (info.req.url === '/reject') cb(false, 403, 'refused');
@@ -51,18 +53,23 @@ export async function startWsEchoServer(): Promise<WsEchoServer> {
     socket.on('close', (code) => codes.push(code));
   });
   await new Promise<void>((resolve, reject) => {
-    wss.once('listening', resolve);
-    wss.once('error', reject);
+    if (https) {
+      https.once('error', reject);
+      https.listen(0, '127.0.0.1', resolve);
+    } else {
+      wss.once('listening', resolve);
+      wss.once('error', reject);
+    }
   });
-  const { port } = wss.address() as AddressInfo;
+  const { port } = (https ?? wss).address() as AddressInfo;
   return {
-    url: `ws://127.0.0.1:${port}`,
+    url: `${https ? 'wss' : 'ws'}://127.0.0.1:${port}`,
     sessions: () => sessions,
     closeCodes: () => [...codes],
     stop: () =>
       new Promise<void>((resolve) => {
         for (const c of wss.clients) c.terminate();
-        wss.close(() => resolve());
+        wss.close(() => (https ? https.close(() => resolve()) : resolve()));
       }),
   };
 }

@@ -1,6 +1,7 @@
 /** k6/ws and k6/websockets through the whole runtime (loader, engine, metrics), against a local echo server. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Blob } from '../../runtime/modules/websockets-blob.ts';
+import { selfSignedIdentity } from '../../server/tls.ts';
 import { startWsEchoServer, type WsEchoServer } from './echo-ws-server.ts';
 import { checks, runScript, values } from './run-script.ts';
 
@@ -59,6 +60,25 @@ describe('WebSockets on the Node runtime', () => {
     expect(checks(r)).toEqual({ 'both echoed before connect returned': { passes: 2, fails: 0 } });
     expect(values(r, 'ws_msgs_sent{kind:talk}')['count']).toBe(4);
     expect(values(r, 'ws_msgs_received{kind:talk}')['count']).toBe(4);
+  });
+});
+
+describe('WebSockets over TLS', () => {
+  let tls: WsEchoServer;
+  beforeAll(async () => {
+    tls = await startWsEchoServer({ tls: await selfSignedIdentity() });
+  });
+  afterAll(() => tls.stop());
+
+  it('wss: skips verification when asked, refuses an unknown authority otherwise; the deprecated name warns', async () => {
+    const skip = await runScript('ws-tls.js', { env: { WS_URL: tls.url, SKIP: '1' } });
+    expect(skip.exitCode).toBe(0);
+    expect(skip.log).toContain('k6/experimental/websockets is deprecated');
+    expect(checks(skip)).toEqual({ 'echoed over wss': { passes: 1, fails: 0 } });
+    const strict = await runScript('ws-tls.js', { env: { WS_URL: tls.url } });
+    expect(strict.exitCode).toBe(0);
+    expect(checks(strict)).toEqual({ 'unverified certificate refused': { passes: 1, fails: 0 } });
+    expect(values(strict, 'ws_sessions')['count']).toBe(1);
   });
 });
 

@@ -350,19 +350,17 @@ export class WebSocket {
   /** The iteration ended under the socket (interrupted, or a callback threw): close it as k6 does. */
   #interrupted(): void {
     if (this.#readyState === CLOSED) return;
-    if (this.#readyState === OPEN && this.#ws) {
-      this.#closeCode = 1000;
-      this.#closeFrame(this.#ws, '');
-    }
+    if (this.#readyState === OPEN) this.#ws?.close(1000);
     this.#readyState = CLOSED;
-    this.#endSession();
+    // k6 drops what a VU records once its iteration's context has ended: only the wire bytes are counted.
+    this.#endSession(false);
   }
 
-  /** ws_session_duration and the wire bytes, once, when an opened socket ends. */
-  #endSession(): void {
+  /** ws_session_duration (unless interrupted) and the wire bytes, once, when an opened socket ends. */
+  #endSession(duration = true): void {
     if (this.#ended || !this.#ws || !this.#hs) return;
     this.#ended = true;
-    emitSessionEnd(this.#vu, this.#tags, this.#hs, true);
+    emitSessionEnd(this.#vu, this.#tags, this.#hs, duration);
   }
 }
 

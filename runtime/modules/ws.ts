@@ -143,8 +143,7 @@ class Socket {
   run(setup: Handler): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.#settle = (f) => (f ? reject(f.err) : resolve());
-      // An interrupted iteration closes its socket (1001), as k6 does when the VU's context ends.
-      this.#release = holdIteration(this.#vu, () => this.#shutdown(1001));
+      this.#release = holdIteration(this.#vu, () => this.#interrupted());
       const ws = this.#ws;
       ws.on('message', (data: Buffer, isBinary: boolean) => {
         if (this.#done) return;
@@ -211,12 +210,24 @@ class Socket {
     this.#finish();
   }
 
-  #finish(): void {
+  /**
+   * The iteration ended under the socket: k6 closes it (1001) when the VU's context ends and drops what the VU
+   * records from then on (the handlers' samples, the session's duration), so no handler runs here and only the
+   * wire bytes are counted.
+   */
+  #interrupted(): void {
+    if (this.#done) return;
+    this.#closing = true;
+    if (this.#ws.readyState === WebSocket.OPEN) this.#ws.close(1001);
+    this.#finish(false);
+  }
+
+  #finish(duration = true): void {
     if (this.#done) return;
     this.#done = true;
     for (const t of this.#timers) clearTimeout(t);
     this.#timers.clear();
-    emitSessionEnd(this.#vu, this.#tags, this.#hs, true);
+    emitSessionEnd(this.#vu, this.#tags, this.#hs, duration);
     this.#release();
     this.#settle(this.#failure);
   }

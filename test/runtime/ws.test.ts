@@ -39,7 +39,22 @@ describe('WebSockets on the Node runtime', () => {
     expect(r.summaryData?.metrics['iterations']).toBeUndefined();
     expect(values(r, 'ws_sessions')['count']).toBe(1);
     expect(values(r, 'ws_msgs_received')['count']).toBe(1);
+    // As in k6, the close frame and the session's duration after the stop are not recorded.
+    expect(values(r, 'ws_msgs_sent')['count']).toBe(1);
+    expect(r.summaryData?.metrics['ws_session_duration']).toBeUndefined();
     expect((await closes(before + 1)).slice(before)).toEqual([1000]);
+  });
+
+  it('an open k6/ws socket holds ws.connect() until the graceful stop, which closes it (1001) quietly', async () => {
+    const before = server.closeCodes().length;
+    const r = await runScript('ws-connect-interrupted.js', { env: { WS_URL: server.url } });
+    expect(r.exitCode).toBe(0);
+    expect(r.summaryData?.metrics['iterations']).toBeUndefined();
+    // As in k6, nothing recorded after the stop: no close handler's sample, no session duration.
+    expect(r.summaryData?.metrics['closed_by_stop']).toBeUndefined();
+    expect(r.summaryData?.metrics['ws_session_duration']).toBeUndefined();
+    expect(values(r, 'ws_sessions')['count']).toBe(1);
+    expect((await closes(before + 1)).slice(before)).toEqual([1001]);
   });
 
   it('ws.connect() in the init context fails the test as k6 does (exit 107)', async () => {

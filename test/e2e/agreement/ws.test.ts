@@ -81,6 +81,20 @@ describe.skipIf(!K6)('k6/ws and k6/websockets agree with real k6', () => {
     agree(k, n, 'sockets_closed');
   });
 
+  it('a graceful stop closes open sockets of both modules; the same counts, nothing recorded after it', async () => {
+    // The runtime's own scripts (test/runtime/scripts), run here under real k6 too.
+    for (const name of ['ws-connect-interrupted.js', 'ws-interrupted.js']) {
+      const { k6: k, node: n } = await runBoth(k6, `../../../runtime/scripts/${name}`, {
+        env: { WS_URL: server.url },
+      });
+      expect([name, k.code, n.code]).toEqual([name, 0, 0]);
+      for (const m of [...COUNTED, 'closed_by_stop'])
+        expect([name, m, metricCount(n, m)]).toEqual([name, m, metricCount(k, m)]);
+      expect(metricCount(k, 'ws_msgs_received')).toBe(1);
+      expect(declaredMetrics(n)).toEqual(declaredMetrics(k));
+    }
+  });
+
   it('a crossed threshold on a ws_ metric exits 99 on both, for both modules', async () => {
     for (const name of ['ws.js', 'websockets.js']) {
       const { k6: k, node: n } = await runBoth(k6, name, { env: { WS_URL: server.url, FAIL: '1' } });

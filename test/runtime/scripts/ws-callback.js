@@ -2,5 +2,7 @@
 import ws from 'k6/ws';
 
 export default function () {
-  ['a', 'b'].forEach((path) => ws.connect(`${__ENV.WS_URL}/${path}`, () => undefined));
+  ['a', 'b'].forEach((path) => {
+    ws.connect(`${__ENV.WS_URL}/${path}`, () => undefined);
+  });
 }

@@ -3,7 +3,7 @@
 import { WebSocket } from 'k6/websockets';
 
 export const options = {
-  scenarios: { hold: { executor: 'constant-vus', vus: 1, duration: '200ms', gracefulStop: '100ms' } },
+  scenarios: { hold: { executor: 'constant-vus', vus: 1, duration: '1s', gracefulStop: '100ms' } },
 };
 
 export default function () {

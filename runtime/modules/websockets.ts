@@ -120,7 +120,8 @@ export class WebSocket {
             ? [protocols]
             : [];
     this.#vu = vu;
-    this.url = target.href;
+    // As written (Go's url.String() keeps `ws://host:port` without the slash URL.href would add).
+    this.url = String(url);
     // The iteration waits for the socket; an interrupted iteration closes it (1000), as k6 does.
     this.#release = holdIteration(vu, () => this.#interrupted());
     void handshake(vu, target, { headers: p.headers, protocols: offered, deflate: p.deflate }).then((hs) =>

@@ -12,7 +12,14 @@ import { logLine } from '../log.ts';
 import { currentVu, runInVu, type Tags, type VuState } from '../vu-context.ts';
 import { holdIteration } from './timers.ts';
 import { Blob } from './websockets-blob.ts';
-import { emitSessionEnd, type Handshake, handshake, peerClose, startSession } from './ws-handshake.ts';
+import {
+  emitSessionEnd,
+  type Handshake,
+  handshake,
+  peerClose,
+  sessionParams,
+  startSession,
+} from './ws-handshake.ts';
 
 export { Blob };
 
@@ -25,42 +32,6 @@ const CONNECTING = 0;
 const OPEN = 1;
 const CLOSING = 2;
 const CLOSED = 3;
-
-/** WebSocket's params: headers, tags, compression ('deflate' only); any other key is an error, as in k6. */
-interface SocketParams {
-  headers: Record<string, string>;
-  tags: Tags;
-  deflate: boolean;
-}
-
-function socketParams(raw: unknown): SocketParams {
-  const out: SocketParams = { headers: {}, tags: {}, deflate: false };
-  if (raw === null || raw === undefined) return out;
-  for (const [k, v] of Object.entries(raw as object)) {
-    switch (k) {
-      case 'headers':
-        if (v !== null && typeof v === 'object')
-          for (const [h, value] of Object.entries(v as object)) out.headers[h] = String(value);
-        break;
-      case 'tags':
-        if (v !== null && typeof v === 'object')
-          for (const [t, value] of Object.entries(v as object)) out.tags[t] = String(value);
-        break;
-      case 'jar':
-        break;
-      case 'compression': {
-        const algo = String(v).trim();
-        if (algo !== 'deflate')
-          throw new Error(`unsupported compression algorithm '${algo}', supported algorithm is 'deflate'`);
-        out.deflate = true;
-        break;
-      }
-      default:
-        throw new Error(`unknown WebSocket's option ${k}`);
-    }
-  }
-  return out;
-}
 
 /** The URL as k6 checks it: present, ws or wss, no fragment. */
 function socketUrl(raw: unknown): URL {
@@ -110,7 +81,7 @@ export class WebSocket {
     const vu = currentVu();
     if (vu.inInit) throw new Error('using websockets in the init context is not supported');
     const target = socketUrl(url);
-    const p = socketParams(params);
+    const p = sessionParams(params, true);
     const offered =
       protocols === null || protocols === undefined
         ? []

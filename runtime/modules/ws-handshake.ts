@@ -14,6 +14,35 @@ import { TLS_UNKNOWN_AUTHORITY } from './http-errors.ts';
 import { USER_AGENT } from './http-params.ts';
 import { canonicalHeaderKey } from './http-response.ts';
 
+/** The params both modules read: headers, tags and compression ('deflate'). */
+export interface SessionParams {
+  headers: Record<string, string>;
+  tags: Tags;
+  deflate: boolean;
+}
+
+/**
+ * Reads a session's params as k6 does. k6/ws ignores other keys and an empty compression; k6/websockets
+ * (`strict`) refuses them (`unknown WebSocket's option foo`), `jar` aside (cookie jars are not supported).
+ */
+export function sessionParams(raw: unknown, strict: boolean): SessionParams {
+  const out: SessionParams = { headers: {}, tags: {}, deflate: false };
+  if (raw === null || raw === undefined) return out;
+  for (const [k, v] of Object.entries(raw as object)) {
+    if (k === 'headers' || k === 'tags') {
+      if (v !== null && typeof v === 'object')
+        for (const [name, value] of Object.entries(v as object)) out[k][name] = String(value);
+    } else if (k === 'compression') {
+      const algo = v === null || v === undefined ? '' : String(v).trim();
+      if (algo === '' && !strict) continue;
+      if (algo !== 'deflate')
+        throw new Error(`unsupported compression algorithm '${algo}', supported algorithm is 'deflate'`);
+      out.deflate = true;
+    } else if (strict && k !== 'jar') throw new Error(`unknown WebSocket's option ${k}`);
+  }
+  return out;
+}
+
 /** What a handshake asks for. */
 export interface HandshakeOptions {
   /** Request headers (the User-Agent is k6/http's unless given). */

@@ -10,7 +10,15 @@ import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { currentVu, runInVu, type Tags, type VuState } from '../vu-context.ts';
 import { holdIteration } from './timers.ts';
-import { emitSessionEnd, type Handshake, handshake, peerClose, startSession } from './ws-handshake.ts';
+import {
+  emitSessionEnd,
+  type Handshake,
+  handshake,
+  peerClose,
+  type SessionParams,
+  sessionParams,
+  startSession,
+} from './ws-handshake.ts';
 
 type Handler = (...args: unknown[]) => unknown;
 
@@ -36,31 +44,6 @@ class WsError {
   }
 }
 
-/** ws.connect()'s params: headers, tags and compression ('deflate'); k6 ignores other keys. */
-interface ConnectParams {
-  headers: Record<string, string>;
-  tags: Tags;
-  deflate: boolean;
-}
-
-/** Reads params as k6 does (only `compression` can be wrong). */
-function connectParams(raw: unknown): ConnectParams {
-  const out: ConnectParams = { headers: {}, tags: {}, deflate: false };
-  if (raw === null || raw === undefined) return out;
-  const p = raw as Record<string, unknown>;
-  if (p['headers'] !== null && typeof p['headers'] === 'object')
-    for (const [k, v] of Object.entries(p['headers'] as object)) out.headers[k] = String(v);
-  if (p['tags'] !== null && typeof p['tags'] === 'object')
-    for (const [k, v] of Object.entries(p['tags'] as object)) out.tags[k] = String(v);
-  if (p['compression'] !== undefined && p['compression'] !== null) {
-    const algo = String(p['compression']).trim();
-    if (algo !== '' && algo !== 'deflate')
-      throw new Error(`unsupported compression algorithm '${algo}', supported algorithm is 'deflate'`);
-    out.deflate = algo === 'deflate';
-  }
-  return out;
-}
-
 /** k6's ws.connect(url, [params], setup): resolves with the response when the socket has closed. */
 export function connect(url: unknown, ...args: unknown[]): Promise<WsResponse> {
   const vu = currentVu();
@@ -68,7 +51,7 @@ export function connect(url: unknown, ...args: unknown[]): Promise<WsResponse> {
   if (args.length < 1 || args.length > 2) throw new Error('invalid number of arguments to ws.connect');
   const setup = args[args.length - 1];
   if (typeof setup !== 'function') throw new Error('last argument to ws.connect must be a function');
-  const params = connectParams(args.length === 2 ? args[0] : undefined);
+  const params = sessionParams(args.length === 2 ? args[0] : undefined, false);
   return session(vu, String(url), params, setup as Handler);
 }
 
@@ -88,7 +71,7 @@ function refused(error: string): Handshake {
   };
 }
 
-async function session(vu: VuState, url: string, params: ConnectParams, setup: Handler): Promise<WsResponse> {
+async function session(vu: VuState, url: string, params: SessionParams, setup: Handler): Promise<WsResponse> {
   let target: URL | null = null;
   try {
     target = new URL(url);

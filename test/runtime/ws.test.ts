@@ -1,6 +1,7 @@
 /** k6/ws and k6/websockets through the whole runtime (loader, engine, metrics), against a local echo server. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Blob } from '../../runtime/modules/websockets-blob.ts';
+import { sessionParams } from '../../runtime/modules/ws-handshake.ts';
 import { selfSignedIdentity } from '../../server/tls.ts';
 import { startWsEchoServer, type WsEchoServer } from './echo-ws-server.ts';
 import { checks, runScript, values } from './run-script.ts';
@@ -94,6 +95,19 @@ describe('WebSockets over TLS', () => {
     expect(strict.exitCode).toBe(0);
     expect(checks(strict)).toEqual({ 'unverified certificate refused': { passes: 1, fails: 0 } });
     expect(values(strict, 'ws_sessions')['count']).toBe(1);
+  });
+});
+
+describe('WebSocket params', () => {
+  it("are read as k6 reads them: k6/ws ignores unknown keys, k6/websockets refuses them; only 'deflate'", () => {
+    const p = { headers: { 'X-A': 1 }, tags: { t: true }, compression: ' deflate ', other: 1 };
+    expect(sessionParams(p, false)).toEqual({ headers: { 'X-A': '1' }, tags: { t: 'true' }, deflate: true });
+    expect(() => sessionParams(p, true)).toThrow("unknown WebSocket's option other");
+    expect(sessionParams({ compression: '', jar: {} }, false).deflate).toBe(false);
+    expect(() => sessionParams({ compression: '' }, true)).toThrow("unsupported compression algorithm ''");
+    expect(() => sessionParams({ compression: 'gzip' }, false)).toThrow(
+      "unsupported compression algorithm 'gzip', supported algorithm is 'deflate'",
+    );
   });
 });
 

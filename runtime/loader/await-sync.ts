@@ -1,6 +1,6 @@
 /**
  * k6's synchronous calls on one event loop: a transform of the script's CommonJS bundle that awaits
- * every synchronous k6/http call (and gRPC `invoke`), makes the functions that contain one `async`, and
+ * every synchronous k6/http call (and gRPC `invoke`, and k6/ws's `connect`), makes the functions that contain one `async`, and
  * awaits every call of those functions in turn, up to the exported functions the engine calls (which
  * may be async). In a function made async, `sleep()` is awaited too, so code after it runs after the
  * sleep as in k6. The transform is sound only where every path from an exported function to a
@@ -62,6 +62,8 @@ export interface AwaitSyncOptions {
   map?: string;
   /** Await gRPC clients' `.invoke()`, `.connect()` and `.healthCheck()` (the script imports k6/net/grpc). */
   grpc: boolean;
+  /** Await k6/http's synchronous calls (default true; false when the script picks their form itself). */
+  http?: boolean;
 }
 
 const isFunction = (n: AnyNode): boolean =>
@@ -229,10 +231,14 @@ export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): P
   const made = new Set<Fn>();
   const queue: Fn[] = [];
   const where = (n: AnyNode) => positionOf(code, n.start, options);
+  let label = "k6/http's synchronous calls";
   const refuse = (what: string, n: AnyNode): never => {
+    const instead = label.startsWith('k6/ws')
+      ? 'Call ws.connect() from the exported functions through plain calls'
+      : 'Use "await http.asyncRequest(...)" there';
     throw new ScriptLoadError(
-      `k6/http's synchronous calls: ${what} at ${where(n)}; the Node runtime awaits them only through plain ` +
-        'function calls from the exported functions. Use "await http.asyncRequest(...)" there, or run the script with k6',
+      `${label}: ${what} at ${where(n)}; the Node runtime awaits them only through plain ` +
+        `function calls from the exported functions. ${instead}, or run the script with k6`,
     );
   };
   const awaitCall = (c: Call, seed = false): void => {
@@ -253,13 +259,17 @@ export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): P
   const syncCalls = (c: Call): boolean => {
     const callee = unwrapCallee(c.node['callee'] as AnyNode);
     const m = moduleMember(callee, locals);
-    if (m && m[0] === 'k6/http' && SYNC_HTTP.has(m[1])) return true;
+    if (m && m[0] === 'k6/ws' && m[1] === 'connect') return true;
+    if (m && m[0] === 'k6/http' && SYNC_HTTP.has(m[1])) return options.http !== false;
     if (options.grpc && callee.type === 'MemberExpression' && !callee['computed'])
       return GRPC_AWAITED.has(propertyName(callee['property'] as AnyNode) ?? '');
     return false;
   };
   for (const c of calls) if (syncCalls(c)) awaitCall(c, true);
   if (awaited.size === 0) return code;
+  // Errors name what the script calls: ws.connect alone, else k6/http (and gRPC) as before.
+  if ([...awaited].every((n) => moduleMember(unwrapCallee(n['callee'] as AnyNode), locals)?.[0] === 'k6/ws'))
+    label = "k6/ws's connect()";
 
   const byName = new Map<string, Call[]>();
   const byMember = new Map<string, Call[]>();

@@ -5,6 +5,7 @@
  */
 import type { ModuleImports } from './bundle.ts';
 import { ScriptLoadError } from './bundle.ts';
+import { logLine } from '../log.ts';
 
 type Namespace = Record<string, unknown>;
 
@@ -26,7 +27,13 @@ const LOADERS: Record<string, () => Promise<Namespace>> = {
   'k6/experimental/streams': () => import('../modules/streams.ts'),
   // xk6-sse's extension module (github.com/phymbert/xk6-sse), with its API.
   'k6/x/sse': () => import('../modules/sse.ts'),
+  'k6/ws': () => import('../modules/ws.ts'),
+  'k6/websockets': () => import('../modules/websockets.ts'),
+  'k6/experimental/websockets': () => import('../modules/websockets.ts'),
 };
+
+/** k6's deprecated names that still load, with their successors: k6 warns when a script imports one. */
+const DEPRECATED: Record<string, string> = { 'k6/experimental/websockets': 'k6/websockets' };
 
 /** The message k6-triton gives for every k6 API it does not implement. */
 export function unsupported(name: string): string {
@@ -44,6 +51,12 @@ export async function resolveK6Modules(
     const load = LOADERS[spec];
     if (!load && used.requiredOnly) continue;
     if (!load) throw new ScriptLoadError(unsupported(spec));
+    const successor = DEPRECATED[spec];
+    if (successor)
+      logLine(
+        'WARN',
+        `${spec} is deprecated and will be removed in a future release. Please use ${successor} instead.`,
+      );
     let ns: Namespace;
     try {
       ns = await load();

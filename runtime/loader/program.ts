@@ -177,10 +177,12 @@ export async function loadProgram(path: string): Promise<Program> {
   if (TIMER_GLOBALS_RE.test(bundled.code) && !bundled.imports.has('k6/timers'))
     bundled.imports.set('k6/timers', { names: new Set() });
   const awaitSync = needsAwaitSync(bundled.imports, bundled.code);
-  if (awaitSync)
+  // k6/ws's connect() has no asynchronous form: it is awaited whatever else the script does.
+  if (awaitSync || bundled.imports.has('k6/ws'))
     bundled.code = await awaitSyncCalls(bundled.code, {
       path: abs,
-      grpc: bundled.imports.has('k6/net/grpc'),
+      grpc: awaitSync && bundled.imports.has('k6/net/grpc'),
+      http: awaitSync,
       ...(bundled.map ? { map: bundled.map } : {}),
     });
   bundled.code = await markThrows(bundled.code, abs);

@@ -172,6 +172,12 @@ export const BUILTIN_METRICS: Readonly<Record<string, readonly [MetricType, Valu
   grpc_streams: ['counter', 'default'],
   grpc_streams_msgs_sent: ['counter', 'default'],
   grpc_streams_msgs_received: ['counter', 'default'],
+  ws_sessions: ['counter', 'default'],
+  ws_msgs_sent: ['counter', 'default'],
+  ws_msgs_received: ['counter', 'default'],
+  ws_ping: ['trend', 'time'],
+  ws_session_duration: ['trend', 'time'],
+  ws_connecting: ['trend', 'time'],
 };
 
 const NAME_RE = /^[\p{L}\p{N}._!?/&#()<>%-]{1,128}$/u;

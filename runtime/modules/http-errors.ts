@@ -21,7 +21,8 @@ export class RequestTimeoutError extends Error {
   }
 }
 
-const TLS_UNKNOWN_AUTHORITY = new Set([
+/** Node's codes for a certificate whose authority is not trusted (Go: x509 unknown authority). */
+export const TLS_UNKNOWN_AUTHORITY = new Set([
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
   'SELF_SIGNED_CERT_IN_CHAIN',
   'DEPTH_ZERO_SELF_SIGNED_CERT',

@@ -8,7 +8,7 @@ import { CookieJar, type ParamCookie, parseParamCookies } from './http-cookies.t
 export const DEFAULT_TIMEOUT_MS = 60_000;
 /** k6's default for options.maxRedirects and params.redirects. */
 export const DEFAULT_REDIRECTS = 10;
-/** The User-Agent requests send unless the script sets one (k6/http and k6/x/sse). */
+/** The User-Agent requests send unless the script sets one (k6/http, k6/x/sse and the WebSocket handshakes). */
 export const USER_AGENT = 'Grafana k6 (k6-triton Node runtime)';
 
 /** k6's http.expectedStatuses(...) result: which statuses count as expected (not failed). */

@@ -6,7 +6,7 @@
  */
 import { logLine } from '../log.ts';
 import { VU } from '../vu.ts';
-import { currentVu, runInVu } from '../vu-context.ts';
+import { currentVu, runInVu, type VuState } from '../vu-context.ts';
 
 type Callback = (...args: unknown[]) => unknown;
 
@@ -82,21 +82,31 @@ function done(vu: VU, err?: unknown): void {
 
 /** Keeps the iteration open until an async callback's promise settles. */
 function holdUntil(vu: VU, p: PromiseLike<unknown>): void {
+  const release = holdIteration(vu);
+  p.then(() => release(), release);
+}
+
+/**
+ * Keeps the VU's running iteration open until the returned release() is called (k6 ends an iteration only
+ * when its event loop is empty: pending callbacks, open WebSockets); release(err) fails the iteration with
+ * err. `cancel` runs when the iteration ends under the hold (interrupted, or another callback threw).
+ * Outside an iteration (init, setup, teardown) nothing is held.
+ */
+export function holdIteration(state: VuState, cancel?: () => void): (err?: unknown) => void {
+  if (!(state instanceof VU) || state.inInit || state.scenario === null) return () => undefined;
+  const vu = state;
   const hold = {
     cancel: () => {
       vu.scriptTimers.delete(hold);
+      cancel?.();
     },
   };
   vu.scriptTimers.add(hold);
-  p.then(
-    () => {
-      if (!vu.scriptTimers.delete(hold)) return;
-      if (vu.scriptTimers.size === 0) done(vu);
-    },
-    (err: unknown) => {
-      if (vu.scriptTimers.delete(hold)) done(vu, err);
-    },
-  );
+  return (err?: unknown) => {
+    if (!vu.scriptTimers.delete(hold)) return;
+    if (err !== undefined) done(vu, err);
+    else if (vu.scriptTimers.size === 0) done(vu);
+  };
 }
 
 function start(fn: unknown, delay: unknown, args: unknown[], repeat: boolean): unknown {

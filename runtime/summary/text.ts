@@ -19,9 +19,10 @@ const CATEGORIES: [string, (n: string) => boolean][] = [
       ),
   ],
   ['NETWORK', (n) => n === 'data_received' || n === 'data_sent'],
+  ['WEBSOCKET', (n) => n.startsWith('ws_')],
 ];
 
-/** Built-in metrics compact mode shows (full shows all). */
+/** Built-in metrics compact mode shows (full shows all; k6 hides no ws_ metric in either). */
 const COMPACT = new Set([
   'http_req_duration',
   'http_req_failed',
@@ -37,6 +38,12 @@ const COMPACT = new Set([
   'dropped_iterations',
   'data_received',
   'data_sent',
+  'ws_connecting',
+  'ws_msgs_received',
+  'ws_msgs_sent',
+  'ws_ping',
+  'ws_session_duration',
+  'ws_sessions',
 ]);
 
 interface Line {

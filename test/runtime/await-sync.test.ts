@@ -87,6 +87,28 @@ describe('awaitSyncCalls', () => {
       transform('const o = { get x() { return import_http.default.get("u"); } };\nfunction main() {}'),
     ).rejects.toThrow(/a getter makes one/);
   });
+
+  it("awaits k6/ws's connect() alone when k6/http's forms are the script's own choice (http: false)", async () => {
+    const ws = (body: string) =>
+      awaitSyncCalls(bundle(`var import_ws = __toESM(require("k6/ws"));\n${body}`), {
+        path: 's.js',
+        grpc: false,
+        http: false,
+      });
+    const out = await ws(
+      'function talk() { return import_ws.default.connect("u", (s) => s.close()).status; }\n' +
+        'function main() { import_http.default.get("u"); return talk(); }',
+    );
+    expect(out).toContain(
+      'async function talk() { return (await import_ws.default.connect("u", (s) => s.close())).status; }',
+    );
+    expect(out).toContain('async function main() { import_http.default.get("u"); return (await talk()); }');
+    await expect(
+      ws('function main() { ["a"].forEach((u) => import_ws.default.connect(u, () => {})); }'),
+    ).rejects.toThrow(
+      /^k6\/ws's connect\(\): a callback makes one at s\.js:4:.*Call ws\.connect\(\) from the exported functions/,
+    );
+  });
 });
 
 describe('needsAwaitSync', () => {

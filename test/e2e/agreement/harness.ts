@@ -214,3 +214,10 @@ const canonical = (v: unknown): string =>
 /** A metric's count in the legacy export (0 when absent). */
 export const count = (o: Outcome, metric: string) =>
   (o.summary?.metrics[metric]?.['count'] as number | undefined) ?? 0;
+
+/** The metric names a run declared (`--out json` Metric records), sorted, without vus and vus_max (sampled on a clock). */
+export function declaredMetrics(o: Outcome): string[] {
+  return [...new Set(o.records.filter((r) => r.type === 'Metric').map((r) => r.metric))]
+    .filter((m) => m !== 'vus' && m !== 'vus_max')
+    .sort();
+}

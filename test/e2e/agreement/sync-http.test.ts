@@ -7,30 +7,18 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findK6, type LegacyGroup, type Outcome, runBoth, thresholdVerdicts } from './harness.ts';
+import {
+  checkCounts as checks,
+  declaredMetrics as metricNames,
+  findK6,
+  count,
+  runBoth,
+  thresholdVerdicts,
+} from './harness.ts';
 
 const { bin: K6, looked } = findK6();
 if (!K6)
   console.log(`sync-http agreement skipped: no k6 binary (looked for ${looked.join(', ')}; set K6_BIN)`);
-
-const count = (o: Outcome, metric: string) =>
-  (o.summary?.metrics[metric]?.['count'] as number | undefined) ?? 0;
-
-/** Check name → [passes, fails] over the whole group tree. */
-function checks(g: LegacyGroup | undefined, out: Record<string, [number, number]> = {}) {
-  if (!g) return out;
-  for (const c of Object.values(g.checks)) {
-    const [p, f] = out[c.path] ?? [0, 0];
-    out[c.path] = [p + c.passes, f + c.fails];
-  }
-  for (const sub of Object.values(g.groups)) checks(sub, out);
-  return out;
-}
-
-const metricNames = (o: Outcome) =>
-  [...new Set(o.records.filter((r) => r.type === 'Metric').map((r) => r.metric))]
-    .filter((m) => m !== 'vus' && m !== 'vus_max')
-    .sort();
 
 describe.skipIf(!K6)('synchronous k6/http agrees with real k6', () => {
   const k6 = K6 ?? '';

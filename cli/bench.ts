@@ -51,6 +51,7 @@ const FLAG_ENV: Record<string, string> = {
   sequenceLength: 'SEQUENCE_LENGTH',
   sequenceLengthVariation: 'SEQUENCE_LENGTH_VARIATION',
   sequenceIdRange: 'SEQUENCE_ID_RANGE',
+  numOfSequences: 'NUM_OF_SEQUENCES',
 };
 
 /** A run's settings: the process's values for the scenario's variables, then the flags. */
@@ -112,6 +113,10 @@ export function registerBench(program: Command): void {
     .option(
       '--sequence-id-range <start:end>',
       'sequence models: correlation ids, end excluded (SEQUENCE_ID_RANGE)',
+    )
+    .option(
+      '--num-of-sequences <n>',
+      'sequence models, request rate: live sequences sharing each level, default 4 (NUM_OF_SEQUENCES)',
     );
   addBudgetOptions(command);
   addLocalRunOptions(command);

@@ -25,6 +25,7 @@ import { WindowClock } from '../load/windows.ts';
 import { sequenceLoop } from '../sequence/loop.ts';
 import { createSequenceCounters, sequenceSummaryLine } from '../sequence/metrics.ts';
 import { vuBound } from '../sequence/options.ts';
+import { scenarioSends } from '../sequence/rate.ts';
 import type { K6SummaryData } from '../summary/from-summary.ts';
 import { blockingCallsAllowed } from './blocking.ts';
 import type { Expectations } from './checks.ts';
@@ -103,6 +104,9 @@ export function modelTest(
     warn: (line: string) => console.warn(line),
   };
   const { options } = run;
+  const sleepFor = blocking
+    ? (ms: number) => sleep(ms / 1000)
+    : (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
   const loop = sequence
     ? sequenceLoop({
         ...loopContext,
@@ -111,6 +115,16 @@ export function modelTest(
         settings: sequence,
         stride: vuBound(options),
         counters: createSequenceCounters(),
+        ...(scheduledLatency
+          ? {
+              rate: {
+                sequences: sequence.sequences,
+                sends: scenarioSends({ ...run.load, levelSchedule: run.levelSchedule }),
+                sleep: sleepFor,
+                scheduledLatency,
+              },
+            }
+          : {}),
       })
     : measuredLoop({
         ...loopContext,
@@ -124,12 +138,7 @@ export function modelTest(
         ...(scheduledLatency ? { scheduledLatency } : {}),
         ...(run.load.pacing
           ? {
-              pacing: {
-                schedule: run.levelSchedule,
-                sleep: blocking
-                  ? (ms: number) => sleep(ms / 1000)
-                  : (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
-              },
+              pacing: { schedule: run.levelSchedule, sleep: sleepFor },
             }
           : {}),
       });

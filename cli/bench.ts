@@ -17,6 +17,7 @@ import { GENERATIVE } from '../models/generative.ts';
 import { runBench } from '../measure/bench.ts';
 import { runMixBench } from '../measure/mix/bench.ts';
 import type { RuntimeChoice } from '../measure/runner.ts';
+import { addSslOptions, sslSettings } from './ssl-options.ts';
 
 /** Flag → the scenario's environment variable. */
 const FLAG_ENV: Record<string, string> = {
@@ -70,7 +71,7 @@ export function runSettings(
   }
   // k6's open() reads a relative path from the script's folder: hand files over as absolute paths.
   for (const name of ['SCHEDULE', 'REQUEST_INTERVALS']) if (env[name]) env[name] = resolve(env[name]);
-  return env;
+  return { ...env, ...sslSettings(flags, env) };
 }
 
 /** Adds the `bench` subcommand to the program. */
@@ -84,6 +85,7 @@ export function registerBench(program: Command): void {
     )
     .argument('[k6-args...]', 'extra k6 flags after --, e.g. -- --out json=points.json');
   addTargetOptions(command, 'Triton HTTP endpoint (TRITON_URL); default: start the embedded server');
+  addSslOptions(command);
   command
     .option('--concurrency <range>', 'start:end:step or a list 1,2,4 (CONCURRENCY)')
     .option('--request-rate <range>', 'open loop, start:end:step or a list (REQUEST_RATE)')

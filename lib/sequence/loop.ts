@@ -1,11 +1,12 @@
 /**
- * The sequence loop: one iteration runs one whole sequence, its requests one after another (each waits for the
- * previous response), so a VU never has two requests of a sequence in flight and a level's end lets the sequence
- * finish within the graceful stop instead of leaving it open. Every response is checked against the step it
- * answers (the identity echo, plan.ts). A sequence whose response is another step's counts as out of order; one
- * abandoned after a failed request, or cut short by k6 stopping its iteration, counts as orphaned (the server
- * keeps it until its idle timeout). Everything
- * k6 provides comes in through the context, so tests run it on fakes.
+ * The sequence loop. Closed loop: one iteration runs one whole sequence, its requests one after another (each
+ * waits for the previous response), so a VU never has two requests of a sequence in flight and a level's end lets
+ * the sequence finish within the graceful stop instead of leaving it open. Request rate (rate.ts): one iteration
+ * is one live sequence for the level's time, sending its share of the level's sends. Every response is checked
+ * against the step it answers (the identity echo, plan.ts). A sequence whose response is another step's counts as
+ * out of order; one abandoned after a failed request, or cut short by k6 stopping its iteration, counts as
+ * orphaned (the server keeps it until its idle timeout). Everything k6 provides comes in through the context, so
+ * tests run it on fakes.
  */
 import { firstErrorCheck, parseLevelName, WINDOW_TAG } from '../load/names.ts';
 import type { WindowClock } from '../load/windows.ts';

@@ -1,7 +1,7 @@
 /**
  * What a sequence model's run plan adds (lib/scenario/run-plan.ts): its settings, checked once where the bench
- * and the scenario resolve the plan, and k6 options for iterations that each run a whole sequence. Pure: no k6
- * imports.
+ * and the scenario resolve the plan, and k6 options for iterations that each run a whole sequence (closed loop)
+ * or one live sequence for a level's time (request rate). Pure: no k6 imports.
  */
 import type { Options, Scenario } from 'k6/options';
 import type { LoadMode } from '../load/shapes.ts';

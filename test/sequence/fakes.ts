@@ -1,6 +1,9 @@
 /** Fakes for the sequence loop's tests: an identity-like transport and counters that add up. */
 import type { ParameterValue } from '../../lib/kserve/types.ts';
+import { WindowClock } from '../../lib/load/windows.ts';
 import type { SequenceCounters } from '../../lib/sequence/loop.ts';
+import { readSequenceSettings } from '../../lib/sequence/settings.ts';
+import type { LoopExecution } from '../../lib/scenario/measured-loop.ts';
 import type { InferOutcome, Transport } from '../../lib/scenario/transport.ts';
 
 /** A request the fake transport received: its echo tensor and its parameters. */
@@ -79,5 +82,21 @@ export function counters(): SequenceCounters & { totals: Record<string, number> 
     completed: counter('completed'),
     outOfOrder: counter('outOfOrder'),
     orphaned: counter('orphaned'),
+  };
+}
+
+/** The loop's model side: the echo tensors, sequences of `length` steps (no variation), ids 1:100. */
+export function echoModel(exec: LoopExecution, length: number) {
+  return {
+    exec,
+    clock: new WindowClock(10, () => exec.scenario.startTime),
+    modelName: 'm',
+    input: 'INPUT0',
+    output: 'OUTPUT0',
+    settings: readSequenceSettings({
+      SEQUENCE_LENGTH: String(length),
+      SEQUENCE_LENGTH_VARIATION: '0',
+      SEQUENCE_ID_RANGE: '1:100',
+    }),
   };
 }

@@ -4,11 +4,9 @@
  * orphaned) the same way by the blocking (real k6) and promise (Node runtime) forms.
  */
 import { describe, expect, it } from 'vitest';
-import { WindowClock } from '../../lib/load/windows.ts';
 import { sequenceLoop } from '../../lib/sequence/loop.ts';
-import { readSequenceSettings } from '../../lib/sequence/settings.ts';
 import type { LoopExecution, SetupData } from '../../lib/scenario/measured-loop.ts';
-import { counters, fakeTransport, type Sent } from './fakes.ts';
+import { counters, echoModel, fakeTransport, type Sent } from './fakes.ts';
 
 async function run(blocking: boolean, opts: Parameters<typeof fakeTransport>[1], iterations: number) {
   const sent: Sent[] = [];
@@ -20,16 +18,7 @@ async function run(blocking: boolean, opts: Parameters<typeof fakeTransport>[1],
   };
   const loop = sequenceLoop({
     transport: fakeTransport(sent, opts),
-    exec,
-    clock: new WindowClock(10, () => exec.scenario.startTime),
-    modelName: 'm',
-    input: 'INPUT0',
-    output: 'OUTPUT0',
-    settings: readSequenceSettings({
-      SEQUENCE_LENGTH: '4',
-      SEQUENCE_LENGTH_VARIATION: '0',
-      SEQUENCE_ID_RANGE: '1:100',
-    }),
+    ...echoModel(exec, 4),
     stride: 3,
     counters: c,
     blocking,

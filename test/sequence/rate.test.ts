@@ -5,12 +5,10 @@
  * blocking (real k6) and promise (Node runtime) forms.
  */
 import { describe, expect, it } from 'vitest';
-import { WindowClock } from '../../lib/load/windows.ts';
 import { sequenceLoop } from '../../lib/sequence/loop.ts';
 import { type ScenarioSends, sendsOf } from '../../lib/sequence/rate.ts';
-import { readSequenceSettings } from '../../lib/sequence/settings.ts';
 import type { LoopExecution, SetupData } from '../../lib/scenario/measured-loop.ts';
-import { counters, fakeTransport, type Sent } from './fakes.ts';
+import { counters, echoModel, fakeTransport, type Sent } from './fakes.ts';
 
 interface RateRun {
   /** Live sequences. */
@@ -34,16 +32,7 @@ async function runRate(blocking: boolean, opts: RateRun) {
   };
   const loop = sequenceLoop({
     transport: fakeTransport(sent, opts.failAt !== undefined ? { failAt: opts.failAt } : {}),
-    exec,
-    clock: new WindowClock(10, () => exec.scenario.startTime),
-    modelName: 'm',
-    input: 'INPUT0',
-    output: 'OUTPUT0',
-    settings: readSequenceSettings({
-      SEQUENCE_LENGTH: '3',
-      SEQUENCE_LENGTH_VARIATION: '0',
-      SEQUENCE_ID_RANGE: '1:100',
-    }),
+    ...echoModel(exec, 3),
     stride: 10,
     counters: c,
     rate: {

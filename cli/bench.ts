@@ -33,6 +33,9 @@ const FLAG_ENV: Record<string, string> = {
   headersFile: 'HEADERS_FILE',
   insecureSkipTlsVerify: 'INSECURE_SKIP_TLS_VERIFY',
   tlsCa: 'TLS_CA',
+  // No flags of these names: perf_analyzer's --ssl-* flags set them (ssl-options.ts); the environment may too.
+  tlsClientCert: 'TLS_CLIENT_CERT',
+  tlsClientKey: 'TLS_CLIENT_KEY',
   tls: 'TLS',
   concurrency: 'CONCURRENCY',
   requestRate: 'REQUEST_RATE',

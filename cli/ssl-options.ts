@@ -1,10 +1,12 @@
 /**
  * perf_analyzer's --ssl-* flags, accepted with its meaning by the commands that send load (bench, capacity,
  * sweep) and mapped onto the run's own TLS settings: TLS_CA, INSECURE_SKIP_TLS_VERIFY, a grpcs:// gRPC URL, or
- * the embedded server's TLS. What k6 cannot do (a DER file, the name check off while the certificate is
- * verified, client certificates) is refused in one line naming the fix.
+ * the embedded server's TLS, a client certificate (TLS_CLIENT_CERT, TLS_CLIENT_KEY: k6's tlsAuth). What k6
+ * cannot do (a DER file, the name check off while the certificate is verified) is refused in one line naming
+ * the fix.
  */
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { settingOn } from '../measure/tls.ts';
 
@@ -34,15 +36,18 @@ export function addSslOptions(command: Command): Command {
     .option('--ssl-https-ca-certificates-file <file>', "perf_analyzer's: CA bundle to trust (as --tls-ca)")
     .option(
       '--ssl-https-client-certificate-file <file>',
-      "perf_analyzer's: client certificate (not supported)",
+      "perf_analyzer's: client certificate, PEM (TLS_CLIENT_CERT)",
     )
     .option('--ssl-https-client-certificate-type <PEM|DER>', "perf_analyzer's: its type; PEM only")
-    .option('--ssl-https-private-key-file <file>', "perf_analyzer's: client key (not supported)")
+    .option('--ssl-https-private-key-file <file>', "perf_analyzer's: its private key, PEM (TLS_CLIENT_KEY)")
     .option('--ssl-https-private-key-type <PEM|DER>', "perf_analyzer's: its type; PEM only")
     .option('--ssl-grpc-use-ssl', "perf_analyzer's: gRPC over TLS (grpcs://; the embedded server: --tls)")
     .option('--ssl-grpc-root-certifications-file <file>', "perf_analyzer's: root certificates (as --tls-ca)")
-    .option('--ssl-grpc-private-key-file <file>', "perf_analyzer's: gRPC client key (not supported)")
-    .option('--ssl-grpc-certificate-chain-file <file>', "perf_analyzer's: gRPC client chain (not supported)");
+    .option('--ssl-grpc-private-key-file <file>', "perf_analyzer's: gRPC client key (TLS_CLIENT_KEY)")
+    .option(
+      '--ssl-grpc-certificate-chain-file <file>',
+      "perf_analyzer's: gRPC client chain (TLS_CLIENT_CERT)",
+    );
 }
 
 type Flags = Record<string, unknown>;
@@ -61,21 +66,27 @@ function oneOf(flags: Flags, name: keyof typeof SSL_FLAGS, allowed: string[]): s
   return value;
 }
 
-/** The one CA file the runtime trusts for both protocols: --tls-ca / TLS_CA and perf_analyzer's two flags. */
-function caFile(flags: Flags, current: string | undefined): string | undefined {
+/**
+ * The one file the runtime is given for both protocols (the CA, or the client certificate or key): the setting
+ * already made and perf_analyzer's HTTPS and gRPC flags for it must name the same file.
+ */
+function oneFile(
+  flags: Flags,
+  current: string | undefined,
+  names: (keyof typeof SSL_FLAGS)[],
+): string | undefined {
   const named: [string, string][] = [];
-  if (current) named.push(['--tls-ca', current]);
-  for (const name of ['sslHttpsCaCertificatesFile', 'sslGrpcRootCertificationsFile'] as const) {
+  if (current) named.push([current === flags.tlsCa ? '--tls-ca' : 'the environment', current]);
+  for (const name of names) {
     const file = given(flags, name);
     if (file === undefined) continue;
-    if (!existsSync(file))
-      throw new Error(`${SSL_FLAGS[name]} ${file}: no such file; give a PEM file of the CA`);
-    named.push([SSL_FLAGS[name], file]);
+    if (!existsSync(file)) throw new Error(`${SSL_FLAGS[name]} ${file}: no such file; give a PEM file`);
+    named.push([SSL_FLAGS[name], resolve(file)]);
   }
-  const files = [...new Set(named.map(([, file]) => file))];
+  const files = [...new Set(named.map(([, file]) => resolve(file)))];
   if (files.length > 1) {
     throw new Error(
-      `${named.map(([flag]) => flag).join(' and ')} name different files; the run trusts one CA file for HTTP and gRPC: give one (concatenate the PEM files)`,
+      `${named.map(([flag]) => flag).join(' and ')} name different files; the run has one for HTTP and gRPC: give one (concatenate PEM files)`,
     );
   }
   return files[0];
@@ -93,17 +104,6 @@ export function sslSettings(flags: Flags, env: Record<string, string>): Record<s
         `${SSL_FLAGS[name]} DER is not supported: k6 reads PEM only; convert the file (openssl x509 or openssl pkey -inform DER -outform PEM) and give PEM`,
       );
   }
-  for (const name of [
-    'sslHttpsClientCertificateFile',
-    'sslHttpsPrivateKeyFile',
-    'sslGrpcPrivateKeyFile',
-    'sslGrpcCertificateChainFile',
-  ] as const) {
-    if (given(flags, name) !== undefined)
-      throw new Error(
-        `${SSL_FLAGS[name]} is not supported: bench does not offer client certificates yet; serve Triton without client authentication`,
-      );
-  }
   const peer = oneOf(flags, 'sslHttpsVerifyPeer', ['0', '1']);
   const host = oneOf(flags, 'sslHttpsVerifyHost', ['0', '1', '2']);
   if (peer === '1' && settingOn(env.INSECURE_SKIP_TLS_VERIFY))
@@ -114,9 +114,20 @@ export function sslSettings(flags: Flags, env: Record<string, string>): Record<s
       "--ssl-https-verify-host 0 cannot be honoured alone: k6 checks the server's name whenever it verifies its certificate; add --ssl-https-verify-peer 0 to verify neither",
     );
   if (peer === '0') out.INSECURE_SKIP_TLS_VERIFY = '1';
-  const ca = caFile(flags, env.TLS_CA);
+  const ca = oneFile(flags, env.TLS_CA, ['sslHttpsCaCertificatesFile', 'sslGrpcRootCertificationsFile']);
   if (ca !== undefined) out.TLS_CA = ca;
   if (flags.sslGrpcUseSsl) Object.assign(out, grpcOverTls(env));
+  const cert = oneFile(flags, env.TLS_CLIENT_CERT, [
+    'sslHttpsClientCertificateFile',
+    'sslGrpcCertificateChainFile',
+  ]);
+  const key = oneFile(flags, env.TLS_CLIENT_KEY, ['sslHttpsPrivateKeyFile', 'sslGrpcPrivateKeyFile']);
+  if ((cert === undefined) !== (key === undefined))
+    throw new Error(
+      `a client ${cert === undefined ? 'certificate' : 'private key'} is missing: give both --ssl-https-client-certificate-file and --ssl-https-private-key-file (or the gRPC pair)`,
+    );
+  if (cert !== undefined) out.TLS_CLIENT_CERT = cert;
+  if (key !== undefined) out.TLS_CLIENT_KEY = key;
   return out;
 }
 

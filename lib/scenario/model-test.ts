@@ -25,6 +25,7 @@ import { WindowClock } from '../load/windows.ts';
 import { sequenceLoop } from '../sequence/loop.ts';
 import { createSequenceCounters, sequenceSummaryLine } from '../sequence/metrics.ts';
 import { vuBound } from '../sequence/options.ts';
+import { withClientCertificate } from './client-certificate.ts';
 import { scenarioSends } from '../sequence/rate.ts';
 import type { K6SummaryData } from '../summary/from-summary.ts';
 import { blockingCallsAllowed } from './blocking.ts';
@@ -103,7 +104,10 @@ export function modelTest(
     check,
     warn: (line: string) => console.warn(line),
   };
-  const { options } = run;
+  // A client certificate (TLS_CLIENT_CERT, TLS_CLIENT_KEY) is offered to both endpoints' hosts.
+  const options = withClientCertificate(run.options, [settings.url, settings.grpcUrl], env, (path) =>
+    open(path),
+  );
   const sleepFor = blocking
     ? (ms: number) => sleep(ms / 1000)
     : (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -29,6 +29,17 @@ describe('sslSettings', () => {
     );
   });
 
+  it('hands the client certificate and key to the run, from the HTTPS or the gRPC flags', () => {
+    expect(sslSettings({ sslHttpsClientCertificateFile: ca, sslHttpsPrivateKeyFile: other }, {})).toEqual({
+      TLS_CLIENT_CERT: ca,
+      TLS_CLIENT_KEY: other,
+    });
+    expect(sslSettings({ sslGrpcCertificateChainFile: ca, sslGrpcPrivateKeyFile: other }, {})).toEqual({
+      TLS_CLIENT_CERT: ca,
+      TLS_CLIENT_KEY: other,
+    });
+  });
+
   it('sends gRPC over TLS: the given endpoint as grpcs://, else the embedded server with TLS', () => {
     expect(sslSettings({ sslGrpcUseSsl: true }, { TRITON_GRPC_URL: 'h:8001' })).toEqual({
       TRITON_GRPC_URL: 'grpcs://h:8001',
@@ -75,11 +86,18 @@ describe('sslSettings', () => {
     expect(refused({ sslHttpsCaCertificatesFile: join(dir, 'missing.pem') })).toMatch(
       /missing\.pem: no such file/,
     );
-    expect(refused({ sslGrpcRootCertificationsFile: other }, { TLS_CA: ca })).toMatch(
-      /^--tls-ca and --ssl-grpc-root-certifications-file name different files/,
+    expect(refused({ tlsCa: ca, sslGrpcRootCertificationsFile: other }, { TLS_CA: ca })).toMatch(
+      /^--tls-ca and --ssl-grpc-root-certifications-file name different files; the run has one for HTTP and gRPC/,
     );
-    expect(refused({ sslGrpcCertificateChainFile: ca })).toMatch(
-      /^--ssl-grpc-certificate-chain-file is not supported/,
+    expect(refused({ sslHttpsClientCertificateFile: ca })).toMatch(
+      /^a client private key is missing: give both/,
     );
+    expect(
+      refused({
+        sslHttpsClientCertificateFile: ca,
+        sslHttpsPrivateKeyFile: other,
+        sslGrpcPrivateKeyFile: ca,
+      }),
+    ).toMatch(/^--ssl-https-private-key-file and --ssl-grpc-private-key-file name different files/);
   });
 });

@@ -16,6 +16,7 @@ import { type EmbeddedServer, startEmbedded } from '../../../measure/embedded.ts
 import { modelIds } from '../../../models/index.ts';
 import { selfSignedIdentity } from '../../../server/tls.ts';
 import { referenceTool } from '../tools/reference-tools.ts';
+import { clientIdentity, type MtlsProxy, startMtlsProxy } from './mtls-proxy.ts';
 import { QUICK, resultsDir, runCli, runFolder } from './run-cli.ts';
 
 /** Generous budgets: these tests judge errors, not speed. */
@@ -294,4 +295,70 @@ describe("perf_analyzer's --ssl-* flags on a TLS server", () => {
       /^k6-triton: --ssl-https-client-certificate-type DER is not supported: k6 reads PEM only;/,
     );
   }, 60_000);
+});
+
+describe("perf_analyzer's client certificate flags on a server that requires one", () => {
+  let proxies: MtlsProxy[] = [];
+  let certFile = '';
+  let keyFile = '';
+  let proxyCa = '';
+  beforeAll(async () => {
+    const client = await clientIdentity();
+    const front = await selfSignedIdentity();
+    certFile = join(dir, 'client.pem');
+    keyFile = join(dir, 'client-key.pem');
+    proxyCa = join(dir, 'front-ca.pem');
+    writeFileSync(certFile, client.cert);
+    writeFileSync(keyFile, client.key);
+    writeFileSync(proxyCa, front.cert);
+    const port = (url: string) => Number(url.slice(url.lastIndexOf(':') + 1));
+    proxies = await Promise.all([
+      startMtlsProxy(port(server.url), 'http/1.1', front, client.cert),
+      startMtlsProxy(port(server.grpcUrl), 'h2', front, client.cert),
+    ]);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all(proxies.map((p) => p.close()));
+  });
+
+  /** Benches mnist through the mutual-TLS fronts with `flags`. */
+  async function benchMtls(runtime: string, protocol: string, flags: string[]) {
+    const results = resultsDir();
+    const run = await runCli(
+      [
+        ...['bench', 'mnist', ...QUICK, '--concurrency', '1', '--metrics-url', 'off', '--protocol', protocol],
+        ...['--runtime', runtime, '--results-dir', results, '--ssl-https-ca-certificates-file', proxyCa],
+        ...['--grpc-url', `127.0.0.1:${proxies[1]!.port}`, '--ssl-grpc-use-ssl', ...flags],
+      ],
+      {
+        ...BUDGET,
+        TRITON_URL: `https://127.0.0.1:${proxies[0]!.port}`,
+        ...(K6.path ? { K6_BIN: K6.path } : {}),
+      },
+    );
+    return { run, results };
+  }
+
+  it.for(
+    RUNTIMES.flatMap((runtime) => [
+      [runtime, 'http'],
+      [runtime, 'grpc'],
+    ]),
+  )(
+    'offers the client certificate of --ssl-https-client-certificate-file (%s, %s)',
+    { timeout: 120_000 },
+    async ([runtime, protocol]) => {
+      expectClean(
+        await benchMtls(runtime!, protocol!, [
+          ...['--ssl-https-client-certificate-file', certFile, '--ssl-https-private-key-file', keyFile],
+          ...['--ssl-https-client-certificate-type', 'PEM', '--ssl-https-private-key-type', 'PEM'],
+        ]),
+      );
+    },
+  );
+
+  it('fails without a client certificate', async () => {
+    const { run } = await benchMtls('node', 'http', []);
+    expect(run.code).not.toBe(0);
+  }, 120_000);
 });

@@ -1,7 +1,7 @@
 /**
  * perf_analyzer's --ssl-* flags, accepted with its meaning by the commands that send load (bench, capacity,
- * sweep) and mapped onto the run's own TLS settings: TLS_CA, INSECURE_SKIP_TLS_VERIFY, a grpcs:// gRPC URL, or
- * the embedded server's TLS, a client certificate (TLS_CLIENT_CERT, TLS_CLIENT_KEY: k6's tlsAuth). What k6
+ * sweep) and mapped onto the run's own TLS settings: TLS_CA, INSECURE_SKIP_TLS_VERIFY, a grpcs:// gRPC URL (or
+ * the embedded server's TLS) and a client certificate (TLS_CLIENT_CERT, TLS_CLIENT_KEY: k6's tlsAuth). What k6
  * cannot do (a DER file, the name check off while the certificate is verified) is refused in one line naming
  * the fix.
  */

@@ -5,6 +5,7 @@
  * blocking (real k6) and promise (Node runtime) forms.
  */
 import { describe, expect, it } from 'vitest';
+import { WINDOW_TAG } from '../../lib/load/names.ts';
 import { sequenceLoop } from '../../lib/sequence/loop.ts';
 import { type ScenarioSends, sendsOf } from '../../lib/sequence/rate.ts';
 import type { LoopExecution, SetupData } from '../../lib/scenario/measured-loop.ts';
@@ -53,7 +54,7 @@ async function runRate(blocking: boolean, opts: RateRun) {
     exec.scenario.iterationInTest = slot;
     await loop.infer({} as SetupData);
   }
-  return { sent, totals: c.totals, waits, lags };
+  return { sent, totals: c.totals, waits, lags, tags: exec.vu.metrics.tags };
 }
 
 const NOW = { offsets_ms: [0, 0, 0, 0, 0, 0, 0], measured: true };
@@ -107,6 +108,9 @@ describe.each([
     });
     expect(warmup.sent).toHaveLength(2);
     expect(warmup.lags).toEqual([]);
+    // Only a window's requests carry the sub-window tag: a warm-up would set the clock on its own start.
+    expect(measured.tags).toHaveProperty(WINDOW_TAG);
+    expect(warmup.tags).not.toHaveProperty(WINDOW_TAG);
   });
 
   it('counts a sequence orphaned at a failed request and starts the next with START', async () => {

@@ -17,6 +17,7 @@ import { GENERATIVE } from '../models/generative.ts';
 import { runBench } from '../measure/bench.ts';
 import { runMixBench } from '../measure/mix/bench.ts';
 import type { RuntimeChoice } from '../measure/runner.ts';
+import { addSslOptions, sslSettings } from './ssl-options.ts';
 
 /** Flag → the scenario's environment variable. */
 const FLAG_ENV: Record<string, string> = {
@@ -32,6 +33,9 @@ const FLAG_ENV: Record<string, string> = {
   headersFile: 'HEADERS_FILE',
   insecureSkipTlsVerify: 'INSECURE_SKIP_TLS_VERIFY',
   tlsCa: 'TLS_CA',
+  // No flags of these names: perf_analyzer's --ssl-* flags set them (ssl-options.ts); the environment may too.
+  tlsClientCert: 'TLS_CLIENT_CERT',
+  tlsClientKey: 'TLS_CLIENT_KEY',
   tls: 'TLS',
   concurrency: 'CONCURRENCY',
   requestRate: 'REQUEST_RATE',
@@ -53,6 +57,7 @@ const FLAG_ENV: Record<string, string> = {
   sequenceLength: 'SEQUENCE_LENGTH',
   sequenceLengthVariation: 'SEQUENCE_LENGTH_VARIATION',
   sequenceIdRange: 'SEQUENCE_ID_RANGE',
+  numOfSequences: 'NUM_OF_SEQUENCES',
   inputTokens: 'INPUT_TOKENS',
   outputTokens: 'OUTPUT_TOKENS',
   prefixTokens: 'PREFIX_TOKENS',
@@ -79,7 +84,7 @@ export function runSettings(
   }
   // k6's open() reads a relative path from the script's folder: hand files over as absolute paths.
   for (const name of ['SCHEDULE', 'REQUEST_INTERVALS']) if (env[name]) env[name] = resolve(env[name]);
-  return env;
+  return { ...env, ...sslSettings(flags, env) };
 }
 
 /** Adds the `bench` subcommand to the program. */
@@ -93,6 +98,7 @@ export function registerBench(program: Command): void {
     )
     .argument('[k6-args...]', 'extra k6 flags after --, e.g. -- --out json=points.json');
   addTargetOptions(command, 'Triton HTTP endpoint (TRITON_URL); default: start the embedded server');
+  addSslOptions(command);
   command
     .option('--concurrency <range>', 'start:end:step or a list 1,2,4 (CONCURRENCY)')
     .option('--request-rate <range>', 'open loop, start:end:step or a list (REQUEST_RATE)')
@@ -122,6 +128,10 @@ export function registerBench(program: Command): void {
     .option(
       '--sequence-id-range <start:end>',
       'sequence models: correlation ids, end excluded (SEQUENCE_ID_RANGE)',
+    )
+    .option(
+      '--num-of-sequences <n>',
+      'sequence models, request rate: live sequences sharing each level, default 4 (NUM_OF_SEQUENCES)',
     )
     .option(
       '--input-tokens <len>',

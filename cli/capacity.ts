@@ -9,6 +9,7 @@ import type { RuntimeChoice } from '../measure/runner.ts';
 import { modelIds } from '../models/index.ts';
 import { GENERATIVE } from '../models/generative.ts';
 import { mixOperands, runSettings } from './bench.ts';
+import { addSslOptions } from './ssl-options.ts';
 import { runMixCapacity } from '../measure/mix/capacity.ts';
 import {
   addBudgetOptions,
@@ -69,6 +70,7 @@ export function registerCapacity(program: Command): void {
       'after the search, bench every level from --start to the first one it found outside the budget and say whether it confirms',
     );
   addTargetOptions(command, 'Triton HTTP endpoint (TRITON_URL); default: start the embedded server');
+  addSslOptions(command);
   command
     .option('--step-duration <d>', 'measurement window per level, e.g. 5s (STEP_DURATION)')
     .option('--warmup <d>', 'warm-up per level, e.g. 2s (WARMUP_DURATION)')

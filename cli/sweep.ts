@@ -8,6 +8,7 @@ import { type GridAxes, parseList } from '../measure/sweep/grid.ts';
 import { runSweep, SWEEP_DEFAULTS } from '../measure/sweep/run.ts';
 import { modelIds } from '../models/index.ts';
 import { runSettings } from './bench.ts';
+import { addSslOptions } from './ssl-options.ts';
 import { addBudgetOptions, addLocalRunOptions, addTargetOptions, serverOptions } from './options.ts';
 
 /** Adds the `sweep` subcommand to the program. */
@@ -35,6 +36,7 @@ export function registerSweep(program: Command): void {
     command,
     'Triton HTTP endpoint in explicit model-control mode (TRITON_URL); default: start the embedded server',
   );
+  addSslOptions(command);
   command
     .option('--step-duration <d>', 'measurement window per level, e.g. 5s (STEP_DURATION)')
     .option('--warmup <d>', 'warm-up per level, e.g. 2s (WARMUP_DURATION)')

@@ -25,6 +25,8 @@ import { WindowClock } from '../load/windows.ts';
 import { sequenceLoop } from '../sequence/loop.ts';
 import { createSequenceCounters, sequenceSummaryLine } from '../sequence/metrics.ts';
 import { vuBound } from '../sequence/options.ts';
+import { withClientCertificate } from './client-certificate.ts';
+import { scenarioSends } from '../sequence/rate.ts';
 import type { K6SummaryData } from '../summary/from-summary.ts';
 import { blockingCallsAllowed } from './blocking.ts';
 import type { Expectations } from './checks.ts';
@@ -102,7 +104,13 @@ export function modelTest(
     check,
     warn: (line: string) => console.warn(line),
   };
-  const { options } = run;
+  // A client certificate (TLS_CLIENT_CERT, TLS_CLIENT_KEY) is offered to both endpoints' hosts.
+  const options = withClientCertificate(run.options, [settings.url, settings.grpcUrl], env, (path) =>
+    open(path),
+  );
+  const sleepFor = blocking
+    ? (ms: number) => sleep(ms / 1000)
+    : (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
   const loop = sequence
     ? sequenceLoop({
         ...loopContext,
@@ -111,6 +119,16 @@ export function modelTest(
         settings: sequence,
         stride: vuBound(options),
         counters: createSequenceCounters(),
+        ...(scheduledLatency
+          ? {
+              rate: {
+                sequences: sequence.sequences,
+                sends: scenarioSends({ ...run.load, levelSchedule: run.levelSchedule }),
+                sleep: sleepFor,
+                scheduledLatency,
+              },
+            }
+          : {}),
       })
     : measuredLoop({
         ...loopContext,
@@ -124,12 +142,7 @@ export function modelTest(
         ...(scheduledLatency ? { scheduledLatency } : {}),
         ...(run.load.pacing
           ? {
-              pacing: {
-                schedule: run.levelSchedule,
-                sleep: blocking
-                  ? (ms: number) => sleep(ms / 1000)
-                  : (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
-              },
+              pacing: { schedule: run.levelSchedule, sleep: sleepFor },
             }
           : {}),
       });

@@ -5,7 +5,7 @@
  * windows, stability, metric or budgets. Pure: no k6 or Node imports.
  */
 import type { Options } from 'k6/options';
-import { sequencePlan, withSequenceOptions } from '../sequence/options.ts';
+import { sequencePlan } from '../sequence/options.ts';
 import type { SequenceSettings } from '../sequence/settings.ts';
 import type { ModelEntry } from '../../models/types.ts';
 import {
@@ -221,14 +221,19 @@ export function resolveRunPlan(
     setupTimeout: '60s',
     tags: { model: settings.modelName, protocol: settings.protocol },
   };
-  // A sequence model's iterations each run a whole sequence (lib/sequence/loop.ts).
-  const sequence =
-    entry.payload.kind === 'sequence' ? sequencePlan(entry.id, env, load.mode, planned) : undefined;
-  const options = sequence ? withSequenceOptions(planned) : planned;
+  // A sequence model's iterations run its sequences (lib/sequence/loop.ts).
+  const sequenced = entry.payload.kind === 'sequence' ? sequencePlan(env, load.mode, planned) : undefined;
+  const sequence = sequenced?.settings;
+  const options = sequenced?.options ?? planned;
+  // Request-rate sequences wait for their send times in the iteration, as a paced level does.
+  const timed =
+    sequenced && load.mode === 'request-rate'
+      ? { ...plan, levels: plan.levels.map((l) => ({ ...l, paced: true })) }
+      : plan;
   return {
     settings,
     load,
-    plan,
+    plan: timed,
     metric,
     errorMetric: errorMetricFor(metric),
     budget,

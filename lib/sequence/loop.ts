@@ -1,11 +1,12 @@
 /**
- * The sequence loop: one iteration runs one whole sequence, its requests one after another (each waits for the
- * previous response), so a VU never has two requests of a sequence in flight and a level's end lets the sequence
- * finish within the graceful stop instead of leaving it open. Every response is checked against the step it
- * answers (the identity echo, plan.ts). A sequence whose response is another step's counts as out of order; one
- * abandoned after a failed request, or cut short by k6 stopping its iteration, counts as orphaned (the server
- * keeps it until its idle timeout). Everything
- * k6 provides comes in through the context, so tests run it on fakes.
+ * The sequence loop. Closed loop: one iteration runs one whole sequence, its requests one after another (each
+ * waits for the previous response), so a VU never has two requests of a sequence in flight and a level's end lets
+ * the sequence finish within the graceful stop instead of leaving it open. Request rate (rate.ts): one iteration
+ * is one live sequence for the level's time, sending its share of the level's sends. Every response is checked
+ * against the step it answers (the identity echo, plan.ts). A sequence whose response is another step's counts as
+ * out of order; one abandoned after a failed request, or cut short by k6 stopping its iteration, counts as
+ * orphaned (the server keeps it until its idle timeout). Everything k6 provides comes in through the context, so
+ * tests run it on fakes.
  */
 import { firstErrorCheck, parseLevelName, WINDOW_TAG } from '../load/names.ts';
 import type { WindowClock } from '../load/windows.ts';
@@ -13,6 +14,7 @@ import { createRandom } from '../random/random.ts';
 import type { ExecFunction, LoopExecution, LoopMetric, MeasuredLoop } from '../scenario/measured-loop.ts';
 import type { InferOutcome, Transport } from '../scenario/transport.ts';
 import { drawLength, echoes, echoInput, SequenceIds, sequenceParameters } from './plan.ts';
+import type { ScenarioSends } from './rate.ts';
 import type { SequenceSettings } from './settings.ts';
 
 /** Metric names of the sequence counters (thresholds gate the last two; count==0 by default). */
@@ -46,10 +48,21 @@ export interface SequenceLoopContext {
   counters: SequenceCounters;
   /** gRPC's failed-request Rate (HTTP has k6's http_req_failed). */
   inferErrors?: LoopMetric;
+  /** Request-rate levels: each iteration is one live sequence for its level's time (rate.ts). */
+  rate?: SequenceRate;
   /** Blocking calls (real k6) or promises (the Node runtime). */
   blocking: boolean;
   check(value: unknown, checks: Record<string, () => boolean>): boolean;
   warn(message: string): void;
+}
+
+/** What a request-rate level's sequences need: the scenario's sends, a wait, the scheduled-start latency. */
+export interface SequenceRate {
+  /** Live sequences of a level (NUM_OF_SEQUENCES): send k goes to sequence k mod this. */
+  sequences: number;
+  sends(scenario: string): ScenarioSends | undefined;
+  sleep(ms: number): void | Promise<void>;
+  scheduledLatency: LoopMetric;
 }
 
 /** One VU's sequence in progress. */
@@ -59,6 +72,8 @@ interface Live {
   outOfOrder: boolean;
   /** Counted as orphaned when its VU moved on; a runtime that lets the old iteration run on must not send more. */
   cut: boolean;
+  /** In a level's window, not a warm-up: its requests carry the sub-window tag. */
+  measured: boolean;
 }
 
 /** Builds the exec functions of one VU; warm-up and measured iterations both run whole sequences. */
@@ -81,13 +96,21 @@ export function sequenceLoop(ctx: SequenceLoopContext): MeasuredLoop {
     counters.outOfOrder.add(0);
     counters.orphaned.add(unfinished ? 1 : 0);
     if (unfinished) unfinished.cut = true;
-    unfinished = { id: ids.next(), length: drawLength(ctx.settings, random), outOfOrder: false, cut: false };
+    unfinished = {
+      id: ids.next(),
+      length: drawLength(ctx.settings, random),
+      outOfOrder: false,
+      cut: false,
+      measured: parseLevelName(exec.scenario.name) !== undefined,
+    };
     return unfinished;
   }
 
   function prepare(seq: Live, step: number): unknown {
     const now = Date.now();
-    if (now >= windowChange_ms) {
+    // Only a window's requests: the clock takes the scenario it is first read in for a window, and a warm-up
+    // shorter than the window would leave it on the warm-up's.
+    if (seq.measured && now >= windowChange_ms) {
       exec.vu.metrics.tags[WINDOW_TAG] = String(clock.index(now));
       windowChange_ms = clock.nextChange_ms(now);
     }
@@ -147,6 +170,68 @@ export function sequenceLoop(ctx: SequenceLoopContext): MeasuredLoop {
     }
   }
 
-  const run: ExecFunction = ctx.blocking ? runSync : runAsync;
+  /**
+   * Request rate: this iteration is sequence `slot` of its level and sends k = slot, slot + N, ... of the
+   * level's sends, each on time or, when its previous answer came late, as soon as it came. A sequence that ends
+   * starts the next with a fresh id; the one open at the iteration's last send ends there (END), so the level
+   * leaves no sequence open, as perf_analyzer completes its ongoing sequences when a measurement stops.
+   */
+  function rateTurns() {
+    const rate = ctx.rate!;
+    const sends = rate.sends(exec.scenario.name);
+    const offsets = sends?.offsets_ms ?? [];
+    let seq: Live | undefined;
+    let step = 0;
+    let due_ms = 0;
+    return {
+      offsets,
+      first: exec.scenario.iterationInTest % rate.sequences,
+      stride: rate.sequences,
+      /** Ms to wait before send k; notes when it is due. */
+      wait(k: number): number {
+        due_ms = exec.scenario.startTime + offsets[k]!;
+        return due_ms - Date.now();
+      },
+      /** Send k's request: the next step of the open sequence, or the first of a new one. */
+      request(k: number): unknown {
+        if (!seq) {
+          seq = open();
+          step = 0;
+        }
+        if (k + rate.sequences >= offsets.length) seq.length = step + 1;
+        return prepare(seq, step);
+      },
+      answered(outcome: InferOutcome): void {
+        if (sends?.measured) rate.scheduledLatency.add(Date.now() - due_ms);
+        if (!settle(seq!, step, outcome) || ++step === seq!.length) seq = undefined;
+      },
+    };
+  }
+
+  function runRateSync(): void {
+    const turns = rateTurns();
+    for (let k = turns.first; k < turns.offsets.length; k += turns.stride) {
+      const wait_ms = turns.wait(k);
+      if (wait_ms > 0) ctx.rate!.sleep(wait_ms);
+      turns.answered(transport.inferSync(turns.request(k)));
+    }
+  }
+
+  async function runRateAsync(): Promise<void> {
+    const turns = rateTurns();
+    for (let k = turns.first; k < turns.offsets.length; k += turns.stride) {
+      const wait_ms = turns.wait(k);
+      if (wait_ms > 0) await ctx.rate!.sleep(wait_ms);
+      turns.answered(await transport.infer(turns.request(k)));
+    }
+  }
+
+  const run: ExecFunction = ctx.rate
+    ? ctx.blocking
+      ? runRateSync
+      : runRateAsync
+    : ctx.blocking
+      ? runSync
+      : runAsync;
   return { warmup: run, infer: run };
 }

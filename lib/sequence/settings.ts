@@ -1,8 +1,8 @@
 /**
  * Sequence settings, read from the environment with perf_analyzer's names and defaults: SEQUENCE_LENGTH
- * (--sequence-length, 20), SEQUENCE_LENGTH_VARIATION (--sequence-length-variation, 20 %) and SEQUENCE_ID_RANGE
- * (--sequence-id-range start:end, end excluded; default 1 and 2^32 - 1 ids). perf_analyzer's --num-of-sequences
- * applies to its request-rate mode, which sequence models do not run here yet. Pure: no k6 imports.
+ * (--sequence-length, 20), SEQUENCE_LENGTH_VARIATION (--sequence-length-variation, 20 %), SEQUENCE_ID_RANGE
+ * (--sequence-id-range start:end, end excluded; default 1 and 2^32 - 1 ids) and NUM_OF_SEQUENCES
+ * (--num-of-sequences, 4: the live sequences of a request-rate level). Pure: no k6 imports.
  */
 
 /** How the sequences of a run are shaped. */
@@ -15,6 +15,8 @@ export interface SequenceSettings {
   idStart: number;
   /** How many ids from idStart on are used, wrapping around. @default 2^32 - 1 (perf_analyzer's UINT32_MAX) */
   idCount: number;
+  /** Live sequences of a request-rate level (perf_analyzer's --num-of-sequences). @default 4 */
+  sequences: number;
 }
 
 /** perf_analyzer's defaults. */
@@ -23,6 +25,7 @@ export const DEFAULT_SEQUENCE_SETTINGS: Readonly<SequenceSettings> = {
   variation_pct: 20,
   idStart: 1,
   idCount: 2 ** 32 - 1,
+  sequences: 4,
 };
 
 function whole(env: Record<string, string | undefined>, name: string, fallback: number, min: number): number {
@@ -69,5 +72,6 @@ export function readSequenceSettings(env: Record<string, string | undefined>): S
     length: whole(env, 'SEQUENCE_LENGTH', DEFAULT_SEQUENCE_SETTINGS.length, 1),
     variation_pct,
     ...idRange(env.SEQUENCE_ID_RANGE),
+    sequences: whole(env, 'NUM_OF_SEQUENCES', DEFAULT_SEQUENCE_SETTINGS.sequences, 1),
   };
 }

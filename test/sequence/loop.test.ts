@@ -4,89 +4,9 @@
  * orphaned) the same way by the blocking (real k6) and promise (Node runtime) forms.
  */
 import { describe, expect, it } from 'vitest';
-import type { ParameterValue } from '../../lib/kserve/types.ts';
-import { WindowClock } from '../../lib/load/windows.ts';
-import { type SequenceCounters, sequenceLoop } from '../../lib/sequence/loop.ts';
-import { readSequenceSettings } from '../../lib/sequence/settings.ts';
+import { sequenceLoop } from '../../lib/sequence/loop.ts';
 import type { LoopExecution, SetupData } from '../../lib/scenario/measured-loop.ts';
-import type { InferOutcome, Transport } from '../../lib/scenario/transport.ts';
-
-interface Sent {
-  echo: number[];
-  parameters: Record<string, ParameterValue>;
-}
-
-/** An identity-like transport; `mangle` may change the echo of request n, `failAt` fails request n. */
-function fakeTransport(
-  sent: Sent[],
-  opts: {
-    mangle?: (n: number, echo: number[]) => number[];
-    failAt?: number;
-    cutAt?: number;
-    /** Request n's answer waits for `gate` (async only): its iteration is left behind, as a runtime may. */
-    holdAt?: number;
-    gate?: Promise<void>;
-  },
-) {
-  const answer = (prepared: unknown): InferOutcome => {
-    const request = prepared as Sent;
-    sent.push(request);
-    const n = sent.length;
-    // k6 stopping an iteration at its graceful stop: the rest of the iteration never runs.
-    if (n === opts.cutAt) throw new Error('iteration interrupted');
-    if (n === opts.failAt) return { ok: false, error: () => 'status 400', outputs: () => ({}) as never };
-    const echo = opts.mangle ? opts.mangle(n, request.echo) : request.echo;
-    return {
-      ok: true,
-      error: () => undefined,
-      outputs: () => ({
-        modelName: 'm',
-        modelVersion: '1',
-        outputs: [{ name: 'OUTPUT0', datatype: 'INT32', shape: [1, 2], data: new Int32Array(echo) }],
-      }),
-    };
-  };
-  const unused = () => Promise.reject(new Error('not used by the loop'));
-  const transport: Transport = {
-    target: 'http://fake',
-    prepare: (inputs, parameters) => ({
-      echo: [...new Int32Array(inputs[0]!.data.slice().buffer)],
-      parameters: parameters ?? {},
-    }),
-    infer: async (prepared) => {
-      const outcome = answer(prepared);
-      if (sent.length === opts.holdAt) await opts.gate;
-      return outcome;
-    },
-    inferSync: (prepared) => answer(prepared),
-    bind: () => {
-      throw new Error('not used by the loop');
-    },
-    noResponse: () => false,
-    serverLive: unused,
-    modelReady: unused,
-    modelMetadata: unused,
-    modelConfig: unused,
-    statistics: unused,
-  };
-  return transport;
-}
-
-function counters(): SequenceCounters & { totals: Record<string, number> } {
-  const totals: Record<string, number> = { started: 0, completed: 0, outOfOrder: 0, orphaned: 0 };
-  const counter = (name: string) => ({
-    add: (v: number | boolean) => {
-      totals[name] = totals[name]! + Number(v);
-    },
-  });
-  return {
-    totals,
-    started: counter('started'),
-    completed: counter('completed'),
-    outOfOrder: counter('outOfOrder'),
-    orphaned: counter('orphaned'),
-  };
-}
+import { counters, echoModel, fakeTransport, type Sent } from './fakes.ts';
 
 async function run(blocking: boolean, opts: Parameters<typeof fakeTransport>[1], iterations: number) {
   const sent: Sent[] = [];
@@ -98,16 +18,7 @@ async function run(blocking: boolean, opts: Parameters<typeof fakeTransport>[1],
   };
   const loop = sequenceLoop({
     transport: fakeTransport(sent, opts),
-    exec,
-    clock: new WindowClock(10, () => exec.scenario.startTime),
-    modelName: 'm',
-    input: 'INPUT0',
-    output: 'OUTPUT0',
-    settings: readSequenceSettings({
-      SEQUENCE_LENGTH: '4',
-      SEQUENCE_LENGTH_VARIATION: '0',
-      SEQUENCE_ID_RANGE: '1:100',
-    }),
+    ...echoModel(exec, 4),
     stride: 3,
     counters: c,
     blocking,

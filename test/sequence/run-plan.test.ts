@@ -37,9 +37,38 @@ describe('a sequence model run plan', () => {
     expect(scenarios.c1?.gracefulStop).not.toBe('0s');
   });
 
-  it('refuses request-rate levels and an id range smaller than the VUs, in one line each', () => {
-    expect(() => plan({ REQUEST_RATE: '10' })).toThrow(
-      'invalid REQUEST_RATE for sequence-identity: sequence models run closed-loop levels; set CONCURRENCY instead',
+  it('runs a request-rate level and its warm-up as one iteration per live sequence, for the level time', () => {
+    const run = plan({
+      REQUEST_RATE: '10,20',
+      NUM_OF_SEQUENCES: '3',
+      WARMUP_DURATION: '1s',
+      STEP_DURATION: '4s',
+    });
+    const scenarios = run.options.scenarios as unknown as Record<string, Record<string, unknown>>;
+    for (const name of ['r10', 'r10_warmup', 'r20', 'r20_warmup']) {
+      expect(scenarios[name], name).toMatchObject({
+        executor: 'per-vu-iterations',
+        vus: 3,
+        iterations: 1,
+        exec: name.endsWith('_warmup') ? 'warmup' : 'infer',
+      });
+    }
+    expect(scenarios.r10?.maxDuration).toBe('4s');
+    expect(scenarios.r10_warmup?.maxDuration).toBe('1s');
+    expect(scenarios.r10_warmup?.gracefulStop).toBe(scenarios.r10?.gracefulStop);
+    expect(scenarios.r10_stats?.executor).toBe('per-vu-iterations');
+    expect(scenarios.r10_stats?.vus).toBe(1);
+    // Their iterations wait for send times, so they say nothing of the generator's cost (as a paced level).
+    expect(run.plan.levels.every((l) => l.paced)).toBe(true);
+    expect(plan({ REQUEST_RATE: '10' }).sequence?.sequences).toBe(4);
+  });
+
+  it('refuses more live sequences than ids, no live sequence, and an id range smaller than the VUs', () => {
+    expect(() => plan({ REQUEST_RATE: '10', NUM_OF_SEQUENCES: '5', SEQUENCE_ID_RANGE: '1:5' })).toThrow(
+      'invalid NUM_OF_SEQUENCES=5: more live sequences than the 4 ids of SEQUENCE_ID_RANGE; widen the range or lower NUM_OF_SEQUENCES',
+    );
+    expect(() => plan({ REQUEST_RATE: '10', NUM_OF_SEQUENCES: '0' })).toThrow(
+      'invalid NUM_OF_SEQUENCES="0"; expected a whole number >= 1',
     );
     expect(() => plan({ CONCURRENCY: '4', SEQUENCE_ID_RANGE: '1:3' })).toThrow(
       /^invalid SEQUENCE_ID_RANGE: 2 ids for up to \d+ VUs/,

@@ -5,12 +5,13 @@ import { drawLength, echoes, echoInput, SequenceIds, sequenceParameters } from '
 import { DEFAULT_SEQUENCE_SETTINGS, readSequenceSettings } from '../../lib/sequence/settings.ts';
 
 describe('readSequenceSettings', () => {
-  it("defaults to perf_analyzer's: length 20 ± 20 %, ids from 1 over UINT32_MAX ids", () => {
+  it("defaults to perf_analyzer's: length 20 ± 20 %, ids from 1 over UINT32_MAX ids, 4 sequences", () => {
     expect(readSequenceSettings({})).toEqual({
       length: 20,
       variation_pct: 20,
       idStart: 1,
       idCount: 4294967295,
+      sequences: 4,
     });
   });
 
@@ -20,8 +21,9 @@ describe('readSequenceSettings', () => {
         SEQUENCE_LENGTH: '5',
         SEQUENCE_LENGTH_VARIATION: '0',
         SEQUENCE_ID_RANGE: '100:200',
+        NUM_OF_SEQUENCES: '3',
       }),
-    ).toEqual({ length: 5, variation_pct: 0, idStart: 100, idCount: 100 });
+    ).toEqual({ length: 5, variation_pct: 0, idStart: 100, idCount: 100, sequences: 3 });
     expect(readSequenceSettings({ SEQUENCE_ID_RANGE: '7' }).idCount).toBe(DEFAULT_SEQUENCE_SETTINGS.idCount);
   });
 
@@ -37,6 +39,9 @@ describe('readSequenceSettings', () => {
       'invalid SEQUENCE_LENGTH_VARIATION="150"',
     );
     expect(() => readSequenceSettings({ SEQUENCE_LENGTH: '2.5' })).toThrow('invalid SEQUENCE_LENGTH="2.5"');
+    expect(() => readSequenceSettings({ NUM_OF_SEQUENCES: '0' })).toThrow(
+      'invalid NUM_OF_SEQUENCES="0"; expected a whole number >= 1',
+    );
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * `bench sequence` end to end on the embedded server: the sequence model (identity backend behind the sequence
- * batcher) benched under the Node runtime over HTTP and gRPC and, where present, real k6; every sequence starts,
- * completes and echoes its steps in order, so nothing is out of order or orphaned. A server that fails some
+ * batcher) benched under the Node runtime over HTTP and gRPC and, where present, real k6, in closed-loop levels
+ * and at a request rate (live sequences sharing each level's sends); every sequence starts, completes and echoes
+ * its steps in order, so nothing is out of order or orphaned. A server that fails some
  * requests leaves sequences orphaned, and the orphaned threshold fails the run.
  */
 import { readFileSync } from 'node:fs';
@@ -24,10 +25,10 @@ function counts(stdout: string): number[] {
   return match!.slice(1).map(Number);
 }
 
-async function bench(runtime: string, protocol: string, env: Record<string, string> = {}) {
+async function bench(runtime: string, protocol: string, env: Record<string, string> = {}, load = SHORT) {
   const results = resultsDir();
   const run = await runCli(
-    ['bench', 'sequence', '--runtime', runtime, '--protocol', protocol, ...SHORT, '--results-dir', results],
+    ['bench', 'sequence', '--runtime', runtime, '--protocol', protocol, ...load, '--results-dir', results],
     // Latency budgets are far off: the test is about order, not speed on shared cores.
     { SEQUENCE_LENGTH: '6', P95_MS: '60000', P99_MS: '60000', ...env },
   );
@@ -48,6 +49,78 @@ function expectInOrder(run: { code: number; stdout: string; stderr: string }, re
     expect(level.errors, level.name).toBe(0);
   }
 }
+
+/** Request rate: 10 and 20 req/s for 2 s each, shared by 3 live sequences. */
+const RATE = [
+  '--step-duration',
+  '2s',
+  '--warmup',
+  '1s',
+  '--request-rate',
+  '10,20',
+  '--num-of-sequences',
+  '3',
+];
+
+/** Every sequence in order, and each level sent exactly its planned sends (rate x window), lag measured. */
+function expectRateHeld(run: { code: number; stdout: string; stderr: string }, results: string): void {
+  expectInOrder(run, results);
+  const summary = JSON.parse(readFileSync(join(runFolder(results, MODEL), 'summary.json'), 'utf8'));
+  const levels = summary.report.results as {
+    name: string;
+    level: number;
+    requests: number;
+    scheduled_latency_us?: { p50: number };
+  }[];
+  expect(levels.map((l) => l.name)).toEqual(['r10', 'r20']);
+  for (const level of levels) {
+    expect(level.requests, level.name).toBe(level.level * 2);
+    expect(level.scheduled_latency_us?.p50, level.name).toBeGreaterThanOrEqual(0);
+  }
+}
+
+describe('bench sequence at a request rate on the embedded server', () => {
+  it('shares each level between the live sequences, in order, under the Node runtime over HTTP', async () => {
+    const { run, results } = await bench('node', 'http', {}, RATE);
+    expectRateHeld(run, results);
+  }, 120_000);
+
+  it('does so over gRPC with Poisson arrivals', async () => {
+    const { run, results } = await bench('node', 'grpc', {}, [...RATE, '--arrivals', 'poisson']);
+    expectInOrder(run, results);
+  }, 120_000);
+
+  it.skipIf(!k6.path)(
+    `does so under real k6 over HTTP and gRPC ${k6.skipReason}`,
+    async () => {
+      for (const protocol of ['http', 'grpc']) {
+        const { run, results } = await bench('k6', protocol, { K6_BIN: k6.path! }, RATE);
+        expectRateHeld(run, results);
+      }
+    },
+    240_000,
+  );
+
+  it('refuses no live sequence and more live sequences than ids, in one line, before any load', async () => {
+    const none = await runCli(['bench', 'sequence', '--request-rate', '10', '--num-of-sequences', '0']);
+    expect(none.code).not.toBe(0);
+    expect(none.stderr.trim()).toBe('k6-triton: invalid NUM_OF_SEQUENCES="0"; expected a whole number >= 1');
+    const many = await runCli([
+      'bench',
+      'sequence',
+      '--request-rate',
+      '10',
+      '--num-of-sequences',
+      '5',
+      '--sequence-id-range',
+      '1:5',
+    ]);
+    expect(many.code).not.toBe(0);
+    expect(many.stderr.trim()).toBe(
+      'k6-triton: invalid NUM_OF_SEQUENCES=5: more live sequences than the 4 ids of SEQUENCE_ID_RANGE; widen the range or lower NUM_OF_SEQUENCES',
+    );
+  }, 60_000);
+});
 
 describe('bench sequence on the embedded server', () => {
   it('keeps every sequence in order under the Node runtime over HTTP', async () => {

@@ -2,7 +2,9 @@
  * TLS and auth end to end: every catalog model benches over HTTPS and over gRPC with TLS against the
  * embedded server serving a self-signed certificate (trusted through TLS_CA), the bench's own --tls server
  * runs under the Node runtime and real k6, an untrusted certificate stops the bench before any load with
- * one line naming the fix, and a secret header from HEADERS_FILE reaches the server but no output.
+ * one line naming the fix, and a secret header from HEADERS_FILE reaches the server but no output. perf_analyzer's
+ * --ssl-* flags bench the same server: its CA by --ssl-https-ca-certificates-file or, with --ssl-grpc-use-ssl
+ * to a bare host:port, --ssl-grpc-root-certifications-file; nothing verified with --ssl-https-verify-peer 0.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +15,7 @@ import { modelIds } from '../../../models/index.ts';
 import { selfSignedIdentity } from '../../../server/tls.ts';
 import { referenceTool } from '../tools/reference-tools.ts';
 import { startForwardingProxy } from './forwarding-proxy.ts';
+import { clientIdentity, type MtlsProxy, startMtlsProxy } from './mtls-proxy.ts';
 import { QUICK, resultsDir, runCli, runFolder } from './run-cli.ts';
 
 /** Generous budgets: these tests judge errors, not speed. */
@@ -201,5 +204,145 @@ describe('auth headers', () => {
       await proxy.close();
       await plain.stop();
     }
+  }, 120_000);
+});
+
+const RUNTIMES = K6.path ? ['node', 'k6'] : ['node'];
+
+/** Benches mnist at concurrency 1 on the TLS server with perf_analyzer's --ssl-* `flags`. */
+async function benchSsl(runtime: string, flags: string[]) {
+  const results = resultsDir();
+  const run = await runCli(
+    [
+      ...['bench', 'mnist', ...QUICK, '--concurrency', '1', '--metrics-url', 'off'],
+      ...['--runtime', runtime, '--results-dir', results, ...flags],
+    ],
+    { ...BUDGET, TRITON_URL: server.url, ...(K6.path ? { K6_BIN: K6.path } : {}) },
+  );
+  return { run, results };
+}
+
+/** The run passed with requests and no errors. */
+function expectClean(out: { run: { code: number; stdout: string; stderr: string }; results: string }): void {
+  expect(out.run.code, `${out.run.stdout}\n${out.run.stderr}`).toBe(0);
+  expect(out.run.stderr).not.toMatch(/ERRO|WARN/);
+  const summary = JSON.parse(readFileSync(join(runFolder(out.results, 'mnist'), 'summary.json'), 'utf8'));
+  expect(summary.report.results[0].requests).toBeGreaterThan(0);
+  expect(summary.report.results[0].errors).toBe(0);
+}
+
+describe("perf_analyzer's --ssl-* flags on a TLS server", () => {
+  it.for(RUNTIMES)(
+    'trusts the CA of --ssl-https-ca-certificates-file over HTTPS (%s)',
+    { timeout: 120_000 },
+    async (runtime) => {
+      expect(server.url).toMatch(/^https:\/\//);
+      expectClean(
+        await benchSsl(runtime, [
+          ...['--ssl-https-ca-certificates-file', caFile],
+          ...['--ssl-https-verify-peer', '1', '--ssl-https-verify-host', '2'],
+        ]),
+      );
+    },
+  );
+
+  it.for(RUNTIMES)(
+    'sends gRPC over TLS to a bare host:port with --ssl-grpc-use-ssl and its root file (%s)',
+    { timeout: 120_000 },
+    async (runtime) => {
+      const hostPort = server.grpcUrl.replace(/^grpcs:\/\//, '');
+      expectClean(
+        await benchSsl(runtime, [
+          ...['--protocol', 'grpc', '--grpc-url', hostPort, '--ssl-grpc-use-ssl'],
+          ...['--ssl-grpc-root-certifications-file', caFile],
+        ]),
+      );
+    },
+  );
+
+  it('verifies nothing with --ssl-https-verify-peer 0 --ssl-https-verify-host 0', async () => {
+    expectClean(await benchSsl('node', ['--ssl-https-verify-peer', '0', '--ssl-https-verify-host', '0']));
+  }, 120_000);
+
+  it('stops before any load when verify-peer 1 meets an untrusted certificate, naming the fix', async () => {
+    const { run } = await benchSsl('node', ['--ssl-https-verify-peer', '1']);
+    expect(run.code).not.toBe(0);
+    const lines = run.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/not trusted.*--insecure-skip-tls-verify.*--tls-ca/);
+  }, 60_000);
+
+  it('refuses a DER client certificate type in one line', async () => {
+    const { run } = await benchSsl('node', ['--ssl-https-client-certificate-type', 'DER']);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr.trim()).toMatch(
+      /^k6-triton: --ssl-https-client-certificate-type DER is not supported: k6 reads PEM only;/,
+    );
+  }, 60_000);
+});
+
+describe("perf_analyzer's client certificate flags on a server that requires one", () => {
+  let proxies: MtlsProxy[] = [];
+  let certFile = '';
+  let keyFile = '';
+  let proxyCa = '';
+  beforeAll(async () => {
+    const client = await clientIdentity();
+    const front = await selfSignedIdentity();
+    certFile = join(dir, 'client.pem');
+    keyFile = join(dir, 'client-key.pem');
+    proxyCa = join(dir, 'front-ca.pem');
+    writeFileSync(certFile, client.cert);
+    writeFileSync(keyFile, client.key);
+    writeFileSync(proxyCa, front.cert);
+    const port = (url: string) => Number(url.slice(url.lastIndexOf(':') + 1));
+    proxies = await Promise.all([
+      startMtlsProxy(port(server.url), 'http/1.1', front, client.cert),
+      startMtlsProxy(port(server.grpcUrl), 'h2', front, client.cert),
+    ]);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all(proxies.map((p) => p.close()));
+  });
+
+  /** Benches mnist through the mutual-TLS fronts with `flags`. */
+  async function benchMtls(runtime: string, protocol: string, flags: string[]) {
+    const results = resultsDir();
+    const run = await runCli(
+      [
+        ...['bench', 'mnist', ...QUICK, '--concurrency', '1', '--metrics-url', 'off', '--protocol', protocol],
+        ...['--runtime', runtime, '--results-dir', results, '--ssl-https-ca-certificates-file', proxyCa],
+        ...['--grpc-url', `127.0.0.1:${proxies[1]!.port}`, '--ssl-grpc-use-ssl', ...flags],
+      ],
+      {
+        ...BUDGET,
+        TRITON_URL: `https://127.0.0.1:${proxies[0]!.port}`,
+        ...(K6.path ? { K6_BIN: K6.path } : {}),
+      },
+    );
+    return { run, results };
+  }
+
+  it.for(
+    RUNTIMES.flatMap((runtime) => [
+      [runtime, 'http'],
+      [runtime, 'grpc'],
+    ]),
+  )(
+    'offers the client certificate of --ssl-https-client-certificate-file (%s, %s)',
+    { timeout: 120_000 },
+    async ([runtime, protocol]) => {
+      expectClean(
+        await benchMtls(runtime!, protocol!, [
+          ...['--ssl-https-client-certificate-file', certFile, '--ssl-https-private-key-file', keyFile],
+          ...['--ssl-https-client-certificate-type', 'PEM', '--ssl-https-private-key-type', 'PEM'],
+        ]),
+      );
+    },
+  );
+
+  it('fails without a client certificate', async () => {
+    const { run } = await benchMtls('node', 'http', []);
+    expect(run.code).not.toBe(0);
   }, 120_000);
 });

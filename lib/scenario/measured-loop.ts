@@ -237,6 +237,11 @@ export function measuredLoop(ctx: LoopContext): MeasuredLoop {
   }
 
   // Paced open loop: iteration i of the level's shared-iterations scenario is send i of its schedule.
+  // The wait is read on a sub-millisecond clock where there is one: Date.now()'s whole ms would add up to one.
+  const epochNow: () => number =
+    typeof performance !== 'undefined' && typeof performance.timeOrigin === 'number'
+      ? () => performance.timeOrigin + performance.now()
+      : () => Date.now();
   const pacing = open ? ctx.pacing : undefined;
   let pacedScenario = '';
   let offsets: readonly number[] = [];
@@ -254,7 +259,7 @@ export function measuredLoop(ctx: LoopContext): MeasuredLoop {
     const named = payloads?.[n];
     if (named !== undefined) i = named % prepared.length;
     due_ms = exec.scenario.startTime + offsets[n]!;
-    const wait_ms = due_ms - Date.now();
+    const wait_ms = due_ms - epochNow();
     if (wait_ms <= 0) return sendDue(i, data);
     if (ctx.blocking) {
       pacing!.sleep(wait_ms);

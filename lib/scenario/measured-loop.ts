@@ -82,6 +82,8 @@ export interface LoopContext {
 export interface LoopPacing {
   schedule(scenario: string): LevelSchedule | undefined;
   sleep(ms: number): void | Promise<void>;
+  /** Epoch ms the wait is read on; a sub-millisecond clock where the runtime has one. @default Date.now */
+  now?(): number;
 }
 
 /** The loop's exec functions. */
@@ -237,12 +239,8 @@ export function measuredLoop(ctx: LoopContext): MeasuredLoop {
   }
 
   // Paced open loop: iteration i of the level's shared-iterations scenario is send i of its schedule.
-  // The wait is read on a sub-millisecond clock where there is one: Date.now()'s whole ms would add up to one.
-  const epochNow: () => number =
-    typeof performance !== 'undefined' && typeof performance.timeOrigin === 'number'
-      ? () => performance.timeOrigin + performance.now()
-      : () => Date.now();
   const pacing = open ? ctx.pacing : undefined;
+  const epochNow = pacing?.now ?? Date.now;
   let pacedScenario = '';
   let offsets: readonly number[] = [];
   let payloads: readonly (number | undefined)[] | undefined;

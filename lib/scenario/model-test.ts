@@ -56,6 +56,15 @@ export interface ModelTest {
  * Builds a model scenario; call at the top level (init context) with the text of its budget file. `env` is
  * k6's __ENV, or in a model mix (mix-test.ts) the model's own settings over it.
  */
+/**
+ * Epoch ms on a sub-millisecond clock where the runtime has one (the Node runtime), else Date.now (k6): a paced
+ * wait read in whole milliseconds would be up to one off.
+ */
+const epochNow: () => number =
+  typeof performance !== 'undefined' && typeof performance.timeOrigin === 'number'
+    ? () => performance.timeOrigin + performance.now()
+    : () => Date.now();
+
 export function modelTest(
   entry: ModelEntry,
   budgetJson: string,
@@ -142,7 +151,7 @@ export function modelTest(
         ...(scheduledLatency ? { scheduledLatency } : {}),
         ...(run.load.pacing
           ? {
-              pacing: { schedule: run.levelSchedule, sleep: sleepFor },
+              pacing: { schedule: run.levelSchedule, sleep: sleepFor, now: epochNow },
             }
           : {}),
       });

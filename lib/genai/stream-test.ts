@@ -389,7 +389,10 @@ export function generativeTest(
       lag!.send.add(late_ms);
       lag!.late.add(late_ms > LATE_SEND_MS ? 1 : 0);
     }
-    if (overGrpc) return grpcOne(asked, finish);
+    if (overGrpc) {
+      grpcOne(asked, finish);
+      return;
+    }
     streamSse({
       protocol: protocol as SseProtocol,
       sse: sse!,

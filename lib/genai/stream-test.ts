@@ -16,6 +16,7 @@ import { sleep } from 'k6';
 import { type GenerativeModelEntry, generativeModelEntry } from '../../models/generative.ts';
 import { maxVusFromEnv, type RunPlan, resolveRunPlan } from '../scenario/run-plan.ts';
 import { grpcMethod } from '../kserve/grpc-messages.ts';
+import { epochNow } from '../load/clock.ts';
 import { createScheduledLatency, createWindowStart } from '../load/metrics.ts';
 import {
   parseLevelName,
@@ -436,7 +437,7 @@ export function generativeTest(
       if (due_ms === undefined) return;
       // A recorded schedule (a trace) names the request each send makes; otherwise iteration n sends request n.
       const i = (pacing ? run.levelSchedule(exec.scenario.name)?.payloads?.[n] : undefined) ?? n;
-      const wait_ms = due_ms - Date.now();
+      const wait_ms = due_ms - epochNow();
       // k6's arrival rate starts the iteration when it is due; a paced level's VU waits for its send time.
       if (!pacing || wait_ms <= 0) return streamOne(i, due_ms);
       if (blocking) {

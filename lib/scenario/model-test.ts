@@ -11,6 +11,7 @@ import { inputsFor } from '../../models/index.ts';
 import type { ModelEntry } from '../../models/types.ts';
 import { normalizeModelConfig } from '../kserve/config.ts';
 import { tensorSpecs } from '../kserve/metadata.ts';
+import { epochNow } from '../load/clock.ts';
 import {
   createInferErrors,
   createScheduledLatency,
@@ -56,15 +57,6 @@ export interface ModelTest {
  * Builds a model scenario; call at the top level (init context) with the text of its budget file. `env` is
  * k6's __ENV, or in a model mix (mix-test.ts) the model's own settings over it.
  */
-/**
- * Epoch ms on a sub-millisecond clock where the runtime has one (the Node runtime), else Date.now (k6): a paced
- * wait read in whole milliseconds would be up to one off.
- */
-const epochNow: () => number =
-  typeof performance !== 'undefined' && typeof performance.timeOrigin === 'number'
-    ? () => performance.timeOrigin + performance.now()
-    : () => Date.now();
-
 export function modelTest(
   entry: ModelEntry,
   budgetJson: string,
@@ -134,6 +126,7 @@ export function modelTest(
                 sequences: sequence.sequences,
                 sends: scenarioSends({ ...run.load, levelSchedule: run.levelSchedule }),
                 sleep: sleepFor,
+                now: epochNow,
                 scheduledLatency,
               },
             }

@@ -62,6 +62,8 @@ export interface SequenceRate {
   sequences: number;
   sends(scenario: string): ScenarioSends | undefined;
   sleep(ms: number): void | Promise<void>;
+  /** Epoch ms the wait is read on; a sub-millisecond clock where the runtime has one. @default Date.now */
+  now?(): number;
   scheduledLatency: LoopMetric;
 }
 
@@ -190,7 +192,7 @@ export function sequenceLoop(ctx: SequenceLoopContext): MeasuredLoop {
       /** Ms to wait before send k; notes when it is due. */
       wait(k: number): number {
         due_ms = exec.scenario.startTime + offsets[k]!;
-        return due_ms - Date.now();
+        return due_ms - (rate.now ?? Date.now)();
       },
       /** Send k's request: the next step of the open sequence, or the first of a new one. */
       request(k: number): unknown {

@@ -10,6 +10,7 @@ import { currentVu, type Tags, type VuState } from '../vu-context.ts';
 import { callTags, parseCallParams, passBuffer, statusMessage } from './grpc-call.ts';
 import { messageIn, messageOut } from './grpc-json.ts';
 import type { MethodDef } from './grpc-protos.ts';
+import { OpenStreams } from './open-streams.ts';
 
 type Listener = (value: unknown) => void;
 
@@ -26,12 +27,11 @@ export const openStream: {
   },
 };
 
-const open = new WeakMap<VuState, Set<Promise<void>>>();
+const open = new OpenStreams();
 
 /** Resolves when every stream the VU opened so far has ended (the engine awaits it after an iteration). */
-export async function waitForStreams(vu: VuState): Promise<void> {
-  const set = open.get(vu);
-  while (set && set.size > 0) await Promise.all([...set]);
+export function waitForStreams(vu: VuState): Promise<void> {
+  return open.wait(vu);
 }
 
 const EVENTS = new Set(['data', 'error', 'end']);
@@ -70,9 +70,7 @@ export class Stream {
 
     let done!: () => void;
     const finished = new Promise<void>((r) => (done = r));
-    const set = open.get(vu) ?? new Set<Promise<void>>();
-    open.set(vu, set);
-    set.add(finished);
+    open.track(vu, finished);
 
     this.#call.on('data', (buf: Buffer) => {
       vu.emit([{ metric: 'grpc_streams_msgs_received', value: 1, tags: base }]);
@@ -99,7 +97,6 @@ export class Stream {
         }
         for (const fn of this.#listeners.get('end') ?? []) fn(undefined);
       } finally {
-        set.delete(finished);
         done();
       }
     });

@@ -20,6 +20,7 @@ import { tlsConnectOptions } from '../transport/tls-client.ts';
 import { currentRuntimeVu, type VU } from '../vu.ts';
 import { runInVu, type Tags, type VuState } from '../vu-context.ts';
 import { USER_AGENT } from './http-params.ts';
+import { OpenStreams } from './open-streams.ts';
 import { canonicalHeaderKey } from './http-response.ts';
 
 /** What `sse.open` resolves with: xk6-sse's HTTPResponse. */
@@ -46,7 +47,7 @@ export const MODULE_METRICS: [string, MetricType][] = [['sse_event', 'counter']]
 
 const HANDLED = new Set(['open', 'event', 'error']);
 
-const streams = new WeakMap<VuState, Set<Promise<unknown>>>();
+const streams = new OpenStreams();
 
 const vuClosers = new WeakMap<VuState, Set<() => void>>();
 
@@ -65,9 +66,8 @@ function closers(vu: VuState): Set<() => void> {
 }
 
 /** Resolves when every stream the VU opened so far has closed (the engine awaits it after an iteration). */
-export async function waitForStreams(vu: VuState): Promise<void> {
-  const set = streams.get(vu);
-  while (set && set.size > 0) await Promise.allSettled([...set]);
+export function waitForStreams(vu: VuState): Promise<void> {
+  return streams.wait(vu);
 }
 
 /** xk6-sse's error value: a Go error, whose message scripts read with `e.error()`. */
@@ -171,12 +171,7 @@ export function openStream(url: string, ...rest: unknown[]): Promise<SseResponse
     throw new Error(`sse.open: unsupported protocol scheme "${target.protocol.replace(/:$/, '')}"`);
   const tags: Tags = { ...vu.tags(), ...args.tags, url: String(url) };
   const done = stream(vu, target, String(url), args, tags);
-  const set = streams.get(vu) ?? new Set<Promise<unknown>>();
-  streams.set(vu, set);
-  set.add(done);
-  // then(f, f), not finally: finally's promise would reject again, unhandled, when a handler threw.
-  const remove = () => void set.delete(done);
-  done.then(remove, remove);
+  streams.track(vu, done);
   return done;
 }
 

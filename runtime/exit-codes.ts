@@ -6,6 +6,12 @@ export const EXIT = {
   OK: 0,
   /** A bad input or a broken run (k6-triton's commands; k6 itself says 255 for a generic error). */
   FAILED: 1,
+  /** A result file could not be written (ENOSPC, EACCES): one line names the file and the errno. */
+  RESULTS_NOT_WRITTEN: 94,
+  /** A budget could not be judged: too few samples beyond its percentile, or its level never stable. */
+  INCONCLUSIVE: 95,
+  /** Nothing to judge: no level had a successful request, or a budget's levels were none of those measured. */
+  NOT_MEASURED: 96,
   /** `compare`: the new run regressed past its tolerances (distinct from a missed budget). */
   REGRESSION: 98,
   /** A threshold (budget) was crossed. */

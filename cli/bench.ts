@@ -48,6 +48,11 @@ const FLAG_ENV: Record<string, string> = {
   stepDuration: 'STEP_DURATION',
   warmup: 'WARMUP_DURATION',
   stability: 'STABILITY',
+  stabilityPercentage: 'STABILITY',
+  maxTrials: 'MAX_TRIALS',
+  measurementMode: 'MEASUREMENT_MODE',
+  measurementRequestCount: 'MEASUREMENT_REQUEST_COUNT',
+  allowInconclusive: 'ALLOW_INCONCLUSIVE',
   p95Ms: 'P95_MS',
   p99Ms: 'P99_MS',
   ttftP95Ms: 'TTFT_P95_MS',
@@ -120,6 +125,23 @@ export function registerBench(program: Command): void {
     .option('--step-duration <d>', 'measurement window per level, e.g. 5s (STEP_DURATION)')
     .option('--warmup <d>', 'warm-up per level, e.g. 2s (WARMUP_DURATION)')
     .option('--stability <pct>', 'stability tolerance, percent (STABILITY)')
+    .option('--stability-percentage <pct>', "perf_analyzer's name of --stability")
+    .option(
+      '--max-trials <n>',
+      "perf_analyzer's: windows a level may take to become stable, default 10 (3 per pass) (MAX_TRIALS)",
+    )
+    .option(
+      '--measurement-mode <mode>',
+      'time_windows, or count_windows: windows grow until each holds --measurement-request-count requests (MEASUREMENT_MODE)',
+    )
+    .option(
+      '--measurement-request-count <n>',
+      'count_windows: the fewest requests per window, default 50 (MEASUREMENT_REQUEST_COUNT)',
+    )
+    .option(
+      '--allow-inconclusive',
+      'an inconclusive budget (too few samples, unstable level) is printed but does not fail the run (ALLOW_INCONCLUSIVE)',
+    )
     .option('--sequence-length <n>', 'sequence models: requests per sequence, default 20 (SEQUENCE_LENGTH)')
     .option(
       '--sequence-length-variation <pct>',

@@ -5,8 +5,10 @@
 import { copyFile } from 'node:fs/promises';
 import { reportMarkdown } from '../report/markdown.ts';
 import { writeRunReport } from '../report/write.ts';
+import { runVerdictLine } from '../lib/summary/verdicts.ts';
 import { type Interruption, watchSignals } from './interrupt.ts';
 import { type Measured, measure } from './measure.ts';
+import { verdictExitCode } from './verdict-exit.ts';
 import { type PrepareOptions, prepare } from './prepare.ts';
 import type { RuntimeChoice } from './runner.ts';
 import { type RunSettings, resolveTarget, runDir } from './target.ts';
@@ -48,6 +50,10 @@ export async function writeMeasured(
   if (!options.quiet) {
     if (report.results.length > 0 || report.interrupted) console.log(`\n${reportMarkdown(report)}`);
     else console.log('\nno level completed a request; see the errors above');
+    // The closing line a CI log ends on: what the run may claim, and why when it is not "met".
+    console.log(
+      runVerdictLine(report.verdict ?? 'missed', report.verdict_reasons ?? [], Boolean(report.interrupted)),
+    );
   }
   if (options.junit && written.files['junit.xml']) await copyFile(written.files['junit.xml'], options.junit);
   for (const error of written.errors) console.error(`k6-triton: could not write ${error}`);
@@ -83,7 +89,7 @@ async function benchWith(options: BenchOptions, interruption: Interruption): Pro
       ...(options.progress === false ? { progress: false } : {}),
     });
     await writeMeasured(dir, measured, options);
-    return { exitCode: measured.exitCode, dir };
+    return { exitCode: verdictExitCode(measured.report, measured.exitCode), dir };
   } finally {
     await prepared.stop();
   }

@@ -26,7 +26,10 @@ import { scrapeMetrics } from './metrics-scrape.ts';
 import type { Prepared } from './prepare.ts';
 import { watchProgress } from './progress.ts';
 import { type RunOutcome, type RuntimeChoice, runScenario, runtimeCommand } from './runner.ts';
-import { planAt, type RunSettings, withLevels } from './target.ts';
+import { planOf, type RunSettings, withLevels } from './target.ts';
+import { hasFigures } from '../lib/summary/failure.ts';
+import { countWindow_s, type MeasurementRules, maxPasses, windowsFull } from '../lib/load/measurement.ts';
+import { formatDuration } from '../lib/load/parse.ts';
 
 /** What one measurement takes besides the prepared target. */
 export interface MeasureOptions {
@@ -253,27 +256,96 @@ export function runExitCode(run: RunOutcome, interruption: Interruption): number
   return interruption.first ? EXIT.EXTERNAL_ABORT : run.exitCode;
 }
 
-/** Measures the levels on the prepared target and returns the run report; never reads a file it wrote. */
-export async function measure(prepared: Prepared, options: MeasureOptions): Promise<Measured> {
+/** One pass over a set of levels: its report (results not yet judged as a run), summary, plan and exit. */
+interface Pass {
+  report: RunReport;
+  summary: K6SummaryData;
+  plan: RunPlan;
+  exitCode: number;
+}
+
+/** Runs the scenario once over `levels` (the settings' own when absent) with its files in `dir`. */
+async function measurePass(
+  prepared: Prepared,
+  options: MeasureOptions,
+  dir: string,
+  levels?: { mode: LoadMode; levels: readonly number[] },
+  window_s?: number,
+): Promise<Pass> {
   const { target } = prepared;
-  const plan = options.levels ? planAt(target, options.levels.mode, options.levels.levels) : target.run;
-  const settings = options.levels
-    ? withLevels(target.settings, options.levels.mode, options.levels.levels)
-    : target.settings;
-  const env = scenarioEnvironment(prepared, settings, options.dir);
+  const base = window_s ? { ...target.settings, STEP_DURATION: formatDuration(window_s) } : target.settings;
+  const settings = levels ? withLevels(base, levels.mode, levels.levels) : base;
+  const plan = levels || window_s ? planOf(target, settings) : target.run;
+  const env = scenarioEnvironment(prepared, settings, dir);
   // A generative run keeps every measured request's raw record (records.jsonl) for re-scoring offline.
   const generative = target.entry.scenario === 'llm';
   const measured = await runMeasurement(prepared, env, plan, plan.settings.modelName, {
     ...options,
-    k6Args: [...(generative ? recordsOutputArgs(options.dir) : []), ...(options.k6Args ?? [])],
+    dir,
+    k6Args: [...(generative ? recordsOutputArgs(dir) : []), ...(options.k6Args ?? [])],
   });
-  if (generative) await extractRecords(options.dir);
-  const levels = readJson<LevelResult[]>(env.LEVELS_JSON!) ?? [];
-  const report = modelReport(measured, plan, levels, options.interruption);
+  if (generative) await extractRecords(dir);
+  const results = readJson<LevelResult[]>(env.LEVELS_JSON!) ?? [];
+  const report = modelReport(measured, plan, results, options.interruption);
   return {
     report,
     summary: measured.summary,
     plan,
     exitCode: runExitCode(measured.run, options.interruption),
   };
+}
+
+/** Whether a measured level needs another pass under perf_analyzer's rules: unstable, or windows too short. */
+function needsPass(result: LevelResult, rules: MeasurementRules): boolean {
+  if (!hasFigures(result)) return false;
+  return result.stable === false || !windowsFull(rules, result.requests);
+}
+
+/**
+ * Measures the levels on the prepared target and returns the run report; never reads a file it wrote. As
+ * perf_analyzer, a level that is not stable (or, in count windows, whose windows held too few requests) is
+ * measured again, up to --max-trials windows, and the run keeps its last pass; each later pass writes its
+ * runtime's files under passes/<n>/.
+ */
+export async function measure(prepared: Prepared, options: MeasureOptions): Promise<Measured> {
+  const first = await measurePass(prepared, options, options.dir, options.levels);
+  const rules = first.plan.measurement;
+  const results = new Map(first.report.results.map((r) => [r.name, r]));
+  let interrupted = first.report.interrupted;
+  for (let pass = 2; pass <= maxPasses(rules) && !interrupted; pass++) {
+    if (!WHOLE_RUN_EXITS.has(first.exitCode)) break;
+    const again = [...results.values()].filter((r) => needsPass(r, rules));
+    if (again.length === 0) break;
+    const window_s =
+      rules.mode === 'count_windows'
+        ? Math.max(...again.map((r) => countWindow_s(rules, r.requests, r.window_s)))
+        : undefined;
+    console.error(
+      `k6-triton: measuring again (pass ${pass} of at most ${maxPasses(rules)}): ${again
+        .map(
+          (r) =>
+            `${r.name} ${r.stable === false ? `unstable ±${r.stability_spread_pct?.toFixed(0) ?? '?'}%` : `${r.requests} requests`}`,
+        )
+        .join(', ')}`,
+    );
+    const next = await measurePass(
+      prepared,
+      options,
+      join(options.dir, 'passes', String(pass)),
+      { mode: first.plan.load.mode, levels: again.map((r) => r.level) },
+      window_s,
+    );
+    if (next.report.interrupted) interrupted = next.report.interrupted;
+    for (const result of next.report.results) results.set(result.name, { ...result, trials: pass });
+  }
+  const ordered = first.plan.plan.levels.flatMap((level) => results.get(level.name) ?? []);
+  const { verdict_ok: _ok, verdict: _v, verdict_reasons: _r, unmeasured: _u, ...fields } = first.report;
+  const report = buildRunReport(
+    { ...fields, results: ordered, ...(interrupted ? { interrupted } : {}) },
+    {
+      planned: first.plan.plan.levels.map((level) => level.name),
+      allowInconclusive: rules.allow_inconclusive,
+    },
+  );
+  return { report, summary: first.summary, plan: first.plan, exitCode: first.exitCode };
 }

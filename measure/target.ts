@@ -81,9 +81,14 @@ export function withLevels(settings: RunSettings, mode: LoadMode, levels: readon
 
 /** The target's run plan for other levels; throws as resolveTarget does for a bad level. */
 export function planAt(target: Target, mode: LoadMode, levels: readonly number[]): RunPlan {
+  return planOf(target, withLevels(target.settings, mode, levels));
+}
+
+/** The run plan of the target under other settings (levels, a window), resolved as resolveTarget does. */
+export function planOf(target: Target, settings: RunSettings): RunPlan {
   return resolveRunPlan(
     target.entry,
-    { ...withLevels(target.settings, mode, levels), ...target.scenarioEnv },
+    { ...settings, ...target.scenarioEnv },
     target.budgetJson,
     target.budgetPath,
     readText,

@@ -7,6 +7,7 @@ import { marked } from 'marked';
 import { levelsWithFigures } from '../lib/summary/failure.ts';
 import { generatorWarnings } from '../lib/summary/generator.ts';
 import type { RunReport } from '../lib/summary/types.ts';
+import { STATE_WORDS } from '../lib/summary/verdicts.ts';
 import { componentsSpec, serverMetricsSpec } from './charts.ts';
 import { tokensSpec } from './genai-charts.ts';
 import {
@@ -18,6 +19,7 @@ import {
   openLoopTable,
   serverMetricsTable,
   validationNote,
+  unmeasuredNote,
   verdictTable,
 } from './markdown.ts';
 import { latencySpec, type PlotBudget, renderSvg, throughputSpec } from './plot.ts';
@@ -110,8 +112,13 @@ async function charts(report: RunReport, options: HtmlOptions): Promise<string> 
 
 /** The whole report.html as one string. */
 export async function reportHtml(report: RunReport, options: HtmlOptions = {}): Promise<string> {
-  const failed = report.results.flatMap((result) => result.budgets).filter((verdict) => !verdict.ok).length;
-  const verdict = report.verdict_ok ? 'All budgets met' : `${failed} budget(s) missed`;
+  const state = report.verdict ?? (report.verdict_ok ? 'met' : 'missed');
+  const verdict =
+    state === 'met'
+      ? 'All budgets met'
+      : `${STATE_WORDS[state][0]!.toUpperCase()}${STATE_WORDS[state].slice(1)}: ${(report.verdict_reasons ?? []).join('; ')}`;
+  // data-verdict: ok or missed as before, or not_measured / inconclusive.
+  const mark = state === 'met' ? 'ok' : state;
   const measured = levelsWithFigures(report.results);
   const empty = measured.length === 0;
   const title = `${report.model}: throughput and latency`;
@@ -126,10 +133,11 @@ export async function reportHtml(report: RunReport, options: HtmlOptions = {}): 
 <body>
 <h1>${escapeHtml(title)}</h1>
 <p>Protocol ${escapeHtml(report.protocol)}, runtime ${escapeHtml(report.runtime)}, batch ${report.batch}, started ${escapeHtml(report.started_at)}.</p>
-<p class="verdict ${report.verdict_ok ? 'ok' : 'missed'}" data-verdict="${report.verdict_ok ? 'ok' : 'missed'}">${verdict}${report.interrupted ? ' by the measured levels' : ''}.</p>
+<p class="verdict ${state === 'met' ? 'ok' : 'missed'}" data-verdict="${mark}">${escapeHtml(verdict)}${report.interrupted ? ' by the measured levels' : ''}.</p>
 <h2 id="levels">Levels</h2>
 ${empty ? '<p><em>No level completed a request.</em></p>' : md(levelTable(measured))}
 ${md(failureNote(report))}
+${md(unmeasuredNote(report))}
 ${md(interruptedNote(report))}
 <h2 id="charts">Charts</h2>
 ${await charts(report, options)}

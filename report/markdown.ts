@@ -10,8 +10,9 @@ import { formatG, msFixed } from '../lib/summary/format.ts';
 import { generatorWarnings } from '../lib/summary/generator.ts';
 import { behindSchedule } from '../lib/summary/open-loop.ts';
 import { partialNote } from '../lib/summary/partial.ts';
-import { formatMeasured, splitMetricKey } from '../lib/summary/verdicts.ts';
-import type { LevelResult, RunReport } from '../lib/summary/types.ts';
+import { formatMeasured, STATE_WORDS, splitMetricKey } from '../lib/summary/verdicts.ts';
+import { SAMPLES_BEYOND_PERCENTILE, stateOf } from '../lib/summary/judge.ts';
+import type { BudgetState, BudgetVerdict, LevelResult, RunReport } from '../lib/summary/types.ts';
 
 /** A Markdown table. */
 export function table(header: string[], rows: string[][]): string {
@@ -23,7 +24,9 @@ function stableCell(result: LevelResult): string {
   if (result.stable === undefined) return 'not judged';
   const spread = result.stability_spread_pct;
   const detail = spread === null || spread === undefined ? '' : ` (±${spread.toFixed(1)}%)`;
-  return result.stable ? `yes${detail}` : `**unstable**${detail}`;
+  // A level measured again until stable says after how many passes (perf_analyzer's trials).
+  const passes = result.trials && result.trials > 1 ? `, pass ${result.trials}` : '';
+  return result.stable ? `yes${detail}${passes}` : `**unstable**${detail}${passes}`;
 }
 
 /** The seeds' throughput/latency table, one row per level in run order. */
@@ -285,16 +288,51 @@ export function validationNote(report: RunReport): string {
   return `Validation: ${warmup}${measured} checked (status, output names, shapes and datatypes; labels where the model is real).`;
 }
 
-/** One row per budget verdict, failures first so they are seen. */
+/** A percentile's interval in ms, e.g. `18.2-21.7` or `18.2-?` when no sample bounds it above. */
+function intervalCell(verdict: BudgetVerdict): string {
+  const interval = verdict.interval;
+  if (!interval || !/duration|sending|receiving|waiting|ttft|itl|latency/.test(verdict.metric)) return '';
+  const high = interval.high === null ? '?' : interval.high.toFixed(2);
+  return `${interval.low.toFixed(2)}-${high}`;
+}
+
+const RESULT_WORDS: Record<BudgetState, string> = {
+  met: 'pass',
+  missed: '**FAIL**',
+  not_measured: '**not measured**',
+  inconclusive: '**inconclusive**',
+};
+
+/** One row per budget verdict, those not met first so they are seen, each with its samples and interval. */
 export function verdictTable(results: readonly LevelResult[]): string {
   const all = results.flatMap((result) => result.budgets);
-  if (all.length === 0) return '_No budgets were applied._';
-  const sorted = [...all.filter((v) => !v.ok), ...all.filter((v) => v.ok)];
+  if (all.length === 0) return '_No budget judged a measured level._';
+  const sorted = [...all.filter((v) => stateOf(v) !== 'met'), ...all.filter((v) => stateOf(v) === 'met')];
   const rows = sorted.map((verdict) => {
     const { metric, level } = splitMetricKey(verdict.metric);
-    return [metric, level, `\`${verdict.expr}\``, formatMeasured(verdict), verdict.ok ? 'pass' : '**FAIL**'];
+    const state = stateOf(verdict);
+    return [
+      metric,
+      level,
+      `\`${verdict.expr}\``,
+      formatMeasured(verdict),
+      verdict.samples === undefined ? '' : verdict.samples.toLocaleString('en-US'),
+      intervalCell(verdict),
+      verdict.reason ? `${RESULT_WORDS[state]}: ${verdict.reason}` : RESULT_WORDS[state],
+    ];
   });
-  return table(['Metric', 'Level', 'Budget', 'Measured', 'Result'], rows);
+  const note =
+    `\n\nA percentile is judged on at least ${SAMPLES_BEYOND_PERCENTILE} samples beyond it (p99: 1,000, p95: 200); ` +
+    'the 95% interval is distribution-free (order statistics), read from the nearest percentiles k6 reported outside it.';
+  return (
+    table(['Metric', 'Level', 'Budget', 'Measured', 'Samples', '95% interval (ms)', 'Result'], rows) + note
+  );
+}
+
+/** Planned levels that completed no request, named: they are not measured, whatever else passed. */
+export function unmeasuredNote(report: RunReport): string {
+  if (!report.unmeasured || report.unmeasured.length === 0) return '';
+  return `**Not measured:** ${report.unmeasured.join(', ')}: no request completed in the window (no figures, no verdict).\n`;
 }
 
 /** A stopped run's line and one line per level it cut short (empty for a whole run). */
@@ -318,27 +356,32 @@ export function failureNote(report: RunReport): string {
 }
 
 /** The run's verdict in words; a stopped run judges only the levels it measured. */
-function verdictWords(report: RunReport, failed: number): string {
+function verdictWords(report: RunReport): string {
   if (report.interrupted && report.results.length === 0) return 'none, no level was measured';
-  const words = report.verdict_ok ? 'all budgets met' : `**${failed} budget(s) missed**`;
+  const verdict = report.verdict ?? (report.verdict_ok ? 'met' : 'missed');
+  const reasons = report.verdict_reasons ?? [];
+  const words =
+    verdict === 'met'
+      ? 'all budgets met'
+      : `**${STATE_WORDS[verdict]}** (${reasons.join('; ')})${verdict === 'inconclusive' && report.allow_inconclusive ? ', allowed by --allow-inconclusive' : ''}`;
   return report.interrupted ? `${words} by the measured levels` : words;
 }
 
 /** The whole report.md. */
 export function reportMarkdown(report: RunReport): string {
-  const failed = report.results.flatMap((result) => result.budgets).filter((verdict) => !verdict.ok).length;
   const measured = levelsWithFigures(report.results);
   const generative = report.results.some((result) => result.genai);
   return [
     `# ${report.model}: throughput and latency`,
     '',
     `Protocol ${report.protocol}, runtime ${report.runtime}, batch ${report.batch}, started ${report.started_at}. ` +
-      `Verdict: ${verdictWords(report, failed)}.`,
+      `Verdict: ${verdictWords(report)}.`,
     '',
     measured.length === 0 ? '_No level completed a request._' : levelTable(measured),
     '',
     ...(generative ? [generativeTable(measured)] : []),
     failureNote(report),
+    unmeasuredNote(report),
     interruptedNote(report),
     // A generative model's request is a stream: its breakdown and validation do not apply.
     ...(generative

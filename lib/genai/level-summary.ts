@@ -3,6 +3,7 @@
  * output tokens/s and the TTFT, ITL, latency and token-gap distributions recorded under their own names
  * (names.ts), as the LevelResult the bench's reports read, with the token figures under `genai`. Pure.
  */
+import { DEFAULT_STABILITY_PCT } from '../load/shapes.ts';
 import type { PlannedLevel } from '../load/scenarios.ts';
 import { SCHEDULED_LATENCY_METRIC, subMetricKey } from '../load/names.ts';
 import { type K6SummaryData, latencyStats_us, normalize, verdicts } from '../summary/from-summary.ts';
@@ -159,7 +160,11 @@ function levelResult(data: K6SummaryData, ref: PlannedLevel, context: LevelConte
     errors,
     dropped_iterations: values(data, 'dropped_iterations', ref.name)['count'] ?? 0,
     ...((scheduled['count'] ?? 0) > 0 ? { scheduled_latency_us: latencyStats_us(scheduled) } : {}),
-    budgets: verdicts(data, ref.name),
+    // Generative levels keep no sub-windows: their verdicts are judged on samples and successes alone.
+    budgets: verdicts(data, ref.name, {
+      succeeded: Math.max(0, requests - errors),
+      stability_pct: DEFAULT_STABILITY_PCT,
+    }),
     genai,
   };
 }

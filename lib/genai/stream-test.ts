@@ -26,7 +26,8 @@ import {
   WINDOW_START_METRIC,
 } from '../load/names.ts';
 import { blockingCallsAllowed } from '../scenario/blocking.ts';
-import { missedBudgetLines } from '../summary/verdicts.ts';
+import { missedBudgetLines, runVerdictLine } from '../summary/verdicts.ts';
+import { runVerdict } from '../summary/judge.ts';
 import type { K6SummaryData } from '../summary/from-summary.ts';
 import { generativeBudgetExprs, type TokenBudget, tokenBudget } from './budget.ts';
 import { EMPTY_FINAL_PARAMETER, readDecoupledResponse } from './decoupled.ts';
@@ -464,7 +465,12 @@ export function generativeTest(
         ...scheduleLines(results),
         ...missed,
       ];
-      if (results.length > 0 && missed.length === 0) lines.push('all budgets met');
+      const measured = new Set(results.map((r) => r.name));
+      const { verdict, reasons } = runVerdict(
+        results.flatMap((r) => r.budgets),
+        run.plan.levels.filter((l) => !measured.has(l.name)).map((l) => l.name),
+      );
+      lines.push(runVerdictLine(verdict, reasons));
       const out: Record<string, string> = { stdout: `${lines.join('\n')}\n` };
       if (env.SUMMARY_JSON) out[env.SUMMARY_JSON] = JSON.stringify(data);
       if (env.LEVELS_JSON) out[env.LEVELS_JSON] = JSON.stringify(results);

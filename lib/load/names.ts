@@ -154,5 +154,20 @@ export const SYSTEM_TAGS = [
   'error_code',
 ];
 
+/**
+ * The percentiles asked of k6 for every trend besides the budgets' own: the grid a percentile's confidence
+ * interval reads its bounds from (lib/summary/judge.ts percentileInterval). k6 computes them once, at the end.
+ */
+export const PERCENTILE_GRID: readonly number[] = [
+  50, 75, 90, 92.5, 95, 96, 97, 97.5, 98, 98.5, 99, 99.25, 99.5, 99.75, 99.9, 99.95, 99.99,
+];
+
 /** Trend statistics the report needs in k6's summary; set as options.summaryTrendStats. */
-export const SUMMARY_TREND_STATS = ['avg', 'min', 'med', 'max', 'p(50)', 'p(90)', 'p(95)', 'p(99)', 'count'];
+export const SUMMARY_TREND_STATS = [
+  'avg',
+  'min',
+  'med',
+  'max',
+  ...PERCENTILE_GRID.map((p) => `p(${p})`),
+  'count',
+];

@@ -27,6 +27,7 @@ import {
 import { type LevelSchedule, levelSchedule, type ReadText } from '../load/pacing.ts';
 import { buildPlan, type LoadPlan } from '../load/scenarios.ts';
 import { type LoadPlanSettings, loadPlanFromEnv } from '../load/shapes.ts';
+import { type MeasurementRules, measurementRulesFromEnv } from '../load/measurement.ts';
 import { readSettings, type Settings } from './settings.ts';
 
 /** Measured requests validated by default: one in this many. */
@@ -44,6 +45,8 @@ export interface RunPlan {
   settings: Settings;
   /** Levels, windows and the stability tolerance. */
   load: LoadPlanSettings;
+  /** perf_analyzer's measurement rules: trials until stable, count windows, inconclusive budgets. */
+  measurement: MeasurementRules;
   /** k6 scenarios per level and their timetable. */
   plan: LoadPlan;
   metric: RequestMetric;
@@ -233,6 +236,7 @@ export function resolveRunPlan(
   return {
     settings,
     load,
+    measurement: measurementRulesFromEnv(env),
     plan: timed,
     metric,
     errorMetric: errorMetricFor(metric),

@@ -3,7 +3,8 @@
  * closing lines and each missed budget (metric, level, budget, measured) on stdout, and the data the
  * bench command writes its reports from.
  */
-import { missedBudgetLines } from '../summary/verdicts.ts';
+import { missedBudgetLines, runVerdictLine } from '../summary/verdicts.ts';
+import { runVerdict } from '../summary/judge.ts';
 import { type K6SummaryData, levelsFromSummary, uncountedTrend } from '../summary/from-summary.ts';
 import { failureLines } from '../summary/failure.ts';
 import { generatorWarnings } from '../summary/generator.ts';
@@ -46,9 +47,12 @@ export function levelLines(
   const ended = unmeasured.filter((name) => !uncounted.includes(name));
   if (ended.length > 0)
     lines.push(`not measured: ${ended.join(', ')} (the run ended before their windows did)`);
-  if (results.length > 0 && missed.length === 0) {
-    lines.push(unmeasured.length > 0 ? 'budgets met on the measured levels' : 'all budgets met');
-  }
+  // The same verdict the bench gives: met only when something was judged and nothing missed or unknown.
+  const { verdict, reasons } = runVerdict(
+    results.flatMap((r) => r.budgets),
+    unmeasured,
+  );
+  lines.push(runVerdictLine(verdict, reasons));
   return { results, lines: lines.filter(Boolean) };
 }
 

@@ -20,6 +20,8 @@ import { judgeStability, type WindowRecord } from '../load/stability.ts';
 import { isProbeExpr } from '../budget.ts';
 import { parseThresholdExpr } from '../load/threshold-expr.ts';
 import { firstErrors, levelFailure } from './failure.ts';
+import { judgeVerdict, runVerdict } from './judge.ts';
+import { DEFAULT_STABILITY_PCT } from '../load/shapes.ts';
 import { cutAfter_s, windowStart_ms } from './partial.ts';
 import type {
   BudgetVerdict,
@@ -220,7 +222,19 @@ export function windowsFromSummary(
   return found.map((w) => ({ throughput: (w.count * batch) / part_s, avg_latency_us: ms_to_us(w.avg_ms) }));
 }
 
-export function verdicts(summary: K6SummaryData, level: string): BudgetVerdict[] {
+/** What a level's verdicts are judged with besides k6's own (judge.ts). */
+export interface LevelJudging {
+  succeeded: number;
+  stable?: boolean;
+  stability_spread_pct?: number | null;
+  stability_pct: number;
+}
+
+/**
+ * The budget verdicts of one level: k6's met or missed for each threshold on the level's sub-metrics, then
+ * what the samples allow it to claim (judge.ts): not measured, inconclusive, met or missed.
+ */
+export function verdicts(summary: K6SummaryData, level: string, judging?: LevelJudging): BudgetVerdict[] {
   const suffix = `{scenario:${level}}`;
   const out: BudgetVerdict[] = [];
   for (const [key, raw] of Object.entries(summary.metrics)) {
@@ -229,21 +243,20 @@ export function verdicts(summary: K6SummaryData, level: string): BudgetVerdict[]
     for (const [expr, k6Ok] of Object.entries(metric.thresholds)) {
       if (isProbeExpr(expr)) continue;
       const parsed = parseThresholdExpr(expr, key);
-      // k6's own verdict decides; the measured value is for the reader.
-      out.push({ metric: key, expr, ok: k6Ok, measured: metric.values[parsed.aggregation] ?? null });
+      // k6's own verdict decides met or missed; the measured value is for the reader.
+      const base = { metric: key, expr, ok: k6Ok, measured: metric.values[parsed.aggregation] ?? null };
+      out.push(
+        judging
+          ? judgeVerdict(base, parsed, {
+              values: metric.values,
+              trend: !['rate', 'count', 'value'].includes(parsed.aggregation),
+              ...judging,
+            })
+          : base,
+      );
     }
   }
   return out;
-}
-
-/**
- * A latency budget on a level where no request succeeded measured nothing (k6 judges the failed requests'
- * durations, often 0 ms): it fails, so such a level can never pass.
- */
-function withoutSuccessFailed(budgets: BudgetVerdict[], succeeded: number, metric: string): BudgetVerdict[] {
-  if (succeeded > 0) return budgets;
-  // Nor is the failed requests' duration a measurement: the verdict reads "no data".
-  return budgets.map((b) => (b.metric.startsWith(`${metric}{`) ? { ...b, ok: false, measured: null } : b));
 }
 
 /** A Trend's summary values (ms) as latency statistics in microseconds. */
@@ -324,7 +337,11 @@ export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
         ? { scheduled_latency_us: latencyStats_us(scheduled) }
         : {}),
       ...(stability ? { stable: stability.stable, stability_spread_pct: stability.spread_pct } : {}),
-      budgets: withoutSuccessFailed(verdicts(summary, ref.name), requests - errors, metric),
+      budgets: verdicts(summary, ref.name, {
+        succeeded: Math.max(0, requests - errors),
+        ...(stability ? { stable: stability.stable, stability_spread_pct: stability.spread_pct } : {}),
+        stability_pct: input.stability_pct ?? DEFAULT_STABILITY_PCT,
+      }),
       ...(iteration?.['avg'] !== undefined && duration['avg'] !== undefined && !ref.paced
         ? {
             generator: generatorCost(
@@ -341,10 +358,34 @@ export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
   return results;
 }
 
-/** Wraps level results into a RunReport; the verdict passes when every budget verdict passed. */
-export function buildRunReport(fields: Omit<RunReport, 'verdict_ok'>): RunReport {
+/** What buildRunReport judges the run against besides its results. */
+export interface RunJudging {
+  /** The planned levels' names: a planned level neither measured nor cut by a stop is not measured. */
+  planned?: readonly string[];
+  /** Inconclusive budgets do not fail the run. */
+  allowInconclusive?: boolean;
+}
+
+/**
+ * Wraps level results into a RunReport with the run's verdict (judge.ts runVerdict): met only when a budget
+ * judged a measured level and none was missed, not measured or inconclusive.
+ */
+export function buildRunReport(
+  fields: Omit<RunReport, 'verdict_ok' | 'verdict' | 'verdict_reasons' | 'unmeasured'>,
+  judging: RunJudging = {},
+): RunReport {
+  const seen = new Set([...fields.results.map((r) => r.name), ...(fields.partial ?? []).map((p) => p.name)]);
+  const unmeasured = (judging.planned ?? []).filter((name) => !seen.has(name));
+  const { verdict, reasons } = runVerdict(
+    fields.results.flatMap((result) => result.budgets),
+    fields.interrupted && fields.results.length > 0 ? [] : unmeasured,
+  );
   return {
     ...fields,
-    verdict_ok: fields.results.every((result) => result.budgets.every((budget) => budget.ok)),
+    verdict_ok: verdict === 'met',
+    verdict,
+    ...(reasons.length > 0 ? { verdict_reasons: reasons } : {}),
+    ...(unmeasured.length > 0 ? { unmeasured } : {}),
+    ...(judging.allowInconclusive ? { allow_inconclusive: true } : {}),
   };
 }

@@ -105,15 +105,40 @@ export interface TimeStats_ms {
   max: number;
 }
 
+/**
+ * What a budget verdict claims (judge.ts): met or missed as k6 judged it, not measured (no successful
+ * request at the level), or inconclusive (too few samples beyond its percentile, or an unstable level).
+ */
+export type BudgetState = 'met' | 'missed' | 'not_measured' | 'inconclusive';
+
+/** A run's verdict: missed before not measured before inconclusive before met. */
+export type RunVerdict = BudgetState;
+
+/** A confidence interval of a percentile, in the metric's unit (ms); `high` null: no sample bounds it. */
+export interface PercentileInterval {
+  confidence: number;
+  low: number;
+  high: number | null;
+}
+
 /** One k6 threshold judged at one level. */
 export interface BudgetVerdict {
   /** Sub-metric key, e.g. `http_req_duration{scenario:c8}`. */
   metric: string;
   /** k6 expression, e.g. `p(95)<20`. */
   expr: string;
+  /** True only when the state is met. */
   ok: boolean;
   /** The value the expression compared (ms for durations, a fraction for rates); null when missing. */
   measured: number | null;
+  /** Absent in records written before states existed: read `ok` then (judge.ts stateOf). */
+  state?: BudgetState;
+  /** Samples the value came from (a trend's count, a rate's passes + fails). */
+  samples?: number;
+  /** Why the verdict is not measured or inconclusive. */
+  reason?: string;
+  /** A percentile's 95% interval (judge.ts percentileInterval). */
+  interval?: PercentileInterval;
 }
 
 /** One measured level (perf_analyzer's PerfStatus). */
@@ -146,6 +171,8 @@ export interface LevelResult {
    * above latency_us when the generator fell behind its schedule. Absent in closed loop.
    */
   scheduled_latency_us?: LatencyStats_us;
+  /** Measurements of this level the run made until it was stable (perf_analyzer's trials); absent: one. */
+  trials?: number;
   /** perf_analyzer's stability verdict when windows were measured; undefined when not judged. */
   stable?: boolean;
   /** Largest deviation from the mean across the judged windows, percent. */
@@ -279,8 +306,16 @@ export interface RunReport {
   validate_every?: number;
   /** Each VU's first this many warm-up responses were validated; absent: unknown. */
   warmup_checks?: number;
-  /** True when every budget verdict passed. */
+  /** True only when the verdict is met. */
   verdict_ok: boolean;
+  /** The run's verdict (judge.ts runVerdict); absent in records written before it existed. */
+  verdict?: RunVerdict;
+  /** Why the verdict is not met, one phrase each. */
+  verdict_reasons?: string[];
+  /** Planned levels with no request completed in their window (not cut by a stop): named, never judged. */
+  unmeasured?: string[];
+  /** Inconclusive budgets do not fail the run (--allow-inconclusive). */
+  allow_inconclusive?: boolean;
   /** Why the run stopped before its end ('SIGINT', 'SIGTERM', 'exit 108'); absent for a whole run. */
   interrupted?: string;
   /** Levels cut short by that stop: named as not measured, in no table, plot or CSV row. */

@@ -3,7 +3,8 @@
  * the level, the budget and the measured value (console, report.md and JUnit use the same words).
  */
 import { formatG } from './format.ts';
-import type { BudgetVerdict, LevelResult } from './types.ts';
+import { stateOf } from './judge.ts';
+import type { BudgetState, BudgetVerdict, LevelResult, RunVerdict } from './types.ts';
 
 /** A measured value in the metric's own unit: ms for durations, percent for rates, plain for counts. */
 export function formatMeasured(verdict: BudgetVerdict): string {
@@ -19,17 +20,36 @@ export function splitMetricKey(key: string): { metric: string; level: string } {
   return match ? { metric: match[1]!, level: match[2]! } : { metric: key, level: '' };
 }
 
-/** One line for a verdict: metric, level, budget, met or missed, measured value. */
+/** A verdict's state in words, as the console, report.md and JUnit print it. */
+export const STATE_WORDS: Record<BudgetState, string> = {
+  met: 'met',
+  missed: 'missed',
+  not_measured: 'not measured',
+  inconclusive: 'inconclusive',
+};
+
+/** One line for a verdict: metric, level, budget, its state, measured value, samples and why. */
 export function verdictMessage(verdict: BudgetVerdict): string {
   const { metric, level } = splitMetricKey(verdict.metric);
-  const state = verdict.ok ? 'met' : 'missed';
-  return `${metric} at level ${level}: budget ${verdict.expr} ${state}, measured ${formatMeasured(verdict)}`;
+  const samples =
+    verdict.samples === undefined ? '' : ` (${verdict.samples.toLocaleString('en-US')} samples)`;
+  const why = verdict.reason ? `: ${verdict.reason}` : '';
+  return `${metric} at level ${level}: budget ${verdict.expr} ${STATE_WORDS[stateOf(verdict)]}, measured ${formatMeasured(verdict)}${samples}${why}`;
 }
 
-/** One line per missed budget, for the end of a run's console output (empty when all were met). */
+/**
+ * One line per budget that was not met (missed, not measured, inconclusive), for the end of a run's
+ * console output; empty when all were met.
+ */
 export function missedBudgetLines(results: readonly LevelResult[]): string[] {
   return results
     .flatMap((result) => result.budgets)
-    .filter((verdict) => !verdict.ok)
-    .map((verdict) => `budget missed: ${verdictMessage(verdict)}`);
+    .filter((verdict) => stateOf(verdict) !== 'met')
+    .map((verdict) => `budget ${STATE_WORDS[stateOf(verdict)]}: ${verdictMessage(verdict)}`);
+}
+
+/** The run's verdict as one closing line, e.g. "verdict: not measured (not measured: c2)". */
+export function runVerdictLine(verdict: RunVerdict, reasons: readonly string[], partialRun = false): string {
+  if (verdict === 'met') return partialRun ? 'budgets met on the measured levels' : 'all budgets met';
+  return `verdict: ${STATE_WORDS[verdict]} (${reasons.join('; ')})`;
 }

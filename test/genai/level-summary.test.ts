@@ -54,9 +54,9 @@ describe('generative level results', () => {
   });
 
   it('judges only the budgets, not the probes', () => {
-    expect(level!.budgets).toEqual([
-      { metric: 'genai_ttft{scenario:c2}', expr: 'p(95)<10', ok: false, measured: 20 },
-      { metric: 'genai_itl{scenario:c2}', expr: 'p(95)<5', ok: true, measured: 2.5 },
+    expect(level!.budgets).toMatchObject([
+      { metric: 'genai_ttft{scenario:c2}', expr: 'p(95)<10', measured: 20 },
+      { metric: 'genai_itl{scenario:c2}', expr: 'p(95)<5', measured: 2.5 },
     ]);
   });
 

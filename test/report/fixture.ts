@@ -1,5 +1,5 @@
 /** A hand-written k6 handleSummary `data` object for a 2-level HTTP run (c4 never ran), and its report. */
-import type { K6SummaryData } from '../../lib/summary/from-summary.ts';
+import { buildRunReport, type K6SummaryData } from '../../lib/summary/from-summary.ts';
 import type { LevelResult, RunReport } from '../../lib/summary/types.ts';
 
 const trend = (avg: number, p95: number, p99: number, count: number) => ({
@@ -104,14 +104,14 @@ export function level(
   };
 }
 
+/** A run report of the results, judged as the bench judges it (buildRunReport). */
 export function report(results: LevelResult[]): RunReport {
-  return {
+  return buildRunReport({
     model: 'mnist',
     protocol: 'http',
     runtime: 'node',
     batch: 1,
     started_at: '2026-11-22T07:00:00Z',
     results,
-    verdict_ok: results.every((r) => r.budgets.every((b) => b.ok)),
-  };
+  });
 }

@@ -35,15 +35,15 @@ describe('report markdown', () => {
 
   it('lists budget verdicts failures first, naming metric, level, budget and measured value', () => {
     const lines = verdictTable(results).split('\n');
-    expect(lines[0]).toBe('| Metric | Level | Budget | Measured | Result |');
-    expect(lines[2]).toBe('| http_req_duration | c8 | `p(95)<1` | 2.00 ms | **FAIL** |');
-    expect(lines).toContain('| http_req_failed | c8 | `rate<0.01` | 0.20% | pass |');
+    expect(lines[0]).toBe('| Metric | Level | Budget | Measured | Samples | 95% interval (ms) | Result |');
+    expect(lines[2]).toBe('| http_req_duration | c8 | `p(95)<1` | 2.00 ms |  |  | **FAIL** |');
+    expect(lines).toContain('| http_req_failed | c8 | `rate<0.01` | 0.20% |  |  | pass |');
   });
 
   it('assembles the whole report with the verdict and the breakdown', () => {
     const md = reportMarkdown(report(results));
     expect(md).toContain('# mnist: throughput and latency');
-    expect(md).toContain('**1 budget(s) missed**');
+    expect(md).toContain('Verdict: **missed** (1 budget(s) missed)');
     expect(md).toContain('## Latency breakdown');
     expect(md).toContain('| c1 | 0.031 | 0.170 | 0.065 | 0.206 | 0.900 | 0.019 | 0.012 | 100 |');
     expect(reportMarkdown(report([]))).toContain('_No level completed a request._');

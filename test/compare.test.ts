@@ -11,11 +11,16 @@ import { main } from '../cli/main.ts';
 import type { LevelResult, RunReport } from '../lib/summary/types.ts';
 import { level, report } from './report/fixture.ts';
 
-const baseline = report([
-  level({ level: 1, throughput_infer_s: 1000 }),
-  level({ level: 2, throughput_infer_s: 1800 }),
-  level({ level: 4, throughput_infer_s: 2500 }),
-]);
+/** A level whose budget was met, as a whole run's levels are. */
+const judged = (n: number, throughput_infer_s: number) =>
+  level({
+    level: n,
+    throughput_infer_s,
+    budgets: [
+      { metric: `http_req_duration{scenario:c${n}}`, expr: 'p(95)<20', ok: true, measured: 2, state: 'met' },
+    ],
+  });
+const baseline = report([judged(1, 1000), judged(2, 1800), judged(4, 2500)]);
 
 /** The same run with throughput × `throughput` and every latency percentile × `latency`. */
 function scaled(run: RunReport, throughput: number, latency: number): RunReport {
@@ -165,6 +170,21 @@ describe('k6-triton compare', () => {
     expect(result.code).toBe(0);
     expect(result.out).toContain('2026-11-22T08-00-00-000');
     expect(result.out).toContain('No regression');
+  });
+
+  it('never picks a run that measured nothing: skips it in a model folder, refuses it by name', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'k6t-compare-'));
+    const a = await runFolder(root, 'base', baseline);
+    const nothing: RunReport = { ...baseline, results: [], verdict_ok: false, verdict: 'not_measured' };
+    await runFolder(join(root, 'mnist'), '2026-11-22T07-00-00-000', baseline);
+    const empty = await runFolder(join(root, 'mnist'), '2026-11-22T08-00-00-000', nothing);
+    const picked = await cli(a, join(root, 'mnist'));
+    expect(picked.code).toBe(0);
+    expect(picked.out).toContain('2026-11-22T07-00-00-000');
+    expect(picked.err).toContain(`compare: skipped ${empty}: no level completed a request`);
+    const named = await cli(a, empty);
+    expect(named.code).toBe(1);
+    expect(named.err).toContain('measured nothing (no level completed a request)');
   });
 
   it('fails with one line naming a missing folder, a folder without summary.json and a bad flag', async () => {

@@ -159,7 +159,8 @@ export const SYSTEM_TAGS = [
  * interval reads its bounds from (lib/summary/judge.ts percentileInterval). k6 computes them once, at the end.
  */
 export const PERCENTILE_GRID: readonly number[] = [
-  50, 75, 90, 92.5, 95, 96, 97, 97.5, 98, 98.5, 99, 99.25, 99.5, 99.75, 99.9, 99.95, 99.99,
+  50, 75, 80, 85, 90, 91, 92, 93, 94, 94.5, 95, 95.5, 96, 96.5, 97, 97.5, 98, 98.25, 98.5, 98.75, 99, 99.1,
+  99.2, 99.3, 99.4, 99.5, 99.6, 99.7, 99.8, 99.9, 99.95, 99.99,
 ];
 
 /** Trend statistics the report needs in k6's summary; set as options.summaryTrendStats. */

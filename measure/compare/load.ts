@@ -5,6 +5,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { levelsWithFigures } from '../../lib/summary/failure.ts';
 import type { RunReport } from '../../lib/summary/types.ts';
 
 /** A run folder's name as `bench` makes it: the start time, e.g. 2026-11-22T07-00-00-000. */
@@ -29,9 +30,31 @@ export function summaryPath(path: string): string {
     .filter((entry) => statSync(join(path, entry.name, 'summary.json'), { throwIfNoEntry: false })?.isFile())
     .map((entry) => entry.name)
     .sort();
-  const newest = runs.at(-1);
-  if (newest) return join(path, newest, 'summary.json');
-  throw new Error(`compare: ${path} has no summary.json (nor a run folder holding one); ${FIX}`);
+  // The newest run that measured something: a run that measured nothing is no baseline nor candidate.
+  for (const run of runs.reverse()) {
+    const file = join(path, run, 'summary.json');
+    const why = unmeasuredWhy(readReport(file));
+    if (why === undefined) return file;
+    console.error(`compare: skipped ${join(path, run)}: ${why}`);
+  }
+  throw new Error(
+    `compare: ${path} has no summary.json of a run that measured its levels (nor a run folder holding one); ${FIX}`,
+  );
+}
+
+/** Why a run cannot be compared (it measured nothing), or undefined when it can. */
+export function unmeasuredWhy(report: RunReport | undefined): string | undefined {
+  if (!report || !Array.isArray(report.results)) return 'not written by `k6-triton bench`';
+  if (levelsWithFigures(report.results).length === 0) return 'no level completed a request';
+  return undefined;
+}
+
+function readReport(file: string): RunReport | undefined {
+  try {
+    return (JSON.parse(readFileSync(file, 'utf8')) as { report?: RunReport } | null)?.report;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Loads the run a path stands for: its folder and its RunReport. */
@@ -49,6 +72,13 @@ export function loadRun(path: string): { path: string; report: RunReport } {
   if (!report || !Array.isArray(report.results))
     throw new Error(
       `compare: ${file} has no report.results, so it was not written by \`k6-triton bench\`; ${FIX}`,
+    );
+  const why = unmeasuredWhy(report);
+  if (why !== undefined)
+    throw new Error(`compare: ${file} measured nothing (${why}); compare runs that measured their levels`);
+  if (report.verdict === 'not_measured')
+    console.error(
+      `compare: ${file}: verdict not measured (${(report.verdict_reasons ?? []).join('; ')}); only its measured levels are compared`,
     );
   return { path: basename(file) === 'summary.json' ? dirname(file) : file, report };
 }

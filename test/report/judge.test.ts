@@ -83,12 +83,13 @@ describe('what a budget verdict may claim', () => {
       min: 1,
       max: 30,
       'p(98.5)': 8,
+      'p(98.75)': 9,
       'p(99)': 10,
-      'p(99.25)': 11,
+      'p(99.3)': 11,
       'p(99.5)': 12,
     };
-    // Ranks 9,880..9,921 of 10,000 lie between p(98.5) and p(99.25).
-    expect(percentileInterval(99, 10_000, values)).toEqual({ confidence: 0.95, low: 8, high: 11 });
+    // Ranks 9,880..9,921 of 10,000 lie between p(98.75) and p(99.3).
+    expect(percentileInterval(99, 10_000, values)).toEqual({ confidence: 0.95, low: 9, high: 11 });
     // 150 samples: the upper rank lies past the last sample, so nothing bounds p(99) above.
     expect(percentileInterval(99, 150, values)?.high).toBeNull();
   });

@@ -3,7 +3,6 @@
  * process start), and its level results come back as a run report in memory, with what only this side
  * sees added (the generator's CPU, the server's metrics) and the levels a signal cut left out.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { LoadMode } from '../lib/load/shapes.ts';
@@ -27,6 +26,7 @@ import type { Prepared } from './prepare.ts';
 import { watchProgress } from './progress.ts';
 import { type RunOutcome, type RuntimeChoice, runScenario, runtimeCommand } from './runner.ts';
 import { planAt, type RunSettings, withLevels } from './target.ts';
+import { readRuntimeFiles, WHOLE_RUN_EXITS } from './runtime-files.ts';
 
 /** What one measurement takes besides the prepared target. */
 export interface MeasureOptions {
@@ -51,6 +51,8 @@ export interface Measured {
   plan: RunPlan;
   /** k6's exit code of the run; 105 (EXIT.EXTERNAL_ABORT) when the command was stopped by a signal. */
   exitCode: number;
+  /** True when the runtime's levels.json was due but not written whole: the levels are unknown, not none. */
+  levelsUnread?: boolean;
 }
 
 /**
@@ -103,13 +105,6 @@ function levelWindows(results: readonly LevelResult[], metrics: K6SummaryData['m
   });
 }
 
-/** Reads a JSON file the runtime wrote, or undefined when the run ended before writing it. */
-export function readJson<T>(path: string): T | undefined {
-  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : undefined;
-}
-
-/** k6's exit codes of a run that went to its end: passed, or a threshold crossed. */
-const WHOLE_RUN_EXITS: ReadonlySet<number> = new Set([EXIT.OK, EXIT.THRESHOLDS_FAILED]);
 
 /**
  * The levels a stopped run cut short, and why it stopped: at the command's signal when one came (the
@@ -152,10 +147,16 @@ export function scenarioEnvironment(
   };
 }
 
-/** What one runtime run left: how it ended, k6's summary data and the server's scrapes over it. */
-export interface RuntimeRun {
+/**
+ * What one runtime run left: how it ended, k6's summary data, the scenario's level results (`L`, undefined
+ * when levels.json was not written whole) and the server's scrapes over it.
+ */
+export interface RuntimeRun<L = unknown> {
   run: RunOutcome;
   summary: K6SummaryData;
+  levels: L | undefined;
+  /** levels.json was due but not written whole (recorded for the end of the output). */
+  levelsLost: boolean;
   scrapes: MetricsScrape[];
   started_at: string;
 }
@@ -164,13 +165,13 @@ export interface RuntimeRun {
  * Runs the prepared bundle once with `env` (the runtime's only process start), scraping the server's
  * metrics and printing progress over `plan`'s levels; `label` names what runs in the progress lines.
  */
-export async function runMeasurement(
+export async function runMeasurement<L>(
   prepared: Prepared,
   env: Record<string, string>,
   plan: RunPlan,
   label: string,
   options: MeasureOptions,
-): Promise<RuntimeRun> {
+): Promise<RuntimeRun<L>> {
   const { interruption } = options;
   const started_at = new Date().toISOString();
   await mkdir(options.dir, { recursive: true });
@@ -209,8 +210,9 @@ export async function runMeasurement(
       });
   stopProgress?.();
   const scrapes = (await scraper?.stop()) ?? [];
-  const summary = readJson<K6SummaryData>(env.SUMMARY_JSON!) ?? { metrics: {} };
-  return { run, summary, scrapes, started_at };
+  const files = readRuntimeFiles<L>({ summary: env.SUMMARY_JSON!, levels: env.LEVELS_JSON! }, run.exitCode);
+  const summary = (files.summary as K6SummaryData | undefined) ?? { metrics: {} };
+  return { run, summary, levels: files.levels, levelsLost: files.levelsLost, scrapes, started_at };
 }
 
 /**
@@ -263,17 +265,17 @@ export async function measure(prepared: Prepared, options: MeasureOptions): Prom
   const env = scenarioEnvironment(prepared, settings, options.dir);
   // A generative run keeps every measured request's raw record (records.jsonl) for re-scoring offline.
   const generative = target.entry.scenario === 'llm';
-  const measured = await runMeasurement(prepared, env, plan, plan.settings.modelName, {
+  const measured = await runMeasurement<LevelResult[]>(prepared, env, plan, plan.settings.modelName, {
     ...options,
     k6Args: [...(generative ? recordsOutputArgs(options.dir) : []), ...(options.k6Args ?? [])],
   });
   if (generative) await extractRecords(options.dir);
-  const levels = readJson<LevelResult[]>(env.LEVELS_JSON!) ?? [];
-  const report = modelReport(measured, plan, levels, options.interruption);
+  const report = modelReport(measured, plan, measured.levels ?? [], options.interruption);
   return {
     report,
     summary: measured.summary,
     plan,
     exitCode: runExitCode(measured.run, options.interruption),
+    ...(measured.levelsLost ? { levelsUnread: true } : {}),
   };
 }

@@ -1,10 +1,10 @@
 /**
  * The two files the runtime's handleSummary writes into a run's folder (k6-summary.json, levels.json),
- * read back by the command. A file cut short (real k6 writes in place) or missing after a run that wrote
- * its summary is a result not written: recorded for the end of the output (report/not-written.ts), never a
- * JSON parse error, and the command goes on writing what it can.
+ * read back by the command. A file cut short (real k6 writes in place; it is removed) or missing after a
+ * run that wrote its summary is a result not written: recorded for the end of the output
+ * (report/not-written.ts), never a JSON parse error, and the command goes on writing what it can.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { noteNotWritten } from '../report/not-written.ts';
 import { EXIT } from '../runtime/exit-codes.ts';
 
@@ -37,9 +37,14 @@ export function readRuntimeFiles<L>(
   const levels = readWhole<L>(paths.levels);
   const ran = WHOLE_RUN_EXITS.has(exitCode) || !('missing' in summary) || !('missing' in levels);
   const lost = (path: string, read: Read<unknown>): boolean => {
-    if ('cut' in read)
-      noteNotWritten(path, `the runtime left ${read.cut} bytes, not whole JSON (its error above says why)`);
-    else if ('missing' in read && ran)
+    if ('cut' in read) {
+      // Real k6 writes in place: what it left is not JSON, and the folder keeps only whole files.
+      rmSync(path, { force: true });
+      noteNotWritten(
+        path,
+        `the runtime wrote ${read.cut} bytes of it, not whole JSON; removed (its error above says why)`,
+      );
+    } else if ('missing' in read && ran)
       noteNotWritten(path, 'the runtime did not write it (its error above says why)');
     else return false;
     return true;

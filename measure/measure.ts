@@ -105,7 +105,6 @@ function levelWindows(results: readonly LevelResult[], metrics: K6SummaryData['m
   });
 }
 
-
 /**
  * The levels a stopped run cut short, and why it stopped: at the command's signal when one came (the
  * runtime heard it at once, from here), else at the runtime's exit when that exit says the run did not go

@@ -76,7 +76,7 @@ export interface SummaryWriters {
  */
 export function summaryFileError(error: WriteError): string {
   const go = `${error.syscall} ${error.path}: ${error.description}`;
-  return error.bytes === 0 && (error.syscall === 'open' || error.syscall === 'mkdir')
+  return error.syscall === 'open'
     ? `could not open '${error.path}': ${go}`
     : `error saving summary to '${error.path}' after ${error.bytes} bytes: ${go}`;
 }

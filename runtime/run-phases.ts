@@ -245,7 +245,10 @@ export class RunPhases {
       if (!this.x.noSummary) io.stdout(renderTextSummary(data, this.x.summaryMode, sections));
     }
     if (this.x.summaryExport) {
-      const failure = writeSummaryFile(this.x.summaryExport, JSON.stringify(legacySummaryExport(data), null, 4));
+      const failure = writeSummaryFile(
+        this.x.summaryExport,
+        JSON.stringify(legacySummaryExport(data), null, 4),
+      );
       if (failure) failures.push(failure);
     }
     // k6's one error line for every summary file not written; the exit code stays the run's, as k6's does.

@@ -14,7 +14,7 @@ export class WriteError extends Error {
     readonly code: string,
     /** The errno's text, as the C library says it ("no space left on device"). */
     readonly description: string,
-    /** The system call that failed: mkdir and open before any byte, write, fsync or rename after. */
+    /** The system call that failed: open before any byte, write, fdatasync or rename after. */
     readonly syscall: string,
     /** Bytes written before the failure. */
     readonly bytes: number,
@@ -40,22 +40,19 @@ function writeError(path: string, error: unknown, syscall: string, bytes: number
   return new WriteError(path, code, text, e.syscall ?? syscall, bytes);
 }
 
-/** Runs a clean-up whose own failure must not hide the error being reported. */
-function bestEffort(cleanUp: () => void): void {
+/** Runs a step whose own failure is not the error to report (a clean-up, or a folder the open then needs). */
+function bestEffort(step: () => void): void {
   try {
-    cleanUp();
+    step();
   } catch {
-    // The temporary file stays; the write's error still names the file and the errno.
+    // The write's own error names the file and the errno.
   }
 }
 
 /** Writes `data` to `path` whole (temporary name, flush, rename), creating its folder; throws a WriteError. */
 export function writeWholeSync(path: string, data: string | Uint8Array): void {
-  try {
-    mkdirSync(dirname(path), { recursive: true });
-  } catch (error) {
-    throw writeError(path, error, 'mkdir', 0);
-  }
+  // A folder that cannot be made shows in the open below, which names the file (as k6's own error does).
+  bestEffort(() => mkdirSync(dirname(path), { recursive: true }));
   const bytes = typeof data === 'string' ? Buffer.from(data) : data;
   const temporary = temporaryName(path);
   let fd: number | undefined;
@@ -66,14 +63,13 @@ export function writeWholeSync(path: string, data: string | Uint8Array): void {
     step = 'write';
     while (written < bytes.byteLength) written += writeSync(fd, bytes, written);
     // A disk that accepted the bytes into its cache may still refuse them here (delayed allocation, NFS).
-    step = 'fsync';
+    step = 'fdatasync';
     fdatasyncSync(fd);
     closeSync(fd);
     fd = undefined;
     step = 'rename';
     renameSync(temporary, path);
   } catch (error) {
-    // Best effort: the write's own error is the one to report.
     const open = fd;
     if (open !== undefined) bestEffort(() => closeSync(open));
     if (step !== 'open') bestEffort(() => unlinkSync(temporary));

@@ -3,12 +3,12 @@
  * deltas as Markdown on stdout, optionally JUnit XML, and exit 98 when B regressed beyond the tolerances
  * (99 stays the bench's "budget missed", 1 a bad input).
  */
-import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { compareRuns, DEFAULT_TOLERANCES, parsePercent } from '../measure/compare/compare.ts';
 import { comparisonJunit, comparisonMarkdown } from '../measure/compare/format.ts';
 import { loadRun } from '../measure/compare/load.ts';
 import { EXIT } from '../runtime/exit-codes.ts';
+import { writeResult } from '../report/not-written.ts';
 
 /** Adds the `compare` subcommand to the program. */
 export function registerCompare(program: Command): void {
@@ -39,7 +39,7 @@ export function registerCompare(program: Command): void {
       };
       const comparison = compareRuns(loadRun(runA), loadRun(runB), tolerances);
       process.stdout.write(comparisonMarkdown(comparison));
-      if (flags.junit) await writeFile(flags.junit, comparisonJunit(comparison));
+      if (flags.junit) await writeResult(flags.junit, () => comparisonJunit(comparison));
       process.exitCode = comparison.regressed ? EXIT.REGRESSION : EXIT.OK;
     });
 }

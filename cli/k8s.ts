@@ -4,11 +4,11 @@
  * Secret with the request headers when the run sends any).
  * Settings are the bench's (flags or environment); `k6-triton merge` turns the runners' samples into one report.
  */
-import { writeFile } from 'node:fs/promises';
 import { type Command, InvalidArgumentError } from 'commander';
 import { addBudgetOptions, addTargetOptions } from './options.ts';
 import { stringify } from 'yaml';
 import { modelIds } from '../models/index.ts';
+import { writeResult } from '../report/not-written.ts';
 import { runSettings } from './bench.ts';
 import { k8sInput } from '../measure/k8s/inputs.ts';
 import { benchManifests, type K8sObject } from '../measure/k8s/manifests.ts';
@@ -95,8 +95,9 @@ export function registerK8s(program: Command): void {
       });
       const text = toYaml(benchManifests(input));
       if (flags.out) {
-        await writeFile(String(flags.out), text);
-        console.error(`manifests: ${flags.out} (kubectl apply -f ${flags.out})`);
+        // A manifest not written is said at the end of the output, exit 94 (report/not-written.ts).
+        if ((await writeResult(String(flags.out), text)) === undefined)
+          console.error(`manifests: ${flags.out} (kubectl apply -f ${flags.out})`);
       } else process.stdout.write(text);
     });
 }

@@ -42,7 +42,6 @@ export function registerMerge(program: Command): void {
       });
       console.log(`merged ${outcome.stats.points} samples from ${outcome.stats.files} files`);
       console.log(`\n${reportMarkdown(outcome.report)}`);
-      for (const error of outcome.written.errors) console.error(`k6-triton: could not write ${error}`);
       console.log(`results: ${outcome.dir}`);
       process.exitCode = outcome.exitCode;
     });

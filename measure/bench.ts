@@ -2,8 +2,9 @@
  * One benchmark run, as perf_analyzer's top level reads: resolve the target, prepare it (server,
  * payloads, bundle), measure, then write the reports from the report in memory, whatever the run gathered.
  */
-import { copyFile } from 'node:fs/promises';
+import { junitXml } from '../report/junit.ts';
 import { reportMarkdown } from '../report/markdown.ts';
+import { writeResult } from '../report/not-written.ts';
 import { writeRunReport } from '../report/write.ts';
 import { runVerdictLine } from '../lib/summary/verdicts.ts';
 import { type Interruption, watchSignals } from './interrupt.ts';
@@ -35,28 +36,32 @@ export interface BenchOutcome {
   dir: string;
 }
 
-/** Writes a measurement's folder (summary.json, CSVs, reports) from its report and prints its table. */
+/**
+ * Writes a measurement's folder (summary.json, CSVs, reports) from its report and prints its table; files
+ * not written are said at the end of the command's output (report/not-written.ts).
+ */
 export async function writeMeasured(
   dir: string,
   measured: Measured,
   options: { junit?: string; verboseCsv?: boolean; quiet?: boolean } = {},
 ): Promise<void> {
   const { report, summary, plan } = measured;
-  const written = await writeRunReport(dir, report, summary, {
+  await writeRunReport(dir, report, summary, {
     budget: { p95_ms: plan.limits.p95_ms, p99_ms: plan.limits.p99_ms },
     ...(options.verboseCsv ? { verboseCsv: true } : {}),
   });
   // quiet: the caller prints its own summary of the run (a mix's table).
   if (!options.quiet) {
     if (report.results.length > 0 || report.interrupted) console.log(`\n${reportMarkdown(report)}`);
+    else if (measured.levelsUnread) console.log('\nthe level results were not read back; see the last lines');
     else console.log('\nno level completed a request; see the errors above');
     // The closing line a CI log ends on: what the run may claim, and why when it is not "met".
     console.log(
       runVerdictLine(report.verdict ?? 'missed', report.verdict_reasons ?? [], Boolean(report.interrupted)),
     );
   }
-  if (options.junit && written.files['junit.xml']) await copyFile(written.files['junit.xml'], options.junit);
-  for (const error of written.errors) console.error(`k6-triton: could not write ${error}`);
+  // Rendered again rather than copied: the CI path may be on another disk than a full results folder.
+  if (options.junit) await writeResult(options.junit, () => junitXml(report));
   if (!options.quiet) console.log(`results: ${dir}`);
 }
 

@@ -5,13 +5,14 @@
  * (k6 and the Node runtime alike); this module turns that file into records.jsonl, one request a line with
  * its level, and reads records.jsonl back.
  */
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { GenerationRecord } from '../lib/genai/metrics.ts';
 import type { LeveledRecord } from '../lib/genai/rescore.ts';
 import { GENAI_RECORD } from '../lib/genai/names.ts';
+import { writeResult } from '../report/not-written.ts';
 
 /** The records file of a run folder. */
 export const RECORDS_FILE = 'records.jsonl';
@@ -25,14 +26,13 @@ export function recordsOutputArgs(dir: string): string[] {
 }
 
 /**
- * Writes `dir`/records.jsonl from the samples file the run wrote and removes that file; returns how many
- * records it kept (0, and no file, when the run wrote none).
+ * Writes `dir`/records.jsonl (whole, report/not-written.ts) from the samples file the run wrote and removes
+ * that file; returns how many records it kept (0, and no file, when the run wrote none).
  */
 export async function extractRecords(dir: string): Promise<number> {
   const samples = join(dir, SAMPLES_FILE);
   const lines = createInterface({ input: createReadStream(samples), crlfDelay: Number.POSITIVE_INFINITY });
-  const out = createWriteStream(join(dir, RECORDS_FILE));
-  let kept = 0;
+  const out: string[] = [];
   try {
     for await (const line of lines) {
       // Only the record samples are parsed: the file holds every sample of the run.
@@ -43,17 +43,15 @@ export async function extractRecords(dir: string): Promise<number> {
       const raw = point.data.metadata?.[GENAI_RECORD.metadata];
       if (raw === undefined) continue;
       const level = point.data.tags?.['scenario'] ?? '';
-      out.write(`${JSON.stringify({ level, ...(JSON.parse(raw) as GenerationRecord) })}\n`);
-      kept++;
+      out.push(`${JSON.stringify({ level, ...(JSON.parse(raw) as GenerationRecord) })}\n`);
     }
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  } finally {
-    await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
   }
-  if (kept === 0) await rm(join(dir, RECORDS_FILE), { force: true });
-  await rm(samples, { force: true });
-  return kept;
+  const notWritten = out.length > 0 ? await writeResult(join(dir, RECORDS_FILE), out.join('')) : undefined;
+  // The raw samples stay when the records could not be written from them: nothing else holds them.
+  if (notWritten === undefined) await rm(samples, { force: true });
+  return out.length;
 }
 
 /** Reads records.jsonl (a path to it or to its run folder); throws one line naming a malformed line. */

@@ -3,7 +3,6 @@
  * process start), and its level results come back as a run report in memory, with what only this side
  * sees added (the generator's CPU, the server's metrics) and the levels a signal cut left out.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { LoadMode } from '../lib/load/shapes.ts';
@@ -30,6 +29,7 @@ import { planOf, type RunSettings, withLevels } from './target.ts';
 import { hasFigures } from '../lib/summary/failure.ts';
 import { countWindow_s, type MeasurementRules, maxPasses, windowsFull } from '../lib/load/measurement.ts';
 import { formatDuration } from '../lib/load/parse.ts';
+import { readRuntimeFiles, WHOLE_RUN_EXITS } from './runtime-files.ts';
 
 /** What one measurement takes besides the prepared target. */
 export interface MeasureOptions {
@@ -54,6 +54,8 @@ export interface Measured {
   plan: RunPlan;
   /** k6's exit code of the run; 105 (EXIT.EXTERNAL_ABORT) when the command was stopped by a signal. */
   exitCode: number;
+  /** True when the runtime's levels.json was due but not written whole: the levels are unknown, not none. */
+  levelsUnread?: boolean;
 }
 
 /**
@@ -106,14 +108,6 @@ function levelWindows(results: readonly LevelResult[], metrics: K6SummaryData['m
   });
 }
 
-/** Reads a JSON file the runtime wrote, or undefined when the run ended before writing it. */
-export function readJson<T>(path: string): T | undefined {
-  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as T) : undefined;
-}
-
-/** k6's exit codes of a run that went to its end: passed, or a threshold crossed. */
-const WHOLE_RUN_EXITS: ReadonlySet<number> = new Set([EXIT.OK, EXIT.THRESHOLDS_FAILED]);
-
 /**
  * The levels a stopped run cut short, and why it stopped: at the command's signal when one came (the
  * runtime heard it at once, from here), else at the runtime's exit when that exit says the run did not go
@@ -155,10 +149,16 @@ export function scenarioEnvironment(
   };
 }
 
-/** What one runtime run left: how it ended, k6's summary data and the server's scrapes over it. */
-export interface RuntimeRun {
+/**
+ * What one runtime run left: how it ended, k6's summary data, the scenario's level results (`L`, undefined
+ * when levels.json was not written whole) and the server's scrapes over it.
+ */
+export interface RuntimeRun<L = unknown> {
   run: RunOutcome;
   summary: K6SummaryData;
+  levels: L | undefined;
+  /** levels.json was due but not written whole (recorded for the end of the output). */
+  levelsLost: boolean;
   scrapes: MetricsScrape[];
   started_at: string;
 }
@@ -167,13 +167,13 @@ export interface RuntimeRun {
  * Runs the prepared bundle once with `env` (the runtime's only process start), scraping the server's
  * metrics and printing progress over `plan`'s levels; `label` names what runs in the progress lines.
  */
-export async function runMeasurement(
+export async function runMeasurement<L>(
   prepared: Prepared,
   env: Record<string, string>,
   plan: RunPlan,
   label: string,
   options: MeasureOptions,
-): Promise<RuntimeRun> {
+): Promise<RuntimeRun<L>> {
   const { interruption } = options;
   const started_at = new Date().toISOString();
   await mkdir(options.dir, { recursive: true });
@@ -212,8 +212,9 @@ export async function runMeasurement(
       });
   stopProgress?.();
   const scrapes = (await scraper?.stop()) ?? [];
-  const summary = readJson<K6SummaryData>(env.SUMMARY_JSON!) ?? { metrics: {} };
-  return { run, summary, scrapes, started_at };
+  const files = readRuntimeFiles<L>({ summary: env.SUMMARY_JSON!, levels: env.LEVELS_JSON! }, run.exitCode);
+  const summary = (files.summary as K6SummaryData | undefined) ?? { metrics: {} };
+  return { run, summary, levels: files.levels, levelsLost: files.levelsLost, scrapes, started_at };
 }
 
 /**
@@ -257,12 +258,7 @@ export function runExitCode(run: RunOutcome, interruption: Interruption): number
 }
 
 /** One pass over a set of levels: its report (results not yet judged as a run), summary, plan and exit. */
-interface Pass {
-  report: RunReport;
-  summary: K6SummaryData;
-  plan: RunPlan;
-  exitCode: number;
-}
+interface Pass extends Measured {}
 
 /** Runs the scenario once over `levels` (the settings' own when absent) with its files in `dir`. */
 async function measurePass(
@@ -279,19 +275,19 @@ async function measurePass(
   const env = scenarioEnvironment(prepared, settings, dir);
   // A generative run keeps every measured request's raw record (records.jsonl) for re-scoring offline.
   const generative = target.entry.scenario === 'llm';
-  const measured = await runMeasurement(prepared, env, plan, plan.settings.modelName, {
+  const measured = await runMeasurement<LevelResult[]>(prepared, env, plan, plan.settings.modelName, {
     ...options,
     dir,
     k6Args: [...(generative ? recordsOutputArgs(dir) : []), ...(options.k6Args ?? [])],
   });
   if (generative) await extractRecords(dir);
-  const results = readJson<LevelResult[]>(env.LEVELS_JSON!) ?? [];
-  const report = modelReport(measured, plan, results, options.interruption);
+  const report = modelReport(measured, plan, measured.levels ?? [], options.interruption);
   return {
     report,
     summary: measured.summary,
     plan,
     exitCode: runExitCode(measured.run, options.interruption),
+    ...(measured.levelsLost ? { levelsUnread: true } : {}),
   };
 }
 
@@ -313,7 +309,7 @@ export async function measure(prepared: Prepared, options: MeasureOptions): Prom
   const results = new Map(first.report.results.map((r) => [r.name, r]));
   let interrupted = first.report.interrupted;
   for (let pass = 2; pass <= maxPasses(rules) && !interrupted; pass++) {
-    if (!WHOLE_RUN_EXITS.has(first.exitCode)) break;
+    if (!WHOLE_RUN_EXITS.has(first.exitCode) || first.levelsUnread) break;
     const again = [...results.values()].filter((r) => needsPass(r, rules));
     if (again.length === 0) break;
     const window_s =
@@ -347,5 +343,11 @@ export async function measure(prepared: Prepared, options: MeasureOptions): Prom
       allowInconclusive: rules.allow_inconclusive,
     },
   );
-  return { report, summary: first.summary, plan: first.plan, exitCode: first.exitCode };
+  return {
+    report,
+    summary: first.summary,
+    plan: first.plan,
+    exitCode: first.exitCode,
+    ...(first.levelsUnread ? { levelsUnread: true } : {}),
+  };
 }

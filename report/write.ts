@@ -1,16 +1,17 @@
 /**
  * Writes a run's result files into one directory (results/<model>/<run-id>/): summary.json, the
- * perf_analyzer CSV, report.md, SVG plots and junit.xml. Each file is written on its own, so a failing
- * writer (or a run that finished only some levels) never loses the others.
+ * perf_analyzer CSV, report.md, SVG plots and junit.xml. Each file is written whole and on its own
+ * (not-written.ts), so a failing writer or a full disk never leaves half a file or loses the others;
+ * what was not written is said at the end of the command's output.
  */
 import { genaiPerfCsv, genaiPerfCsvName } from '../lib/genai/genai-perf-csv.ts';
 import { genaiPerfJson, genaiPerfJsonName } from '../lib/genai/genai-perf-json.ts';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { perfAnalyzerCsv } from './csv.ts';
 import { reportHtml } from './html.ts';
 import { junitXml } from './junit.ts';
 import { reportMarkdown } from './markdown.ts';
+import { noteNotWritten, writeResult } from './not-written.ts';
 import { type PlotBudget, renderPlots } from './plot.ts';
 import { levelsWithFigures } from '../lib/summary/failure.ts';
 import type { RunReport } from '../lib/summary/types.ts';
@@ -23,18 +24,11 @@ export interface WriteOptions {
   verboseCsv?: boolean;
 }
 
-/** What was written: file name → absolute path, plus writers that failed (one line each). */
+/** What was written: file name → path; and the files not written, one line each (also said at the end). */
 export interface WrittenReport {
   dir: string;
   files: Record<string, string>;
   errors: string[];
-}
-
-/** Writes via a temporary name and a rename, so a reader never sees half a file. */
-async function writeWhole(path: string, text: string): Promise<void> {
-  const partial = `${path}.partial`;
-  await writeFile(partial, text);
-  await rename(partial, path);
 }
 
 /** Writes every result file; `summaryData` is k6's summary data, kept verbatim beside our per-level table. */
@@ -44,16 +38,12 @@ export async function writeRunReport(
   summaryData: unknown,
   options: WriteOptions = {},
 ): Promise<WrittenReport> {
-  await mkdir(dir, { recursive: true });
   const written: WrittenReport = { dir, files: {}, errors: [] };
   const attempt = async (name: string, render: () => string | Promise<string>) => {
-    try {
-      const path = join(dir, name);
-      await writeWhole(path, await render());
-      written.files[name] = path;
-    } catch (error) {
-      written.errors.push(`${name}: ${(error as Error).message.split('\n')[0]}`);
-    }
+    const path = join(dir, name);
+    const error = await writeResult(path, render);
+    if (error === undefined) written.files[name] = path;
+    else written.errors.push(error);
   };
   await attempt('summary.json', () => `${JSON.stringify({ report, k6: summaryData }, null, 2)}\n`);
   await attempt('perf_analyzer.csv', () => perfAnalyzerCsv(report.results));
@@ -75,7 +65,7 @@ export async function writeRunReport(
     try {
       plots = await renderPlots(plotted, { title: report.model, budget: options.budget });
     } catch (error) {
-      written.errors.push(`plots: ${(error as Error).message.split('\n')[0]}`);
+      written.errors.push(noteNotWritten(join(dir, '*.svg'), error as Error));
     }
     for (const [name, svg] of Object.entries(plots)) await attempt(name, () => svg);
   }

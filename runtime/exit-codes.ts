@@ -26,3 +26,14 @@ export const EXIT = {
   /** k6's generic error, for a run refused before it starts (a bad --secret-source). */
   GENERIC: 255,
 } as const;
+
+/**
+ * A command's exit code once its result files are written, the one place 94 is decided: a run stopped
+ * by a signal keeps 105 (the user stopped it and knows); otherwise a result file that could not be written
+ * wins over every other outcome (99, 95, 96, 107, 1, ...), because the files that outcome is about are not
+ * there to read.
+ */
+export function exitAfterWrites(code: number, allWritten: boolean): number {
+  if (allWritten || code === EXIT.EXTERNAL_ABORT) return code;
+  return EXIT.RESULTS_NOT_WRITTEN;
+}

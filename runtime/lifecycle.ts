@@ -2,11 +2,10 @@
  * Calls into the script outside iterations: setup and teardown (with their timeouts) and
  * handleSummary, whose returned map goes to stdout, stderr or files as in k6.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import { Group } from './groups.ts';
 import type { VU } from './vu.ts';
 import { runInVu } from './vu-context.ts';
+import { WriteError, writeWholeSync } from './write-whole.ts';
 
 /** Thrown when setup or teardown outlive their timeout (k6 exit codes 100 and 101). */
 export class LifecycleTimeoutError extends Error {}
@@ -71,11 +70,45 @@ export interface SummaryWriters {
   stderr: (s: string) => void;
 }
 
-/** Writes handleSummary's map: 'stdout', 'stderr' or a file path (relative to the working directory). */
-export function writeSummaryOutputs(result: unknown, w: SummaryWriters): void {
-  if (result === undefined || result === null) return;
+/**
+ * k6's words for one summary file not written ("could not open '<path>': open <path>: not a directory",
+ * "error saving summary to '<path>' after 0 bytes: write <path>: no space left on device").
+ */
+export function summaryFileError(error: WriteError): string {
+  const go = `${error.syscall} ${error.path}: ${error.description}`;
+  return error.syscall === 'open'
+    ? `could not open '${error.path}': ${go}`
+    : `error saving summary to '${error.path}' after ${error.bytes} bytes: ${go}`;
+}
+
+/** k6's one error for the summary files not written, each on its own line under its heading. */
+export function summaryFilesMessage(failures: readonly string[]): string {
+  return `Could not save some summary information:${failures.map((f) => `\n\t- ${f}`).join('')}`;
+}
+
+/**
+ * Writes a summary file whole (write-whole.ts): where k6 leaves a file cut at the disk's end, this leaves
+ * none. Returns k6's words for the failure, or undefined when written.
+ */
+export function writeSummaryFile(path: string, content: string | Uint8Array): string | undefined {
+  try {
+    writeWholeSync(path, content);
+    return undefined;
+  } catch (error) {
+    if (error instanceof WriteError) return summaryFileError(error);
+    throw error;
+  }
+}
+
+/**
+ * Writes handleSummary's map: 'stdout', 'stderr' or a file path (relative to the working directory). As k6,
+ * a file that cannot be written does not stop the others; returns the failures in k6's words.
+ */
+export function writeSummaryOutputs(result: unknown, w: SummaryWriters): string[] {
+  if (result === undefined || result === null) return [];
   if (typeof result !== 'object')
     throw new Error('handleSummary() must return an object {stdout|stderr|path: content}');
+  const failures: string[] = [];
   for (const [key, value] of Object.entries(result as Record<string, unknown>)) {
     const content =
       typeof value === 'string'
@@ -88,9 +121,9 @@ export function writeSummaryOutputs(result: unknown, w: SummaryWriters): void {
     if (key === 'stdout') w.stdout(content.toString());
     else if (key === 'stderr') w.stderr(content.toString());
     else {
-      const path = resolve(key);
-      mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, content);
+      const failure = writeSummaryFile(key, content);
+      if (failure) failures.push(failure);
     }
   }
+  return failures;
 }

@@ -4,11 +4,17 @@
  * script code never yields; the run then goes on from the next phase, as k6 goes on after a
  * hard stop or a timeout, on a fresh chain: the cut phase's own promises never settle.
  */
-import { writeFileSync } from 'node:fs';
 import { createExecutor, maxScenarioDuration_ms } from './executors/index.ts';
 import { logScriptError } from './executors/iteration.ts';
 import type { VuPool } from './executors/pool.ts';
-import { LifecycleTimeoutError, callExport, setupDataJson, writeSummaryOutputs } from './lifecycle.ts';
+import {
+  LifecycleTimeoutError,
+  callExport,
+  setupDataJson,
+  summaryFilesMessage,
+  writeSummaryFile,
+  writeSummaryOutputs,
+} from './lifecycle.ts';
 import { logLine } from './log.ts';
 import type { TestOptions } from './options/index.ts';
 import { startProgress } from './progress.ts';
@@ -234,16 +240,20 @@ export class RunPhases {
       ? buildSections(run.pipeline.sections, options.summaryTrendStats, duration_ms)
       : [];
     const custom = !defaultSummary && typeof vu0.exports['handleSummary'] === 'function';
-    if (!custom || !(await this.#handleSummary(data))) {
+    const failures: string[] = [];
+    if (!custom || !(await this.#handleSummary(data, failures))) {
       if (!this.x.noSummary) io.stdout(renderTextSummary(data, this.x.summaryMode, sections));
     }
     if (this.x.summaryExport) {
-      try {
-        writeFileSync(this.x.summaryExport, JSON.stringify(legacySummaryExport(data), null, 4));
-      } catch (err) {
-        logLine('ERRO', `cannot write --summary-export ${this.x.summaryExport}: ${(err as Error).message}`);
-      }
+      const failure = writeSummaryFile(
+        this.x.summaryExport,
+        JSON.stringify(legacySummaryExport(data), null, 4),
+      );
+      if (failure) failures.push(failure);
     }
+    // k6's one error line for every summary file not written; the exit code stays the run's, as k6's does.
+    if (failures.length > 0)
+      logLine('ERRO', 'failed to handle the end-of-test summary', { error: summaryFilesMessage(failures) });
     if (live() && !verdict.ok)
       logLine('ERRO', `thresholds on metrics '${failedMetrics(verdict.failedKeys)}' have been crossed`);
     let exitCode = this.#exitCode;
@@ -252,8 +262,11 @@ export class RunPhases {
     return { exitCode, summaryData: data };
   }
 
-  /** Runs handleSummary() and writes its map; false when it failed (the default summary is printed). */
-  async #handleSummary(data: SummaryData): Promise<boolean> {
+  /**
+   * Runs handleSummary() and writes its map, adding the files not written to `failures`; false when
+   * handleSummary itself failed (the default summary is printed).
+   */
+  async #handleSummary(data: SummaryData, failures: string[]): Promise<boolean> {
     try {
       // The script may change its argument; the run's own data stays intact.
       const result = await callExport(
@@ -262,7 +275,7 @@ export class RunPhases {
         structuredClone(data),
         HANDLE_SUMMARY_TIMEOUT_MS,
       );
-      writeSummaryOutputs(result, this.x.io);
+      failures.push(...writeSummaryOutputs(result, this.x.io));
       return true;
     } catch (err) {
       logLine('ERRO', `handleSummary() failed: ${(err as Error).message}; printing the default summary`);

@@ -2,11 +2,12 @@
  * The capacity answer in words and tables, and the files of a capacity run. Only reads the search's
  * records; the bench's own writers produce the per-level files beside them.
  */
-import { rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LoadMode } from '../../lib/load/shapes.ts';
 import type { RunReport } from '../../lib/summary/types.ts';
 import { reportMarkdown } from '../../report/markdown.ts';
+import { writeResult } from '../../report/not-written.ts';
 import { writeRunReport } from '../../report/write.ts';
 import { type Confirmation, confirmationSentence } from './confirm.ts';
 import type { Projection } from './projection.ts';
@@ -225,11 +226,8 @@ export async function writeCapacity(
     ['capacity.json', `${JSON.stringify(record, null, 2)}\n`],
     ['report.md', `${capacityMarkdown(record)}\n${report.results.length > 0 ? reportMarkdown(report) : ''}`],
   ] as const) {
-    try {
-      await writeFile(join(dir, name), text);
-    } catch (error) {
-      errors.push(`${name}: ${(error as Error).message.split('\n')[0]}`);
-    }
+    const error = await writeResult(join(dir, name), text);
+    if (error) errors.push(error);
   }
   return { files: [...Object.keys(written.files).filter((f) => f !== 'junit.xml'), 'capacity.json'], errors };
 }

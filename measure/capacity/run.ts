@@ -173,8 +173,8 @@ export async function runCapacity(options: CapacityOptions): Promise<number> {
     validate_every: plan.validateEvery,
     warmup_checks: plan.warmupChecks,
   });
-  const written = await writeCapacity(dir, record, report);
-  for (const error of written.errors) console.error(`k6-triton: could not write ${error}`);
+  // Files not written are said at the end of the output (report/not-written.ts).
+  await writeCapacity(dir, record, report);
 
   console.log(`\n${capacitySentence(record)}\n\n${capacityHeader(mode)}\n${capacityRow(record)}`);
   console.log(`\nsearch: ${path.length} measured levels: ${path.map((t) => t.measurement.level).join(', ')}`);

@@ -4,9 +4,9 @@
  * unchanged on the scale: a scale's measurement is the tightest model's share of its budget, so "within
  * budget" means within every model's. The answer is one sentence naming the total and each model's part.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { us_to_ms } from '../../lib/units.ts';
+import { writeResult } from '../../report/not-written.ts';
 import { EXIT } from '../../runtime/exit-codes.ts';
 import type { Measurement, SearchBudget, SearchConfig, Trial } from '../capacity/search.ts';
 import { DEFAULT_MAX_TRIALS, nextStep } from '../capacity/search.ts';
@@ -133,12 +133,11 @@ export async function runMixCapacity(options: MixCapacityOptions): Promise<numbe
     ? `an unfinished search (${stoppedEarly})`
     : mixLimitWords(answer, config, bound);
   const sentence = mixCapacitySentence(mix.name, best, above, detail);
-  await mkdir(dir, { recursive: true });
-  await writeFile(
+  await writeResult(
     join(dir, 'capacity.json'),
     `${JSON.stringify({ mix: { name: mix.name, path: mix.path }, sentence, answer, best, above, trials }, null, 2)}\n`,
   );
-  await writeFile(join(dir, 'capacity.md'), `# Capacity of the mix ${mix.name}\n\n${sentence}\n`);
+  await writeResult(join(dir, 'capacity.md'), `# Capacity of the mix ${mix.name}\n\n${sentence}\n`);
   console.log(`\n${sentence}`);
   console.log(
     `search: ${trials.length} measured scales: ${trials.map((t) => `${t.measurement.level}%`).join(', ')}`,

@@ -5,18 +5,18 @@
  * own folder as a bench writes it, and the mix's report.md and summary.json beside them.
  */
 import { readFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { mixMeasureKey } from '../../lib/load/names.ts';
 import type { MixLevels } from '../../lib/scenario/mix-test.ts';
 import { latencyStats_us, normalize } from '../../lib/summary/from-summary.ts';
 import type { MixPlanFile } from '../../lib/scenario/run-plan.ts';
+import { writeResult } from '../../report/not-written.ts';
 import { writeMeasured } from '../bench.ts';
 import type { Interruption } from '../interrupt.ts';
 import {
   type MeasureOptions,
   modelReport,
-  readJson,
   runExitCode,
   runMeasurement,
   scenarioEnvironment,
@@ -164,11 +164,13 @@ export async function measureMix(
     })),
   };
   const planPath = join(dir, 'mix-plan.json');
-  await writeFile(planPath, `${JSON.stringify(plan, null, 2)}\n`);
+  // The runtime reads the plan from here: without it there is no run.
+  const notWritten = await writeResult(planPath, `${JSON.stringify(plan, null, 2)}\n`);
+  if (notWritten) throw new Error(`mix: the run needs its plan file (${notWritten})`);
   const env: Record<string, string> = { ...scenarioEnvironment(prepared, settings, dir), MIX_PLAN: planPath };
   const label = `mix ${mix.name} at ${percent}%`;
-  const measured = await runMeasurement(prepared, env, targets[0]!.run, label, options);
-  const levels = readJson<MixLevels>(env.LEVELS_JSON!) ?? {};
+  const measured = await runMeasurement<MixLevels>(prepared, env, targets[0]!.run, label, options);
+  const levels = measured.levels ?? {};
   const exitCode = runExitCode(measured.run, options.interruption);
   const loads = scaleMix(mix, percent);
   const models = targets.map((target, i) => {
@@ -178,7 +180,13 @@ export async function measureMix(
   for (const m of models) {
     await writeMeasured(
       join(dir, m.id),
-      { report: m.report, summary: measured.summary, plan: m.target.run, exitCode },
+      {
+        report: m.report,
+        summary: measured.summary,
+        plan: m.target.run,
+        exitCode,
+        ...(measured.levelsLost ? { levelsUnread: true } : {}),
+      },
       { ...files, quiet: true },
     );
   }
@@ -186,8 +194,8 @@ export async function measureMix(
   const result = mixResult(mix, percent, models, whole?.count ? latencyStats_us(whole) : undefined);
   const runtime = measured.run.runtime;
   const markdown = mixMarkdown(result, runtime);
-  await writeFile(join(dir, 'report.md'), markdown);
-  await writeFile(
+  await writeResult(join(dir, 'report.md'), markdown);
+  await writeResult(
     join(dir, 'summary.json'),
     `${JSON.stringify({ mix: { name: mix.name, path: mix.path }, runtime, exit_code: exitCode, ...result }, null, 2)}\n`,
   );

@@ -2,8 +2,8 @@
  * The sweep's outputs: the ranked table (console and report.md), the winner's config.pbtxt snippet, and
  * sweep.json. Only consumes the record; measuring never prints through here.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeResult } from '../../report/not-written.ts';
 import { type ParetoPoint, paretoFront, renderPareto } from '../../report/pareto.ts';
 import { misses, type SearchBudget } from '../capacity/search.ts';
 import { type SweepConfig, configLabel } from './grid.ts';
@@ -132,10 +132,12 @@ export function sweepMarkdown(record: SweepRecord): string {
   ].join('\n');
 }
 
-/** Writes sweep.json, report.md and pareto.svg into dir; returns the files that could not be written, one line each. */
+/**
+ * Writes sweep.json, report.md and pareto.svg into dir, each whole; returns the files that could not be
+ * written, one line each (also said at the end of the output, report/not-written.ts).
+ */
 export async function writeSweep(dir: string, record: SweepRecord): Promise<string[]> {
   const errors: string[] = [];
-  await mkdir(dir, { recursive: true });
   const files: [string, () => string | Promise<string>][] = [
     ['sweep.json', () => `${JSON.stringify(record, null, 2)}\n`],
     ['report.md', () => sweepMarkdown(record)],
@@ -145,11 +147,8 @@ export async function writeSweep(dir: string, record: SweepRecord): Promise<stri
     ],
   ];
   for (const [name, render] of files) {
-    try {
-      await writeFile(join(dir, name), await render());
-    } catch (error) {
-      errors.push(`${name}: ${(error as Error).message.split('\n')[0]}`);
-    }
+    const error = await writeResult(join(dir, name), render);
+    if (error) errors.push(error);
   }
   return errors;
 }

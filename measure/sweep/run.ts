@@ -139,7 +139,8 @@ export async function runSweep(options: SweepOptions): Promise<number> {
     applied,
     ...(stoppedEarly ? { stopped_early: stoppedEarly } : {}),
   };
-  for (const error of await writeSweep(dir, record)) console.error(`k6-triton: could not write ${error}`);
+  // Files not written are said at the end of the output (report/not-written.ts).
+  await writeSweep(dir, record);
   console.log(`\n${sweepTable(record)}\n\n${winnerSentence(record)}`);
   const snippet = winnerSnippet(record);
   if (snippet) console.log(`\nconfig.pbtxt:\n${snippet}`);

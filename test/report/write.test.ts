@@ -1,9 +1,12 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Papa from 'papaparse';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { takeNotWritten } from '../../report/not-written.ts';
 import { writeRunReport } from '../../report/write.ts';
+import { mountTmpfs, type Tmpfs, tmpfsRefused } from '../tmpfs.ts';
 import { level, report, summary } from './fixture.ts';
 
 const dirs: string[] = [];
@@ -65,11 +68,39 @@ describe('writeRunReport', () => {
       level({ level: 5, throughput_infer_s: 5, mode: 'request-rate', name: 'r5' }),
     ];
     const written = await writeRunReport(dir, report(mixed), summary);
-    expect(written.errors).toEqual([
-      expect.stringMatching(/^perf_analyzer\.csv: perfAnalyzerCsv: results mix/),
-    ]);
+    const line = `could not write ${join(dir, 'perf_analyzer.csv')}: perfAnalyzerCsv: results mix`;
+    expect(written.errors).toEqual([expect.stringContaining(line)]);
+    // Also kept for the end of the command's output (cli/execute.ts), where it makes the exit 94.
+    expect(takeNotWritten()).toEqual(written.errors);
     expect(written.files).toHaveProperty('summary.json');
     expect(written.files).toHaveProperty('report.md');
     expect(written.files).toHaveProperty('junit.xml');
+  });
+});
+
+describe.skipIf(tmpfsRefused)('writeRunReport on a full disk (4 KB tmpfs)', () => {
+  let disk: Tmpfs;
+  beforeAll(() => {
+    disk = mountTmpfs('size=4k');
+  });
+  afterAll(() => disk?.unmount());
+
+  it('writes each file whole or not at all, and names every file not written with ENOSPC', async () => {
+    takeNotWritten();
+    const dir = join(disk.dir, 'mnist', 'run-1');
+    const results = [
+      level({ level: 1, throughput_infer_s: 700 }),
+      level({ level: 2, throughput_infer_s: 1300 }),
+    ];
+    const written = await writeRunReport(dir, report(results), summary, { budget: { p95_ms: 20 } });
+    expect(written.errors.length).toBeGreaterThan(0);
+    for (const error of written.errors)
+      expect(error).toMatch(/^could not write \/\S+\/mnist\/run-1\/\S+: ENOSPC \(no space left on device\)$/);
+    expect(takeNotWritten()).toEqual(written.errors);
+    const left = readdirSync(dir);
+    // No temporary name and no half file: what is there is what writeRunReport says it wrote.
+    expect(left.sort()).toEqual(Object.keys(written.files).sort());
+    for (const name of left.filter((f) => f.endsWith('.json')))
+      expect(() => JSON.parse(readFileSync(join(dir, name), 'utf8'))).not.toThrow();
   });
 });

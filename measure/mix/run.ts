@@ -22,7 +22,7 @@ import {
   scenarioEnvironment,
 } from '../measure.ts';
 import { packagePath, runId } from '../paths.ts';
-import { type PrepareOptions, type Prepared, payloadFor, prepare } from '../prepare.ts';
+import { checkedPayload, type PrepareOptions, type Prepared, prepare } from '../prepare.ts';
 import { type RunSettings, resolveTarget, type Target } from '../target.ts';
 import { type Mix, parseMix, scaleMix } from './file.ts';
 import { type MixResult, mixMarkdown, mixResult } from './summary.ts';
@@ -114,15 +114,11 @@ export async function prepareMix(
     .map((t) => ({ modelId: t.entry.id, servedModel: t.run.settings.modelName }));
   const options = { ...given, count: given.count ?? MIX_PAYLOAD_COUNT, alsoServe };
   const first = { ...targets[0]!, scenarioPath: packagePath('scenarios', 'mix.ts') };
+  // Every model's payloads are made and checked before the server starts (the first model's in prepare()).
+  const others: string[] = [];
+  for (const target of targets.slice(1)) others.push(await checkedPayload(target, target.entry, options));
   const prepared = await prepare(first, options, interruption);
-  try {
-    const payloads = [prepared.payload];
-    for (const target of targets.slice(1)) payloads.push(await payloadFor(target, target.entry, options));
-    return { mix, prepared, payloads, stop: () => prepared.stop() };
-  } catch (error) {
-    await prepared.stop();
-    throw error;
-  }
+  return { mix, prepared, payloads: [prepared.payload, ...others], stop: () => prepared.stop() };
 }
 
 /** A measured mix: the mix's result, each model's report, the folder and k6's exit code. */

@@ -23,7 +23,7 @@ import {
 } from '../measure.ts';
 import { packagePath, runId } from '../paths.ts';
 import { checkedPayload, type PrepareOptions, type Prepared, prepare } from '../prepare.ts';
-import { type RunSettings, resolveTarget, type Target } from '../target.ts';
+import { checkJudgedLevels, type RunSettings, resolveTarget, type Target } from '../target.ts';
 import { type Mix, parseMix, scaleMix } from './file.ts';
 import { type MixResult, mixMarkdown, mixResult } from './summary.ts';
 
@@ -68,7 +68,7 @@ export function mixTargets(mix: Mix, settings: RunSettings, percent = 100): Targ
   };
   return mix.models.map((m, slot) => {
     const load = loads[slot]!;
-    return resolveTarget(m.id, {
+    const target = resolveTarget(m.id, {
       ...settings,
       ...shared,
       [load.mode === 'concurrency' ? 'CONCURRENCY' : 'REQUEST_RATE']: String(load.level),
@@ -78,6 +78,8 @@ export function mixTargets(mix: Mix, settings: RunSettings, percent = 100): Targ
       ...(m.p99_ms !== undefined ? { P99_MS: String(m.p99_ms) } : {}),
       MIX_SLOT: String(slot),
     });
+    checkJudgedLevels(target);
+    return target;
   });
 }
 

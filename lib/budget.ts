@@ -198,6 +198,30 @@ export function budgetApplies(budget: Budget, level: string): boolean {
   return budget.levels === 'all' || budget.levels.includes(bareLevelName(level));
 }
 
+/**
+ * Throws one line naming the budget file and its "levels" field when the filter matches none of the run's
+ * levels: such a budget would judge nothing, and a run it judged nothing in must not read as "met". bench,
+ * a mix and k8s call it before anything starts; capacity and sweep judge every level by the limits alone.
+ */
+export function checkBudgetLevels(budget: Budget, levelNames: readonly string[], source: string): void {
+  if (budget.levels === 'all' || levelNames.some((level) => budgetApplies(budget, level))) return;
+  const planned = levelNames.map(bareLevelName);
+  const named = budget.levels.map(parseLevelName).filter((l) => l !== undefined);
+  const flag = (mode: string) => (mode === 'concurrency' ? '--concurrency' : '--request-rate');
+  const run = [...new Set(named.map((l) => l.mode))]
+    .map(
+      (mode) =>
+        `${flag(mode)} ${named
+          .filter((l) => l.mode === mode)
+          .map((l) => l.level)
+          .join(',')}`,
+    )
+    .join(' or ');
+  throw new Error(
+    `${source}: field "levels" names ${budget.levels.join(', ')}, none of this run's levels (${planned.join(', ')}), so the budget would judge nothing; add a run level to "levels", set "levels": "all", or run the levels it names (${run})`,
+  );
+}
+
 /** The budget expressions for the request duration, after overrides. */
 export function budgetExprs(budget: Budget, overrides: BudgetOverrides = {}): string[] {
   const limits = effectiveBudget(budget, overrides);

@@ -12,7 +12,7 @@ import { type Measured, measure } from './measure.ts';
 import { verdictExitCode } from './verdict-exit.ts';
 import { type PrepareOptions, prepare } from './prepare.ts';
 import type { RuntimeChoice } from './runner.ts';
-import { type RunSettings, resolveTarget, runDir } from './target.ts';
+import { checkJudgedLevels, type RunSettings, resolveTarget, runDir } from './target.ts';
 import { withPromptWorkload } from '../payloads/prompt-workload.ts';
 
 /** What a bench run takes; settings are the scenario's (TRITON_URL, PROTOCOL, CONCURRENCY, ...). */
@@ -83,6 +83,7 @@ async function benchWith(options: BenchOptions, interruption: Interruption): Pro
   // A generative model's prompts are made (and counted with its tokenizer) first: a trace sets the schedule.
   const settings = withPromptWorkload(options.model, options.settings);
   const target = resolveTarget(options.model, settings);
+  checkJudgedLevels(target);
   const prepared = await prepare(target, options, interruption);
   try {
     const dir = runDir(options.resultsDir, target);

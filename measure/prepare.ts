@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseHeaderLines } from '../lib/scenario/settings.ts';
 import type { ModelEntry } from '../models/types.ts';
+import { payloadLoadOptions } from '../lib/scenario/samples.ts';
+import { checkPayloadFile } from '../payloads/check.ts';
 import { ensurePayloads } from '../payloads/index.ts';
 import { fetchLiveEntry } from '../payloads/live-fetch.ts';
 import { bundleScenario } from './bundle.ts';
@@ -90,6 +92,23 @@ export async function payloadFor(
   return set.manifestPath;
 }
 
+/**
+ * The payload manifest a target sends, made or found and then read as the scenario will read it (every file,
+ * its size, the model's inputs): a bad set fails here with one line, before the runtime starts.
+ */
+export async function checkedPayload(
+  target: Target,
+  entry: ModelEntry,
+  options: Pick<PrepareOptions, 'count'> = {},
+): Promise<string> {
+  const path = await payloadFor(target, entry, options);
+  if (path) {
+    const what = target.settings.PAYLOAD ? 'PAYLOAD (--payload)' : 'payload set';
+    checkPayloadFile(path, payloadLoadOptions(target.run.settings, entry), what);
+  }
+  return path;
+}
+
 /** Prepares `target`; the started server is stopped again when a later step fails. */
 export async function prepare(
   target: Target,
@@ -101,6 +120,9 @@ export async function prepare(
   const wantedMetricsUrl =
     options.metricsUrl && options.metricsUrl !== 'off' ? checkMetricsUrl(options.metricsUrl) : undefined;
   if (target.settings.HEADERS_FILE) checkHeadersFile(target.settings.HEADERS_FILE);
+  // A catalog model's payloads are checked before any server starts; a generic model's inputs are the server's.
+  const early =
+    target.entry.id === 'generic' ? undefined : await checkedPayload(target, target.entry, options);
   const serveTls = settingOn(target.settings.TLS);
   if (serveTls && target.settings.TRITON_URL) {
     throw new Error(
@@ -146,7 +168,7 @@ export async function prepare(
             id: 'generic',
           }
         : target.entry;
-    const payload = await payloadFor(target, entry, options);
+    const payload = early ?? (await checkedPayload(target, entry, options));
     const script = await bundleScenario(target.scenarioPath);
     const metricsUrl = options.metricsUrl === 'off' ? undefined : (wantedMetricsUrl ?? server?.metricsUrl);
     return {

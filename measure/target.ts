@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { LoadMode } from '../lib/load/shapes.ts';
+import { checkBudgetLevels } from '../lib/budget.ts';
 import { type RunPlan, resolveRunPlan } from '../lib/scenario/run-plan.ts';
 import { genericEntry } from '../models/generic.ts';
 import { getModel } from '../models/index.ts';
@@ -47,7 +48,7 @@ export function resolveTarget(model: string, settings: RunSettings): Target {
   const budgetPath = settings.THRESHOLDS
     ? resolve(settings.THRESHOLDS)
     : packagePath('thresholds', `${entry.id}.json`);
-  const budgetJson = readFileSync(budgetPath, 'utf8');
+  const budgetJson = readBudget(budgetPath, Boolean(settings.THRESHOLDS), entry.id);
   // bert-base and bert-large share one scenario, which picks its entry by MODEL; so do sequence models and
   // generative models.
   const scenarioEnv: Record<string, string> =
@@ -65,6 +66,34 @@ export function resolveTarget(model: string, settings: RunSettings): Target {
     run,
     modelDir: entry.id === 'generic' ? run.settings.modelName : entry.id,
   };
+}
+
+/**
+ * A budget file the user gave (THRESHOLDS, --thresholds, a mix model's "budget") must judge one of the run's
+ * planned levels (lib/budget.ts checkBudgetLevels); one line naming the file and its "levels" field otherwise.
+ * The catalog's own file is exempt: gpt2's budgets its closed-loop levels, and an open-loop run of it is
+ * measured unbudgeted. For the commands whose verdict is the budget's (bench, a mix, k8s).
+ */
+export function checkJudgedLevels(target: Target, plan: RunPlan = target.run): void {
+  if (!target.settings.THRESHOLDS) return;
+  checkBudgetLevels(
+    plan.budget,
+    plan.plan.levels.map((l) => l.name),
+    target.budgetPath,
+  );
+}
+
+/** Reads the budget file; a missing or unreadable one is one line naming it and the fix. */
+function readBudget(path: string, given: boolean, model: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    const fix = given
+      ? `give a budget file (thresholds/README.md describes one), or drop --thresholds for thresholds/${model}.json`
+      : `write thresholds/${model}.json (thresholds/README.md) or give one with --thresholds`;
+    throw new Error(`THRESHOLDS ${path}: cannot be read (${code}); ${fix}`);
+  }
 }
 
 /** A new run folder of the target's: <resultsDir>/<model>/<prefix><run id>, e.g. capacity-2026-11-25T15-04-05-123. */

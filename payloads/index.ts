@@ -7,7 +7,12 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type LoadedPayloads, loadPayloadFile, type PayloadLoadOptions } from '../lib/payload/load.ts';
+import {
+  type LoadedPayloads,
+  loadPayloadFile,
+  type PayloadLoadOptions,
+  type PayloadReaders,
+} from '../lib/payload/load.ts';
 import { parseManifest } from '../lib/payload/manifest.ts';
 import { parsePerfAnalyzerData } from '../lib/payload/perf-analyzer.ts';
 import { decodeTensor, encodeTensor, type TensorValue } from '../lib/tensor/index.ts';
@@ -183,11 +188,20 @@ function readPerfAnalyzerSamples(
   }));
 }
 
-/**
- * Returns the payload set for a model and settings, generating it into the cache when missing
- * (or when `force`); the same options always map to the same folder.
- */
-export async function ensurePayloads(options: PayloadOptions): Promise<PayloadSetRef> {
+/** Where the set of `options` lives and what its cache key was made from. */
+export interface SetLocation {
+  entry: ModelEntry;
+  precision: string;
+  batch: number;
+  count: number;
+  seed: number;
+  recipe: Record<string, unknown>;
+  /** <cache root>/<model>/<cache key>: the same options always map to the same folder. */
+  dir: string;
+}
+
+/** Resolves the folder a set's options map to (no file written); throws one line for a bad option. */
+export function setLocation(options: PayloadOptions): SetLocation {
   const entry = typeof options.model === 'string' ? getModel(options.model) : options.model;
   if (entry.payload.kind === 'prompt') {
     throw new Error(
@@ -206,6 +220,15 @@ export async function ensurePayloads(options: PayloadOptions): Promise<PayloadSe
     entry.id.replace(/[^A-Za-z0-9._-]/g, '_'),
     key,
   );
+  return { entry, precision, batch, count, seed, recipe, dir };
+}
+
+/**
+ * Returns the payload set for a model and settings, generating it into the cache when missing
+ * (or when `force`); the same options always map to the same folder.
+ */
+export async function ensurePayloads(options: PayloadOptions): Promise<PayloadSetRef> {
+  const { entry, precision, batch, count, seed, recipe, dir } = setLocation(options);
   const manifestPath = join(dir, MANIFEST_FILE);
   if (!options.force && existsSync(manifestPath)) {
     parseManifest(readFileSync(manifestPath, 'utf8'), manifestPath);
@@ -223,22 +246,25 @@ export async function ensurePayloads(options: PayloadOptions): Promise<PayloadSe
   return { manifestPath: written, dir, cached: false };
 }
 
+/** Reads a file on Node; an unreadable one throws its errno alone (ENOENT, EACCES), which errors quote. */
+function readOrErrno(path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    throw new Error((err as NodeJS.ErrnoException).code ?? (err as Error).message);
+  }
+}
+
+/** The payload loader's readers on Node, as k6's open() serves it inside the scenario. */
+export const NODE_READERS: PayloadReaders = {
+  readText: (p) => readOrErrno(p).toString('utf8'),
+  readBytes: (p) => {
+    const buf = readOrErrno(p);
+    return buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer;
+  },
+};
+
 /** Loads a manifest (with its .bin files) or a perf_analyzer file on Node, through the k6 loader's code. */
 export function readPayloads(path: string, options: PayloadLoadOptions = {}): LoadedPayloads {
-  return loadPayloadFile(
-    path,
-    {
-      readText: (p) => readFileSync(p, 'utf8'),
-      readBytes: (p) => {
-        let buf: Buffer;
-        try {
-          buf = readFileSync(p);
-        } catch {
-          throw new Error(`payload file ${p} is missing; regenerate the set with k6-triton payloads --force`);
-        }
-        return buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer;
-      },
-    },
-    options,
-  );
+  return loadPayloadFile(path, NODE_READERS, options);
 }

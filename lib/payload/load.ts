@@ -3,7 +3,13 @@
  * code serves k6 (open) and Node (fs) and is testable in vitest. Detects the format from the JSON.
  */
 import type { TensorSpec } from '../kserve/types.ts';
-import { loadManifestSamples, type PayloadManifest, type PayloadSample, parseManifest } from './manifest.ts';
+import {
+  checkManifestFits,
+  loadManifestSamples,
+  type PayloadManifest,
+  type PayloadSample,
+  parseManifest,
+} from './manifest.ts';
 import { parsePerfAnalyzerData } from './perf-analyzer.ts';
 
 /** File access the loader needs; k6 passes open(), Node passes fs reads. */
@@ -20,6 +26,8 @@ export interface PayloadLoadOptions {
   batch?: number;
   /** Whether the model has a batch dimension. @default true */
   batched?: boolean;
+  /** The model's catalog id (or served name), for the fix an error names. */
+  model?: string;
 }
 
 /** A loaded set: the requests, and the manifest when the file was one. */
@@ -41,10 +49,20 @@ export function loadPayloadFile(
   try {
     doc = JSON.parse(text) as Record<string, unknown>;
   } catch (err) {
-    throw new Error(`payload file ${path} is not JSON (${err instanceof Error ? err.message : String(err)})`);
+    throw new Error(
+      `payload file ${path} is not JSON (${err instanceof Error ? err.message : String(err)}); give a manifest.json written by \`k6-triton payloads --model ${options.model ?? '<model>'}\` or perf_analyzer input data`,
+    );
   }
   if (doc !== null && typeof doc === 'object' && 'samples' in doc) {
     const manifest = parseManifest(text, path);
+    // The set must fit the model before its files are read: a set made for another model fails here.
+    if (options.inputs)
+      checkManifestFits(manifest, path, {
+        ...(options.model ? { model: options.model } : {}),
+        inputs: options.inputs,
+        batch: options.batch ?? 1,
+        batched: options.batched ?? true,
+      });
     return {
       path,
       kind: 'manifest',

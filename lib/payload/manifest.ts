@@ -3,6 +3,7 @@
  * Pure functions (no k6, no Node) so that vitest checks exactly what runs inside k6.
  */
 import type { Datatype } from '../tensor/datatypes.ts';
+import type { TensorSpec } from '../kserve/types.ts';
 import { byteSize, isDatatype } from '../tensor/index.ts';
 
 /** Format tag written into every manifest; bump when the layout changes. */
@@ -63,7 +64,9 @@ export interface PayloadSample {
 }
 
 function fail(path: string, what: string): never {
-  throw new Error(`invalid payload manifest ${path}: ${what}; regenerate it with k6-triton payloads --force`);
+  throw new Error(
+    `invalid payload manifest ${path}: ${what}; write the set with \`k6-triton payloads --model <model>\` (docs/payloads.md)`,
+  );
 }
 
 function isShape(v: unknown): v is number[] {
@@ -104,6 +107,61 @@ export function parseManifest(text: string, path: string): PayloadManifest {
   return m as PayloadManifest;
 }
 
+/** The model a set is checked against: its inputs (dims without the batch dimension) and the run's batch. */
+export interface ModelInputs {
+  /** Catalog id (or served name), for the fix in an error. */
+  model?: string;
+  inputs: readonly TensorSpec[];
+  batch: number;
+  batched: boolean;
+}
+
+/** Whether a shape fits dims (-1 matches any size). */
+function fits(shape: readonly number[], dims: readonly number[]): boolean {
+  return shape.length === dims.length && dims.every((d, i) => d === -1 || d === shape[i]);
+}
+
+/**
+ * Throws one line naming the manifest, the field and the fix when a set does not fit the model it is sent
+ * to: another input name, datatype, shape or batch than the model's (the server would refuse every request).
+ */
+export function checkManifestFits(manifest: PayloadManifest, path: string, model: ModelInputs): void {
+  const names = model.inputs.map((s) => s.name).join(', ');
+  const remake = `make a set with \`k6-triton payloads --model ${model.model ?? '<model>'}\``;
+  const madeFor = manifest.model === model.model ? '' : ` (the set was made for ${manifest.model})`;
+  for (const [i, input] of manifest.inputs.entries()) {
+    if (!model.inputs.some((s) => s.name === input.name))
+      throw new Error(
+        `payload manifest ${path}: inputs[${i}].name "${input.name}" is not an input of the model (inputs: ${names})${madeFor}; ${remake}`,
+      );
+  }
+  for (const spec of model.inputs) {
+    const i = manifest.inputs.findIndex((m) => m.name === spec.name);
+    const input = manifest.inputs[i];
+    if (!input)
+      throw new Error(
+        `payload manifest ${path}: inputs has no "${spec.name}" (the model's inputs: ${names})${madeFor}; ${remake}`,
+      );
+    if (input.datatype !== spec.datatype)
+      throw new Error(
+        `payload manifest ${path}: inputs[${i}].datatype is ${input.datatype}, the model takes ${spec.datatype} for ${spec.name}; pass --precision ${manifest.precision} if the model serves it, or ${remake}`,
+      );
+    const dims = model.batched ? [model.batch, ...spec.dims] : spec.dims;
+    manifest.samples.forEach((sample, j) => {
+      const shape = sample.shapes?.[spec.name] ?? input.shape;
+      if (fits(shape, dims)) return;
+      const field = sample.shapes?.[spec.name] ? `samples[${j}].shapes.${spec.name}` : `inputs[${i}].shape`;
+      const batch =
+        model.batched && fits(shape.slice(1), spec.dims)
+          ? `; the set holds batch ${shape[0]}: pass --batch ${shape[0]}, or make a set with \`k6-triton payloads --model ${model.model ?? '<model>'} --batch ${model.batch}\``
+          : `${madeFor}; ${remake}`;
+      throw new Error(
+        `payload manifest ${path}: ${field} is [${shape.join(',')}], the model takes ${spec.name} [${dims.join(',')}]${batch}`,
+      );
+    });
+  }
+}
+
 /** Resolves a manifest-relative file name against the manifest's own path (plain string work: runs in k6). */
 export function resolveBeside(manifestPath: string, relative: string): string {
   if (relative.startsWith('/')) return relative;
@@ -123,25 +181,52 @@ function countBytesElements(data: Uint8Array): number {
   return offset === data.byteLength ? count : -1;
 }
 
-/** Throws "payload file F is N bytes; expected M bytes …" when raw bytes do not fit the tensor's datatype and shape. */
-export function checkPayloadBytes(file: string, input: ManifestInput, data: ArrayBuffer | Uint8Array): void {
+/** What is wrong when raw bytes do not fit the tensor's datatype and shape; undefined when they fit. */
+export function payloadBytesProblem(
+  input: ManifestInput,
+  data: ArrayBuffer | Uint8Array,
+): string | undefined {
   const bytes = data instanceof Uint8Array ? data : new Uint8Array(data);
   const what = `${input.name} ${input.datatype} [${input.shape.join(',')}]`;
   if (input.datatype === 'BYTES') {
     const elements = input.shape.reduce((a, b) => a * b, 1);
     const found = countBytesElements(bytes);
-    if (found !== elements) {
-      throw new Error(
-        `payload file ${file} holds ${found < 0 ? 'malformed' : found} length-prefixed elements; expected ${elements} for ${what}`,
-      );
-    }
-    return;
+    return found === elements
+      ? undefined
+      : `holds ${found < 0 ? 'malformed' : found} length-prefixed elements; expected ${elements} for ${what}`;
   }
   const expected = byteSize(input.datatype, input.shape);
-  if (bytes.byteLength !== expected) {
-    throw new Error(
-      `payload file ${file} is ${bytes.byteLength} bytes; expected ${expected} bytes for ${what} (regenerate with k6-triton payloads --force)`,
+  if (bytes.byteLength === expected) return undefined;
+  const how = bytes.byteLength < expected ? 'truncated' : 'too long';
+  return `${how}: expected ${expected} bytes, found ${bytes.byteLength} (${what})`;
+}
+
+/** Throws "payload file F: truncated: expected N bytes, found M …" when raw bytes do not fit the tensor. */
+export function checkPayloadBytes(file: string, input: ManifestInput, data: ArrayBuffer | Uint8Array): void {
+  const problem = payloadBytesProblem(input, data);
+  if (problem) throw new Error(`payload file ${file}: ${problem}`);
+}
+
+/**
+ * A file of a payload set that cannot be read or does not hold what its manifest says. `detail` names the
+ * file, the manifest and the field; the message adds a fix, which the CLI replaces by one it has checked
+ * (payloads/check.ts: "regenerate with … --force" only when that rewrites this very set).
+ */
+export class PayloadFileError extends Error {
+  /** "payload file F (manifest M samples[i] input): problem", without the fix. */
+  readonly detail: string;
+  constructor(
+    readonly manifest: PayloadManifest,
+    readonly manifestPath: string,
+    readonly file: string,
+    field: string,
+    problem: string,
+  ) {
+    const detail = `payload file ${file} (${manifestPath} ${field}): ${problem}`;
+    super(
+      `${detail}; restore the file, or make a new set with \`k6-triton payloads --model ${manifest.model}\` and pass its manifest.json`,
     );
+    this.detail = detail;
   }
 }
 
@@ -163,8 +248,23 @@ export function loadManifestSamples(
   return manifest.samples.map((sample, i) => {
     const inputs = sampleInputs(manifest, i).map((input) => {
       const file = resolveBeside(manifestPath, sample.files[input.name]!);
-      const data = readBytes(file);
-      checkPayloadBytes(file, input, data);
+      const field = `samples[${i}].files["${input.name}"]`;
+      let data: ArrayBuffer;
+      try {
+        data = readBytes(file);
+      } catch (err) {
+        const why = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+        const missing = why === 'ENOENT' || /no such file/i.test(why ?? '');
+        throw new PayloadFileError(
+          manifest,
+          manifestPath,
+          file,
+          field,
+          `${missing ? 'missing' : 'cannot be read'} (${why})`,
+        );
+      }
+      const problem = payloadBytesProblem(input, data);
+      if (problem) throw new PayloadFileError(manifest, manifestPath, file, field, problem);
       return { name: input.name, datatype: input.datatype, shape: input.shape, data };
     });
     const out: PayloadSample = { inputs };

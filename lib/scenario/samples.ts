@@ -8,7 +8,7 @@ import type { ModelEntry } from '../../models/types.ts';
 import type { TensorSpec } from '../kserve/types.ts';
 import { createRandom } from '../random/random.ts';
 import { randomValues } from '../random/tensor.ts';
-import { loadPayloads } from '../payload/index.ts';
+import { loadPayloads, type PayloadLoadOptions } from '../payload/index.ts';
 import type { PayloadSample } from '../payload/manifest.ts';
 import { encodeTensor } from '../tensor/codec.ts';
 import { batchedShape } from '../tensor/datatypes.ts';
@@ -41,6 +41,23 @@ function fromPayload(sample: PayloadSample): Sample {
   return sample.label === undefined ? { inputs } : { inputs, label: sample.label };
 }
 
+/**
+ * How PAYLOAD is read for a model: its inputs at the run's precision, the batch and whether the model batches.
+ * The bench checks the file with these same options before anything starts (payloads/check.ts). A generic
+ * model's inputs are the server's, unknown here (its entry lists none): its set is then read unchecked.
+ */
+export function payloadLoadOptions(
+  settings: Pick<Settings, 'batch' | 'precision'>,
+  entry: ModelEntry,
+): PayloadLoadOptions {
+  return {
+    ...(entry.inputs.length > 0 ? { inputs: inputsFor(entry, settings.precision) } : {}),
+    batch: settings.batch,
+    batched: entry.maxBatchSize > 0,
+    model: entry.id === 'generic' ? entry.name : entry.id,
+  };
+}
+
 /** Loads PAYLOAD in the init context; a catalog model without one gets a one-line error naming the fix. */
 export function loadSamples(settings: Settings, entry: ModelEntry): Sample[] {
   if (!settings.payload) {
@@ -48,11 +65,7 @@ export function loadSamples(settings: Settings, entry: ModelEntry): Sample[] {
       `PAYLOAD is not set for ${entry.id}; generate a set with \`k6-triton payloads --model ${entry.id}\` and pass -e PAYLOAD=<manifest.json>, or run \`make bench-${entry.scenario}\``,
     );
   }
-  const set = loadPayloads(settings.payload, {
-    inputs: inputsFor(entry, settings.precision),
-    batch: settings.batch,
-    batched: entry.maxBatchSize > 0,
-  });
+  const set = loadPayloads(settings.payload, payloadLoadOptions(settings, entry));
   if (set.samples.length === 0) throw new Error(`payload file ${settings.payload} holds no samples`);
   return set.samples.map(fromPayload);
 }

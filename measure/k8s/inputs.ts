@@ -8,7 +8,7 @@ import { basename, join } from 'node:path';
 import { getModel } from '../../models/index.ts';
 import { DEFAULT_COUNT, DEFAULT_SEED, ensurePayloads } from '../../payloads/index.ts';
 import { bundleScenario } from '../bundle.ts';
-import { type RunSettings, resolveTarget } from '../target.ts';
+import { checkJudgedLevels, type RunSettings, resolveTarget } from '../target.ts';
 import { headersSecret } from './headers.ts';
 import type { ManifestInput, PayloadSource } from './manifests.ts';
 import { payloadBytes, payloadsFit } from './payload-fit.ts';
@@ -61,6 +61,7 @@ export async function k8sInput(options: K8sOptions): Promise<ManifestInput> {
   }
   // The same plan the runners resolve: a bad level list or budget fails before anything is applied.
   const target = resolveTarget(options.model, options.settings);
+  checkJudgedLevels(target);
   const { entry } = target;
   const { settings } = target.run;
   // The runners' environment: the settings and the scenario's entry; payloads and budget are mounted files,

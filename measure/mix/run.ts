@@ -22,8 +22,8 @@ import {
   scenarioEnvironment,
 } from '../measure.ts';
 import { packagePath, runId } from '../paths.ts';
-import { type PrepareOptions, type Prepared, payloadFor, prepare } from '../prepare.ts';
-import { type RunSettings, resolveTarget, type Target } from '../target.ts';
+import { checkedPayload, type PrepareOptions, type Prepared, prepare } from '../prepare.ts';
+import { checkJudgedLevels, type RunSettings, resolveTarget, type Target } from '../target.ts';
 import { type Mix, parseMix, scaleMix } from './file.ts';
 import { type MixResult, mixMarkdown, mixResult } from './summary.ts';
 
@@ -68,7 +68,7 @@ export function mixTargets(mix: Mix, settings: RunSettings, percent = 100): Targ
   };
   return mix.models.map((m, slot) => {
     const load = loads[slot]!;
-    return resolveTarget(m.id, {
+    const target = resolveTarget(m.id, {
       ...settings,
       ...shared,
       [load.mode === 'concurrency' ? 'CONCURRENCY' : 'REQUEST_RATE']: String(load.level),
@@ -78,6 +78,8 @@ export function mixTargets(mix: Mix, settings: RunSettings, percent = 100): Targ
       ...(m.p99_ms !== undefined ? { P99_MS: String(m.p99_ms) } : {}),
       MIX_SLOT: String(slot),
     });
+    checkJudgedLevels(target);
+    return target;
   });
 }
 
@@ -114,15 +116,11 @@ export async function prepareMix(
     .map((t) => ({ modelId: t.entry.id, servedModel: t.run.settings.modelName }));
   const options = { ...given, count: given.count ?? MIX_PAYLOAD_COUNT, alsoServe };
   const first = { ...targets[0]!, scenarioPath: packagePath('scenarios', 'mix.ts') };
+  // Every model's payloads are made and checked before the server starts (the first model's in prepare()).
+  const others: string[] = [];
+  for (const target of targets.slice(1)) others.push(await checkedPayload(target, target.entry, options));
   const prepared = await prepare(first, options, interruption);
-  try {
-    const payloads = [prepared.payload];
-    for (const target of targets.slice(1)) payloads.push(await payloadFor(target, target.entry, options));
-    return { mix, prepared, payloads, stop: () => prepared.stop() };
-  } catch (error) {
-    await prepared.stop();
-    throw error;
-  }
+  return { mix, prepared, payloads: [prepared.payload, ...others], stop: () => prepared.stop() };
 }
 
 /** A measured mix: the mix's result, each model's report, the folder and k6's exit code. */

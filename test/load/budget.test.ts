@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type Budget,
   budgetOverridesFromEnv,
+  checkBudgetLevels,
   budgetThresholds,
   isProbeExpr,
   parseBudget,
@@ -132,5 +133,25 @@ describe('budgetThresholds', () => {
     for (const [key, exprs] of Object.entries(t)) for (const expr of exprs) parseThresholdExpr(expr, key);
     expect(isProbeExpr('count >= 0')).toBe(true);
     expect(isProbeExpr('p(95)<20')).toBe(false);
+  });
+});
+
+describe('checkBudgetLevels: a level filter must judge one of the run levels', () => {
+  const only = (levels: string[]): Budget => ({ ...budget, levels });
+
+  it('refuses a filter naming none of the planned levels, naming the file, the field and the levels to run', () => {
+    expect(() => checkBudgetLevels(only(['c3']), ['c1'], 'b.json')).toThrow(
+      'b.json: field "levels" names c3, none of this run\'s levels (c1), so the budget would judge nothing; add a run level to "levels", set "levels": "all", or run the levels it names (--concurrency 3)',
+    );
+    expect(() => checkBudgetLevels(only(['r100', 'c2']), ['c1', 'c4'], 'b.json')).toThrow(
+      '(--request-rate 100 or --concurrency 2)',
+    );
+  });
+
+  it('accepts "all", one matching level, and a mix model\'s prefixed level names', () => {
+    expect(() => checkBudgetLevels(budget, ['c1'], 'b.json')).not.toThrow();
+    expect(() => checkBudgetLevels(only(['c3', 'c1']), ['c1', 'c2'], 'b.json')).not.toThrow();
+    expect(() => checkBudgetLevels(only(['c2']), ['mnist__c2'], 'b.json')).not.toThrow();
+    expect(() => checkBudgetLevels(only(['c3']), ['mnist__c2'], 'b.json')).toThrow('(c2)');
   });
 });

@@ -29,12 +29,12 @@ describe('k6-side payload loading (pure parts)', () => {
     const input = { name: 'X', datatype: 'FP16' as const, shape: [2, 3] };
     expect(() => checkPayloadBytes('x.bin', input, new ArrayBuffer(12))).not.toThrow();
     expect(() => checkPayloadBytes('x.bin', input, new ArrayBuffer(11))).toThrow(
-      'payload file x.bin is 11 bytes; expected 12 bytes for X FP16 [2,3]',
+      'payload file x.bin: truncated: expected 12 bytes, found 11 (X FP16 [2,3])',
     );
     const strings = { name: 'S', datatype: 'BYTES' as const, shape: [2] };
     expect(() => checkPayloadBytes('s.bin', strings, encodeBytesTensor(['ab', 'c']))).not.toThrow();
     expect(() => checkPayloadBytes('s.bin', strings, encodeBytesTensor(['ab']))).toThrow(
-      'payload file s.bin holds 1 length-prefixed elements; expected 2',
+      'payload file s.bin: holds 1 length-prefixed elements; expected 2',
     );
   });
 
@@ -147,7 +147,7 @@ describe('k6-side payload loading (pure parts)', () => {
         batched: true,
       });
     expect(() => read([{ IN: [1, 2, 3] }])).toThrow(
-      'payload file pa.json entry 0 IN is 12 bytes; expected 8 bytes',
+      'payload file pa.json entry 0 IN: too long: expected 8 bytes, found 12 (IN INT32 [2])',
     );
     expect(() => read([{ IN: [1, 2] }, { IN: [1, 2], OTHER: [1] }])).toThrow(
       'pa.json entry 1: input "OTHER" is not an input of the model (inputs: IN)',

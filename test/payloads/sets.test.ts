@@ -120,7 +120,7 @@ describe('payload sets', () => {
     const file = join(ref.dir, manifestOf(ref.manifestPath).samples[1]!.files['input.1']!);
     truncateSync(file, 100);
     expect(() => readPayloads(ref.manifestPath)).toThrow(
-      `payload file ${file} is 100 bytes; expected 3136 bytes`,
+      `payload file ${file} (${ref.manifestPath} samples[1].files["input.1"]): truncated: expected 3136 bytes, found 100`,
     );
   });
 

@@ -38,7 +38,7 @@ import { dueClock, LATE_SEND_MS, scheduleLines } from './open-loop.ts';
 import { failRecord, newRecord, recordDecoupled } from './record.ts';
 import { loadSseModule, type SseProtocol, sseRequest, streamSse } from './sse-stream.ts';
 import { parseWorkload, type TokenSource } from './workload.ts';
-import type { StreamProtocol } from '../scenario/settings.ts';
+import { endpointHint, type StreamProtocol } from '../scenario/settings.ts';
 
 /** The generative scenario's exports. */
 export interface GenerativeTest {
@@ -416,7 +416,7 @@ export function generativeTest(
         connect();
       } catch (err) {
         throw new Error(
-          `server ${settings.grpcUrl} is unreachable (${err instanceof Error ? err.message : String(err)}); start it or set TRITON_GRPC_URL`,
+          `server ${settings.grpcUrl} is unreachable (${err instanceof Error ? err.message : String(err)}); start it or ${endpointHint(settings)}`,
         );
       }
       const ready = await client.asyncInvoke(grpcMethod('ModelReady'), {
@@ -425,7 +425,7 @@ export function generativeTest(
       });
       if (ready.status !== grpc.StatusOK || !(ready.message as { ready?: boolean })?.ready) {
         throw new Error(
-          `model ${settings.modelName} on ${settings.grpcUrl} is not ready (${(ready.error as { message?: string } | null)?.message ?? 'not ready'}); start the server or set TRITON_GRPC_URL`,
+          `model ${settings.modelName} on ${settings.grpcUrl} is not ready (${(ready.error as { message?: string } | null)?.message ?? 'not ready'}); start the server or ${endpointHint(settings)}`,
         );
       }
     },

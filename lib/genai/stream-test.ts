@@ -17,7 +17,7 @@ import { type GenerativeModelEntry, generativeModelEntry } from '../../models/ge
 import { maxVusFromEnv, type RunPlan, resolveRunPlan } from '../scenario/run-plan.ts';
 import { grpcMethod } from '../kserve/grpc-messages.ts';
 import { epochNow } from '../load/clock.ts';
-import { createScheduledLatency, createWindowStart } from '../load/metrics.ts';
+import { createScheduledLatency, createWindowRecord } from '../load/metrics.ts';
 import {
   parseLevelName,
   SCHEDULED_LATENCY_METRIC,
@@ -290,7 +290,7 @@ export function generativeTest(
       }
     : undefined;
   const blocking = blockingCallsAllowed();
-  const windowStart = createWindowStart();
+  const windowRecord = createWindowRecord(env);
   const overGrpc = protocol === 'grpc';
   // Over SSE: the extension's module (or one line naming it) and each planned request's URL and body, built
   // once; over gRPC its proto.
@@ -447,7 +447,7 @@ export function generativeTest(
       return new Promise<void>((resolve) => setTimeout(resolve, wait_ms)).then(() => streamOne(i, due_ms));
     },
     async stats(): Promise<void> {
-      windowStart.add(Date.now());
+      windowRecord.add(Date.now(), run.load.window_s);
       await new Promise((resolve) => setTimeout(resolve, run.load.window_s * 1000));
     },
     handleSummary(data) {

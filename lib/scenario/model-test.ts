@@ -16,7 +16,7 @@ import {
   createInferErrors,
   createScheduledLatency,
   createServerCounters,
-  createWindowStart,
+  createWindowRecord,
   recordServerStats,
 } from '../load/metrics.ts';
 import type { LoadPlan } from '../load/scenarios.ts';
@@ -85,7 +85,7 @@ export function modelTest(
   const samples: Sample[] =
     sequence !== undefined || (generic && !settings.payload) ? [] : loadSamples(settings, entry);
   const counters = createServerCounters();
-  const windowStart = createWindowStart();
+  const windowRecord = createWindowRecord(env);
   // gRPC has no built-in failed-request metric in k6; HTTP has http_req_failed.
   const inferErrors = settings.protocol === 'grpc' ? createInferErrors() : undefined;
   const clock = new WindowClock(run.load.window_s, () => exec.scenario.startTime);
@@ -161,7 +161,7 @@ export function modelTest(
     warmup: loop.warmup,
     infer: loop.infer,
     async stats(): Promise<void> {
-      windowStart.add(Date.now());
+      windowRecord.add(Date.now(), run.load.window_s);
       // A server lost in the window costs one line here, not a stack trace: the level's verdict says the rest.
       try {
         const before = await transport.statistics();

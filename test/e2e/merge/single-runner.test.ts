@@ -68,7 +68,7 @@ describe('merge of one runner', () => {
         '--model',
         'mnist',
         '--concurrency',
-        '1,4',
+        '1,2,4',
         '--out-dir',
         join(results, 'm2'),
         points,

@@ -87,6 +87,9 @@ export function runSettings(
     const value = flags[flag];
     if (value !== undefined && value !== '') env[name] = String(value);
   }
+  // Hints name the flag the user typed (--url), not the variable it set (lib/scenario/endpoints.ts).
+  if (flags.url !== undefined && flags.url !== '') env.TRITON_URL_FLAG = '--url';
+  if (flags.grpcUrl !== undefined && flags.grpcUrl !== '') env.TRITON_GRPC_URL_FLAG = '--grpc-url';
   // k6's open() reads a relative path from the script's folder: hand files over as absolute paths.
   for (const name of ['SCHEDULE', 'REQUEST_INTERVALS']) if (env[name]) env[name] = resolve(env[name]);
   return { ...env, ...sslSettings(flags, env) };

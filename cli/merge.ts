@@ -26,7 +26,7 @@ export function registerMerge(program: Command): void {
     .option('--precision <p>', 'PRECISION of the run')
     .option('--concurrency <range>', "the run's CONCURRENCY")
     .option('--request-rate <range>', "the run's REQUEST_RATE")
-    .option('--step-duration <d>', "the run's STEP_DURATION")
+    .option('--step-duration <d>', "the run's STEP_DURATION (each level's window is read from the files)")
     .option('--warmup <d>', "the run's WARMUP_DURATION")
     .option('--stability <pct>', 'stability tolerance, percent (STABILITY)')
     .option('--p95-ms <ms>', 'override the p95 budget (P95_MS)')

@@ -133,7 +133,9 @@ export function registerRun(program: Command): void {
     .action(async (script: string, flags: RunFlags) => {
       const result = await runSupervised({
         script,
-        env: flags.env,
+        // The scenarios' stats probes record which runtime measured (lib/load/metrics.ts createWindowRecord),
+        // so a merged report can say so; real k6 never sets it. A -e K6_TRITON_RUNTIME still wins.
+        env: { K6_TRITON_RUNTIME: 'node', ...flags.env },
         includeSystemEnv: flags.includeSystemEnvVars,
         overrides: {
           vus: flags.vus,

@@ -128,7 +128,7 @@ function cutShort(
 }
 
 /**
- * The runtime's environment (-e pairs): the settings, the scenario's own entry, and where this run's
+ * The runtime's environment (its process environment, never -e pairs): the settings, the scenario's own entry, and where this run's
  * target, payloads, budget and summary files are. Built here only, where the run starts.
  */
 export function scenarioEnvironment(

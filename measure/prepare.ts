@@ -14,7 +14,7 @@ import { fetchLiveEntry } from '../payloads/live-fetch.ts';
 import { bundleScenario } from './bundle.ts';
 import type { Interruption } from './interrupt.ts';
 import { type LocalServer, type ServedModel, startLocalServer } from './local-server.ts';
-import { checkMetricsUrl } from './metrics-scrape.ts';
+import { runEndpoints } from './endpoints.ts';
 import type { Target } from './target.ts';
 import { checkTrusted, runTls, runtimeTlsArgs, settingOn, trustFile } from './tls.ts';
 import { tlsIdentity } from '../server/tls.ts';
@@ -43,7 +43,7 @@ export interface Prepared {
   /** The model's entry as the scenario sees it (a generic model's read from the server). */
   entry: ModelEntry;
   url: string;
-  /** The gRPC address, when known (a started server's, or TRITON_GRPC_URL). */
+  /** The gRPC address, when known (a started server's, TRITON_GRPC_URL, or Triton's 8001 beside TRITON_URL). */
   grpcUrl?: string;
   /** The payload manifest (PAYLOAD, or the generated set's). */
   payload: string;
@@ -116,9 +116,8 @@ export async function prepare(
   interruption?: Interruption,
 ): Promise<Prepared> {
   const { settings } = target.run;
-  // Checked before anything starts, as the run plan is.
-  const wantedMetricsUrl =
-    options.metricsUrl && options.metricsUrl !== 'off' ? checkMetricsUrl(options.metricsUrl) : undefined;
+  // Checked before anything starts, as the run plan is (which refused a gRPC address it cannot imply).
+  runEndpoints(settings, undefined, options.metricsUrl);
   if (target.settings.HEADERS_FILE) checkHeadersFile(target.settings.HEADERS_FILE);
   // A catalog model's payloads are checked before any server starts; a generic model's inputs are the server's.
   const early =
@@ -153,8 +152,15 @@ export async function prepare(
     console.log(server.description);
   }
   try {
-    const url = server?.url ?? settings.url;
-    const grpcUrl = server?.grpcUrl ?? target.settings.TRITON_GRPC_URL;
+    const endpoints = runEndpoints(
+      settings,
+      server && { ...server, label: server.kind === 'embedded' ? 'embedded server' : 'tritonserver' },
+      options.metricsUrl,
+    );
+    console.log(
+      endpoints.lines.map((line, i) => `${i === 0 ? 'endpoints:' : '          '} ${line}`).join('\n'),
+    );
+    const { url, grpcUrl, metricsUrl } = endpoints;
     const httpsUrl = url.startsWith('https://') ? new URL(url) : undefined;
     const grpcsUrl = grpcUrl?.startsWith('grpcs://') ? grpcUrl.slice('grpcs://'.length) : undefined;
     if (httpsUrl) await checkTrusted(`${httpsUrl.hostname}:${httpsUrl.port || 443}`, 'HTTPS', trust);
@@ -170,7 +176,6 @@ export async function prepare(
         : target.entry;
     const payload = early ?? (await checkedPayload(target, entry, options));
     const script = await bundleScenario(target.scenarioPath);
-    const metricsUrl = options.metricsUrl === 'off' ? undefined : (wantedMetricsUrl ?? server?.metricsUrl);
     return {
       target,
       entry,

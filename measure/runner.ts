@@ -52,7 +52,9 @@ function findSetpriv(): string | undefined {
 }
 
 /**
- * Runs `script` with -e pairs and extra k6 flags; resolves with the exit code. With `interruption`, the
+ * Runs `script` with `env` in the runtime's process environment (k6 and the Node runtime read it into
+ * __ENV, as k6 run does by default) and extra k6 flags; resolves with the exit code. Never as -e pairs: a
+ * command line is readable by every local user (/proc/<pid>/cmdline), and HEADERS may hold a bearer token. With `interruption`, the
  * runtime runs in its own process group and hears a bench's SIGINT or SIGTERM once, from here (k6 takes a
  * second signal as "stop at once, no summary"), and is killed with its group on a second signal.
  */
@@ -66,8 +68,15 @@ export async function runScenario(options: {
   interruption?: Interruption;
 }): Promise<RunOutcome> {
   const command = runtimeCommand(options.runtime);
-  const envFlags = Object.entries(options.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-  const args = [...command.args, ...envFlags, ...(options.k6Args ?? []), options.script];
+  const keepsEnvOut = (options.k6Args ?? []).find((a) =>
+    /^--(no-include-system-env-vars|include-system-env-vars=(false|0))$/.test(a),
+  );
+  if (keepsEnvOut) {
+    throw new Error(
+      `${keepsEnvOut}: the run's settings reach the runtime through its environment (never argv, which may carry secrets); drop the flag`,
+    );
+  }
+  const args = [...command.args, ...(options.k6Args ?? []), options.script];
   const own = options.interruption !== undefined;
   // In its own group the runtime no longer dies with the bench's group; the kernel kills it if the bench
   // itself is killed (SIGKILL cannot be handled), so it never goes on loading a stopped server.
@@ -78,7 +87,7 @@ export async function runScenario(options: {
   const child = spawn(start.program, start.args, {
     stdio: 'inherit',
     detached: start.detached,
-    ...(options.processEnv ? { env: { ...process.env, ...options.processEnv } } : {}),
+    env: { ...process.env, ...options.processEnv, ...options.env },
   });
   const cpu = child.pid === undefined ? undefined : sampleCpu(child.pid);
   let killed = false;

@@ -17,7 +17,7 @@ import { type GenerativeModelEntry, generativeModelEntry } from '../../models/ge
 import { maxVusFromEnv, type RunPlan, resolveRunPlan } from '../scenario/run-plan.ts';
 import { grpcMethod } from '../kserve/grpc-messages.ts';
 import { epochNow } from '../load/clock.ts';
-import { createScheduledLatency, createWindowStart } from '../load/metrics.ts';
+import { createScheduledLatency, createWindowRecord } from '../load/metrics.ts';
 import {
   parseLevelName,
   SCHEDULED_LATENCY_METRIC,
@@ -39,7 +39,7 @@ import { dueClock, LATE_SEND_MS, scheduleLines } from './open-loop.ts';
 import { failRecord, newRecord, recordDecoupled } from './record.ts';
 import { loadSseModule, type SseProtocol, sseRequest, streamSse } from './sse-stream.ts';
 import { parseWorkload, type TokenSource } from './workload.ts';
-import type { StreamProtocol } from '../scenario/settings.ts';
+import { endpointHint, type StreamProtocol } from '../scenario/settings.ts';
 
 /** The generative scenario's exports. */
 export interface GenerativeTest {
@@ -291,7 +291,7 @@ export function generativeTest(
       }
     : undefined;
   const blocking = blockingCallsAllowed();
-  const windowStart = createWindowStart();
+  const windowRecord = createWindowRecord(env);
   const overGrpc = protocol === 'grpc';
   // Over SSE: the extension's module (or one line naming it) and each planned request's URL and body, built
   // once; over gRPC its proto.
@@ -417,7 +417,7 @@ export function generativeTest(
         connect();
       } catch (err) {
         throw new Error(
-          `server ${settings.grpcUrl} is unreachable (${err instanceof Error ? err.message : String(err)}); start it or set TRITON_GRPC_URL`,
+          `server ${settings.grpcUrl} is unreachable (${err instanceof Error ? err.message : String(err)}); start it or ${endpointHint(settings)}`,
         );
       }
       const ready = await client.asyncInvoke(grpcMethod('ModelReady'), {
@@ -426,7 +426,7 @@ export function generativeTest(
       });
       if (ready.status !== grpc.StatusOK || !(ready.message as { ready?: boolean })?.ready) {
         throw new Error(
-          `model ${settings.modelName} on ${settings.grpcUrl} is not ready (${(ready.error as { message?: string } | null)?.message ?? 'not ready'}); start the server or set TRITON_GRPC_URL`,
+          `model ${settings.modelName} on ${settings.grpcUrl} is not ready (${(ready.error as { message?: string } | null)?.message ?? 'not ready'}); start the server or ${endpointHint(settings)}`,
         );
       }
     },
@@ -448,7 +448,7 @@ export function generativeTest(
       return new Promise<void>((resolve) => setTimeout(resolve, wait_ms)).then(() => streamOne(i, due_ms));
     },
     async stats(): Promise<void> {
-      windowStart.add(Date.now());
+      windowRecord.add(Date.now(), run.load.window_s);
       await new Promise((resolve) => setTimeout(resolve, run.load.window_s * 1000));
     },
     handleSummary(data) {

@@ -8,7 +8,9 @@ import {
   INFER_ERRORS_METRIC,
   SCHEDULED_LATENCY_METRIC,
   SERVER_COUNTERS,
+  RUNTIME_TAG,
   type ServerCounterField,
+  WINDOW_LENGTH_METRIC,
   WINDOW_START_METRIC,
 } from './names.ts';
 import type { ServerStatsDelta } from './server-stats.ts';
@@ -35,9 +37,25 @@ export function createInferErrors(): Rate {
   return new Rate(INFER_ERRORS_METRIC);
 }
 
-/** Registers the window-start Gauge (see WINDOW_START_METRIC). */
-export function createWindowStart(): Gauge {
-  return new Gauge(WINDOW_START_METRIC);
+/** A stats probe's record of its level's window: start (epoch ms) and length (s), under real k6 or the Node runtime. */
+export interface WindowRecord {
+  add(start_ms: number, window_s: number): void;
+}
+
+/**
+ * Registers the window-start and window-length Gauges (WINDOW_START_METRIC, WINDOW_LENGTH_METRIC). Only the
+ * Node runtime sets K6_TRITON_RUNTIME=node (cli/run.ts), so without it real k6 is the one measuring.
+ */
+export function createWindowRecord(env: Record<string, string | undefined>): WindowRecord {
+  const start = new Gauge(WINDOW_START_METRIC);
+  const length = new Gauge(WINDOW_LENGTH_METRIC);
+  const tags = { [RUNTIME_TAG]: env.K6_TRITON_RUNTIME === 'node' ? 'node' : 'k6' };
+  return {
+    add(start_ms, window_s) {
+      start.add(start_ms);
+      length.add(window_s, tags);
+    },
+  };
 }
 
 /** Registers the scheduled-start latency Trend of open-loop runs (see SCHEDULED_LATENCY_METRIC); times in ms. */

@@ -103,6 +103,15 @@ export const SERVER_COUNTERS = {
 export const WINDOW_START_METRIC = 'k6_triton_window_start_ms';
 
 /**
+ * Gauge the `<level>_stats` scenario sets to its level's window length (s), tagged with RUNTIME_TAG: what
+ * `merge` divides by and labels the run with, read from the runners' own `--out json` files.
+ */
+export const WINDOW_LENGTH_METRIC = 'k6_triton_window_s';
+
+/** The tag of WINDOW_LENGTH_METRIC naming the runtime that measured: `k6` or `node`. */
+export const RUNTIME_TAG = 'k6_triton_runtime';
+
+/**
  * Open loop only: a Trend (ms) from each measured request's scheduled start (the scenario's start plus
  * iterationInTest / rate) to its response, beside the request metric measured from the actual send. When
  * the generator falls behind the schedule (no free VU: dropped_iterations), this one keeps growing while

@@ -16,7 +16,7 @@ import {
   createInferErrors,
   createScheduledLatency,
   createServerCounters,
-  createWindowStart,
+  createWindowRecord,
   recordServerStats,
 } from '../load/metrics.ts';
 import type { LoadPlan } from '../load/scenarios.ts';
@@ -34,7 +34,7 @@ import type { Expectations } from './checks.ts';
 import { type ExecFunction, measuredLoop, type SetupData } from './measured-loop.ts';
 import { mixSlotFromEnv, resolveRunPlan, type RunPlan } from './run-plan.ts';
 import { loadSamples, randomSamples, type Sample } from './samples.ts';
-import { parseHeaderLines, type Settings } from './settings.ts';
+import { endpointHint, parseHeaderLines, type Settings } from './settings.ts';
 import { levelSummary } from './summary.ts';
 import { createTransport, type Transport } from './transport.ts';
 
@@ -85,7 +85,7 @@ export function modelTest(
   const samples: Sample[] =
     sequence !== undefined || (generic && !settings.payload) ? [] : loadSamples(settings, entry);
   const counters = createServerCounters();
-  const windowStart = createWindowStart();
+  const windowRecord = createWindowRecord(env);
   // gRPC has no built-in failed-request metric in k6; HTTP has http_req_failed.
   const inferErrors = settings.protocol === 'grpc' ? createInferErrors() : undefined;
   const clock = new WindowClock(run.load.window_s, () => exec.scenario.startTime);
@@ -106,8 +106,11 @@ export function modelTest(
     warn: (line: string) => console.warn(line),
   };
   // A client certificate (TLS_CLIENT_CERT, TLS_CLIENT_KEY) is offered to both endpoints' hosts.
-  const options = withClientCertificate(run.options, [settings.url, settings.grpcUrl], env, (path) =>
-    open(path),
+  const options = withClientCertificate(
+    run.options,
+    [settings.url, settings.grpcUrl].filter(Boolean),
+    env,
+    (path) => open(path),
   );
   const sleepFor = blocking
     ? (ms: number) => sleep(ms / 1000)
@@ -158,7 +161,7 @@ export function modelTest(
     warmup: loop.warmup,
     infer: loop.infer,
     async stats(): Promise<void> {
-      windowStart.add(Date.now());
+      windowRecord.add(Date.now(), run.load.window_s);
       // A server lost in the window costs one line here, not a stack trace: the level's verdict says the rest.
       try {
         const before = await transport.statistics();
@@ -193,12 +196,14 @@ async function checkTarget(
     live = await transport.serverLive();
   } catch (err) {
     throw new Error(
-      `server ${transport.target} is unreachable (${message(err)}); start it or set TRITON_URL`,
+      `server ${transport.target} is unreachable (${message(err)}); start it or ${endpointHint(settings)}`,
     );
   }
   // k6 reports a refused connection as status 0, not an exception: both mean nobody answers.
   if (!live)
-    throw new Error(`server ${transport.target} is unreachable or not live; start it or set TRITON_URL`);
+    throw new Error(
+      `server ${transport.target} is unreachable or not live; start it or ${endpointHint(settings)}`,
+    );
   if (!(await transport.modelReady())) {
     throw new Error(`model ${where} is not ready; load it or set MODEL_NAME to a served model`);
   }

@@ -3,6 +3,7 @@
  * one-line error naming the variable when invalid. Pure: no k6 imports, so vitest can test it.
  */
 import type { ModelEntry } from '../../models/types.ts';
+import { impliedEndpoints, notImplied, settingName } from './endpoints.ts';
 
 /** How requests travel: binary tensor extension over HTTP, plain JSON over HTTP, or gRPC. */
 export const PROTOCOLS = ['http', 'http-json', 'grpc'] as const;
@@ -17,10 +18,14 @@ export type Protocol = (typeof PROTOCOLS)[number] | StreamProtocol;
 export interface Settings {
   /** HTTP base URL, without trailing slash. */
   url: string;
-  /** gRPC address host:port. */
+  /** gRPC address host:port: TRITON_GRPC_URL, else Triton's 8001 beside TRITON_URL on 8000; '' when unknown. */
   grpcUrl: string;
-  /** gRPC over TLS: TRITON_GRPC_URL given as grpcs://host:port. */
+  /** gRPC over TLS: TRITON_GRPC_URL given as grpcs://host:port (or implied by an https:// TRITON_URL). */
   grpcTls: boolean;
+  /** Whether grpcUrl came from TRITON_URL (Triton's ports) rather than TRITON_GRPC_URL. */
+  grpcImplied: boolean;
+  /** How the user named the endpoints (--url or TRITON_URL, ...), for hints. */
+  names: { url: string; grpcUrl: string };
   protocol: Protocol;
   modelName: string;
   /** Empty string: the server picks the version. */
@@ -38,10 +43,9 @@ export interface Settings {
   thresholds: string;
 }
 
-/** Defaults: the embedded server's ports on this machine. */
+/** Defaults: the embedded server's ports on this machine (gRPC and metrics are implied: endpoints.ts). */
 export const DEFAULT_SETTINGS = {
   url: 'http://127.0.0.1:8000',
-  grpcUrl: '127.0.0.1:8001',
   protocol: 'http' as Protocol,
 };
 
@@ -81,11 +85,35 @@ export function parseHeaderLines(text: string, file: string): Record<string, str
   return headers;
 }
 
-function normaliseUrl(raw: string): string {
+function normaliseUrl(raw: string, name: string): string {
   const url = raw.includes('://') ? raw : `http://${raw}`;
   if (!/^https?:\/\/[^/\s]+/.test(url))
-    throw new Error(`invalid TRITON_URL "${raw}"; expected http://host:port`);
+    throw new Error(`invalid ${name} "${raw}"; expected http://host:port`);
   return url.replace(/\/+$/, '');
+}
+
+/** The gRPC address: TRITON_GRPC_URL, else the one TRITON_URL implies; a gRPC run must have one. */
+function grpcAddress(
+  env: Record<string, string | undefined>,
+  url: string,
+  protocol: Protocol,
+): { raw: string; implied: boolean } {
+  if (env.TRITON_GRPC_URL) return { raw: env.TRITON_GRPC_URL, implied: false };
+  const implied = impliedEndpoints(url).grpc;
+  if (implied) return { raw: implied, implied: true };
+  if (protocol === 'grpc') throw new Error(notImplied('grpc', settingName(env, 'TRITON_URL'), url));
+  return { raw: '', implied: true };
+}
+
+/**
+ * What to fix when the server does not answer, as the user named it: the HTTP URL, or for gRPC its own
+ * setting (or the URL it was implied from), e.g. "set TRITON_URL" or "check --url, or give --grpc-url".
+ */
+export function endpointHint(settings: Pick<Settings, 'protocol' | 'grpcImplied' | 'names'>): string {
+  const fix = (name: string) => (name.startsWith('--') ? `check ${name}` : `set ${name}`);
+  if (settings.protocol !== 'grpc') return fix(settings.names.url);
+  if (!settings.grpcImplied) return fix(settings.names.grpcUrl);
+  return `${fix(settings.names.url)} (the gRPC address is implied from it), or give --grpc-url (TRITON_GRPC_URL)`;
 }
 
 /** Reads every setting for a model from the environment. */
@@ -110,10 +138,15 @@ export function readSettings(env: Record<string, string | undefined>, entry: Mod
       `invalid BATCH=${batch} for ${entry.name}; expected at most max_batch_size ${entry.maxBatchSize}`,
     );
   }
+  const names = { url: settingName(env, 'TRITON_URL'), grpcUrl: settingName(env, 'TRITON_GRPC_URL') };
+  const url = normaliseUrl(env.TRITON_URL || DEFAULT_SETTINGS.url, names.url);
+  const grpc = grpcAddress(env, url, protocol);
   return {
-    url: normaliseUrl(env.TRITON_URL || DEFAULT_SETTINGS.url),
-    grpcUrl: (env.TRITON_GRPC_URL || DEFAULT_SETTINGS.grpcUrl).replace(/^grpcs?:\/\//, ''),
-    grpcTls: /^grpcs:\/\//.test(env.TRITON_GRPC_URL ?? ''),
+    url,
+    grpcUrl: grpc.raw.replace(/^grpcs?:\/\//, ''),
+    grpcTls: /^grpcs:\/\//.test(grpc.raw),
+    grpcImplied: grpc.implied,
+    names,
     protocol,
     modelName: env.MODEL_NAME || entry.name,
     modelVersion: env.MODEL_VERSION || '',

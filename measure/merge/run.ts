@@ -4,12 +4,14 @@
  */
 import { EXIT } from '../../runtime/exit-codes.ts';
 import { resolve } from 'node:path';
-import { parseLevelName } from '../../lib/load/names.ts';
-import { buildRunReport, levelsFromSummary } from '../../lib/summary/from-summary.ts';
+import type { RunPlan } from '../../lib/scenario/run-plan.ts';
+import { parseLevelName, WINDOW_LENGTH_METRIC } from '../../lib/load/names.ts';
+import { buildRunReport, type LevelRef, levelsFromSummary } from '../../lib/summary/from-summary.ts';
 import type { RunReport } from '../../lib/summary/types.ts';
 import { type WrittenReport, writeRunReport } from '../../report/write.ts';
-import { type ReadStats, readSamples } from './samples.ts';
-import { type RunSettings, resolveTarget, runDir } from '../target.ts';
+
+import { type ReadStats, type Recorded, readSamples } from './samples.ts';
+import { planAt, type RunSettings, resolveTarget, runDir, type Target } from '../target.ts';
 import { mergedSummary } from './summary.ts';
 
 /** What a merge takes: the runners' files and the settings the run had (CONCURRENCY, STEP_DURATION, ...). */
@@ -32,12 +34,63 @@ export interface MergeOutcome {
   exitCode: number;
 }
 
+/**
+ * The run plan of the levels the runners recorded (or of the levels asked for, each of which must have been
+ * recorded), with each level's window as its stats probe recorded it: a merge never divides by a default.
+ */
+function recordedPlan(target: Target, settings: RunSettings, recorded: Recorded, files: readonly string[]) {
+  const levels = [...recorded.windows.keys()].flatMap((name) => {
+    const parsed = parseLevelName(name);
+    return parsed ? [{ name, ...parsed }] : [];
+  });
+  if (levels.length === 0) {
+    throw new Error(
+      `merge: ${files.join(', ')} hold no window records (${WINDOW_LENGTH_METRIC} points of the stats probes); write them with --out json from a bench or k8s runner of this version`,
+    );
+  }
+  const modes = new Set(levels.map((l) => l.mode));
+  if (modes.size > 1)
+    throw new Error(`merge: the files mix concurrency and request-rate levels; merge one run's files`);
+  const asked = settings.CONCURRENCY !== undefined || settings.REQUEST_RATE !== undefined;
+  const plan = asked
+    ? target.run
+    : planAt(
+        target,
+        levels[0]!.mode,
+        levels.map((l) => l.level).sort((a, b) => a - b),
+      );
+  return plan;
+}
+
+/** The plan's levels with the windows their probes recorded; a level asked for without samples is an error. */
+function recordedLevels(plan: RunPlan, recorded: Recorded): LevelRef[] {
+  const missing = plan.plan.levels.filter((ref) => !recorded.windows.has(ref.name)).map((ref) => ref.name);
+  if (missing.length > 0) {
+    throw new Error(
+      `merge: level ${missing.join(', ')} has no samples in the files (they hold ${[...recorded.windows.keys()].join(', ')}); drop it from --concurrency / --request-rate or add its runners' files`,
+    );
+  }
+  return plan.plan.levels.map((ref) => ({ ...ref, window_s: recorded.windows.get(ref.name)! }));
+}
+
+/** The runtime the runners recorded; one line when files of both runtimes are merged. */
+function recordedRuntime(recorded: Recorded): 'k6' | 'node' {
+  const runtimes = [...recorded.runtimes];
+  if (runtimes.length !== 1 || (runtimes[0] !== 'k6' && runtimes[0] !== 'node')) {
+    throw new Error(
+      `merge: the files record ${runtimes.length === 0 ? 'no runtime' : `runtimes ${runtimes.join(', ')}`}; merge the files of one run, written by this version`,
+    );
+  }
+  return runtimes[0];
+}
+
 /** Merges runners' `--out json` files into one report and one budget verdict. */
 export async function runMerge(options: MergeOptions): Promise<MergeOutcome> {
   const target = resolveTarget(options.model, options.settings);
-  const plan = target.run;
   const dir = options.dir ?? runDir('results', target, 'merged-');
-  const { aggregates, stats } = await readSamples(options.files.map((f) => resolve(f)));
+  const { aggregates, stats, recorded } = await readSamples(options.files.map((f) => resolve(f)));
+  const plan = recordedPlan(target, options.settings, recorded, options.files);
+  const runtime = recordedRuntime(recorded);
   // A level in the samples that the plan lacks means the settings differ from the run's: say which.
   const planned = new Set(plan.plan.levels.map((l) => l.name));
   for (const key of aggregates.keys()) {
@@ -48,11 +101,12 @@ export async function runMerge(options: MergeOptions): Promise<MergeOutcome> {
       );
     }
   }
+  const refs = recordedLevels(plan, recorded);
   const summary = mergedSummary(aggregates, plan.options.thresholds ?? {});
   const results = levelsFromSummary({
     summary,
     batch: plan.settings.batch,
-    levels: plan.plan.levels,
+    levels: refs,
     metric: plan.metric,
     errorMetric: plan.errorMetric,
     stability_pct: plan.load.stability_pct,
@@ -62,8 +116,7 @@ export async function runMerge(options: MergeOptions): Promise<MergeOutcome> {
   const report = buildRunReport({
     model: plan.settings.modelName,
     protocol: plan.settings.protocol,
-    // The runners were k6 (k6-operator); a local merge of Node-runtime files reads the same.
-    runtime: 'k6',
+    runtime,
     batch: plan.settings.batch,
     started_at: new Date().toISOString(),
     results,

@@ -7,7 +7,14 @@
 import { createReadStream, existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
-import { subMetricKey, subWindowKey, WINDOW_TAG } from '../../lib/load/names.ts';
+import {
+  RUNTIME_TAG,
+  STATS_SUFFIX,
+  subMetricKey,
+  subWindowKey,
+  WINDOW_LENGTH_METRIC,
+  WINDOW_TAG,
+} from '../../lib/load/names.ts';
 import type { MetricType } from '../../lib/load/threshold-expr.ts';
 import { TrendHistogram } from '../../runtime/metrics/histogram.ts';
 
@@ -27,6 +34,14 @@ export interface ReadStats {
   points: number;
 }
 
+/** What the runners recorded of their run (the stats probes' window-length points): never a default. */
+export interface Recorded {
+  /** Level name (c4, r100) → its window length in seconds. */
+  windows: Map<string, number>;
+  /** The runtimes that measured (`k6`, `node`). */
+  runtimes: Set<string>;
+}
+
 /** Built-in metric types, for files whose `Metric` lines were cut off (k6 writes one before a metric's first point). */
 const KNOWN_TYPES: Record<string, MetricType> = {
   http_req_failed: 'rate',
@@ -35,6 +50,7 @@ const KNOWN_TYPES: Record<string, MetricType> = {
   vus: 'gauge',
   vus_max: 'gauge',
   k6_triton_window_start_ms: 'gauge',
+  [WINDOW_LENGTH_METRIC]: 'gauge',
 };
 
 function typeOf(metric: string, declared: Map<string, MetricType>): MetricType {
@@ -87,6 +103,7 @@ async function readFile(
   path: string,
   aggregates: Aggregates,
   declared: Map<string, MetricType>,
+  recorded: Recorded,
 ): Promise<number> {
   const raw = createReadStream(path);
   const input = path.endsWith('.gz') ? raw.pipe(createGunzip()) : raw;
@@ -109,6 +126,18 @@ async function readFile(
     const scenario = line.data.tags?.scenario;
     // Only per-scenario sub-metrics feed levels and budgets; untagged samples (setup, teardown) do not.
     if (!scenario) continue;
+    if (line.metric === WINDOW_LENGTH_METRIC && scenario.endsWith(STATS_SUFFIX)) {
+      const level = scenario.slice(0, -STATS_SUFFIX.length);
+      const before = recorded.windows.get(level);
+      if (before !== undefined && before !== line.data.value) {
+        throw new Error(
+          `merge: ${path}:${lineNo}: level ${level} has a ${line.data.value} s window, another file ${before} s; merge runners of one run`,
+        );
+      }
+      recorded.windows.set(level, line.data.value);
+      const runtime = line.data.tags?.[RUNTIME_TAG];
+      if (runtime) recorded.runtimes.add(runtime);
+    }
     const type = typeOf(line.metric, declared);
     add(aggregates, subMetricKey(line.metric, scenario), type, line.data.value);
     const window = line.data.tags?.[WINDOW_TAG];
@@ -123,20 +152,21 @@ async function readFile(
 /** Pools the samples of every file; a missing or malformed file is a one-line error naming it. */
 export async function readSamples(
   paths: readonly string[],
-): Promise<{ aggregates: Aggregates; stats: ReadStats }> {
+): Promise<{ aggregates: Aggregates; stats: ReadStats; recorded: Recorded }> {
   if (paths.length === 0) throw new Error("merge: no files; give each runner's --out json file");
   const aggregates: Aggregates = new Map();
   const declared = new Map<string, MetricType>();
+  const recorded: Recorded = { windows: new Map(), runtimes: new Set() };
   let points = 0;
   for (const path of paths) {
     if (!existsSync(path))
       throw new Error(`merge: ${path} does not exist; give each runner's --out json file`);
-    points += await readFile(path, aggregates, declared);
+    points += await readFile(path, aggregates, declared, recorded);
   }
   if (points === 0) {
     throw new Error(
       `merge: no samples tagged with a scenario in ${paths.join(', ')}; were they written with --out json?`,
     );
   }
-  return { aggregates, stats: { files: paths.length, points } };
+  return { aggregates, stats: { files: paths.length, points }, recorded };
 }

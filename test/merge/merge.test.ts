@@ -30,9 +30,18 @@ function point(metric: string, value: number, tags: Record<string, string>): str
   return JSON.stringify({ type: 'Point', data: { time: '2026-11-23T08:00:00Z', value, tags }, metric });
 }
 
-/** k6 `--out json` lines of one runner for the given levels. */
+/**
+ * k6 `--out json` lines of one runner for the given levels; `withMetricLines` also marks the runner that ran
+ * the one-VU stats probes, which record each level's window length and the runtime.
+ */
 function runnerFile(runner: Runner, levels: string[], withMetricLines: boolean): string {
   const lines: string[] = [];
+  if (withMetricLines) {
+    for (const level of levels)
+      lines.push(
+        point('k6_triton_window_s', WINDOW_S, { scenario: `${level}_stats`, k6_triton_runtime: 'k6' }),
+      );
+  }
   if (withMetricLines) {
     lines.push(
       JSON.stringify({
@@ -93,6 +102,7 @@ describe('merge', () => {
     const failed = RUNNERS.reduce((s, r) => s + r.failed, 0);
 
     expect(outcome.report.results.map((r) => r.name)).toEqual(['c2', 'c4']);
+    expect(outcome.report.runtime).toBe('k6');
     for (const level of outcome.report.results) {
       expect(level.requests).toBe(total);
       expect(level.errors).toBe(failed);
@@ -136,6 +146,22 @@ describe('merge', () => {
     // 7 failures in 7507 requests stay under mnist's error budget.
     expect(outcome.report.verdict_ok).toBe(true);
     expect(outcome.exitCode).toBe(0);
+  });
+
+  it('reads windows and levels from the records, never from defaults; a level asked for without samples is an error', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'k6-triton-merge-'));
+    const files = writeRunners(dir);
+    // No settings at all: the 6 s windows and the levels c2, c4 are the probes' records.
+    const outcome = await runMerge({ model: 'mnist', files, settings: {}, dir: join(dir, 'out') });
+    expect(outcome.report.results.map((r) => [r.name, r.window_s])).toEqual([
+      ['c2', WINDOW_S],
+      ['c4', WINDOW_S],
+    ]);
+    const total = RUNNERS.reduce((s, r) => s + r.n - r.failed, 0);
+    expect(outcome.report.results[0]!.throughput_infer_s).toBeCloseTo(total / WINDOW_S, 6);
+    await expect(
+      runMerge({ model: 'mnist', files, settings: { CONCURRENCY: '2,4,8' }, dir: join(dir, 'o2') }),
+    ).rejects.toThrow(/^merge: level c8 has no samples in the files \(they hold c2, c4\)/);
   });
 
   it('bad input is one line naming the file or the setting', async () => {

@@ -32,6 +32,7 @@ export function registerMerge(program: Command): void {
     .option('--p95-ms <ms>', 'override the p95 budget (P95_MS)')
     .option('--p99-ms <ms>', 'override the p99 budget (P99_MS)')
     .option('--thresholds <file>', 'budget file (THRESHOLDS); default thresholds/<model>.json')
+    .option('--allow-inconclusive', 'an inconclusive budget does not fail the merge (ALLOW_INCONCLUSIVE)')
     .option('--out-dir <dir>', 'where the merged report goes; default results/<model>/merged-<time>')
     .action(async (files: string[], flags: Record<string, unknown>) => {
       const outcome = await runMerge({

@@ -2,6 +2,7 @@
  * `k6-triton merge` as a pipeline: resolve the run's plan (the same settings the runners had), pool the
  * runners' samples, judge the budgets on the pool, build the level results and write one report.
  */
+import { verdictExitCode } from '../verdict-exit.ts';
 import { EXIT } from '../../runtime/exit-codes.ts';
 import { resolve } from 'node:path';
 import type { RunPlan } from '../../lib/scenario/run-plan.ts';
@@ -113,18 +114,21 @@ export async function runMerge(options: MergeOptions): Promise<MergeOutcome> {
     // Merged files are whole runs: no level is cut by a stop time.
     stopped_ms: Number.POSITIVE_INFINITY,
   });
-  const report = buildRunReport({
-    model: plan.settings.modelName,
-    protocol: plan.settings.protocol,
-    runtime,
-    batch: plan.settings.batch,
-    started_at: new Date().toISOString(),
-    results,
-    validate_every: plan.validateEvery,
-    warmup_checks: plan.warmupChecks,
-  });
+  const report = buildRunReport(
+    {
+      model: plan.settings.modelName,
+      protocol: plan.settings.protocol,
+      runtime,
+      batch: plan.settings.batch,
+      started_at: new Date().toISOString(),
+      results,
+      validate_every: plan.validateEvery,
+      warmup_checks: plan.warmupChecks,
+    },
+    { planned: refs.map((ref) => ref.name), allowInconclusive: plan.measurement.allow_inconclusive },
+  );
   const written = await writeRunReport(dir, report, summary, {
     budget: { p95_ms: plan.limits.p95_ms, p99_ms: plan.limits.p99_ms },
   });
-  return { report, written, stats, dir, exitCode: report.verdict_ok ? EXIT.OK : EXIT.THRESHOLDS_FAILED };
+  return { report, written, stats, dir, exitCode: verdictExitCode(report, EXIT.OK) };
 }

@@ -7,6 +7,7 @@ import type { PrepareOptions } from '../prepare.ts';
 import type { RuntimeChoice } from '../runner.ts';
 import type { RunSettings } from '../target.ts';
 import { measureMix, mixRunDir, mixTargets, prepareMix, readMix } from './run.ts';
+import { exitForVerdict } from '../verdict-exit.ts';
 
 /** What a mix bench takes; settings are the ones every model shares (TRITON_URL, PROTOCOL, STEP_DURATION, ...). */
 export interface MixBenchOptions extends PrepareOptions {
@@ -53,7 +54,7 @@ async function mixBenchWith(options: MixBenchOptions, interruption: Interruption
       },
       { ...(options.verboseCsv ? { verboseCsv: true } : {}) },
     );
-    return { exitCode: measured.exitCode, dir };
+    return { exitCode: exitForVerdict(measured.result.whole.verdict, measured.exitCode), dir };
   } finally {
     await ready.stop();
   }

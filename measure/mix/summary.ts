@@ -4,7 +4,8 @@
  * mix folder's report.md. Pure: the models' run reports in, records and text out.
  */
 import type { BudgetLimits } from '../../lib/budget.ts';
-import type { LatencyStats_us, LevelResult, RunReport } from '../../lib/summary/types.ts';
+import { runVerdict } from '../../lib/summary/judge.ts';
+import type { LatencyStats_us, LevelResult, RunReport, RunVerdict } from '../../lib/summary/types.ts';
 import { us_to_ms } from '../../lib/units.ts';
 import type { Mix, MixLoad } from './file.ts';
 
@@ -20,6 +21,8 @@ export interface MixModelResult {
   requests_per_s: number;
   /** Every budget verdict of its level passed (false when it was not measured). */
   verdict_ok: boolean;
+  /** Its level's verdict (lib/summary/judge.ts): met, missed, not measured or inconclusive. */
+  verdict: RunVerdict;
 }
 
 /** The mix as a whole. */
@@ -32,6 +35,8 @@ export interface MixWhole {
   tightest?: { id: string; p95_ms: number; budget_p95_ms: number };
   /** Every model's budget met. */
   verdict_ok: boolean;
+  /** The worst of the models' verdicts: missed before not measured before inconclusive before met. */
+  verdict: RunVerdict;
   /** Latency over every model's measured requests, when the summary has the mix's sub-metric. */
   latency_us?: LatencyStats_us;
 }
@@ -75,6 +80,10 @@ function wholeOf(models: readonly MixModelResult[], latency_us?: LatencyStats_us
     throughput_infer_s: models.reduce((s, m) => s + (m.result?.throughput_infer_s ?? 0), 0),
     ...(tightest ? { tightest } : {}),
     verdict_ok: models.every((m) => m.verdict_ok),
+    verdict: runVerdict(
+      models.map((m) => ({ ok: m.verdict_ok, state: m.verdict })),
+      [],
+    ).verdict,
     ...(latency_us ? { latency_us } : {}),
   };
 }
@@ -88,17 +97,28 @@ export function mixResult(
 ): MixResult {
   const results: MixModelResult[] = models.map(({ id, load, limits, report }) => {
     const result = report.results[0];
+    // A model whose level completed no request, or whose budgets judged nothing, is not measured.
+    const verdict = result ? runVerdict(result.budgets, []).verdict : 'not_measured';
     return {
       id,
       load,
       limits,
       ...(result ? { result } : {}),
       requests_per_s: requestsPerSecond(result),
-      verdict_ok: result?.budgets.every((b) => b.ok) ?? false,
+      verdict_ok: verdict === 'met',
+      verdict,
     };
   });
   return { name: mix.name, percent, models: results, whole: wholeOf(results, latency_us) };
 }
+
+/** A verdict in the mix table's last column. */
+const VERDICT_CELL: Record<RunVerdict, string> = {
+  met: 'pass',
+  missed: 'FAIL',
+  not_measured: 'not measured',
+  inconclusive: 'inconclusive',
+};
 
 /** A load in words: 8 VUs, 1 VU, 280 req/s. */
 export function loadText(load: MixLoad): string {
@@ -129,12 +149,12 @@ export function mixMarkdown(result: MixResult, runtime: string): string {
       ? server.compute_input_us + server.compute_infer_us + server.compute_output_us
       : undefined;
     lines.push(
-      `| ${m.id} | ${loadText(m.load)} | ${fmt(m.requests_per_s)} | ${ms(r?.latency_us.p50)} | ${ms(r?.latency_us.p95)} | ${ms(r?.latency_us.p99)} | ${r ? r.errors : '-'} | ${ms(server?.queue_us)} | ${ms(compute)} | ${fmt(m.limits.p95_ms)} / ${fmt(m.limits.p99_ms)} | ${r ? (m.verdict_ok ? 'pass' : 'FAIL') : 'not measured'} |`,
+      `| ${m.id} | ${loadText(m.load)} | ${fmt(m.requests_per_s)} | ${ms(r?.latency_us.p50)} | ${ms(r?.latency_us.p95)} | ${ms(r?.latency_us.p99)} | ${r ? r.errors : '-'} | ${ms(server?.queue_us)} | ${ms(compute)} | ${fmt(m.limits.p95_ms)} / ${fmt(m.limits.p99_ms)} | ${VERDICT_CELL[m.verdict]} |`,
     );
   }
   const w = result.whole;
   lines.push(
-    `| **mix** | | **${fmt(w.requests_per_s)}** | ${ms(w.latency_us?.p50)} | ${ms(w.latency_us?.p95)} | ${ms(w.latency_us?.p99)} | ${w.errors} | | | | **${w.verdict_ok ? 'pass' : 'FAIL'}** |`,
+    `| **mix** | | **${fmt(w.requests_per_s)}** | ${ms(w.latency_us?.p50)} | ${ms(w.latency_us?.p95)} | ${ms(w.latency_us?.p99)} | ${w.errors} | | | | **${VERDICT_CELL[w.verdict]}** |`,
     '',
     w.tightest
       ? `Closest to its budget: ${w.tightest.id}, p95 ${fmt(w.tightest.p95_ms, 2)} ms of ${fmt(w.tightest.budget_p95_ms)} ms.`

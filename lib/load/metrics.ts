@@ -1,11 +1,14 @@
 /**
  * The custom k6 metrics the report reads: Counters that carry each window's server statistics into the
- * summary (tagged by the `<level>_stats` scenario that adds them) and the infer_errors Rate.
+ * summary (tagged by the `<level>_stats` scenario that adds them), the infer_errors Rate and the response
+ * validation counters.
  * Create them in the init context (k6 registers metrics there).
  */
 import { Counter, Gauge, Rate, Trend } from 'k6/metrics';
 import {
+  INFER_CHECKED_METRIC,
   INFER_ERRORS_METRIC,
+  INFER_INVALID_METRIC,
   SCHEDULED_LATENCY_METRIC,
   SERVER_COUNTERS,
   type ServerCounterField,
@@ -30,9 +33,14 @@ export function recordServerStats(counters: ServerCounters, delta: ServerStatsDe
   for (const field of Object.keys(counters) as ServerCounterField[]) counters[field].add(delta[field] ?? 0);
 }
 
-/** Registers the infer_errors Rate (add `true` per failed request, `false` per good one); gRPC budgets use it. */
+/** Registers the infer_errors Rate (add `true` per failed request, `false` per good one); error budgets judge it. */
 export function createInferErrors(): Rate {
   return new Rate(INFER_ERRORS_METRIC);
+}
+
+/** Registers the response-validation Counters: outputs checked, and responses found invalid. */
+export function createResponseCounters(): { checked: Counter; invalid: Counter } {
+  return { checked: new Counter(INFER_CHECKED_METRIC), invalid: new Counter(INFER_INVALID_METRIC) };
 }
 
 /** Registers the window-start Gauge (see WINDOW_START_METRIC). */

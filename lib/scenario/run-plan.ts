@@ -19,7 +19,7 @@ import {
 } from '../budget.ts';
 import {
   DEFAULT_SUB_WINDOWS,
-  errorMetricFor,
+  INFER_ERRORS_METRIC,
   type RequestMetric,
   SUMMARY_TREND_STATS,
   SYSTEM_TAGS,
@@ -235,7 +235,7 @@ export function resolveRunPlan(
     load,
     plan: timed,
     metric,
-    errorMetric: errorMetricFor(metric),
+    errorMetric: INFER_ERRORS_METRIC,
     budget,
     overrides,
     limits: effectiveBudget(budget, overrides),

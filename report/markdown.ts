@@ -283,7 +283,9 @@ export function validationNote(report: RunReport): string {
         ? 'of every measured response'
         : `of 1 in ${every} measured responses`;
   const warmup =
-    report.warmup_checks === undefined ? '' : `of each VU's first ${report.warmup_checks} warm-up responses and `;
+    report.warmup_checks === undefined
+      ? ''
+      : `of each VU's first ${report.warmup_checks} warm-up responses and `;
   const counted = report.results.filter((r) => r.responses_checked !== undefined);
   const levels = counted.map(
     (r) =>

@@ -11,7 +11,12 @@ import { buildJsonInferRequest, type JsonInferInput, type JsonInferRequest } fro
 import { normalizeModelMetadata, normalizeServerMetadata } from './metadata.ts';
 import { deepFreeze } from './freeze.ts';
 import { joinUrl, KSERVE_PATHS } from './paths.ts';
-import { contentTypeProblem, httpErrorMessage, INFER_CONTENT_TYPES, parseHttpInferResponse } from './response.ts';
+import {
+  contentTypeProblem,
+  httpErrorMessage,
+  INFER_CONTENT_TYPES,
+  parseHttpInferResponse,
+} from './response.ts';
 import { type ModelStats, normalizeStatistics } from './stats.ts';
 import type { InferInput, InferRequestOptions, InferResult, ModelMetadata, ServerMetadata } from './types.ts';
 
@@ -209,7 +214,11 @@ const [JSON_TYPE, BINARY_TYPE] = INFER_CONTENT_TYPES;
  * for a request that got no answer, or an invalid response. The measured path's check on every response: two
  * string comparisons when the server sends Triton's exact types.
  */
-function failure(response: { status: number; error: string; headers: Record<string, string> }): string | undefined {
+function failure(response: {
+  status: number;
+  error: string;
+  headers: Record<string, string>;
+}): string | undefined {
   if (response.status === 200) {
     const type = response.headers['Content-Type'];
     return type === JSON_TYPE || type === BINARY_TYPE ? undefined : contentTypeProblem(type);

@@ -24,7 +24,11 @@ function predicted(result: InferResult, spec: TensorSpec): number {
 }
 
 /** Runs k6 checks on one outcome; returns why the request failed, or undefined when it succeeded. */
-export function checkOutcome(outcome: InferOutcome, expect: Expectations, label?: number): string | undefined {
+export function checkOutcome(
+  outcome: InferOutcome,
+  expect: Expectations,
+  label?: number,
+): string | undefined {
   const { problem, result } = responseProblem(outcome, expect);
   check(outcome, {
     'status is OK': (o) => o.ok,

@@ -108,8 +108,16 @@ export function echoModel(exec: LoopExecution, length: number) {
       add: (failed: number | boolean) => void (failed ? requests.failed++ : requests.succeeded++),
     },
     responses: {
-      checked: { add: (n: number | boolean) => void (requests.checked += Number(n)) },
-      invalid: { add: (n: number | boolean) => void (requests.invalid += Number(n)) },
+      checked: {
+        add: (n: number | boolean) => {
+          requests.checked += Number(n);
+        },
+      },
+      invalid: {
+        add: (n: number | boolean) => {
+          requests.invalid += Number(n);
+        },
+      },
     },
     exec,
     clock: new WindowClock(10, () => exec.scenario.startTime),

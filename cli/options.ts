@@ -45,7 +45,7 @@ export function addBudgetOptions(command: Command): Command {
     .option('--itl-p95-ms <ms>', 'generative models: override the ITL p95 budget (ITL_P95_MS)')
     .option(
       '--validate-every <n>',
-      `check outputs of 1 in n measured responses (VALIDATE_EVERY; default ${DEFAULT_VALIDATE_EVERY}; 1 = all, 0 = none); warm-up responses are all checked`,
+      `check outputs of 1 in n measured responses (VALIDATE_EVERY; default ${DEFAULT_VALIDATE_EVERY}; 1 = all, 0 = none); every response's status and content type are checked, and each VU's first warm-up outputs; an invalid response is a failed request`,
     )
     .option('--thresholds <file>', 'budget file (THRESHOLDS); default thresholds/<model>.json');
 }

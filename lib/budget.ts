@@ -5,7 +5,9 @@
  */
 import {
   bareLevelName,
-  errorMetricFor,
+  INFER_CHECKED_METRIC,
+  INFER_ERRORS_METRIC,
+  INFER_INVALID_METRIC,
   parseLevelName,
   type RequestMetric,
   SCHEDULED_LATENCY_METRIC,
@@ -177,7 +179,7 @@ export function budgetOverridesFromEnv(env: Record<string, string | undefined>):
 
 /** Options of budgetThresholds. */
 export interface BudgetThresholdOptions {
-  /** Error-rate metric. @default http_req_failed for HTTP, infer_errors (custom Rate) for gRPC */
+  /** Error-rate metric. @default infer_errors (custom Rate, every protocol) */
   errorMetric?: string;
   /** Add probes for the `<level>_stats` server counters (the script must create them). @default true */
   serverStats?: boolean;
@@ -239,13 +241,16 @@ export function budgetThresholds(
   metric: RequestMetric = 'http_req_duration',
   options: BudgetThresholdOptions = {},
 ): Record<string, string[]> {
-  const errorMetric = options.errorMetric ?? errorMetricFor(metric);
+  const errorMetric = options.errorMetric ?? INFER_ERRORS_METRIC;
   const errorExpr = budget.error_rate > 0 ? `rate<${budget.error_rate}` : 'rate==0';
   const thresholds: Record<string, string[]> = {};
   for (const level of levelNames) {
     const budgeted = budgetApplies(budget, level);
     thresholds[subMetricKey(metric, level)] = budgeted ? budgetExprs(budget, overrides) : ['max>=0'];
     thresholds[subMetricKey(errorMetric, level)] = [budgeted ? errorExpr : 'rate>=0'];
+    // The validation counts the report gives per level (the script creates both, lib/load/metrics.ts).
+    thresholds[subMetricKey(INFER_INVALID_METRIC, level)] = ['count>=0'];
+    thresholds[subMetricKey(INFER_CHECKED_METRIC, level)] = ['count>=0'];
     // Iteration time minus request time is the load generator's own cost per request. Request and
     // iteration counts come from these trends' counts: k6 matches every sample against every
     // sub-metric of its metric, so a per-level http_reqs or iterations sub-metric costs per request.

@@ -6,7 +6,7 @@ import { kneeLine } from '../lib/genai/knee.ts';
 import { tokenLines } from '../lib/genai/level-summary.ts';
 import { scheduleLines } from '../lib/genai/open-loop.ts';
 import { failureLines, levelsWithFigures } from '../lib/summary/failure.ts';
-import { formatG, msFixed } from '../lib/summary/format.ts';
+import { formatCount, formatG, msFixed } from '../lib/summary/format.ts';
 import { generatorWarnings } from '../lib/summary/generator.ts';
 import { behindSchedule } from '../lib/summary/open-loop.ts';
 import { partialNote } from '../lib/summary/partial.ts';
@@ -271,21 +271,33 @@ export function openLoopTable(results: readonly LevelResult[]): string {
   ].join('\n');
 }
 
-/** What the run checked in the responses (each VU's first warm-up responses, a sample of measured ones). */
+/**
+ * What the run checked in the responses: every one's status and content type, the outputs of each VU's first
+ * warm-up responses and a sample of measured ones; then per level how many had their outputs checked and how many
+ * were invalid (failed requests).
+ */
 export function validationNote(report: RunReport): string {
   const every = report.validate_every;
   if (every === undefined) return '';
   const measured =
     every === 0
-      ? 'no measured response'
+      ? 'of no measured response'
       : every === 1
-        ? 'every measured response'
-        : `1 in ${every} measured responses`;
+        ? 'of every measured response'
+        : `of 1 in ${every} measured responses`;
   const warmup =
     report.warmup_checks === undefined
       ? ''
-      : `each VU's first ${report.warmup_checks} warm-up responses and `;
-  return `Validation: ${warmup}${measured} checked (status, output names, shapes and datatypes; labels where the model is real).`;
+      : `of each VU's first ${report.warmup_checks} warm-up responses and `;
+  const counted = report.results.filter((r) => r.responses_checked !== undefined);
+  const levels = counted.map(
+    (r) =>
+      `${r.name}: ${formatCount(r.requests)} responses, outputs of ${formatCount(r.responses_checked!)} checked, ${formatCount(r.responses_invalid ?? 0)} invalid`,
+  );
+  return [
+    `Validation: every response's status and content type; the outputs (names, shapes, datatypes) ${warmup}${measured}. An invalid response is a failed request; labels, where the model is real, are an accuracy check only.`,
+    ...(levels.length > 0 ? ['', ...levels.map((line) => `- ${line}`)] : []),
+  ].join('\n');
 }
 
 /** A percentile's interval in ms, e.g. `18.2-21.7` or `18.2-?` when no sample bounds it above. */

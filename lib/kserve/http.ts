@@ -11,7 +11,12 @@ import { buildJsonInferRequest, type JsonInferInput, type JsonInferRequest } fro
 import { normalizeModelMetadata, normalizeServerMetadata } from './metadata.ts';
 import { deepFreeze } from './freeze.ts';
 import { joinUrl, KSERVE_PATHS } from './paths.ts';
-import { httpErrorMessage, parseHttpInferResponse } from './response.ts';
+import {
+  contentTypeProblem,
+  httpErrorMessage,
+  INFER_CONTENT_TYPES,
+  parseHttpInferResponse,
+} from './response.ts';
 import { type ModelStats, normalizeStatistics } from './stats.ts';
 import type { InferInput, InferRequestOptions, InferResult, ModelMetadata, ServerMetadata } from './types.ts';
 
@@ -152,7 +157,7 @@ export class KServeHttp {
 
   /**
    * Binds a prepared request for the measured loop: params built and frozen once, response bodies
-   * discarded (the status is all a measured request records).
+   * discarded (the status and Content-Type are all a measured request checks).
    */
   bind(model: string, request: PreparedHttpRequest, version?: string): BoundHttpInfer {
     const url = this.url + KSERVE_PATHS.infer(model, version);
@@ -202,9 +207,22 @@ export class KServeHttp {
   }
 }
 
-/** undefined for HTTP 200; else the status, or k6's transport error for a request that got no answer. */
-function failure(response: { status: number; error: string }): string | undefined {
-  if (response.status === 200) return undefined;
+const [JSON_TYPE, BINARY_TYPE] = INFER_CONTENT_TYPES;
+
+/**
+ * undefined for HTTP 200 with an infer response's Content-Type; else why not: the status, k6's transport error
+ * for a request that got no answer, or an invalid response. The measured path's check on every response: two
+ * string comparisons when the server sends Triton's exact types.
+ */
+function failure(response: {
+  status: number;
+  error: string;
+  headers: Record<string, string>;
+}): string | undefined {
+  if (response.status === 200) {
+    const type = response.headers['Content-Type'];
+    return type === JSON_TYPE || type === BINARY_TYPE ? undefined : contentTypeProblem(type);
+  }
   return response.status === 0 ? response.error || 'request failed' : `HTTP ${response.status}`;
 }
 

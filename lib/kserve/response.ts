@@ -36,6 +36,28 @@ export interface HttpResponseLike {
 /** Header naming the JSON part's length in a binary-extension body. */
 export const HEADER_LENGTH_HEADER = 'Inference-Header-Content-Length';
 
+/** How every invalid-response failure is worded first: a reply with a success status that is not a valid answer. */
+export const INVALID_RESPONSE = 'invalid response: ';
+
+/** The content types of a KServe infer response: JSON, or the binary extension's JSON header and tensor bytes. */
+export const INFER_CONTENT_TYPES = ['application/json', 'application/octet-stream'] as const;
+
+/** Whether a failure, as the clients word it, is an invalid response (not an error status, not a lost call). */
+export function isInvalidResponse(error: string): boolean {
+  return error.startsWith(INVALID_RESPONSE);
+}
+
+/**
+ * Why a Content-Type is not an infer response's (e.g. a gateway's text/html error page with status 200), or
+ * undefined when it is one; a missing Content-Type is left to the body's parse.
+ */
+export function contentTypeProblem(type: string | undefined): string | undefined {
+  if (type === undefined || type === '') return undefined;
+  const base = type.split(';')[0]!.trim().toLowerCase();
+  if ((INFER_CONTENT_TYPES as readonly string[]).includes(base)) return undefined;
+  return `${INVALID_RESPONSE}body is ${base}, not JSON`;
+}
+
 /**
  * Turns the response object plus the bytes after it into typed outputs. Binary outputs are
  * taken from `binary` in the order they appear, each `binary_data_size` bytes long.
@@ -106,6 +128,8 @@ export function parseHttpInferResponse(response: HttpResponseLike, options: Deco
       `infer failed with HTTP ${response.status}: ${httpErrorMessage(response) ?? 'no error message'}`,
     );
   }
+  const typeProblem = contentTypeProblem(headerValue(response.headers, 'Content-Type'));
+  if (typeProblem) throw new Error(typeProblem);
   if (response.body === null) throw new Error('invalid response: empty body (was responseType "none"?)');
   const headerText = headerValue(response.headers, HEADER_LENGTH_HEADER);
   const headerLength = headerText === undefined ? undefined : Number(headerText);

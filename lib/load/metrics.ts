@@ -1,11 +1,14 @@
 /**
  * The custom k6 metrics the report reads: Counters that carry each window's server statistics into the
- * summary (tagged by the `<level>_stats` scenario that adds them) and the infer_errors Rate.
+ * summary (tagged by the `<level>_stats` scenario that adds them), the infer_errors Rate and the response
+ * validation counters.
  * Create them in the init context (k6 registers metrics there).
  */
 import { Counter, Gauge, Rate, Trend } from 'k6/metrics';
 import {
+  INFER_CHECKED_METRIC,
   INFER_ERRORS_METRIC,
+  INFER_INVALID_METRIC,
   SCHEDULED_LATENCY_METRIC,
   SERVER_COUNTERS,
   RUNTIME_TAG,
@@ -32,7 +35,7 @@ export function recordServerStats(counters: ServerCounters, delta: ServerStatsDe
   for (const field of Object.keys(counters) as ServerCounterField[]) counters[field].add(delta[field] ?? 0);
 }
 
-/** Registers the infer_errors Rate (add `true` per failed request, `false` per good one); gRPC budgets use it. */
+/** Registers the infer_errors Rate (add `true` per failed request, `false` per good one); error budgets judge it. */
 export function createInferErrors(): Rate {
   return new Rate(INFER_ERRORS_METRIC);
 }
@@ -56,6 +59,11 @@ export function createWindowRecord(env: Record<string, string | undefined>): Win
       length.add(window_s, tags);
     },
   };
+}
+
+/** Registers the response-validation Counters: outputs checked, and responses found invalid. */
+export function createResponseCounters(): { checked: Counter; invalid: Counter } {
+  return { checked: new Counter(INFER_CHECKED_METRIC), invalid: new Counter(INFER_INVALID_METRIC) };
 }
 
 /** Registers the scheduled-start latency Trend of open-loop runs (see SCHEDULED_LATENCY_METRIC); times in ms. */

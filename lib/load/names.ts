@@ -73,15 +73,23 @@ export function subWindowKey(metric: string, scenario: string, index: number): s
 export type RequestMetric = 'http_req_duration' | 'grpc_req_duration';
 
 /**
- * Custom Rate metric scripts add one sample to per inference request (true = failed).
- * gRPC has no built-in failed-request metric in k6, so gRPC scripts must use it; HTTP uses http_req_failed.
+ * Custom Rate metric scripts add one sample to per inference request (true = failed). A request fails on an
+ * error status or an invalid response (lib/scenario/checks.ts); k6's http_req_failed sees only the status, so
+ * HTTP and gRPC alike use this one: the error-rate budget is a threshold on it.
  */
 export const INFER_ERRORS_METRIC = 'infer_errors';
 
-/** The error-rate metric budgets use for a request metric. */
-export function errorMetricFor(metric: RequestMetric): string {
-  return metric === 'grpc_req_duration' ? INFER_ERRORS_METRIC : 'http_req_failed';
-}
+/**
+ * Counter of responses that came back with a success status but failed validation (content type, JSON,
+ * outputs), added to only when one does: a level's invalid responses, per level in the summary.
+ */
+export const INFER_INVALID_METRIC = 'infer_invalid';
+
+/** Counter of responses whose outputs were checked (the sampled one in VALIDATE_EVERY, and warm-up checks). */
+export const INFER_CHECKED_METRIC = 'infer_checked';
+
+/** k6's failed-request Rate of HTTP, which summaries written before infer_errors covered HTTP count errors in. */
+export const HTTP_FAILED_METRIC = 'http_req_failed';
 
 /**
  * Counters the `<level>_stats` scenario adds once per window: differences of Triton's statistics

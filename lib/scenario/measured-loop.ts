@@ -7,15 +7,18 @@
  * time the server never sees, so the body makes no closure and no object per request: real k6
  * interprets every call in it.
  *
- * It records only a failure per request; responses are validated (outputs, labels) on each VU's first
- * `warmupChecks` warm-up requests, after which the warm-up sends as the measured loop does, and on one
- * in `validateEvery` measured ones. Everything k6 provides comes in through LoopContext, so a test runs
+ * It records each request's outcome in infer_errors. Every response is checked for its status and content
+ * type (the transport's send does it, for nothing per request); the outputs are checked (checks.ts) on each
+ * VU's first `warmupChecks` warm-up requests, after which the warm-up sends as the measured loop does, and on
+ * one in `validateEvery` measured ones. A response that fails a check is a failed request, counted in
+ * infer_invalid too; nothing is thrown. Everything k6 provides comes in through LoopContext, so a test runs
  * all four shapes on fakes.
  */
 import type { TensorSpec } from '../kserve/types.ts';
 import type { LevelSchedule } from '../load/pacing.ts';
 import { firstErrorCheck, parseLevelName, WINDOW_TAG } from '../load/names.ts';
 import type { WindowClock } from '../load/windows.ts';
+import { isInvalidResponse } from '../kserve/response.ts';
 import { checkOutcome, type Expectations } from './checks.ts';
 import type { Sample } from './samples.ts';
 import type { BoundRequest, InferOutcome, Transport } from './transport.ts';
@@ -36,9 +39,15 @@ export interface LoopExecution {
   scenario: { name: string; startTime: number; iterationInTest: number };
 }
 
-/** A metric the loop adds to (k6's Rate or Trend). */
+/** A metric the loop adds to (k6's Rate, Trend or Counter). */
 export interface LoopMetric {
   add(value: number | boolean): void;
+}
+
+/** Counters of the responses a loop validates; `invalid` is added to only when one fails. */
+export interface ResponseCounters {
+  checked: LoopMetric;
+  invalid: LoopMetric;
 }
 
 /** What the loop needs from k6 and the run plan. */
@@ -62,8 +71,10 @@ export interface LoopContext {
   validateEvery: number;
   /** Warm-up requests each VU validates first. */
   warmupChecks: number;
-  /** gRPC's failed-request Rate (HTTP has k6's http_req_failed); added to on every request when present. */
-  inferErrors?: LoopMetric;
+  /** The failed-request Rate (infer_errors), added to on every request: the error-rate budget judges it. */
+  inferErrors: LoopMetric;
+  /** Responses checked and found invalid (infer_checked, infer_invalid): the report's validation counts. */
+  responses: ResponseCounters;
   /** The open loop's scheduled-start latency Trend; present only in request-rate mode. */
   scheduledLatency?: LoopMetric;
   /**
@@ -96,7 +107,7 @@ export interface MeasuredLoop {
 
 /** Builds the exec functions of one VU (k6 evaluates the scenario once per VU). */
 export function measuredLoop(ctx: LoopContext): MeasuredLoop {
-  const { transport, exec, clock, inferErrors, scheduledLatency, validateEvery } = ctx;
+  const { transport, exec, clock, inferErrors, responses, scheduledLatency, validateEvery } = ctx;
   // Per VU: the requests, built once, and where the VU is in them.
   let labels: (number | undefined)[] = [];
   let prepared: unknown[] = [];
@@ -104,8 +115,9 @@ export function measuredLoop(ctx: LoopContext): MeasuredLoop {
   let next = -1;
   let measured = 0;
   let warned = false;
-  /** The scenario whose first failure this VU has noted (see noteFirstError). */
+  /** The scenario whose first failure this VU has noted (see noteFirstError), and its first invalid response. */
   let errorScenario = '';
+  let invalidScenario = '';
   let windowTagged = -1;
   let windowChange_ms = 0;
   let warmupChecks = ctx.warmupChecks;
@@ -131,15 +143,23 @@ export function measuredLoop(ctx: LoopContext): MeasuredLoop {
     return next++ % prepared.length;
   }
 
-  /** Counts a request's outcome; `answered`: the server replied (a wrong output, not a failed call). */
-  function failed(error: string | undefined, answered = false): void {
-    inferErrors?.add(error !== undefined);
+  /** Counts a request's outcome: failed on an error status, no answer, or an invalid response. */
+  function failed(error: string | undefined): void {
+    inferErrors.add(error !== undefined);
     if (error === undefined) return;
+    const invalid = isInvalidResponse(error);
+    if (invalid) responses.invalid.add(1);
     if (!warned) {
       warned = true;
       ctx.warn(`${ctx.modelName} on ${transport.target}: ${error}`);
     }
-    if (exec.scenario.name !== errorScenario) noteFirstError(error, !answered && transport.noResponse(error));
+    const scenario = exec.scenario.name;
+    // The level's line names its first invalid response even when another failure came first.
+    if (invalid && scenario !== invalidScenario) {
+      invalidScenario = scenario;
+      if (scenario === errorScenario) noteFirstError(error, false);
+    }
+    if (scenario !== errorScenario) noteFirstError(error, !invalid && transport.noResponse(error));
   }
 
   /**
@@ -153,8 +173,8 @@ export function measuredLoop(ctx: LoopContext): MeasuredLoop {
   }
 
   function validated(outcome: InferOutcome, data: SetupData, i: number): void {
-    const ok = checkOutcome(outcome, data.expect, labels[i]);
-    failed(ok ? undefined : (outcome.error() ?? 'outputs do not match the model'), outcome.ok);
+    if (outcome.ok) responses.checked.add(1);
+    failed(checkOutcome(outcome, data.expect, labels[i]));
   }
 
   /**
@@ -190,11 +210,11 @@ export function measuredLoop(ctx: LoopContext): MeasuredLoop {
 
   // What follows a request; the open loop first records how late it finished against its schedule.
   function sent(error: string | undefined): void {
-    if (error !== undefined || inferErrors) failed(error);
+    failed(error);
   }
   function sentOpen(error: string | undefined): void {
     scheduledLatency!.add(Date.now() - due_ms);
-    if (error !== undefined || inferErrors) failed(error);
+    failed(error);
   }
   function checkedOpen(): void {
     scheduledLatency!.add(Date.now() - due_ms);

@@ -14,6 +14,7 @@ import { tensorSpecs } from '../kserve/metadata.ts';
 import { epochNow } from '../load/clock.ts';
 import {
   createInferErrors,
+  createResponseCounters,
   createScheduledLatency,
   createServerCounters,
   createWindowRecord,
@@ -86,8 +87,9 @@ export function modelTest(
     sequence !== undefined || (generic && !settings.payload) ? [] : loadSamples(settings, entry);
   const counters = createServerCounters();
   const windowRecord = createWindowRecord(env);
-  // gRPC has no built-in failed-request metric in k6; HTTP has http_req_failed.
-  const inferErrors = settings.protocol === 'grpc' ? createInferErrors() : undefined;
+  // Every protocol: k6's http_req_failed sees only the status, not an invalid body (lib/load/names.ts).
+  const inferErrors = createInferErrors();
+  const responses = createResponseCounters();
   const clock = new WindowClock(run.load.window_s, () => exec.scenario.startTime);
   // Open loop only: the scheduled-start latency (coordinated omission made visible, see measured-loop.ts).
   const scheduledLatency = run.load.mode === 'request-rate' ? createScheduledLatency() : undefined;
@@ -100,7 +102,8 @@ export function modelTest(
     exec,
     clock,
     modelName: settings.modelName,
-    ...(inferErrors ? { inferErrors } : {}),
+    inferErrors,
+    responses,
     blocking,
     check,
     warn: (line: string) => console.warn(line),

@@ -19,7 +19,7 @@ import {
 } from '../budget.ts';
 import {
   DEFAULT_SUB_WINDOWS,
-  errorMetricFor,
+  INFER_ERRORS_METRIC,
   type RequestMetric,
   SUMMARY_TREND_STATS,
   SYSTEM_TAGS,
@@ -239,7 +239,7 @@ export function resolveRunPlan(
     measurement: measurementRulesFromEnv(env),
     plan: timed,
     metric,
-    errorMetric: errorMetricFor(metric),
+    errorMetric: INFER_ERRORS_METRIC,
     budget,
     overrides,
     limits: effectiveBudget(budget, overrides),

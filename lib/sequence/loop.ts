@@ -11,7 +11,15 @@
 import { firstErrorCheck, parseLevelName, WINDOW_TAG } from '../load/names.ts';
 import type { WindowClock } from '../load/windows.ts';
 import { createRandom } from '../random/random.ts';
-import type { ExecFunction, LoopExecution, LoopMetric, MeasuredLoop } from '../scenario/measured-loop.ts';
+import { isInvalidResponse } from '../kserve/response.ts';
+import { readOutputs } from '../scenario/validity.ts';
+import type {
+  ExecFunction,
+  LoopExecution,
+  LoopMetric,
+  MeasuredLoop,
+  ResponseCounters,
+} from '../scenario/measured-loop.ts';
 import type { InferOutcome, Transport } from '../scenario/transport.ts';
 import { drawLength, echoes, echoInput, SequenceIds, sequenceParameters } from './plan.ts';
 import type { ScenarioSends } from './rate.ts';
@@ -46,8 +54,10 @@ export interface SequenceLoopContext {
   /** At least the number of VUs that may run at once (ids are split by it). */
   stride: number;
   counters: SequenceCounters;
-  /** gRPC's failed-request Rate (HTTP has k6's http_req_failed). */
-  inferErrors?: LoopMetric;
+  /** The failed-request Rate (infer_errors), added to on every request. */
+  inferErrors: LoopMetric;
+  /** Every response's outputs are checked; an invalid one is a failed request. */
+  responses: ResponseCounters;
   /** Request-rate levels: each iteration is one live sequence for its level's time (rate.ts). */
   rate?: SequenceRate;
   /** Blocking calls (real k6) or promises (the Node runtime). */
@@ -122,17 +132,23 @@ export function sequenceLoop(ctx: SequenceLoopContext): MeasuredLoop {
     );
   }
 
-  /** Records one response; false when the request failed and the sequence is abandoned. */
+  /**
+   * Records one response; false when the request failed (an error status, or a body that is no infer response)
+   * and the sequence is abandoned.
+   */
   function settle(seq: Live, step: number, outcome: InferOutcome): boolean {
     if (seq.cut) return false;
-    ctx.inferErrors?.add(!outcome.ok);
-    if (!outcome.ok) {
-      failed(outcome.error() ?? 'request failed');
+    if (outcome.ok) ctx.responses.checked.add(1);
+    const result = outcome.ok ? readOutputs(outcome) : (outcome.error() ?? 'request failed');
+    ctx.inferErrors.add(typeof result === 'string');
+    if (typeof result === 'string') {
+      if (isInvalidResponse(result)) ctx.responses.invalid.add(1);
+      failed(result);
       counters.orphaned.add(1);
       unfinished = undefined;
       return false;
     }
-    if (!seq.outOfOrder && !echoes(outcome.outputs(), ctx.output, seq.id, step)) {
+    if (!seq.outOfOrder && !echoes(result, ctx.output, seq.id, step)) {
       seq.outOfOrder = true;
       counters.outOfOrder.add(1);
       failed(`sequence ${seq.id}: the response to step ${step} is not that step's`);
@@ -154,7 +170,8 @@ export function sequenceLoop(ctx: SequenceLoopContext): MeasuredLoop {
     errorScenario = exec.scenario.name;
     if (!parseLevelName(errorScenario)) return;
     ctx.check(null, {
-      [firstErrorCheck(errorScenario, error, transport.noResponse(error))]: () => false,
+      [firstErrorCheck(errorScenario, error, !isInvalidResponse(error) && transport.noResponse(error))]: () =>
+        false,
     });
   }
 

@@ -6,7 +6,9 @@
  * request has no figures at all: perf_analyzer writes no row for it, and neither do the tables, plots and
  * CSV here. Pure.
  */
+import { INVALID_RESPONSE, isInvalidResponse } from '../kserve/response.ts';
 import { parseFirstErrorCheck } from '../load/names.ts';
+import { formatCount } from './format.ts';
 import type { LevelFailure, LevelResult } from './types.ts';
 
 /** Above this share of failed requests (percent) a level's verdict is its failure. */
@@ -27,6 +29,22 @@ export function firstErrors(summary: object): Map<string, { error: string; noRes
     // k6 lists checks in the order they were first made: the first one per level came first.
     if (parsed && !found.has(parsed.level))
       found.set(parsed.level, { error: parsed.error, noResponse: parsed.noResponse });
+  }
+  return found;
+}
+
+/**
+ * The first invalid response per level (an INVALID_RESPONSE first-error check), worded without that prefix:
+ * `body is text/html, not JSON`. A VU notes one beside its first error when that was another failure.
+ */
+export function firstInvalid(summary: object): Map<string, string> {
+  const group = (summary as { root_group?: { checks?: SummaryCheck[] } }).root_group;
+  const checks = Array.isArray(group?.checks) ? group.checks : [];
+  const found = new Map<string, string>();
+  for (const check of checks) {
+    const parsed = typeof check.name === 'string' ? parseFirstErrorCheck(check.name) : undefined;
+    if (parsed && isInvalidResponse(parsed.error) && !found.has(parsed.level))
+      found.set(parsed.level, parsed.error.slice(INVALID_RESPONSE.length));
   }
   return found;
 }
@@ -69,13 +87,32 @@ export function failureVerdict(failure: LevelFailure): string {
   return failure.no_response ? `server unreachable${cause}` : `all requests failed${cause}`;
 }
 
-/** One line per failed level, run order: its verdict and what became of its figures. */
+/**
+ * A level's invalid responses and their first cause, e.g. `1,204 of 1,204 responses invalid: body is text/html,
+ * not JSON`; with sampled output checks, how many were checked.
+ */
+export function invalidVerdict(result: LevelResult): string {
+  const invalid = result.responses_invalid ?? 0;
+  const checked = result.responses_checked ?? 0;
+  const sampled = checked < result.requests ? ` (outputs checked on ${formatCount(checked)})` : '';
+  const cause = result.invalid_cause ? `: ${result.invalid_cause}` : '';
+  return `${formatCount(invalid)} of ${formatCount(result.requests)} responses invalid${sampled}${cause}`;
+}
+
+/**
+ * One line per level with failed requests to name, run order: a level with invalid responses names them and
+ * their first cause; one whose requests mostly failed otherwise gets its failure's verdict; either says what
+ * became of its figures when most failed.
+ */
 export function failureLines(results: readonly LevelResult[]): string[] {
   return results.flatMap((result) => {
-    if (!result.failure) return [];
+    const invalid = (result.responses_invalid ?? 0) > 0;
+    if (!result.failure && !invalid) return [];
+    const verdict = invalid ? invalidVerdict(result) : failureVerdict(result.failure!);
+    if (!result.failure) return [`${result.name}: ${verdict}`];
     const figures = hasFigures(result)
       ? `${pct(100 - result.failure.failed_pct)}% succeeded; its latencies include the failed requests`
       : 'no request succeeded: no figures, no CSV row';
-    return [`${result.name}: ${failureVerdict(result.failure)} (${figures})`];
+    return [`${result.name}: ${verdict} (${figures})`];
   });
 }

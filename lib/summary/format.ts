@@ -27,3 +27,8 @@ export function usInt(us: number): number {
 export function msFixed(us: number, decimals = 2): string {
   return us_to_ms(us).toFixed(decimals);
 }
+
+/** A count with thousands separators, as a reader expects it in a sentence: 1,204. */
+export function formatCount(value: number): string {
+  return String(Math.round(value)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}

@@ -4,7 +4,10 @@
  * microseconds through lib/units.ts.
  */
 import {
-  errorMetricFor,
+  HTTP_FAILED_METRIC,
+  INFER_CHECKED_METRIC,
+  INFER_ERRORS_METRIC,
+  INFER_INVALID_METRIC,
   parseLevelName,
   type RequestMetric,
   SCHEDULED_LATENCY_METRIC,
@@ -19,7 +22,7 @@ import { serverAverages_us, type ServerStatsDelta } from '../load/server-stats.t
 import { judgeStability, type WindowRecord } from '../load/stability.ts';
 import { isProbeExpr } from '../budget.ts';
 import { parseThresholdExpr } from '../load/threshold-expr.ts';
-import { firstErrors, levelFailure } from './failure.ts';
+import { firstErrors, firstInvalid, levelFailure } from './failure.ts';
 import { judgeVerdict, runVerdict } from './judge.ts';
 import { DEFAULT_STABILITY_PCT } from '../load/shapes.ts';
 import { cutAfter_s, windowStart_ms } from './partial.ts';
@@ -128,7 +131,7 @@ export interface FromSummaryInput {
   window_s?: number;
   /** Request-duration Trend. @default detected from the summary keys */
   metric?: RequestMetric;
-  /** Error-rate metric. @default http_req_failed for HTTP, infer_errors for gRPC */
+  /** Error-rate metric. @default infer_errors (every protocol; http_req_failed in older HTTP summaries) */
   errorMetric?: string;
   /** Server deltas per level name, when the runner measured them outside k6 metrics. */
   serverStats?: Readonly<Record<string, ServerStatsDelta>>;
@@ -284,10 +287,11 @@ export function uncountedTrend(summary: K6SummaryData, metric: string, level: st
 export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
   const { summary, batch } = input;
   const metric = input.metric ?? detectMetric(summary);
-  const errorMetric = input.errorMetric ?? errorMetricFor(metric);
+  const errorMetric = input.errorMetric ?? INFER_ERRORS_METRIC;
   const levels = input.levels ?? inferLevels(summary, metric, input.window_s);
   const stopped_ms = input.stopped_ms ?? Date.now();
   const firstError = firstErrors(summary);
+  const invalidCause = firstInvalid(summary);
   const results: LevelResult[] = [];
   for (const ref of levels) {
     const start_ms = windowStart_ms(summary.metrics, ref.name);
@@ -297,7 +301,9 @@ export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
     // The run plan asks k6 for the trend's count (SUMMARY_TREND_STATS); it makes no per-level counters.
     const counted = duration?.['count'];
     if (!duration || counted === undefined) continue;
-    const errorValues = get(errorMetric);
+    // A summary from before infer_errors covered HTTP counts its errors in http_req_failed.
+    const errorValues =
+      get(errorMetric) ?? (metric === 'http_req_duration' ? get(HTTP_FAILED_METRIC) : undefined);
     // A request that failed before it was sent (a gRPC connection refused) has an error sample, no duration.
     const requests = Math.max(counted, (errorValues?.['passes'] ?? 0) + (errorValues?.['fails'] ?? 0));
     if (requests <= 0) continue;
@@ -316,6 +322,9 @@ export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
     const stability =
       windows.length > 0 ? judgeStability(windows, { stability_pct: input.stability_pct }) : undefined;
     const failure = levelFailure(requests, errors, firstError.get(ref.name));
+    // Counters: absent from the summary when nothing was added at the level.
+    const invalid = get(INFER_INVALID_METRIC)?.['count'] ?? 0;
+    const checked = get(INFER_CHECKED_METRIC)?.['count'] ?? 0;
     const notJudged = generatorNotJudged(requests, errors, failure, firstError.get(ref.name));
     results.push({
       mode: ref.mode,
@@ -332,6 +341,9 @@ export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
       ...(server ? { server } : {}),
       network_server_us: Math.max(0, latency_us.avg - client_send_us - client_recv_us - serverParts_us),
       errors,
+      responses_invalid: invalid,
+      responses_checked: checked,
+      ...(invalid > 0 && invalidCause.has(ref.name) ? { invalid_cause: invalidCause.get(ref.name)! } : {}),
       dropped_iterations: get('dropped_iterations')?.['count'] ?? 0,
       ...(scheduled && (scheduled['count'] ?? 0) > 0
         ? { scheduled_latency_us: latencyStats_us(scheduled) }

@@ -162,8 +162,17 @@ export interface LevelResult {
   server?: ServerBreakdown;
   /** avg − client send − client recv − server queue − compute, floored at 0 (perf_analyzer's rule). */
   network_server_us: number;
-  /** Failed requests in the window. */
+  /** Failed requests in the window: an error status, or an invalid response (responses_invalid). */
   errors: number;
+  /**
+   * Responses with a success status that failed validation (content type, JSON, output names, shapes,
+   * datatypes): failed requests, counted in `errors`. Absent in results written before it was counted.
+   */
+  responses_invalid?: number;
+  /** Responses whose outputs were checked (one in VALIDATE_EVERY); every response's status and content type are. */
+  responses_checked?: number;
+  /** The first invalid response's cause, e.g. `body is text/html, not JSON`; set when there was one. */
+  invalid_cause?: string;
   /** Open loop: iterations k6 could not start in time (coordinated omission made visible). */
   dropped_iterations: number;
   /**

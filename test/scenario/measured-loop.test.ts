@@ -1,7 +1,9 @@
 /**
  * The measured loop's four shapes (blocking or async, closed or open loop) pinned together: the same
  * requests on fakes, with the same failures, record the same things (requests sent, window tags, checks,
- * failed-request Rate, warnings); the open loop adds exactly one scheduled-start latency per measured request.
+ * failed-request Rate, validation counters, warnings); the open loop adds exactly one scheduled-start latency per
+ * measured request. An invalid response (a 200 with an HTML page, a body that is not JSON) is a failed request,
+ * never a thrown iteration.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
@@ -31,6 +33,11 @@ const FAILURES = new Map([
   [3, 'connection refused'],
   [7, 'status 500'],
 ]);
+/** Requests answered 200 with a body that is no infer response: a send's check or the parse says so. */
+const INVALID = new Map([
+  [5, 'invalid response: body is text/html, not JSON'],
+  [11, 'invalid response: body is not JSON (Unexpected token)'],
+]);
 const SETUP: SetupData = {
   expect: {
     outputs: [{ name: 'y', datatype: 'FP32', dims: [2] }],
@@ -45,23 +52,34 @@ let now_ms = START_MS;
 /** A transport whose requests take 300 ms of the faked clock; every send is logged with the VU's window tag. */
 function fakeTransport(exec: LoopExecution): Transport {
   let sent = 0;
+  let invalid: string | undefined;
   const result = (how: string, sample: unknown): string | undefined => {
     const error = FAILURES.get(++sent);
+    invalid = INVALID.get(sent);
+    const wrong = error ?? invalid;
     log.push(
-      `${how} ${String(sample)} window=${String(exec.vu.metrics.tags['window'])}${error ? ` -> ${error}` : ''}`,
+      `${how} ${String(sample)} window=${String(exec.vu.metrics.tags['window'])}${wrong ? ` -> ${wrong}` : ''}`,
     );
     now_ms += 300;
     return error;
   };
-  const outcome = (error: string | undefined): InferOutcome => ({
-    ok: error === undefined,
-    error: () => error,
-    outputs: () => ({
-      modelName: 'm',
-      modelVersion: '1',
-      outputs: [{ name: 'y', datatype: 'FP32', shape: [2], data: [0.1, 0.9] }],
-    }),
-  });
+  const outcome = (error: string | undefined): InferOutcome => {
+    const garbled = invalid;
+    return {
+      ok: error === undefined,
+      error: () => error,
+      outputs: () => {
+        if (garbled) throw new Error(garbled);
+        return {
+          modelName: 'm',
+          modelVersion: '1',
+          outputs: [{ name: 'y', datatype: 'FP32', shape: [2], data: [0.1, 0.9] }],
+        };
+      },
+    };
+  };
+  // A bound send checks the status and content type of every response; it says what an invalid one is.
+  const sendResult = (sample: unknown) => result('send', sample) ?? invalid;
   const unused = () => Promise.reject(new Error('not used by the loop'));
   return {
     target: 'http://fake',
@@ -69,8 +87,8 @@ function fakeTransport(exec: LoopExecution): Transport {
     infer: async (prepared) => outcome(result('infer', prepared)),
     inferSync: (prepared) => outcome(result('infer', prepared)),
     bind: (prepared) => ({
-      sendSync: () => result('send', prepared),
-      send: async () => result('send', prepared),
+      sendSync: () => sendResult(prepared),
+      send: async () => sendResult(prepared),
     }),
     noResponse: (error) => error.includes('refused'),
     serverLive: unused,
@@ -110,6 +128,10 @@ async function runShape(
     validateEvery: 4,
     warmupChecks: 1,
     inferErrors: { add: (failed) => log.push(`infer_errors ${String(failed)}`) },
+    responses: {
+      checked: { add: (n) => log.push(`infer_checked ${String(n)}`) },
+      invalid: { add: (n) => log.push(`infer_invalid ${String(n)}`) },
+    },
     ...(open ? { scheduledLatency: { add: (ms: number | boolean) => scheduled.push(Number(ms)) } } : {}),
     ...(pacing
       ? {
@@ -151,6 +173,7 @@ describe('measured loop', () => {
     expect(blockingClosed.log).toEqual([
       // Warm-up: the first request validated, then sent as the measured loop does.
       'infer b window=undefined',
+      'infer_checked 1',
       'check status is OK: true',
       'check outputs match the model: true',
       'infer_errors false',
@@ -165,8 +188,11 @@ describe('measured loop', () => {
       'check first error at <level> (no response): connection refused: false',
       'send b window=0',
       'infer_errors false',
-      'send c window=0',
-      'infer_errors false',
+      // A 200 whose content type is no infer response's: failed, invalid, and named as the level's first invalid one.
+      'send c window=0 -> invalid response: body is text/html, not JSON',
+      'infer_errors true',
+      'infer_invalid 1',
+      'check first error at <level>: invalid response: body is text/html, not JSON: false',
       'send a window=0',
       'infer_errors false',
       'infer b window=1 -> status 500',
@@ -179,10 +205,13 @@ describe('measured loop', () => {
       'infer_errors false',
       'send b window=2',
       'infer_errors false',
-      'infer c window=2',
+      // A checked 200 whose body does not parse: a failed check and a failed request, nothing thrown.
+      'infer c window=2 -> invalid response: body is not JSON (Unexpected token)',
+      'infer_checked 1',
       'check status is OK: true',
-      'check outputs match the model: true',
-      'infer_errors false',
+      'check outputs match the model: false',
+      'infer_errors true',
+      'infer_invalid 1',
       'send a window=2',
       'infer_errors false',
     ]);
@@ -257,6 +286,8 @@ describe('measured loop', () => {
         },
         validateEvery: 0,
         warmupChecks: 0,
+        inferErrors: { add: () => {} },
+        responses: { checked: { add: () => {} }, invalid: { add: () => {} } },
         blocking: true,
         check,
         warn: (line) => log.push(`warn ${line}`),

@@ -18,6 +18,8 @@ export function fakeTransport(
   opts: {
     mangle?: (n: number, echo: number[]) => number[];
     failAt?: number;
+    /** Request n gets a 200 whose body is no infer response (a gateway's HTML page). */
+    garbleAt?: number;
     cutAt?: number;
     /** Request n's answer waits for `gate` (async only): its iteration is left behind, as a runtime may. */
     holdAt?: number;
@@ -31,6 +33,15 @@ export function fakeTransport(
     // k6 stopping an iteration at its graceful stop: the rest of the iteration never runs.
     if (n === opts.cutAt) throw new Error('iteration interrupted');
     if (n === opts.failAt) return { ok: false, error: () => 'status 400', outputs: () => ({}) as never };
+    if (n === opts.garbleAt) {
+      return {
+        ok: true,
+        error: () => undefined,
+        outputs: () => {
+          throw new Error('invalid response: body is text/html, not JSON');
+        },
+      };
+    }
     const echo = opts.mangle ? opts.mangle(n, request.echo) : request.echo;
     return {
       ok: true,
@@ -85,9 +96,29 @@ export function counters(): SequenceCounters & { totals: Record<string, number> 
   };
 }
 
-/** The loop's model side: the echo tensors, sequences of `length` steps (no variation), ids 1:100. */
+/**
+ * The loop's model side: the echo tensors, sequences of `length` steps (no variation), ids 1:100, and the request
+ * metrics (infer_errors, the response counters) adding up into `requests`.
+ */
 export function echoModel(exec: LoopExecution, length: number) {
+  const requests = { failed: 0, succeeded: 0, checked: 0, invalid: 0 };
   return {
+    requests,
+    inferErrors: {
+      add: (failed: number | boolean) => void (failed ? requests.failed++ : requests.succeeded++),
+    },
+    responses: {
+      checked: {
+        add: (n: number | boolean) => {
+          requests.checked += Number(n);
+        },
+      },
+      invalid: {
+        add: (n: number | boolean) => {
+          requests.invalid += Number(n);
+        },
+      },
+    },
     exec,
     clock: new WindowClock(10, () => exec.scenario.startTime),
     modelName: 'm',

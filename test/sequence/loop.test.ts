@@ -11,14 +11,16 @@ import { counters, echoModel, fakeTransport, type Sent } from './fakes.ts';
 async function run(blocking: boolean, opts: Parameters<typeof fakeTransport>[1], iterations: number) {
   const sent: Sent[] = [];
   const warnings: string[] = [];
+  const thrown: string[] = [];
   const c = counters();
   const exec: LoopExecution = {
     vu: { idInTest: 2, metrics: { tags: {} } },
     scenario: { name: 'c1', startTime: Date.now(), iterationInTest: 0 },
   };
+  const model = echoModel(exec, 4);
   const loop = sequenceLoop({
     transport: fakeTransport(sent, opts),
-    ...echoModel(exec, 4),
+    ...model,
     stride: 3,
     counters: c,
     blocking,
@@ -31,9 +33,11 @@ async function run(blocking: boolean, opts: Parameters<typeof fakeTransport>[1],
   for (let i = behind ? 1 : 0; i < iterations; i++) {
     try {
       await loop.infer({} as SetupData);
-    } catch {}
+    } catch (error) {
+      thrown.push(String(error));
+    }
   }
-  return { sent, totals: c.totals, warnings, behind };
+  return { sent, totals: c.totals, warnings, behind, requests: model.requests, thrown };
 }
 
 describe.each([
@@ -73,6 +77,15 @@ describe.each([
     const { sent, totals } = await run(blocking, { failAt: 2 }, 2);
     expect(sent.map((s) => s.echo[1])).toEqual([0, 1, 0, 1, 2, 3]);
     expect(totals).toEqual({ started: 2, completed: 1, outOfOrder: 0, orphaned: 1 });
+  });
+
+  it('counts a 200 that is no infer response as a failed, invalid request and abandons its sequence, throwing nothing', async () => {
+    const { sent, totals, requests, thrown, warnings } = await run(blocking, { garbleAt: 2 }, 2);
+    expect(thrown).toEqual([]);
+    expect(sent.map((s) => s.echo[1])).toEqual([0, 1, 0, 1, 2, 3]);
+    expect(totals).toEqual({ started: 2, completed: 1, outOfOrder: 0, orphaned: 1 });
+    expect(requests).toEqual({ failed: 1, succeeded: 5, checked: 6, invalid: 1 });
+    expect(warnings).toEqual(['m on http://fake: invalid response: body is text/html, not JSON']);
   });
 
   it('counts a sequence whose iteration was cut short as orphaned when the VU opens its next one', async () => {

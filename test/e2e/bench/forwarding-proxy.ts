@@ -11,8 +11,20 @@ export interface ProxyHooks {
   onRequest?(req: http.IncomingMessage): void;
   /** A status to answer with instead of forwarding (a gateway refusing it), or undefined to forward it. */
   refuse?(req: http.IncomingMessage): number | undefined;
+  /**
+   * An answer of the proxy's own instead of forwarding (after the request body is read), 'hang' to read the
+   * request and never answer (close() ends the socket), or undefined to forward it.
+   */
+  answer?(req: http.IncomingMessage): ProxyAnswer | 'hang' | undefined;
   /** The target answered in full, or failed (`status` undefined); called before the answer is forwarded. */
   onAnswered?(req: http.IncomingMessage, status: number | undefined): void;
+}
+
+/** What the proxy answers by itself. */
+export interface ProxyAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string | Buffer;
 }
 
 /** A running proxy: its URL and how to close it. */
@@ -31,6 +43,12 @@ export async function startForwardingProxy(target: string, hooks: ProxyHooks = {
     if (refused !== undefined) {
       res.writeHead(refused, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: `refused with ${refused}` }));
+      return;
+    }
+    const own = hooks.answer?.(req);
+    if (own !== undefined) {
+      req.resume();
+      if (own !== 'hang') req.once('end', () => res.writeHead(own.status, own.headers).end(own.body));
       return;
     }
     const forward = http.request(

@@ -38,9 +38,13 @@ describe('validation', () => {
       const outputs = checks.find((c) => c.name === 'outputs match the model');
       expect(outputs).toMatchObject({ fails: 0, passes: VUS * WARMUP_CHECKS });
       expect(summary.report.results[0].requests).toBeGreaterThan(0);
-      expect(readFileSync(join(dir, 'report.md'), 'utf8')).toContain(
-        `Validation: each VU's first ${WARMUP_CHECKS} warm-up responses and no measured response checked`,
+      // Per level: no measured response's outputs checked, none invalid (warm-up checks are not the level's).
+      expect(summary.report.results[0]).toMatchObject({ responses_checked: 0, responses_invalid: 0 });
+      const report = readFileSync(join(dir, 'report.md'), 'utf8');
+      expect(report).toContain(
+        `Validation: every response's status and content type; the outputs (names, shapes, datatypes) of each VU's first ${WARMUP_CHECKS} warm-up responses and of no measured response.`,
       );
+      expect(report).toMatch(/- c2: [\d,]+ responses, outputs of 0 checked, 0 invalid/);
     },
   );
 });

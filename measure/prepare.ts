@@ -102,7 +102,10 @@ export async function checkedPayload(
   options: Pick<PrepareOptions, 'count'> = {},
 ): Promise<string> {
   const path = await payloadFor(target, entry, options);
-  if (path) {
+  // Tensor payload sets only: a generative model's prompt workload and a sequence model's steps are read by
+  // their own readers (payloads/prompt-workload.ts, lib/sequence/), which check them.
+  const tensors = entry.payload.kind !== 'prompt' && entry.payload.kind !== 'sequence';
+  if (path && tensors) {
     const what = target.settings.PAYLOAD ? 'PAYLOAD (--payload)' : 'payload set';
     checkPayloadFile(path, payloadLoadOptions(target.run.settings, entry), what);
   }

@@ -328,7 +328,7 @@ export function verdictTable(results: readonly LevelResult[]): string {
       level,
       `\`${verdict.expr}\``,
       formatMeasured(verdict),
-      verdict.samples === undefined ? '' : verdict.samples.toLocaleString('en-US'),
+      verdict.samples === undefined ? '' : formatCount(verdict.samples),
       intervalCell(verdict),
       verdict.reason ? `${RESULT_WORDS[state]}: ${verdict.reason}` : RESULT_WORDS[state],
     ];

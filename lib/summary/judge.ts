@@ -6,6 +6,7 @@
  * inconclusive. Pure; runs inside k6 (handleSummary) and on Node.
  */
 import { PERCENTILE_GRID } from '../load/names.ts';
+import { formatCount } from './format.ts';
 import { type ThresholdExpr, thresholdPasses } from '../load/threshold-expr.ts';
 import type { BudgetState, BudgetVerdict, PercentileInterval, RunVerdict } from './types.ts';
 
@@ -82,7 +83,6 @@ function surelyMissed(expr: ThresholdExpr, interval: PercentileInterval | undefi
   return false;
 }
 
-const fmtCount = (n: number) => Math.round(n).toLocaleString('en-US');
 
 /**
  * One verdict's state from k6's `ok` and the level's samples: not measured without a successful request,
@@ -123,7 +123,7 @@ export function judgeVerdict(
     if (!base.ok && surelyMissed(expr, interval)) return verdict('missed');
     return verdict(
       'inconclusive',
-      `${expr.aggregation} needs ${fmtCount(samplesNeeded(q))} samples (${SAMPLES_BEYOND_PERCENTILE} beyond it); ${fmtCount(samples)} measured`,
+      `${expr.aggregation} needs ${formatCount(samplesNeeded(q))} samples (${SAMPLES_BEYOND_PERCENTILE} beyond it); ${formatCount(samples)} measured`,
     );
   }
   return verdict(base.ok ? 'met' : 'missed');

@@ -2,7 +2,7 @@
  * Budget verdicts in words: the measured value in its unit and the one-line message naming the metric,
  * the level, the budget and the measured value (console, report.md and JUnit use the same words).
  */
-import { formatG } from './format.ts';
+import { formatCount, formatG } from './format.ts';
 import { stateOf } from './judge.ts';
 import type { BudgetState, BudgetVerdict, LevelResult, RunVerdict } from './types.ts';
 
@@ -32,7 +32,7 @@ export const STATE_WORDS: Record<BudgetState, string> = {
 export function verdictMessage(verdict: BudgetVerdict): string {
   const { metric, level } = splitMetricKey(verdict.metric);
   const samples =
-    verdict.samples === undefined ? '' : ` (${verdict.samples.toLocaleString('en-US')} samples)`;
+    verdict.samples === undefined ? '' : ` (${formatCount(verdict.samples)} samples)`;
   const why = verdict.reason ? `: ${verdict.reason}` : '';
   return `${metric} at level ${level}: budget ${verdict.expr} ${STATE_WORDS[stateOf(verdict)]}, measured ${formatMeasured(verdict)}${samples}${why}`;
 }

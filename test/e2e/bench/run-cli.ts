@@ -40,6 +40,11 @@ export function runCli(args: string[], env: Record<string, string> = {}, cwd?: s
         TRITON_GRPC_URL: '',
         P95_MS: '',
         P99_MS: '',
+        // One-second windows on a shared 2-core machine carry no p99 and are seldom stable: the tests of the
+        // run's mechanics take one pass and let an inconclusive budget pass; the tests of verdicts and trials
+        // (verdicts.test.ts, judge.test.ts) set these themselves.
+        MAX_TRIALS: '3',
+        ALLOW_INCONCLUSIVE: 'true',
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

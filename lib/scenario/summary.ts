@@ -7,6 +7,7 @@ import { missedBudgetLines, runVerdictLine } from '../summary/verdicts.ts';
 import { runVerdict } from '../summary/judge.ts';
 import { type K6SummaryData, levelsFromSummary, uncountedTrend } from '../summary/from-summary.ts';
 import { failureLines } from '../summary/failure.ts';
+import { cutAfter_s, windowStart_ms } from '../summary/partial.ts';
 import { generatorWarnings } from '../summary/generator.ts';
 import { openLoopLines } from '../summary/open-loop.ts';
 import { perfAnalyzerSummary } from '../summary/stdout.ts';
@@ -44,9 +45,21 @@ export function levelLines(
       `not measured: ${uncounted.join(', ')} (the summary's ${run.metric} has no count; keep count in --summary-trend-stats, e.g. ${SUMMARY_TREND_STATS.join(',')})`,
     );
   }
-  const ended = unmeasured.filter((name) => !uncounted.includes(name));
+  // A level whose window ran to its end without a completed request (a server that never answers) differs
+  // from one the run ended before: each is named with its own cause.
+  const rest = unmeasured.filter((name) => !uncounted.includes(name));
+  const now = Date.now();
+  const silent = rest.filter((name) => {
+    const start_ms = windowStart_ms(data['metrics'] as K6SummaryData['metrics'], name);
+    const level = run.plan.levels.find((l) => l.name === name);
+    return (
+      start_ms !== undefined && level !== undefined && cutAfter_s(start_ms, level.window_s, now) === undefined
+    );
+  });
+  for (const name of silent) lines.push(`${name}: not measured: no request completed in its window`);
+  const ended = rest.filter((name) => !silent.includes(name));
   if (ended.length > 0)
-    lines.push(`not measured: ${ended.join(', ')} (the run ended before their windows did)`);
+    lines.push(`not measured: ${ended.join(', ')} (no request completed in their windows, or the run ended first)`);
   // The same verdict the bench gives: met only when something was judged and nothing missed or unknown.
   const { verdict, reasons } = runVerdict(
     results.flatMap((r) => r.budgets),

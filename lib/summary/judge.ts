@@ -83,7 +83,6 @@ function surelyMissed(expr: ThresholdExpr, interval: PercentileInterval | undefi
   return false;
 }
 
-
 /**
  * One verdict's state from k6's `ok` and the level's samples: not measured without a successful request,
  * inconclusive on too few samples beyond a percentile or on an unstable level, else k6's met or missed.

@@ -31,8 +31,7 @@ export const STATE_WORDS: Record<BudgetState, string> = {
 /** One line for a verdict: metric, level, budget, its state, measured value, samples and why. */
 export function verdictMessage(verdict: BudgetVerdict): string {
   const { metric, level } = splitMetricKey(verdict.metric);
-  const samples =
-    verdict.samples === undefined ? '' : ` (${formatCount(verdict.samples)} samples)`;
+  const samples = verdict.samples === undefined ? '' : ` (${formatCount(verdict.samples)} samples)`;
   const why = verdict.reason ? `: ${verdict.reason}` : '';
   return `${metric} at level ${level}: budget ${verdict.expr} ${STATE_WORDS[stateOf(verdict)]}, measured ${formatMeasured(verdict)}${samples}${why}`;
 }

@@ -59,7 +59,9 @@ export function levelLines(
   for (const name of silent) lines.push(`${name}: not measured: no request completed in its window`);
   const ended = rest.filter((name) => !silent.includes(name));
   if (ended.length > 0)
-    lines.push(`not measured: ${ended.join(', ')} (no request completed in their windows, or the run ended first)`);
+    lines.push(
+      `not measured: ${ended.join(', ')} (no request completed in their windows, or the run ended first)`,
+    );
   // The same verdict the bench gives: met only when something was judged and nothing missed or unknown.
   const { verdict, reasons } = runVerdict(
     results.flatMap((r) => r.budgets),

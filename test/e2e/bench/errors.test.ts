@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startServeProcess } from '../../../bench/serve-process.ts';
+import { EXIT } from '../../../runtime/exit-codes.ts';
 import { startCli } from './processes.ts';
 import { QUICK, resultsDir, runCli, runFolder } from './run-cli.ts';
 
@@ -34,18 +35,25 @@ describe('bench failures', () => {
     expect(junit).toMatch(/<failure/);
   });
 
-  it('gives one line naming the URL when the server is unreachable', async () => {
+  it('gives one line naming the URL when the server is unreachable, and writes no pass', async () => {
     const port = await closedPort();
-    const run = await runCli(
-      ['bench', 'mnist', ...QUICK, '--concurrency', '1', '--results-dir', resultsDir()],
-      {
-        TRITON_URL: `http://127.0.0.1:${port}`,
-      },
-    );
-    expect(run.code).not.toBe(0);
+    const results = resultsDir();
+    const run = await runCli(['bench', 'mnist', ...QUICK, '--concurrency', '1', '--results-dir', results], {
+      TRITON_URL: `http://127.0.0.1:${port}`,
+    });
+    expect(run.code).toBe(EXIT.SCRIPT_EXCEPTION);
     expect(`${run.stdout}\n${run.stderr}`).toContain(
       `server http://127.0.0.1:${port} is unreachable or not live`,
     );
+    // What it writes says nothing was measured: report.md, summary.json and JUnit alike.
+    const dir = runFolder(results, 'mnist');
+    const report = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')).report;
+    expect(report).toMatchObject({ verdict: 'not_measured', verdict_ok: false, unmeasured: ['c1'] });
+    const md = readFileSync(join(dir, 'report.md'), 'utf8');
+    expect(md).toContain('Verdict: **not measured** (not measured: c1)');
+    expect(md).not.toContain('all budgets met');
+    expect(readFileSync(join(dir, 'junit.xml'), 'utf8')).toMatch(/tests="1" failures="0" errors="1"/);
+    expect(run.stdout).toMatch(/^verdict: not measured \(not measured: c1\)$/m);
   });
 
   it('lists the known models for an unknown one', async () => {

@@ -9,7 +9,7 @@ import { peakPlannedVus, maxScenarioDuration_ms } from './executors/index.ts';
 import { logScriptError } from './executors/iteration.ts';
 import { VuPool } from './executors/pool.ts';
 import { loadProgram, type Program } from './loader/program.ts';
-import { logLine } from './log.ts';
+import { forgetRedactions, logLine } from './log.ts';
 import { SectionTracker } from './metrics/sections.ts';
 import { SamplePipeline } from './metrics/pipeline.ts';
 import { systemTagFilter } from './metrics/system-tags.ts';
@@ -78,6 +78,7 @@ function fail(code: number, message: string): RunTestResult {
 
 /** Runs a k6 script to the end and returns k6's exit code and handleSummary's data. */
 export async function runTest(opts: RunTestOptions): Promise<RunTestResult> {
+  forgetRedactions();
   const control = opts.control ?? null;
   if (!control) return loadAndRun(opts, null);
   // Supervised: a phase the supervisor cuts short never settles its own chain, so the result

@@ -26,6 +26,11 @@ export function redactFromLogs(value: string): void {
   secrets.sort((a, b) => b.length - a.length);
 }
 
+/** Forgets the secrets of an earlier run in this process: each run redacts the secrets it read. */
+export function forgetRedactions(): void {
+  secrets.length = 0;
+}
+
 const redacted = (line: string): string =>
   secrets.reduce((l, s) => l.replaceAll(s, '***SECRET_REDACTED***'), line);
 

@@ -108,6 +108,10 @@ export function judgeVerdict(
   if (samples === 0 || (ctx.trend && ctx.succeeded <= 0))
     return { ...verdict('not_measured', 'no request succeeded at this level'), measured: null };
   if (!ctx.trend) return verdict(base.ok ? 'met' : 'missed');
+  // Every sample beyond the budget: a miss whatever the windows or the count say.
+  const least = ctx.values['min'];
+  if (!base.ok && least !== undefined && surelyMissed(expr, { confidence: 1, low: least, high: null }))
+    return verdict('missed');
   if (ctx.stable === false && expr.aggregation !== 'max' && expr.aggregation !== 'min') {
     const spread =
       ctx.stability_spread_pct === null || ctx.stability_spread_pct === undefined

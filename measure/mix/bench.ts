@@ -8,6 +8,7 @@ import type { RuntimeChoice } from '../runner.ts';
 import type { RunSettings } from '../target.ts';
 import { measureMix, mixRunDir, mixTargets, prepareMix, readMix } from './run.ts';
 import { exitForVerdict } from '../verdict-exit.ts';
+import { measurementRulesFromEnv } from '../../lib/load/measurement.ts';
 
 /** What a mix bench takes; settings are the ones every model shares (TRITON_URL, PROTOCOL, STEP_DURATION, ...). */
 export interface MixBenchOptions extends PrepareOptions {
@@ -54,7 +55,14 @@ async function mixBenchWith(options: MixBenchOptions, interruption: Interruption
       },
       { ...(options.verboseCsv ? { verboseCsv: true } : {}) },
     );
-    return { exitCode: exitForVerdict(measured.result.whole.verdict, measured.exitCode), dir };
+    return {
+      exitCode: exitForVerdict(
+        measured.result.whole.verdict,
+        measured.exitCode,
+        measurementRulesFromEnv(options.settings).allow_inconclusive,
+      ),
+      dir,
+    };
   } finally {
     await ready.stop();
   }

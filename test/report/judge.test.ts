@@ -69,6 +69,12 @@ describe('what a budget verdict may claim', () => {
     expect(verdict.reason).toBe('level unstable (±31% over its windows, limit ±10%)');
   });
 
+  it('keeps a miss of an unstable level when every sample is beyond the budget', () => {
+    const slow = { ...trend(50_000, 10), min: 6 };
+    expect(judge('p(95)<5', slow, { stable: false, ok: false })).toMatchObject({ state: 'missed' });
+    expect(judge('p(95)<7', slow, { stable: false, ok: false })).toMatchObject({ state: 'inconclusive' });
+  });
+
   it('calls a level without a successful request not measured, never met', () => {
     expect(judge('p(95)<50', trend(5000, 10), { succeeded: 0 })).toMatchObject({
       ok: false,

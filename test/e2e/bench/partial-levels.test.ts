@@ -81,7 +81,14 @@ describe('a level cut short', () => {
   });
 
   it('leaves a whole run as it was', () => {
-    const whole = report([level({ level: 1, throughput_infer_s: 700 })]);
+    const met = {
+      metric: 'http_req_duration{scenario:c1}',
+      expr: 'p(95)<20',
+      ok: true,
+      measured: 2,
+      state: 'met' as const,
+    };
+    const whole = report([level({ level: 1, throughput_infer_s: 700, budgets: [met] })]);
     expect(reportMarkdown(whole)).not.toContain('interrupted');
     expect(junitXml(whole)).toMatch(/errors="0"/);
   });

@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { MECHANICS } from './run-cli.ts';
 
 const CLI = join(import.meta.dirname, '../../../bin/k6-triton.js');
 
@@ -20,7 +21,7 @@ export interface StartedCli {
 /** Starts the CLI as the leader of its own process group, so a test can signal the group as a terminal does. */
 export function startCli(args: string[], env: Record<string, string> = {}): StartedCli {
   const child = spawn(process.execPath, [CLI, ...args], {
-    env: { ...process.env, RUNTIME: '', TRITON_URL: '', TRITON_GRPC_URL: '', ...env },
+    env: { ...process.env, RUNTIME: '', TRITON_URL: '', TRITON_GRPC_URL: '', ...MECHANICS, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });

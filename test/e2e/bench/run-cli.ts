@@ -15,6 +15,13 @@ const CLI = join(import.meta.dirname, '../../../bin/k6-triton.js');
 /** Short sweeps: one or two levels of one second, no warm-up, two payload samples. */
 export const QUICK = ['--step-duration', '1s', '--warmup', '0s', '--count', '2', '--runtime', 'node'];
 
+/**
+ * One-second windows on a shared 2-core machine carry no p99 and are seldom stable: the tests of a run's
+ * mechanics take one pass and let an inconclusive budget pass; the tests of verdicts and trials
+ * (verdicts.test.ts, test/report/judge.test.ts) set these themselves.
+ */
+export const MECHANICS: Readonly<Record<string, string>> = { MAX_TRIALS: '3', ALLOW_INCONCLUSIVE: 'true' };
+
 /** A fresh results folder for one test. */
 export function resultsDir(): string {
   return mkdtempSync(join(tmpdir(), 'k6-triton-results-'));
@@ -40,11 +47,7 @@ export function runCli(args: string[], env: Record<string, string> = {}, cwd?: s
         TRITON_GRPC_URL: '',
         P95_MS: '',
         P99_MS: '',
-        // One-second windows on a shared 2-core machine carry no p99 and are seldom stable: the tests of the
-        // run's mechanics take one pass and let an inconclusive budget pass; the tests of verdicts and trials
-        // (verdicts.test.ts, judge.test.ts) set these themselves.
-        MAX_TRIALS: '3',
-        ALLOW_INCONCLUSIVE: 'true',
+        ...MECHANICS,
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -89,7 +89,8 @@ describe('the guide "Adding a model" (docs/adding-a-model.md)', () => {
       [
         join(copy, 'bin', 'k6-triton.js'),
         ...['bench', 'tiny-mlp', '--runtime', 'node', '--step-duration', '1s', '--warmup', '1s'],
-        ...['--results-dir', results],
+        // One-second windows carry no p99: the step checks the model runs, not its verdict.
+        ...['--results-dir', results, '--allow-inconclusive'],
       ],
       { cwd: copy, timeout: 120_000 },
     );

@@ -145,7 +145,9 @@ describe.skipIf(!perfAnalyzer.path)(suiteName, () => {
     const results = path.join(dir, `suite-${round}`);
     const benchArgs = ['bin/k6-triton.js', 'bench', MODEL, '--url', `http://${url}`, '--runtime', 'node'];
     benchArgs.push('--concurrency', LEVELS.join(','), '--step-duration', '3s', '--warmup', '1s');
+    // perf_analyzer's own rules above: 50% stability, 8 trials; 3 s windows carry no p99 (not judged here).
     benchArgs.push('--count', '2', '--results-dir', results);
+    benchArgs.push('--stability-percentage', '50', '--max-trials', '8', '--allow-inconclusive');
     await run(process.execPath, benchArgs, { cwd: REPO_ROOT, timeout: 100_000 }).catch(
       (err: { code?: number; stdout?: string; stderr?: string }) => {
         if (err.code !== 99) throw new Error(`bench failed (${err.code}): ${err.stderr}\n${err.stdout}`);

@@ -8,6 +8,7 @@ export interface MixModel {
   id: string;
   load: { mode: string; level: number };
   verdict_ok: boolean;
+  verdict: 'met' | 'missed' | 'not_measured' | 'inconclusive';
   requests_per_s: number;
   result?: {
     name: string;

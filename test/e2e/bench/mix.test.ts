@@ -66,8 +66,10 @@ function checkMix({ run, dir, summary, models }: Awaited<ReturnType<typeof bench
   expect(mnist.result!.requests).toBeLessThanOrEqual(10 * WINDOW_S + 1);
   expect(dlrm.result!.requests).toBeLessThanOrEqual(2 * WINDOW_S + 1);
   expect(summary.whole.requests).toBe(models.reduce((s, m) => s + m.result!.requests, 0));
-  expect(mnist.verdict_ok).toBe(true);
-  expect(bert.verdict_ok).toBe(true);
+  // A few seconds of 10 req/s carry no p99: met or inconclusive, never missed; dlrm's 1 µs budget is missed.
+  expect(mnist.verdict).toMatch(/^(met|inconclusive)$/);
+  expect(bert.verdict).toMatch(/^(met|inconclusive)$/);
+  expect(dlrm.verdict).toBe('missed');
   expect(dlrm.verdict_ok).toBe(false);
   expect(dlrm.result!.budgets.find((b) => b.expr === 'p(95)<0.001')?.ok).toBe(false);
   expect(summary.whole.verdict_ok).toBe(false);
@@ -89,7 +91,7 @@ function checkMix({ run, dir, summary, models }: Awaited<ReturnType<typeof bench
   }
   const table = readFileSync(join(dir, 'report.md'), 'utf8');
   expect(table).toMatch(/^\| dlrm \| 2 req\/s \| .* \| FAIL \|$/m);
-  expect(table).toMatch(/^\| bert-base \| 1 VU \| .* \| pass \|$/m);
+  expect(table).toMatch(/^\| bert-base \| 1 VU \| .* \| (pass|inconclusive) \|$/m);
   expect(run.stdout).toContain('# Model mix trio at 100%');
 }
 

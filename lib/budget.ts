@@ -6,7 +6,7 @@
 import {
   bareLevelName,
   INFER_CHECKED_METRIC,
-  INFER_ERRORS_METRIC,
+  errorMetricFor,
   INFER_INVALID_METRIC,
   parseLevelName,
   type RequestMetric,
@@ -179,7 +179,7 @@ export function budgetOverridesFromEnv(env: Record<string, string | undefined>):
 
 /** Options of budgetThresholds. */
 export interface BudgetThresholdOptions {
-  /** Error-rate metric. @default infer_errors (custom Rate, every protocol) */
+  /** Error-rate metric. @default http_req_failed for HTTP, infer_errors (custom Rate) for gRPC */
   errorMetric?: string;
   /** Add probes for the `<level>_stats` server counters (the script must create them). @default true */
   serverStats?: boolean;
@@ -241,7 +241,7 @@ export function budgetThresholds(
   metric: RequestMetric = 'http_req_duration',
   options: BudgetThresholdOptions = {},
 ): Record<string, string[]> {
-  const errorMetric = options.errorMetric ?? INFER_ERRORS_METRIC;
+  const errorMetric = options.errorMetric ?? errorMetricFor(metric);
   const errorExpr = budget.error_rate > 0 ? `rate<${budget.error_rate}` : 'rate==0';
   const thresholds: Record<string, string[]> = {};
   for (const level of levelNames) {

@@ -7,7 +7,7 @@
  * time the server never sees, so the body makes no closure and no object per request: real k6
  * interprets every call in it.
  *
- * It records each request's outcome in infer_errors. Every response is checked for its status and content
+ * It records a gRPC request's outcome in infer_errors (HTTP has k6's own http_req_failed). Every response is checked for its status and content
  * type (the transport's send does it, for nothing per request); the outputs are checked (checks.ts) on each
  * VU's first `warmupChecks` warm-up requests, after which the warm-up sends as the measured loop does, and on
  * one in `validateEvery` measured ones. A response that fails a check is a failed request, counted in
@@ -71,8 +71,11 @@ export interface LoopContext {
   validateEvery: number;
   /** Warm-up requests each VU validates first. */
   warmupChecks: number;
-  /** The failed-request Rate (infer_errors), added to on every request: the error-rate budget judges it. */
-  inferErrors: LoopMetric;
+  /**
+   * gRPC's failed-request Rate (infer_errors), added to on every request: the error-rate budget judges it.
+   * Absent for HTTP, whose k6 http_req_failed costs the script nothing (an invalid answer goes to `responses`).
+   */
+  inferErrors?: LoopMetric;
   /** Responses checked and found invalid (infer_checked, infer_invalid): the report's validation counts. */
   responses: ResponseCounters;
   /** The open loop's scheduled-start latency Trend; present only in request-rate mode. */
@@ -145,7 +148,7 @@ export function measuredLoop(ctx: LoopContext): MeasuredLoop {
 
   /** Counts a request's outcome: failed on an error status, no answer, or an invalid response. */
   function failed(error: string | undefined): void {
-    inferErrors.add(error !== undefined);
+    inferErrors?.add(error !== undefined);
     if (error === undefined) return;
     const invalid = isInvalidResponse(error);
     if (invalid) responses.invalid.add(1);
@@ -210,11 +213,11 @@ export function measuredLoop(ctx: LoopContext): MeasuredLoop {
 
   // What follows a request; the open loop first records how late it finished against its schedule.
   function sent(error: string | undefined): void {
-    failed(error);
+    if (error !== undefined || inferErrors) failed(error);
   }
   function sentOpen(error: string | undefined): void {
     scheduledLatency!.add(Date.now() - due_ms);
-    failed(error);
+    if (error !== undefined || inferErrors) failed(error);
   }
   function checkedOpen(): void {
     scheduledLatency!.add(Date.now() - due_ms);

@@ -87,8 +87,9 @@ export function modelTest(
     sequence !== undefined || (generic && !settings.payload) ? [] : loadSamples(settings, entry);
   const counters = createServerCounters();
   const windowRecord = createWindowRecord(env);
-  // Every protocol: k6's http_req_failed sees only the status, not an invalid body (lib/load/names.ts).
-  const inferErrors = createInferErrors();
+  // gRPC has no built-in failed-request metric in k6; HTTP has http_req_failed, and an invalid answer is
+  // counted in `responses` (lib/load/names.ts).
+  const inferErrors = settings.protocol === 'grpc' ? createInferErrors() : undefined;
   const responses = createResponseCounters();
   const clock = new WindowClock(run.load.window_s, () => exec.scenario.startTime);
   // Open loop only: the scheduled-start latency (coordinated omission made visible, see measured-loop.ts).

@@ -19,7 +19,7 @@ import {
 } from '../budget.ts';
 import {
   DEFAULT_SUB_WINDOWS,
-  INFER_ERRORS_METRIC,
+  errorMetricFor,
   type RequestMetric,
   SUMMARY_TREND_STATS,
   SYSTEM_TAGS,
@@ -239,7 +239,7 @@ export function resolveRunPlan(
     measurement: measurementRulesFromEnv(env),
     plan: timed,
     metric,
-    errorMetric: INFER_ERRORS_METRIC,
+    errorMetric: errorMetricFor(metric),
     budget,
     overrides,
     limits: effectiveBudget(budget, overrides),

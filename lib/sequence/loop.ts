@@ -54,8 +54,8 @@ export interface SequenceLoopContext {
   /** At least the number of VUs that may run at once (ids are split by it). */
   stride: number;
   counters: SequenceCounters;
-  /** The failed-request Rate (infer_errors), added to on every request. */
-  inferErrors: LoopMetric;
+  /** gRPC's failed-request Rate (infer_errors), added to on every request; HTTP has k6's http_req_failed. */
+  inferErrors?: LoopMetric;
   /** Every response's outputs are checked; an invalid one is a failed request. */
   responses: ResponseCounters;
   /** Request-rate levels: each iteration is one live sequence for its level's time (rate.ts). */
@@ -140,7 +140,7 @@ export function sequenceLoop(ctx: SequenceLoopContext): MeasuredLoop {
     if (seq.cut) return false;
     if (outcome.ok) ctx.responses.checked.add(1);
     const result = outcome.ok ? readOutputs(outcome) : (outcome.error() ?? 'request failed');
-    ctx.inferErrors.add(typeof result === 'string');
+    ctx.inferErrors?.add(typeof result === 'string');
     if (typeof result === 'string') {
       if (isInvalidResponse(result)) ctx.responses.invalid.add(1);
       failed(result);

@@ -6,7 +6,7 @@
 import {
   HTTP_FAILED_METRIC,
   INFER_CHECKED_METRIC,
-  INFER_ERRORS_METRIC,
+  errorMetricFor,
   INFER_INVALID_METRIC,
   parseLevelName,
   type RequestMetric,
@@ -21,7 +21,7 @@ import type { LoadMode } from '../load/shapes.ts';
 import { serverAverages_us, type ServerStatsDelta } from '../load/server-stats.ts';
 import { judgeStability, type WindowRecord } from '../load/stability.ts';
 import { isProbeExpr } from '../budget.ts';
-import { parseThresholdExpr } from '../load/threshold-expr.ts';
+import { parseThresholdExpr, thresholdPasses } from '../load/threshold-expr.ts';
 import { firstErrors, firstInvalid, levelFailure } from './failure.ts';
 import { judgeVerdict, runVerdict } from './judge.ts';
 import { DEFAULT_STABILITY_PCT } from '../load/shapes.ts';
@@ -131,7 +131,7 @@ export interface FromSummaryInput {
   window_s?: number;
   /** Request-duration Trend. @default detected from the summary keys */
   metric?: RequestMetric;
-  /** Error-rate metric. @default infer_errors (every protocol; http_req_failed in older HTTP summaries) */
+  /** Error-rate metric. @default http_req_failed for HTTP (plus infer_invalid), infer_errors for gRPC */
   errorMetric?: string;
   /** Server deltas per level name, when the runner measured them outside k6 metrics. */
   serverStats?: Readonly<Record<string, ServerStatsDelta>>;
@@ -228,6 +228,11 @@ export function windowsFromSummary(
 /** What a level's verdicts are judged with besides k6's own (judge.ts). */
 export interface LevelJudging {
   succeeded: number;
+  /**
+   * The level's failed share where k6's error metric missed some failures (HTTP's invalid answers with
+   * status 200): its error-rate budget is judged on this instead of k6's value.
+   */
+  errorRate?: { metric: string; rate: number };
   stable?: boolean;
   stability_spread_pct?: number | null;
   stability_pct: number;
@@ -246,8 +251,13 @@ export function verdicts(summary: K6SummaryData, level: string, judging?: LevelJ
     for (const [expr, k6Ok] of Object.entries(metric.thresholds)) {
       if (isProbeExpr(expr)) continue;
       const parsed = parseThresholdExpr(expr, key);
-      // k6's own verdict decides met or missed; the measured value is for the reader.
-      const base = { metric: key, expr, ok: k6Ok, measured: metric.values[parsed.aggregation] ?? null };
+      // k6's own verdict decides met or missed; the measured value is for the reader. HTTP's error rate
+      // also counts the invalid answers k6's http_req_failed did not see.
+      const rate = judging?.errorRate;
+      const base =
+        rate && parsed.aggregation === 'rate' && key.startsWith(`${rate.metric}{`)
+          ? { metric: key, expr, ok: thresholdPasses(parsed, rate.rate), measured: rate.rate }
+          : { metric: key, expr, ok: k6Ok, measured: metric.values[parsed.aggregation] ?? null };
       out.push(
         judging
           ? judgeVerdict(base, parsed, {
@@ -287,7 +297,9 @@ export function uncountedTrend(summary: K6SummaryData, metric: string, level: st
 export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
   const { summary, batch } = input;
   const metric = input.metric ?? detectMetric(summary);
-  const errorMetric = input.errorMetric ?? INFER_ERRORS_METRIC;
+  const errorMetric = input.errorMetric ?? errorMetricFor(metric);
+  // k6's http_req_failed sees statuses only: an invalid answer with status 200 is in infer_invalid alone.
+  const invalidApart = errorMetric === HTTP_FAILED_METRIC;
   const levels = input.levels ?? inferLevels(summary, metric, input.window_s);
   const stopped_ms = input.stopped_ms ?? Date.now();
   const firstError = firstErrors(summary);
@@ -301,9 +313,7 @@ export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
     // The run plan asks k6 for the trend's count (SUMMARY_TREND_STATS); it makes no per-level counters.
     const counted = duration?.['count'];
     if (!duration || counted === undefined) continue;
-    // A summary from before infer_errors covered HTTP counts its errors in http_req_failed.
-    const errorValues =
-      get(errorMetric) ?? (metric === 'http_req_duration' ? get(HTTP_FAILED_METRIC) : undefined);
+    const errorValues = get(errorMetric);
     // A request that failed before it was sent (a gRPC connection refused) has an error sample, no duration.
     const requests = Math.max(counted, (errorValues?.['passes'] ?? 0) + (errorValues?.['fails'] ?? 0));
     if (requests <= 0) continue;
@@ -316,15 +326,16 @@ export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
     const serverParts_us = server
       ? server.queue_us + server.compute_input_us + server.compute_infer_us + server.compute_output_us
       : 0;
-    const errors = errorValues?.['passes'] ?? Math.round((errorValues?.['rate'] ?? 0) * requests);
+    // Counters: absent from the summary when nothing was added at the level.
+    const invalid = get(INFER_INVALID_METRIC)?.['count'] ?? 0;
+    const checked = get(INFER_CHECKED_METRIC)?.['count'] ?? 0;
+    const statusErrors = errorValues?.['passes'] ?? Math.round((errorValues?.['rate'] ?? 0) * requests);
+    const errors = Math.min(requests, statusErrors + (invalidApart ? invalid : 0));
     const iteration = get('iteration_duration');
     const windows = input.windows?.[ref.name] ?? windowsFromSummary(summary, metric, ref, batch);
     const stability =
       windows.length > 0 ? judgeStability(windows, { stability_pct: input.stability_pct }) : undefined;
     const failure = levelFailure(requests, errors, firstError.get(ref.name));
-    // Counters: absent from the summary when nothing was added at the level.
-    const invalid = get(INFER_INVALID_METRIC)?.['count'] ?? 0;
-    const checked = get(INFER_CHECKED_METRIC)?.['count'] ?? 0;
     const notJudged = generatorNotJudged(requests, errors, failure, firstError.get(ref.name));
     results.push({
       mode: ref.mode,
@@ -351,6 +362,9 @@ export function levelsFromSummary(input: FromSummaryInput): LevelResult[] {
       ...(stability ? { stable: stability.stable, stability_spread_pct: stability.spread_pct } : {}),
       budgets: verdicts(summary, ref.name, {
         succeeded: Math.max(0, requests - errors),
+        ...(invalidApart && invalid > 0
+          ? { errorRate: { metric: errorMetric, rate: errors / requests } }
+          : {}),
         ...(stability ? { stable: stability.stable, stability_spread_pct: stability.spread_pct } : {}),
         stability_pct: input.stability_pct ?? DEFAULT_STABILITY_PCT,
       }),

@@ -84,9 +84,9 @@ describe('budgetThresholds', () => {
     const t = budgetThresholds(budget, ['c1', 'c8'], { p95_ms: 15 });
     expect(t['http_req_duration{scenario:c1}']).toEqual(['p(95)<15', 'p(99)<30']);
     expect(t['http_req_duration{scenario:c8}']).toEqual(['p(95)<15', 'p(99)<30']);
-    // HTTP's error budget judges infer_errors: k6's http_req_failed sees the status, not an invalid body.
-    expect(t['infer_errors{scenario:c8}']).toEqual(['rate<0.01']);
-    expect(t).not.toHaveProperty('http_req_failed{scenario:c8}');
+    // HTTP's error budget is on k6's http_req_failed (free per request); invalid answers are counted apart.
+    expect(t['http_req_failed{scenario:c8}']).toEqual(['rate<0.01']);
+    expect(t).not.toHaveProperty('infer_errors{scenario:c8}');
   });
 
   it('leaves out per-level counters whose counts the trends already carry (each costs k6 per request)', () => {
@@ -121,7 +121,7 @@ describe('budgetThresholds', () => {
   it('judges only the named levels and probes the others', () => {
     const t = budgetThresholds({ ...budget, levels: ['c8'] }, ['c1', 'c8'], {});
     expect(t['http_req_duration{scenario:c1}']).toEqual(['max>=0']);
-    expect(t['infer_errors{scenario:c1}']).toEqual(['rate>=0']);
+    expect(t['http_req_failed{scenario:c1}']).toEqual(['rate>=0']);
     expect(t['http_req_duration{scenario:c8}']).toEqual(['p(95)<20', 'p(99)<30']);
   });
 

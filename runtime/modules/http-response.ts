@@ -1,15 +1,24 @@
 /** k6's http.Response: the fields and methods scripts read, with k6's names and shapes. */
 import type { Timings } from '../transport/http-transport.ts';
 
+/** Header names already made canonical: a server sends the same few names in every response. */
+const canonicalNames = new Map<string, string>();
+const CANONICAL_NAMES_KEPT = 512;
+
 /** Go's textproto.CanonicalMIMEHeaderKey: "content-type" -> "Content-Type"; odd names stay as they are. */
 export function canonicalHeaderKey(name: string): string {
-  if (!/^[A-Za-z0-9!#$%&'*+\-.^_`|~]+$/.test(name)) return name;
-  let out = '';
-  let upper = true;
-  for (const ch of name) {
-    out += upper ? ch.toUpperCase() : ch.toLowerCase();
-    upper = ch === '-';
+  const known = canonicalNames.get(name);
+  if (known !== undefined) return known;
+  let out = name;
+  if (/^[A-Za-z0-9!#$%&'*+\-.^_`|~]+$/.test(name)) {
+    out = '';
+    let upper = true;
+    for (const ch of name) {
+      out += upper ? ch.toUpperCase() : ch.toLowerCase();
+      upper = ch === '-';
+    }
   }
+  if (canonicalNames.size < CANONICAL_NAMES_KEPT) canonicalNames.set(name, out);
   return out;
 }
 

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { findK6 } from '../../measure/runner.ts';
 import type { RunReport } from '../../lib/summary/types.ts';
 import { modelIds } from '../../models/index.ts';
+import { EXIT } from '../../runtime/exit-codes.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const LEVELS = ['c1', 'c2'];
@@ -49,7 +50,8 @@ function bench(
         ...['bench', model, '--runtime', 'k6', '--protocol', protocol, '--concurrency', '1,2'],
         ...['--step-duration', '2s', '--warmup', '1s', '--count', '2', '--results-dir', dir],
       ],
-      { env: { ...process.env, K6_BIN: k6 }, cwd: ROOT },
+      // One pass a level: 2 s windows on a shared machine are often unstable, and this checks every model runs.
+      { env: { ...process.env, K6_BIN: k6, MAX_TRIALS: '3' }, cwd: ROOT },
     );
     let out = '';
     child.stdout.on('data', (d) => (out += d));
@@ -76,9 +78,16 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         path && existsSync(join(path, 'summary.json'))
           ? (JSON.parse(readFileSync(join(path, 'summary.json'), 'utf8')) as { report: RunReport })
           : undefined;
-      const found =
-        run.code === 0 || run.code === 99 ? problems(summary?.report) : [`bench exited ${run.code}`];
-      const verdict = run.code === 99 ? 'budget missed on this shared machine' : 'budgets met';
+      // Measured: budgets met (0), a budget missed (99) or one inconclusive in windows this short (95).
+      const found = [EXIT.OK, EXIT.THRESHOLDS_FAILED, EXIT.INCONCLUSIVE].includes(run.code as 0)
+        ? problems(summary?.report)
+        : [`bench exited ${run.code}`];
+      const verdict =
+        run.code === EXIT.THRESHOLDS_FAILED
+          ? 'budget missed on this shared machine'
+          : run.code === EXIT.INCONCLUSIVE
+            ? 'a budget inconclusive in 2 s windows'
+            : 'budgets met';
       if (found.length === 0) console.log(`test-k6: ${model} ${protocol}: every level measured, ${verdict}`);
       else {
         failed++;

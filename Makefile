@@ -116,7 +116,7 @@ MIX ?= mixes/seed-trio.json
 bench-mix: $(NODE_MODULES)
 	$(CLI) bench --mix $(MIX) $(BENCH_ARGS) $(if $(K6_ARGS),-- $(K6_ARGS))
 
-## ci-gate MODEL=<id>: the CI job: exits 99 on a missed budget and writes JUNIT (default results/junit.xml)
+## ci-gate MODEL=<id>: the CI job: bench with JUNIT (default results/junit.xml); fails on a budget missed (CLI exit 99), inconclusive (95) or not measured (96), as make exit 2
 JUNIT ?= results/junit.xml
 ci-gate: $(NODE_MODULES)
 	@test -n "$(MODEL)" || { echo "make ci-gate: set MODEL=<id>, e.g. make ci-gate MODEL=dlrm"; exit 2; }

@@ -7,6 +7,7 @@ import { reportMarkdown } from '../report/markdown.ts';
 import { writeResult } from '../report/not-written.ts';
 import { writeRunReport } from '../report/write.ts';
 import { runVerdictLine } from '../lib/summary/verdicts.ts';
+import { verdictOf } from '../lib/summary/judge.ts';
 import { type Interruption, watchSignals } from './interrupt.ts';
 import { type Measured, measure } from './measure.ts';
 import { verdictExitCode } from './verdict-exit.ts';
@@ -56,9 +57,7 @@ export async function writeMeasured(
     else if (measured.levelsUnread) console.log('\nthe level results were not read back; see the last lines');
     else console.log('\nno level completed a request; see the errors above');
     // The closing line a CI log ends on: what the run may claim, and why when it is not "met".
-    console.log(
-      runVerdictLine(report.verdict ?? 'missed', report.verdict_reasons ?? [], Boolean(report.interrupted)),
-    );
+    console.log(runVerdictLine(verdictOf(report), report.verdict_reasons ?? [], Boolean(report.interrupted)));
   }
   // Rendered again rather than copied: the CI path may be on another disk than a full results folder.
   if (options.junit) await writeResult(options.junit, () => junitXml(report));

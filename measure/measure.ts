@@ -257,17 +257,17 @@ export function runExitCode(run: RunOutcome, interruption: Interruption): number
   return interruption.first ? EXIT.EXTERNAL_ABORT : run.exitCode;
 }
 
-/** One pass over a set of levels: its report (results not yet judged as a run), summary, plan and exit. */
-interface Pass extends Measured {}
-
-/** Runs the scenario once over `levels` (the settings' own when absent) with its files in `dir`. */
+/**
+ * Runs the scenario once over `levels` (the settings' own when absent) with its files in `dir`: one pass, its
+ * report's results not yet judged as the run's.
+ */
 async function measurePass(
   prepared: Prepared,
   options: MeasureOptions,
   dir: string,
   levels?: { mode: LoadMode; levels: readonly number[] },
   window_s?: number,
-): Promise<Pass> {
+): Promise<Measured> {
   const { target } = prepared;
   const base = window_s ? { ...target.settings, STEP_DURATION: formatDuration(window_s) } : target.settings;
   const settings = levels ? withLevels(base, levels.mode, levels.levels) : base;
@@ -308,8 +308,9 @@ export async function measure(prepared: Prepared, options: MeasureOptions): Prom
   const rules = first.plan.measurement;
   const results = new Map(first.report.results.map((r) => [r.name, r]));
   let interrupted = first.report.interrupted;
-  for (let pass = 2; pass <= maxPasses(rules) && !interrupted; pass++) {
-    if (!WHOLE_RUN_EXITS.has(first.exitCode) || first.levelsUnread) break;
+  // Only a first pass that ran to its end, with its levels read back, is measured again.
+  const whole = WHOLE_RUN_EXITS.has(first.exitCode) && !first.levelsUnread;
+  for (let pass = 2; whole && pass <= maxPasses(rules) && !interrupted; pass++) {
     const again = [...results.values()].filter((r) => needsPass(r, rules));
     if (again.length === 0) break;
     const window_s =

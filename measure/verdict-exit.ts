@@ -5,6 +5,7 @@
  */
 import type { RunReport, RunVerdict } from '../lib/summary/types.ts';
 import { EXIT } from '../runtime/exit-codes.ts';
+import { verdictOf } from '../lib/summary/judge.ts';
 
 /** The exit code of a verdict reached by a runtime that exited `runExit`. */
 export function exitForVerdict(verdict: RunVerdict, runExit: number, allowInconclusive = false): number {
@@ -23,6 +24,5 @@ export function exitForVerdict(verdict: RunVerdict, runExit: number, allowInconc
 
 /** The exit code of a run whose runtime exited `runExit` and whose report is `report`. */
 export function verdictExitCode(report: RunReport, runExit: number): number {
-  const verdict = report.verdict ?? (report.verdict_ok ? 'met' : 'missed');
-  return exitForVerdict(verdict, runExit, report.allow_inconclusive);
+  return exitForVerdict(verdictOf(report), runExit, report.allow_inconclusive);
 }

@@ -8,6 +8,7 @@ import { levelsWithFigures } from '../lib/summary/failure.ts';
 import { generatorWarnings } from '../lib/summary/generator.ts';
 import type { RunReport } from '../lib/summary/types.ts';
 import { STATE_WORDS } from '../lib/summary/verdicts.ts';
+import { verdictOf } from '../lib/summary/judge.ts';
 import { componentsSpec, serverMetricsSpec } from './charts.ts';
 import { tokensSpec } from './genai-charts.ts';
 import {
@@ -112,7 +113,7 @@ async function charts(report: RunReport, options: HtmlOptions): Promise<string> 
 
 /** The whole report.html as one string. */
 export async function reportHtml(report: RunReport, options: HtmlOptions = {}): Promise<string> {
-  const state = report.verdict ?? (report.verdict_ok ? 'met' : 'missed');
+  const state = verdictOf(report);
   const verdict =
     state === 'met'
       ? 'All budgets met'

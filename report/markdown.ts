@@ -11,7 +11,7 @@ import { generatorWarnings } from '../lib/summary/generator.ts';
 import { behindSchedule } from '../lib/summary/open-loop.ts';
 import { partialNote } from '../lib/summary/partial.ts';
 import { formatMeasured, STATE_WORDS, splitMetricKey } from '../lib/summary/verdicts.ts';
-import { SAMPLES_BEYOND_PERCENTILE, stateOf } from '../lib/summary/judge.ts';
+import { SAMPLES_BEYOND_PERCENTILE, stateOf, verdictOf } from '../lib/summary/judge.ts';
 import type { BudgetState, BudgetVerdict, LevelResult, RunReport } from '../lib/summary/types.ts';
 
 /** A Markdown table. */
@@ -370,7 +370,7 @@ export function failureNote(report: RunReport): string {
 /** The run's verdict in words; a stopped run judges only the levels it measured. */
 function verdictWords(report: RunReport): string {
   if (report.interrupted && report.results.length === 0) return 'none, no level was measured';
-  const verdict = report.verdict ?? (report.verdict_ok ? 'met' : 'missed');
+  const verdict = verdictOf(report);
   const reasons = report.verdict_reasons ?? [];
   const words =
     verdict === 'met'

@@ -27,7 +27,7 @@ import {
 } from '../load/names.ts';
 import { blockingCallsAllowed } from '../scenario/blocking.ts';
 import { missedBudgetLines, runVerdictLine } from '../summary/verdicts.ts';
-import { runVerdict } from '../summary/judge.ts';
+import { judgeLevels } from '../summary/judge.ts';
 import type { K6SummaryData } from '../summary/from-summary.ts';
 import { generativeBudgetExprs, type TokenBudget, tokenBudget } from './budget.ts';
 import { EMPTY_FINAL_PARAMETER, readDecoupledResponse } from './decoupled.ts';
@@ -465,10 +465,9 @@ export function generativeTest(
         ...scheduleLines(results),
         ...missed,
       ];
-      const measured = new Set(results.map((r) => r.name));
-      const { verdict, reasons } = runVerdict(
-        results.flatMap((r) => r.budgets),
-        run.plan.levels.filter((l) => !measured.has(l.name)).map((l) => l.name),
+      const { verdict, reasons } = judgeLevels(
+        results,
+        run.plan.levels.map((l) => l.name),
       );
       lines.push(runVerdictLine(verdict, reasons));
       const out: Record<string, string> = { stdout: `${lines.join('\n')}\n` };

@@ -4,7 +4,7 @@
  * bench command writes its reports from.
  */
 import { missedBudgetLines, runVerdictLine } from '../summary/verdicts.ts';
-import { runVerdict } from '../summary/judge.ts';
+import { judgeLevels } from '../summary/judge.ts';
 import { type K6SummaryData, levelsFromSummary, uncountedTrend } from '../summary/from-summary.ts';
 import { failureLines } from '../summary/failure.ts';
 import { cutAfter_s, windowStart_ms } from '../summary/partial.ts';
@@ -63,9 +63,9 @@ export function levelLines(
       `not measured: ${ended.join(', ')} (no request completed in their windows, or the run ended first)`,
     );
   // The same verdict the bench gives: met only when something was judged and nothing missed or unknown.
-  const { verdict, reasons } = runVerdict(
-    results.flatMap((r) => r.budgets),
-    unmeasured,
+  const { verdict, reasons } = judgeLevels(
+    results,
+    run.plan.levels.map((l) => l.name),
   );
   lines.push(runVerdictLine(verdict, reasons));
   return { results, lines: lines.filter(Boolean) };

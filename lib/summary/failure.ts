@@ -19,17 +19,22 @@ interface SummaryCheck {
   name?: unknown;
 }
 
-/** The first error recorded per level (firstErrorCheck names), from k6 summary data's root_group.checks. */
-export function firstErrors(summary: object): Map<string, { error: string; noResponse: boolean }> {
+/** The firstErrorCheck names in k6 summary data's root_group.checks, parsed, in the order k6 lists them. */
+function firstErrorChecks(summary: object): NonNullable<ReturnType<typeof parseFirstErrorCheck>>[] {
   const group = (summary as { root_group?: { checks?: SummaryCheck[] } }).root_group;
   const checks = Array.isArray(group?.checks) ? group.checks : [];
-  const found = new Map<string, { error: string; noResponse: boolean }>();
-  for (const check of checks) {
+  return checks.flatMap((check) => {
     const parsed = typeof check.name === 'string' ? parseFirstErrorCheck(check.name) : undefined;
-    // k6 lists checks in the order they were first made: the first one per level came first.
-    if (parsed && !found.has(parsed.level))
-      found.set(parsed.level, { error: parsed.error, noResponse: parsed.noResponse });
-  }
+    return parsed ? [parsed] : [];
+  });
+}
+
+/** The first error recorded per level (firstErrorCheck names), from k6 summary data's root_group.checks. */
+export function firstErrors(summary: object): Map<string, { error: string; noResponse: boolean }> {
+  const found = new Map<string, { error: string; noResponse: boolean }>();
+  // k6 lists checks in the order they were first made: the first one per level came first.
+  for (const { level, error, noResponse } of firstErrorChecks(summary))
+    if (!found.has(level)) found.set(level, { error, noResponse });
   return found;
 }
 
@@ -38,14 +43,9 @@ export function firstErrors(summary: object): Map<string, { error: string; noRes
  * `body is text/html, not JSON`. A VU notes one beside its first error when that was another failure.
  */
 export function firstInvalid(summary: object): Map<string, string> {
-  const group = (summary as { root_group?: { checks?: SummaryCheck[] } }).root_group;
-  const checks = Array.isArray(group?.checks) ? group.checks : [];
   const found = new Map<string, string>();
-  for (const check of checks) {
-    const parsed = typeof check.name === 'string' ? parseFirstErrorCheck(check.name) : undefined;
-    if (parsed && isInvalidResponse(parsed.error) && !found.has(parsed.level))
-      found.set(parsed.level, parsed.error.slice(INVALID_RESPONSE.length));
-  }
+  for (const { level, error } of firstErrorChecks(summary))
+    if (isInvalidResponse(error) && !found.has(level)) found.set(level, error.slice(INVALID_RESPONSE.length));
   return found;
 }
 

@@ -23,7 +23,7 @@ import { judgeStability, type WindowRecord } from '../load/stability.ts';
 import { isProbeExpr } from '../budget.ts';
 import { parseThresholdExpr, thresholdPasses } from '../load/threshold-expr.ts';
 import { firstErrors, firstInvalid, levelFailure } from './failure.ts';
-import { judgeVerdict, runVerdict } from './judge.ts';
+import { judgeLevels, judgeVerdict, runVerdict } from './judge.ts';
 import { DEFAULT_STABILITY_PCT } from '../load/shapes.ts';
 import { cutAfter_s, windowStart_ms } from './partial.ts';
 import type {
@@ -400,12 +400,18 @@ export function buildRunReport(
   fields: Omit<RunReport, 'verdict_ok' | 'verdict' | 'verdict_reasons' | 'unmeasured'>,
   judging: RunJudging = {},
 ): RunReport {
-  const seen = new Set([...fields.results.map((r) => r.name), ...(fields.partial ?? []).map((p) => p.name)]);
-  const unmeasured = (judging.planned ?? []).filter((name) => !seen.has(name));
-  const { verdict, reasons } = runVerdict(
-    fields.results.flatMap((result) => result.budgets),
-    fields.interrupted && fields.results.length > 0 ? [] : unmeasured,
-  );
+  // A level a stop cut short is named as such (partial), not as unmeasured.
+  const cut = new Set((fields.partial ?? []).map((p) => p.name));
+  const planned = (judging.planned ?? []).filter((name) => !cut.has(name));
+  const { unmeasured, ...judged } = judgeLevels(fields.results, planned);
+  // A stopped run judges the levels it measured; one that measured none is judged as a whole.
+  const { verdict, reasons } =
+    fields.interrupted && fields.results.length > 0
+      ? runVerdict(
+          fields.results.flatMap((result) => result.budgets),
+          [],
+        )
+      : judged;
   return {
     ...fields,
     verdict_ok: verdict === 'met',

@@ -8,7 +8,14 @@
 import { PERCENTILE_GRID } from '../load/names.ts';
 import { formatCount } from './format.ts';
 import { type ThresholdExpr, thresholdPasses } from '../load/threshold-expr.ts';
-import type { BudgetState, BudgetVerdict, PercentileInterval, RunVerdict } from './types.ts';
+import type {
+  BudgetState,
+  BudgetVerdict,
+  LevelResult,
+  PercentileInterval,
+  RunReport,
+  RunVerdict,
+} from './types.ts';
 
 /**
  * Samples a percentile budget needs beyond its percentile: p(99) is judged on at least 1,000 samples (10
@@ -135,6 +142,30 @@ export function judgeVerdict(
 /** A verdict's state; records written before states existed read as their `ok`. */
 export function stateOf(verdict: Pick<BudgetVerdict, 'ok' | 'state'>): BudgetState {
   return verdict.state ?? (verdict.ok ? 'met' : 'missed');
+}
+
+/**
+ * The verdict of a run's level results against its planned level names: a planned level with no result is
+ * not measured. The scenarios' handleSummary and buildRunReport judge a run with it.
+ */
+export function judgeLevels(
+  results: readonly Pick<LevelResult, 'name' | 'budgets'>[],
+  planned: readonly string[],
+): { verdict: RunVerdict; reasons: string[]; unmeasured: string[] } {
+  const measured = new Set(results.map((r) => r.name));
+  const unmeasured = planned.filter((name) => !measured.has(name));
+  return {
+    ...runVerdict(
+      results.flatMap((r) => r.budgets),
+      unmeasured,
+    ),
+    unmeasured,
+  };
+}
+
+/** A run report's verdict; reports written before verdicts existed read as their `verdict_ok`. */
+export function verdictOf(report: Pick<RunReport, 'verdict' | 'verdict_ok'>): RunVerdict {
+  return report.verdict ?? (report.verdict_ok ? 'met' : 'missed');
 }
 
 /** The run's verdict and why: missed before not measured before inconclusive before met. */

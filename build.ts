@@ -1,13 +1,13 @@
 /**
  * Bundles every scenario 1:1 to dist/<name>.js for k6: ESM, k6 modules external,
  * source maps beside each bundle; and beside each, the CommonJS the Node runtime runs
- * (dist/<name>.cjs, runtime/loader/prebuilt.ts). Usage: node --import tsx build.ts [scenario ... | --runtime]
+ * (dist/<name>.cjs, packages/runtime/src/loader/prebuilt.ts). Usage: node --import tsx build.ts [scenario ... | --runtime]
  */
 import { readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type BuildOptions } from 'esbuild';
-import { buildSidecar, SCENARIO_BUILD_OPTIONS } from './measure/bundle.ts';
+import { build, type BuildOptions, type Plugin } from 'esbuild';
+import { buildSidecar, SCENARIO_BUILD_OPTIONS } from './measure/core/bundle.ts';
 
 /** This file sits at the package root: scenarios/ and dist/ are found from here, not the working directory. */
 const ROOT = dirname(fileURLToPath(import.meta.url));
@@ -34,7 +34,20 @@ export async function buildScenarios(entries = scenarioEntries()): Promise<strin
 export const RUNTIME_BUILD_DIR = join(ROOT, 'build');
 
 /** Source folders the runtime's build is made from; a file newer than the build makes it stale. */
-export const RUNTIME_SOURCES = ['cli', 'runtime', 'wire', 'lib', 'models'];
+export const RUNTIME_SOURCES = ['cli', 'packages/runtime/src', 'lib', 'models'];
+
+/**
+ * npm packages stay in node_modules; this project's own workspace packages (@k6-triton/*: TypeScript
+ * sources) are bundled, since the built runtime runs without a TypeScript loader.
+ */
+const npmPackagesExternal: Plugin = {
+  name: 'npm-packages-external',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) =>
+      args.path.startsWith('@k6-triton/') ? undefined : { path: args.path, external: true },
+    );
+  },
+};
 
 /**
  * Bundles `k6-triton run` and its worker thread to plain JavaScript (packages stay in node_modules),
@@ -53,11 +66,14 @@ export async function buildRuntime(): Promise<string> {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    packages: 'external',
+    plugins: [npmPackagesExternal],
     sourcemap: true,
     logLevel: 'warning',
     splitting: true,
-    entryPoints: { run: join(ROOT, 'cli', 'run-entry.ts'), worker: join(ROOT, 'runtime', 'worker-main.ts') },
+    entryPoints: {
+      run: join(ROOT, 'cli', 'run-entry.ts'),
+      worker: join(ROOT, 'packages', 'runtime', 'src', 'worker-main.ts'),
+    },
     outdir: dir,
     chunkNames: '[name]-[hash]',
   });

@@ -1,9 +1,7 @@
-/**
- * Two vitest projects, split by folder. `unit` (test/ outside test/e2e/): pure modules and in-process tests
- * that need no server process (fakes and in-process mock servers are fine); `npx vitest run --project unit`
- * (make test-unit) runs in under a minute. `e2e` (test/e2e/): tests that start the embedded server, the CLI,
- * child processes, a browser or the real tools.
- */
+// Two vitest projects, split by folder. `unit` (test/, and each package's test/, outside their e2e/ folders):
+// pure modules and in-process tests that need no server process (fakes and in-process mock servers are fine);
+// `npx vitest run --project unit` (make test-unit) runs in under a minute. `e2e` (test/e2e/ and each package's
+// test/e2e/): tests that start the embedded server, the CLI, child processes, a browser or the real tools.
 import { defineConfig } from 'vitest/config';
 
 /** Test files run at once; TEST_WORKERS=1 runs them one by one (e.g. to time one file alone). */
@@ -28,8 +26,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['test/**/*.test.ts'],
-          exclude: ['**/node_modules/**', 'test/e2e/**'],
+          include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
+          exclude: ['**/node_modules/**', 'test/e2e/**', 'packages/*/test/e2e/**'],
           // Files share a worker's module graph instead of re-importing it per file: the project's CPU
           // time went from ~35 s to ~15 s. Unit tests restore what they change (mocks, timers, log sinks).
           isolate: false,
@@ -39,7 +37,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'e2e',
-          include: ['test/e2e/**/*.test.ts'],
+          include: ['test/e2e/**/*.test.ts', 'packages/*/test/e2e/**/*.test.ts'],
         },
       },
     ],

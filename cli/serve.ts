@@ -4,8 +4,8 @@
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { parseDuration_s } from '../lib/load/parse.ts';
-import { parseProbability, parseSpike, parseStatusFaults } from '../server/faults/spec.ts';
-import { modelTable, startServer, tlsIdentity } from '../server/index.ts';
+import { parseProbability, parseSpike, parseStatusFaults } from '../packages/server/src/faults/spec.ts';
+import { modelTable, startServer, tlsIdentity } from '@k6-triton/server';
 
 function port(value: string): number {
   const n = Number(value);

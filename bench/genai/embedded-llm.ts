@@ -14,8 +14,8 @@ import { GenerateStreamDecoder } from '../../lib/genai/generate-stream.ts';
 import { type GenerationRecord, type LevelMetrics, levelMetrics } from '../../lib/genai/metrics.ts';
 import { failRecord, newRecord, recordDecoupled, recordGenerate } from '../../lib/genai/record.ts';
 import { GPT2 } from '../../models/generative.ts';
-import { startServer } from '../../server/index.ts';
-import { gpt2InferRequest, inferenceClient, type Msg } from '../../test/server/generative-client.ts';
+import { startServer } from '@k6-triton/server';
+import { gpt2InferRequest, inferenceClient, type Msg } from '../../packages/server/test/generative-client.ts';
 import { postStreamed } from '../../test/e2e/triton/repeat-stream.ts';
 
 const { values: args } = parseArgs({

@@ -19,7 +19,7 @@ describe('the prompt workload of a bench', () => {
     expect(made.cached).toBe(false);
     expect(made.workload.requests).toHaveLength(5);
     expect(made.workload.requests.every((r) => r.inputTokens === 12)).toBe(true);
-    expect(made.workload.tokenizer).toMatch(/server\/models\/gpt2\/tokenizer\.json$/);
+    expect(made.workload.tokenizer).toMatch(/models\/gpt2\/tokenizer\.json$/);
     const again = ensurePromptWorkload(GPT2, env, { outDir });
     expect([again.cached, again.workloadPath]).toEqual([true, made.workloadPath]);
     const other = ensurePromptWorkload(GPT2, { ...env, PROMPT_SEED: '2' }, { outDir });

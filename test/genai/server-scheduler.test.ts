@@ -1,8 +1,12 @@
 /** The continuous-batching scheduler on a virtual clock: prefill, decode and KV-cache arithmetic. */
 import { describe, expect, it } from 'vitest';
-import { ContinuousBatcher, type GenerativeTiming, stepDuration_ms } from '../../server/genai/scheduler.ts';
-import { DEFAULT_TIMING } from '../../server/genai/timing.ts';
-import { countInputTokens, outputToken } from '../../server/genai/tokens.ts';
+import {
+  ContinuousBatcher,
+  type GenerativeTiming,
+  stepDuration_ms,
+} from '../../packages/server/src/genai/scheduler.ts';
+import { DEFAULT_TIMING } from '../../packages/server/src/genai/timing.ts';
+import { countInputTokens, outputToken } from '../../packages/server/src/genai/tokens.ts';
 import { GPT2 } from '../../models/generative.ts';
 
 const TIMING: GenerativeTiming = {

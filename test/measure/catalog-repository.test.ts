@@ -2,12 +2,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { exportCatalogRepository } from '../../measure/catalog-repository.ts';
+import { exportCatalogRepository } from '../../measure/core/catalog-repository.ts';
 import { GPT2, REPEAT } from '../../models/generative.ts';
 import { loadTokenizer } from '../../payloads/tokenizer.ts';
-import { GPT2_TOKENIZER_FILE } from '../../server/models/gpt2/tokenizer.ts';
-import { configFromGenerative } from '../../server/config/from-generative.ts';
-import { parsePbtxt } from '../../server/config/parse.ts';
+import { GPT2_TOKENIZER_FILE } from '../../packages/server/src/models/gpt2/tokenizer.ts';
+import { configFromGenerative } from '../../packages/server/src/config/from-generative.ts';
+import { parsePbtxt } from '../../packages/server/src/config/parse.ts';
 import { tempDirs } from '../temp-dirs.ts';
 
 describe('exportCatalogRepository, generative models', () => {

@@ -6,16 +6,16 @@ import { decodeTensor } from '../../lib/tensor/codec.ts';
 import { CATALOG } from '../../models/catalog.ts';
 import type { Datatype } from '../../lib/tensor/datatypes.ts';
 import type { ModelEntry } from '../../models/types.ts';
-import { configFromCatalog } from '../../server/config/from-catalog.ts';
-import { DIGIT_PIXELS, loadDigitSplit } from '../../server/models/mnist/digits.ts';
+import { configFromCatalog } from '../../packages/server/src/config/from-catalog.ts';
+import { DIGIT_PIXELS, loadDigitSplit } from '../../packages/server/src/models/mnist/digits.ts';
 import {
   importOnnx,
   MNIST_MODEL_FILE,
   mnistModelWithBatchDim,
-} from '../../server/models/mnist/export-onnx.ts';
-import { onnxConfigMismatch, tensorInfoFromOrt } from '../../server/onnx/config-check.ts';
-import { standInModel } from '../../server/onnx/stand-in.ts';
-import { decodeOnnxModel, encodeOnnxModel } from '../../server/onnx/writer.ts';
+} from '../../packages/server/src/models/mnist/export-onnx.ts';
+import { onnxConfigMismatch, tensorInfoFromOrt } from '../../packages/server/src/onnx/config-check.ts';
+import { standInModel } from '../../packages/server/src/onnx/stand-in.ts';
+import { decodeOnnxModel, encodeOnnxModel } from '../../packages/server/src/onnx/writer.ts';
 import { catalogInputs } from './catalog-inputs.ts';
 import { hasOnnxRuntime } from './has-onnx-runtime.ts';
 

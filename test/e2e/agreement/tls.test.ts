@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../../../server/index.ts';
-import { selfSignedIdentity } from '../../../server/tls.ts';
+import { type RunningServer, startServer } from '@k6-triton/server';
+import { selfSignedIdentity } from '../../../packages/server/src/tls.ts';
 import { findK6, groupTree, type Outcome, runBoth, tagNames } from './harness.ts';
 
 const { bin: K6, looked } = findK6();

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startServer } from '../../../server/index.ts';
+import { startServer } from '@k6-triton/server';
 import { startInflightProxy } from './inflight-proxy.ts';
 import { alive, startCli, until, watchDescendants } from './processes.ts';
 import { resultsDir, runFolder } from './run-cli.ts';

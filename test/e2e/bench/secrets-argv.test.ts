@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startServer } from '../../../server/index.ts';
+import { startServer } from '@k6-triton/server';
 import { findK6 } from '../agreement/harness.ts';
 import { startForwardingProxy } from './forwarding-proxy.ts';
 import { descendants, startCli } from './processes.ts';

@@ -8,7 +8,7 @@
 import { randomInt } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startServer } from '../../../server/index.ts';
+import { startServer } from '@k6-triton/server';
 import { QUICK, resultsDir, runCli } from './run-cli.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];

@@ -20,7 +20,7 @@ import { type HttpResponseLike, parseHttpInferResponse } from '../../../lib/kser
 import { normalizeStatistics } from '../../../lib/kserve/stats.ts';
 import { encodeTensor } from '../../../lib/tensor/index.ts';
 import { getModel } from '../../../models/index.ts';
-import { type RunningServer, startServer } from '../../../server/index.ts';
+import { type RunningServer, startServer } from '@k6-triton/server';
 
 const PROTO_DIR = fileURLToPath(new URL('../../../proto', import.meta.url));
 

@@ -10,7 +10,7 @@ import { getPriority, setPriority, tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../../../server/index.ts';
+import { type RunningServer, startServer } from '@k6-triton/server';
 import { REPO_ROOT, referenceTool } from './reference-tools.ts';
 
 const run = promisify(execFile);

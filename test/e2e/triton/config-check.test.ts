@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getModel } from '../../../models/index.ts';
-import { configFromCatalog } from '../../../server/config/from-catalog.ts';
-import { configToPbtxt } from '../../../server/config/to-pbtxt.ts';
-import { writeCatalogRepository } from '../../../server/export-repository.ts';
-import { standInModel } from '../../../server/onnx/stand-in.ts';
+import { configFromCatalog } from '../../../packages/server/src/config/from-catalog.ts';
+import { configToPbtxt } from '../../../packages/server/src/config/to-pbtxt.ts';
+import { writeCatalogRepository } from '../../../packages/server/src/export-repository.ts';
+import { standInModel } from '../../../packages/server/src/onnx/stand-in.ts';
 import { REAL_TRITON, startEmbeddedTarget, startRealTarget, type Target } from './servers.ts';
 
 /** DLRM's stand-in under a config that says output__0 is [2] per item; the model gives [1]. */

@@ -4,7 +4,7 @@
  * ModelStreamInfer, compression both ways, bad input over both protocols, and which statistics move when
  * requests fail. Both servers get the same bytes; answers are compared whole (status, Content-Type, error
  * words), outputs numerically. Tests only compare, so their order does not matter. Where the servers differ on
- * purpose the test says so, and server/README.md lists it. Skipped where tritonserver is absent.
+ * purpose the test says so, and packages/server/README.md lists it. Skipped where tritonserver is absent.
  */
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEQUENCE_MODELS } from '../../../models/catalog.ts';
-import { configFromCatalog } from '../../../server/config/from-catalog.ts';
-import { configToPbtxt } from '../../../server/config/to-pbtxt.ts';
-import { writeCatalogRepository } from '../../../server/export-repository.ts';
+import { configFromCatalog } from '../../../packages/server/src/config/from-catalog.ts';
+import { configToPbtxt } from '../../../packages/server/src/config/to-pbtxt.ts';
+import { writeCatalogRepository } from '../../../packages/server/src/export-repository.ts';
 import { type GrpcAnswer, inferenceClient, type Msg, post } from './infer-clients.ts';
 import { REAL_TRITON, startPair, type Target } from './servers.ts';
 
@@ -159,7 +159,7 @@ describe.skipIf(!REAL_TRITON.path)(
       }
     });
 
-    it('differs on purpose: an HTTP id past 2^53 (server/README.md)', async () => {
+    it('differs on purpose: an HTTP id past 2^53 (packages/server/README.md)', async () => {
       // JSON numbers are doubles in the embedded server: 2^64 - 1 reads as 2^64, which is no uint64.
       const parameters = { sequence_id: 18446744073709551615n, sequence_start: true };
       const [embedded, triton] = await Promise.all(

@@ -6,14 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GPT2 } from '../../../models/generative.ts';
-import { type RunningServer, startServer } from '../../../server/index.ts';
+import { type RunningServer, startServer } from '@k6-triton/server';
 import {
   gpt2InferRequest,
   inferenceClient,
   type Msg,
   ofRequest,
   streamMessages,
-} from '../../server/generative-client.ts';
+} from '../../../packages/server/test/generative-client.ts';
 import {
   postStreamed,
   REPEAT_MODEL,

@@ -3,8 +3,8 @@
  * started on the same model repository, each on free 127.0.0.1 ports. Real Triton comes from
  * TRITONSERVER or ../shared/tools/bin/tritonserver; where neither exists, callers skip with REAL_TRITON.skipReason.
  */
-import { startTritonserver, type RealTriton } from '../../../measure/tritonserver.ts';
-import { type RunningServer, startServer } from '../../../server/index.ts';
+import { startTritonserver, type RealTriton } from '../../../measure/core/tritonserver.ts';
+import { type RunningServer, startServer } from '@k6-triton/server';
 import { referenceTool } from '../tools/reference-tools.ts';
 
 /** The real tritonserver binary, or why the tests that need it are skipped. */

@@ -24,22 +24,7 @@ import type { InferOutcome, Transport } from './transport.ts';
 import { drawLength, echoes, echoInput, SequenceIds, sequenceParameters } from '../../lib/sequence/plan.ts';
 import type { ScenarioSends } from '../../lib/sequence/rate.ts';
 import type { SequenceSettings } from '../../lib/sequence/settings.ts';
-
-/** Metric names of the sequence counters (thresholds gate the last two; count==0 by default). */
-export const SEQUENCE_METRICS = {
-  started: 'k6_triton_sequences_started',
-  completed: 'k6_triton_sequences_completed',
-  outOfOrder: 'k6_triton_sequences_out_of_order',
-  orphaned: 'k6_triton_sequences_orphaned',
-} as const;
-
-/** The counters the loop adds to. */
-export interface SequenceCounters {
-  started: LoopMetric;
-  completed: LoopMetric;
-  outOfOrder: LoopMetric;
-  orphaned: LoopMetric;
-}
+import type { SequenceCounters } from '../../lib/sequence/metrics.ts';
 
 /** What the loop needs from k6, the run plan and the model. */
 export interface SequenceLoopContext {

@@ -24,16 +24,10 @@ import type { InferenceCore } from '../core.ts';
 import { asServerError } from '../errors.ts';
 import type { InferRequestMsg } from './convert.ts';
 import { toInferResponseMsg } from './convert.ts';
-import { inferRequestOf } from './server.ts';
+import { inferRequestOf, type MessageCodec } from './messages.ts';
 
 /** The HTTP/2 path of inference.GRPCInferenceService/ModelInfer. */
 export const MODEL_INFER_PATH = '/inference.GRPCInferenceService/ModelInfer';
-
-/** The message codec of one RPC, as a grpc-js service definition carries it. */
-export interface MessageCodec {
-  deserialize(bytes: Buffer): unknown;
-  serialize(value: unknown): Buffer;
-}
 
 /** Takes an incoming HTTP/2 stream (true) or leaves it to grpc-js (false). */
 export type StreamTaker = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => boolean;

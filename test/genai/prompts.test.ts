@@ -15,8 +15,7 @@ import {
   syntheticPrompt,
 } from '../../payloads/prompts.ts';
 import { loadTokenizer } from '../../payloads/tokenizer.ts';
-import { countInputTokens } from '../../server/genai/tokens.ts';
-import { GPT2_TOKENIZER_FILE, gpt2TokenizerText } from '../../server/models/gpt2/tokenizer.ts';
+import { countInputTokens, GPT2_TOKENIZER_FILE, gpt2TokenizerText } from '../../server/index.ts';
 
 const tokenizer = loadTokenizer(GPT2_TOKENIZER_FILE);
 const base = (o: Partial<PromptWorkloadOptions> = {}): PromptWorkloadOptions => ({

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Blob } from '../../runtime/modules/websockets-blob.ts';
 import { sessionParams } from '../../runtime/modules/ws-handshake.ts';
-import { selfSignedIdentity } from '../../server/tls.ts';
+import { selfSignedIdentity } from '../../server/index.ts';
 import { startWsEchoServer, type WsEchoServer } from './echo-ws-server.ts';
 import { checks, runScript, values } from './run-script.ts';
 

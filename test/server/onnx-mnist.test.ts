@@ -5,12 +5,12 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createOnnxBackend, makeOnnxBackendFactory } from '../../server/backends/onnx.ts';
 import type { Backend, ModelConfigJson, TensorData } from '../../server/backends/types.ts';
-import { DIGIT_PIXELS, type DigitSet, loadDigitSplit } from '../../server/models/mnist/digits.ts';
-import { mnistModelWithBatchDim } from '../../server/models/mnist/export-onnx.ts';
+import { DIGIT_PIXELS, type DigitSet, loadDigitSplit } from '../../models/mnist/digits.ts';
+import { mnistModelWithBatchDim } from '../../models/mnist/export-onnx.ts';
 import { hasOnnxRuntime } from '../onnx/has-onnx-runtime.ts';
 
-const MODEL_DIR = fileURLToPath(new URL('../../server/models/mnist', import.meta.url));
-/** The accuracy server/models/mnist/README.md states for the shipped model on the held-out digits, less a margin. */
+const MODEL_DIR = fileURLToPath(new URL('../../models/mnist', import.meta.url));
+/** The accuracy models/mnist/README.md states for the shipped model on the held-out digits, less a margin. */
 const MIN_ACCURACY = 0.95;
 
 const suiteName = hasOnnxRuntime

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { computeMs, PROFILES } from '../../server/backends/profiles.ts';
+import { computeMs } from '../../server/backends/profiles.ts';
 import { simulatedFactory } from '../../server/backends/simulated.ts';
 import { hashBatch, hashItem } from '../../server/backends/simulated-outputs.ts';
 import { completeConfig } from '../../server/config/normalize.ts';
 import { parsePbtxt } from '../../server/config/parse.ts';
 import { CATALOG } from '../../models/catalog.ts';
+import { catalogLatencyProfiles } from '../../models/repository/catalog-config.ts';
+
+const PROFILES = catalogLatencyProfiles();
 
 describe('latency profiles', () => {
   it('reproduce the published reference points', () => {

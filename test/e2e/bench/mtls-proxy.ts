@@ -6,7 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import tls from 'node:tls';
 import { generate } from 'selfsigned';
-import type { TlsIdentity } from '../../../server/tls.ts';
+import type { TlsIdentity } from '../../../server/index.ts';
 
 /** A self-signed client certificate (its own CA), for clientAuth. */
 export async function clientIdentity(): Promise<TlsIdentity> {

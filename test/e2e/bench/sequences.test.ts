@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SEQUENCE_METRICS } from '../../../lib/sequence/loop.ts';
-import { startServer } from '../../../server/index.ts';
+import { startCatalogServer } from '../../../models/repository/built-in.ts';
 import { referenceTool } from '../tools/reference-tools.ts';
 import { resultsDir, runCli, runFolder } from './run-cli.ts';
 
@@ -145,7 +145,7 @@ describe('bench sequence on the embedded server', () => {
   );
 
   it('counts sequences a failed request cut short as orphaned, and their threshold fails the run', async () => {
-    const server = await startServer({
+    const server = await startCatalogServer({
       httpPort: 0,
       grpcPort: -1,
       metricsPort: -1,

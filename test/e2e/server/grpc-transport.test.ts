@@ -1,12 +1,13 @@
 import { connect, type Settings } from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../../../server/index.ts';
+import { startCatalogServer } from '../../../models/repository/built-in.ts';
+import type { RunningServer } from '../../../server/index.ts';
 import { RECEIVE_WINDOW_BYTES } from '../../../server/grpc/transport.ts';
 
 describe('gRPC transport', () => {
   let server: RunningServer;
   beforeAll(async () => {
-    server = await startServer({ httpPort: 0, grpcPort: 0, metricsPort: -1 });
+    server = await startCatalogServer({ httpPort: 0, grpcPort: 0, metricsPort: -1 });
   });
   afterAll(() => server.stop());
 

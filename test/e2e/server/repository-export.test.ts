@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getModel } from '../../../models/index.ts';
-import { configFromCatalog } from '../../../server/config/from-catalog.ts';
+import { configFromCatalog } from '../../../models/repository/catalog-config.ts';
 import { parsePbtxt } from '../../../server/config/parse.ts';
-import { decodeOnnxModel } from '../../../server/onnx/writer.ts';
+import { decodeOnnxModel } from '../../../models/repository/onnx-writer.ts';
 import { runCli } from '../bench/run-cli.ts';
 
 describe('k6-triton repository', () => {
@@ -43,9 +43,9 @@ describe('k6-triton repository', () => {
       { name: 'input__1', datatype: 'INT32', dims: ['batch', 26] },
     ]);
     const mnist = readFileSync(join(dir, 'onnx-mnist-cpu', '1', 'model.onnx'));
-    expect(
-      mnist.equals(readFileSync(join(import.meta.dirname, '../../../server/models/mnist/model.onnx'))),
-    ).toBe(true);
+    expect(mnist.equals(readFileSync(join(import.meta.dirname, '../../../models/mnist/model.onnx')))).toBe(
+      true,
+    );
   });
 
   it('refuses an unknown model, an unknown precision and a folder it cannot write, in one line each', async () => {

@@ -10,14 +10,15 @@ import { connect } from 'node:http2';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODEL_INFER_PATH } from '../../../server/grpc/model-infer.ts';
-import { type RunningServer, startServer } from '../../../server/index.ts';
+import { startCatalogServer } from '../../../models/repository/built-in.ts';
+import type { RunningServer, ServerOptions } from '../../../server/index.ts';
 import { selfSignedIdentity, type TlsIdentity, tlsIdentity } from '../../../server/tls.ts';
 import { binaryBody, makeRepository, removeRepository } from '../../server/helpers.ts';
 
 let tls: TlsIdentity;
 const servers: RunningServer[] = [];
-async function serve(options: Parameters<typeof startServer>[0] = {}): Promise<RunningServer> {
-  const s = await startServer({ httpPort: 0, grpcPort: 0, metricsPort: -1, tls, ...options });
+async function serve(options: ServerOptions = {}): Promise<RunningServer> {
+  const s = await startCatalogServer({ httpPort: 0, grpcPort: 0, metricsPort: -1, tls, ...options });
   servers.push(s);
   return s;
 }

@@ -7,9 +7,9 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { writeCatalogRepository } from '../../../server/export-repository.ts';
-import { mnistModelWithBatchDim } from '../../../server/models/mnist/export-onnx.ts';
-import { encodeOnnxModel, type OnnxValueSpec } from '../../../server/onnx/writer.ts';
+import { writeCatalogRepository } from '../../../models/repository/export.ts';
+import { mnistModelWithBatchDim } from '../../../models/mnist/export-onnx.ts';
+import { encodeOnnxModel, type OnnxValueSpec } from '../../../models/repository/onnx-writer.ts';
 
 const MNIST_BATCH_CONFIG = `name: "mnist-batch"
 platform: "onnxruntime_onnx"

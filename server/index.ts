@@ -4,19 +4,16 @@
  * requests, lets in-flight ones finish, then closes. Everything the tool uses of the server is exported here.
  */
 import http from 'node:http';
-import type * as grpc from '@grpc/grpc-js';
 import { BackendRegistry } from './backends/registry.ts';
 import type { SimulatedOptions } from './backends/simulated.ts';
 import type { BackendFactory } from './backends/types.ts';
 import { InferenceCore } from './core.ts';
-import { modelInferTaker } from './grpc/model-infer.ts';
-import { MAX_MESSAGE_BYTES } from './grpc/messages.ts';
-import { createGrpcServer, modelInferCodec } from './grpc/server.ts';
-import { tuneGrpcTransport } from './grpc/transport.ts';
+import { createGrpcServer } from './grpc/server.ts';
+import { type GrpcListener, listenGrpc } from './grpc/transport.ts';
 import type { FaultOptions } from './faults/spec.ts';
 import type { HttpLimits } from './http/limits.ts';
 import { createHttpServer } from './http/server.ts';
-import { bindGrpc, closeGrpc, closeHttp, listen } from './listen.ts';
+import { closeHttp, listen } from './listen.ts';
 import { METRICS_CONTENT_TYPE, ServerMetrics } from './metrics.ts';
 import type { LatencyProfiles } from './backends/profiles.ts';
 import type { ModelDefinition } from './model-sources.ts';
@@ -65,11 +62,6 @@ export interface ServerOptions {
   loadModels?: string[];
   /** Simulated backend defaults (timeScale multiplies every profile's compute time). */
   simulated?: SimulatedOptions;
-  /**
-   * Who answers gRPC ModelInfer: node:http2 (grpc/model-infer.ts, faster) or grpc-js, which answers every
-   * other RPC; 'grpc-js' is there for tests that check both answer alike. @default 'node-http2'
-   */
-  grpcModelInfer?: 'node-http2' | 'grpc-js';
   /** Largest HTTP body / gRPC message. @default 67108864 */
   maxBody_bytes?: number;
   /** Extra backends by name (tests, embedders). */
@@ -219,7 +211,7 @@ class Frontends {
   httpPort = -1;
   grpcPort = -1;
   #http: http.Server | undefined;
-  #grpc: grpc.Server | undefined;
+  #grpc: GrpcListener | undefined;
   readonly #core: InferenceCore;
   readonly #host: string;
   readonly #options: ServerOptions;
@@ -241,18 +233,13 @@ class Frontends {
     });
     this.httpPort = await listen(this.#http, this.#host, httpPort, 'HTTP');
     if (grpcPort >= 0) {
-      // A shut-down grpc-js server cannot bind again: each opening gets a new one.
-      this.#grpc = createGrpcServer(this.#core, { maxMessage_bytes: o.maxBody_bytes });
-      this.grpcPort = await bindGrpc(this.#grpc, this.#host, grpcPort, o.tls);
-      tuneGrpcTransport(this.#grpc, {
+      // A shut-down grpc-js server cannot serve again: each opening gets a new one.
+      const server = createGrpcServer(this.#core, { maxMessage_bytes: o.maxBody_bytes });
+      this.#grpc = await listenGrpc(server, this.#host, grpcPort, {
+        tls: o.tls,
         maxConnections: o.limits?.maxConnections,
-        takeStream:
-          o.grpcModelInfer === 'grpc-js'
-            ? undefined
-            : modelInferTaker(this.#core, modelInferCodec(), {
-                maxMessage_bytes: o.maxBody_bytes ?? MAX_MESSAGE_BYTES,
-              }),
       });
+      this.grpcPort = this.#grpc.port;
     }
   }
 
@@ -260,7 +247,7 @@ class Frontends {
   async close(grace_ms?: number): Promise<void> {
     const closing: Promise<void>[] = [];
     if (this.#http) closing.push(closeHttp(this.#http, grace_ms));
-    if (this.#grpc) closing.push(closeGrpc(this.#grpc, grace_ms));
+    if (this.#grpc) closing.push(this.#grpc.close(grace_ms));
     this.#http = undefined;
     this.#grpc = undefined;
     await Promise.all(closing);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getModel } from '../../../models/index.ts';
 import { configFromCatalog } from '../../../models/repository/catalog-config.ts';
-import { parsePbtxt } from '../../../server/config/parse.ts';
+import { parseConfigJson, parsePbtxt } from '../../../server/config/parse.ts';
 import { decodeOnnxModel } from '../../../models/repository/onnx-writer.ts';
 import { runCli } from '../bench/run-cli.ts';
 
@@ -36,7 +36,7 @@ describe('k6-triton repository', () => {
     expect(readdirSync(dir).sort()).toEqual(['dlrm', 'onnx-mnist-cpu']);
     const dlrm = getModel('dlrm');
     const config = parsePbtxt(readFileSync(join(dir, 'dlrm', 'config.pbtxt'), 'utf8'));
-    expect(config).toEqual(configFromCatalog(dlrm, 'onnxruntime', 'INT32'));
+    expect(config).toEqual(parseConfigJson(configFromCatalog(dlrm, 'onnxruntime', 'INT32')));
     const model = decodeOnnxModel(readFileSync(join(dir, 'dlrm', '1', 'model.onnx')));
     expect(model.inputs).toEqual([
       { name: 'input__0', datatype: 'FP32', dims: ['batch', 13] },

@@ -9,7 +9,7 @@ import https from 'node:https';
 import { connect } from 'node:http2';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MODEL_INFER_PATH } from '../../../server/grpc/model-infer.ts';
+const MODEL_INFER_PATH = '/inference.GRPCInferenceService/ModelInfer';
 import { startCatalogServer } from '../../../models/repository/built-in.ts';
 import type { RunningServer, ServerOptions } from '../../../server/index.ts';
 import { selfSignedIdentity, type TlsIdentity, tlsIdentity } from '../../../server/tls.ts';
@@ -110,14 +110,12 @@ describe('embedded server on TLS', () => {
     expect(await get(s.httpPort, '/v2/health/ready', {})).toBe('DEPTH_ZERO_SELF_SIGNED_CERT');
   });
 
-  it('answers ModelInfer over TLS the same on node:http2 and on grpc-js', async () => {
-    const fast = await serve({ httpPort: 0 });
-    const grpcJs = await serve({ grpcModelInfer: 'grpc-js' });
-    const a = await inferOverTls(fast.grpcPort);
+  it('answers ModelInfer over TLS', async () => {
+    const s = await serve({ httpPort: 0 });
+    const a = await inferOverTls(s.grpcPort);
     expect(a.status).toBe(200);
     expect(a.grpcStatus).toBeDefined();
     expect(a.grpcStatus).not.toBe('0');
-    expect(a).toEqual(await inferOverTls(grpcJs.grpcPort));
   });
 
   it('counts HTTPS connections against the cap', async () => {

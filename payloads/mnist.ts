@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import type { Random } from '../lib/random/random.ts';
 
-/** Normalisation of the served MNIST model: identity, as scripts/mnist/train.ts trains on [0, 1] pixels. */
+/** Normalisation of the served MNIST model: identity, as training/mnist/train.ts trains on [0, 1] pixels. */
 export const MNIST_MEAN = 0;
 export const MNIST_STD = 1;
 /** Every 5th digit of each class is held out of training (models/mnist/digits.ts TEST_STRIDE). */

@@ -27,7 +27,7 @@ export interface ExportOptions {
   metadata?: Record<string, string>;
 }
 
-/** The shipped model (what scripts/mnist/train.ts writes and the catalog's onnx-mnist-cpu serves). */
+/** The shipped model (what training/mnist/train.ts writes and the catalog's onnx-mnist-cpu serves). */
 export const MNIST_MODEL_FILE = fileURLToPath(new URL('./model.onnx', import.meta.url));
 
 /** Encodes the network as ONNX bytes (a ModelProto), ready to write to model.onnx. */

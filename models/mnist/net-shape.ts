@@ -1,7 +1,7 @@
 /**
  * The MNIST network's shape and parameter layout: Conv 5x5 (1 -> F channels) -> ReLU -> MaxPool 2x2 -> Flatten ->
  * Gemm (-> H) -> ReLU -> Gemm (-> 10 logits), in ONNX's NCHW layout and Gemm's [out, in] weight layout, so the
- * weights export to ONNX as they are (export-onnx.ts). The training code is scripts/mnist/.
+ * weights export to ONNX as they are (export-onnx.ts). The training code is training/mnist/.
  */
 import { DIGIT_SIDE } from './digits.ts';
 

@@ -3,7 +3,7 @@
  * checks the export with onnxruntime-node on the held-out digits. Not product code: the tool and the server only
  * read the file it writes.
  *
- *   node --import tsx scripts/mnist/train.ts [--epochs 12] [--seed 1] [--out models/mnist/model.onnx]
+ *   node --import tsx training/mnist/train.ts [--epochs 12] [--seed 1] [--out models/mnist/model.onnx]
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

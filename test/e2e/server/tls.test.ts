@@ -1,7 +1,6 @@
 /**
  * The embedded server on TLS: HTTPS on the HTTP port (trusted through its own certificate, refused to a
- * client that does not trust it), ModelInfer over TLS answered alike by the node:http2 path and grpc-js,
- * and the connection cap counting HTTPS connections.
+ * client that does not trust it), ModelInfer over TLS, and the connection cap counting HTTPS connections.
  */
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -9,11 +8,12 @@ import https from 'node:https';
 import { connect } from 'node:http2';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-const MODEL_INFER_PATH = '/inference.GRPCInferenceService/ModelInfer';
 import { startCatalogServer } from '../../../models/repository/built-in.ts';
 import type { RunningServer, ServerOptions } from '../../../server/index.ts';
 import { selfSignedIdentity, type TlsIdentity, tlsIdentity } from '../../../server/tls.ts';
 import { binaryBody, makeRepository, removeRepository } from '../../server/helpers.ts';
+
+const MODEL_INFER_PATH = '/inference.GRPCInferenceService/ModelInfer';
 
 let tls: TlsIdentity;
 const servers: RunningServer[] = [];

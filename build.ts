@@ -1,13 +1,13 @@
 /**
  * Bundles every scenario 1:1 to dist/<name>.js for k6: ESM, k6 modules external,
  * source maps beside each bundle; and beside each, the CommonJS the Node runtime runs
- * (dist/<name>.cjs, runtime/loader/prebuilt.ts). Usage: node --import tsx build.ts [scenario ... | --runtime]
+ * (dist/<name>.cjs, packages/runtime/src/loader/prebuilt.ts). Usage: node --import tsx build.ts [scenario ... | --runtime]
  */
 import { readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
-import { buildSidecar, SCENARIO_BUILD_OPTIONS } from './measure/bundle.ts';
+import { buildSidecar, SCENARIO_BUILD_OPTIONS } from './measure/core/bundle.ts';
 
 /** This file sits at the package root: scenarios/ and dist/ are found from here, not the working directory. */
 const ROOT = dirname(fileURLToPath(import.meta.url));

@@ -14,9 +14,9 @@ import {
 } from './options.ts';
 import { modelIds, SEQUENCE_MODELS } from '../models/index.ts';
 import { GENERATIVE } from '../models/generative.ts';
-import { runBench } from '../measure/bench.ts';
-import { runMixBench } from '../measure/mix/bench.ts';
-import type { RuntimeChoice } from '../measure/runner.ts';
+import { runBench } from '../measure/bench/run.ts';
+import { runMixBench } from '../measure/mix/bench-mix.ts';
+import type { RuntimeChoice } from '../measure/core/runner.ts';
 import { addSslOptions, sslSettings } from './ssl-options.ts';
 
 /** Flag → the scenario's environment variable. */
@@ -87,7 +87,7 @@ export function runSettings(
     const value = flags[flag];
     if (value !== undefined && value !== '') env[name] = String(value);
   }
-  // Hints name the flag the user typed (--url), not the variable it set (lib/scenario/endpoints.ts).
+  // Hints name the flag the user typed (--url), not the variable it set (scenarios/kit/endpoints.ts).
   if (flags.url !== undefined && flags.url !== '') env.TRITON_URL_FLAG = '--url';
   if (flags.grpcUrl !== undefined && flags.grpcUrl !== '') env.TRITON_GRPC_URL_FLAG = '--grpc-url';
   // k6's open() reads a relative path from the script's folder: hand files over as absolute paths.

@@ -5,7 +5,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { runCapacity } from '../measure/capacity/run.ts';
 import { DEFAULT_MAX_TRIALS } from '../measure/capacity/search.ts';
-import type { RuntimeChoice } from '../measure/runner.ts';
+import type { RuntimeChoice } from '../measure/core/runner.ts';
 import { modelIds } from '../models/index.ts';
 import { GENERATIVE } from '../models/generative.ts';
 import { mixOperands, runSettings } from './bench.ts';

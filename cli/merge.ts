@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { modelIds } from '../models/index.ts';
-import { PROTOCOLS } from '../lib/scenario/settings.ts';
+import { PROTOCOLS } from '../scenarios/kit/settings.ts';
 import { reportMarkdown } from '../report/markdown.ts';
 import { runSettings } from './bench.ts';
 import { runMerge } from '../measure/merge/run.ts';

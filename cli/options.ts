@@ -3,8 +3,8 @@
  * help text per flag, each naming the environment variable it sets (see FLAG_ENV in cli/bench.ts).
  */
 import { type Command, Option } from 'commander';
-import { DEFAULT_VALIDATE_EVERY } from '../lib/scenario/run-plan.ts';
-import { PROTOCOLS, STREAM_PROTOCOLS } from '../lib/scenario/settings.ts';
+import { DEFAULT_VALIDATE_EVERY } from '../scenarios/kit/run-plan.ts';
+import { PROTOCOLS, STREAM_PROTOCOLS } from '../scenarios/kit/settings.ts';
 
 /** Where the requests go and what they carry: --url .. --headers. */
 export function addTargetOptions(command: Command, urlHelp: string, withPayload = true): Command {

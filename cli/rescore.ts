@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { FirstToken, Slo } from '../lib/genai/metrics.ts';
 import { type RescoredLevel, rescoreLevels } from '../lib/genai/rescore.ts';
-import { readRecords, RECORDS_FILE } from '../measure/genai-records.ts';
+import { readRecords, RECORDS_FILE } from '../measure/core/genai-records.ts';
 import { table } from '../report/markdown.ts';
 
 /** A flag's value as a number > 0, or one line naming the flag. */

@@ -5,8 +5,8 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 // The supervisor, not the engine: the engine and the libraries it loads (esbuild, undici, HDR
 // histograms) belong to the worker thread only, so the main thread stays small.
-import { runSupervised } from '../runtime/supervisor.ts';
-import { parseSegment, parseSequence } from '../runtime/options/segment.ts';
+import { runSupervised } from '../packages/runtime/src/supervisor.ts';
+import { parseSegment, parseSequence } from '../packages/runtime/src/options/segment.ts';
 
 function positiveInt(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`must be a whole number >= 0, got "${value}"`);
@@ -19,7 +19,7 @@ function keyValue(value: string, previous: Record<string, string>): Record<strin
   return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
 }
 
-/** Checks a flag value with a parser of runtime/options/segment.ts, failing with k6's message. */
+/** Checks a flag value with a parser of packages/runtime/src/options/segment.ts, failing with k6's message. */
 function checked(parse: (v: string) => unknown): (value: string) => string {
   return (value) => {
     try {

@@ -12,7 +12,7 @@ import {
   parseStatusFaults,
   startServer,
   tlsIdentity,
-} from '../server/index.ts';
+} from '@k6-triton/server';
 
 function port(value: string): number {
   const n = Number(value);

@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { settingOn } from '../measure/tls.ts';
+import { settingOn } from '../measure/core/tls.ts';
 
 /** The flags, as commander names them, with perf_analyzer's spelling for messages. */
 const SSL_FLAGS = {

@@ -3,7 +3,7 @@
  * its code; results go to results/<model>/sweep-<run-id>/.
  */
 import type { Command } from 'commander';
-import type { RuntimeChoice } from '../measure/runner.ts';
+import type { RuntimeChoice } from '../measure/core/runner.ts';
 import { type GridAxes, parseList } from '../measure/sweep/grid.ts';
 import { runSweep, SWEEP_DEFAULTS } from '../measure/sweep/run.ts';
 import { modelIds } from '../models/index.ts';

@@ -77,7 +77,7 @@ export const GPT2: GenerativeModelEntry = {
     source:
       "genai-perf README's example run: gpt2 on TensorRT-LLM, 200 input / 100 output tokens, concurrency 1",
   },
-  tokenizer: 'server/models/gpt2/tokenizer.json',
+  tokenizer: 'packages/server/src/models/gpt2/tokenizer.json',
   // About 5 requests/s per VU at c1: a 10 s window holds 50 of them; c16 shows the knee.
   load: {
     concurrency: [1, 2, 4, 8, 16],

@@ -19,7 +19,7 @@ export type PayloadRecipe =
   | { kind: 'bert'; seqLength: number; docStride: number; maxQueryLength: number }
   | { kind: 'mnist' }
   | { kind: 'random' }
-  /** Generative models: the scenario writes its prompt itself (lib/genai/stream-test.ts); no payload set. */
+  /** Generative models: the scenario writes its prompt itself (scenarios/kit/genai/stream-test.ts); no payload set. */
   | { kind: 'prompt' }
   /** Sequence models: each request carries [sequence id, step] for the echo check (lib/sequence/); no payload set. */
   | { kind: 'sequence' };

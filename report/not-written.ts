@@ -3,7 +3,7 @@
  * last, one line each, and exits 94 (EXIT.RESULTS_NOT_WRITTEN; precedence in exitAfterWrites), so a full
  * disk is neither lost in the middle of a long run's output nor hidden behind a verdict.
  */
-import { WriteError, writeWholeSync } from '../runtime/write-whole.ts';
+import { WriteError, writeWholeSync } from '../packages/runtime/src/write-whole.ts';
 
 const lines: string[] = [];
 
@@ -21,7 +21,7 @@ export function noteNotWritten(path: string, why: string | Error): string {
 }
 
 /**
- * Writes a result file whole (runtime/write-whole.ts), `data` or what `render` returns; a write or a
+ * Writes a result file whole (packages/runtime/src/write-whole.ts), `data` or what `render` returns; a write or a
  * renderer that fails leaves the file unwritten and recorded. Returns undefined when written, else the line.
  */
 export async function writeResult(

@@ -2,7 +2,7 @@
  * DLRM recommender (seed 001): 13 numerical + 26 categorical features, requests of BATCH=4096 samples, 20 ms p95 budget.
  * Run: make bench-dlrm, or k6 run -e PAYLOAD=<manifest.json> scenarios/dlrm.ts (see README).
  */
-import { modelTest } from '../lib/scenario/model-test.ts';
+import { modelTest } from './kit/model-test.ts';
 import { getModel } from '../models/index.ts';
 
 const MODEL = getModel('dlrm');

@@ -2,7 +2,7 @@
  * Any model by name (MODEL_NAME): tensors from the server's metadata and config, random inputs unless PAYLOAD is given, as perf_analyzer does.
  * Run: make bench-generic, or k6 run -e PAYLOAD=<manifest.json> scenarios/generic.ts (see README).
  */
-import { modelTest } from '../lib/scenario/model-test.ts';
+import { modelTest } from './kit/model-test.ts';
 import { genericEntry } from '../models/generic.ts';
 
 const MODEL = genericEntry(__ENV.MODEL_NAME);

@@ -4,7 +4,7 @@
  * level, budgets on TTFT and ITL p95. Run: make bench-llm, or
  * k6 run -e TRITON_GRPC_URL=127.0.0.1:8001 scenarios/llm.ts (see docs/generative-metrics.md).
  */
-import { generativeTest } from '../lib/genai/stream-test.ts';
+import { generativeTest } from './kit/genai/stream-test.ts';
 import { GENERATIVE } from '../models/generative.ts';
 
 const MODEL = GENERATIVE[__ENV.MODEL || 'gpt2'];

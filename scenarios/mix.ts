@@ -1,9 +1,9 @@
 /**
  * A model mix: several catalog models in one k6 test, one set of scenarios per model (see
- * lib/scenario/mix-test.ts). MIX_PLAN names the plan file `k6-triton bench --mix` writes; each slot's
+ * scenarios/kit/mix-test.ts). MIX_PLAN names the plan file `k6-triton bench --mix` writes; each slot's
  * functions run one model. Run: make bench-mix, or k6-triton bench --mix mixes/seed-trio.json.
  */
-import { MIX_SLOTS, mixTest } from '../lib/scenario/mix-test.ts';
+import { MIX_SLOTS, mixTest } from './kit/mix-test.ts';
 
 if (!__ENV.MIX_PLAN) throw new Error('MIX_PLAN is not set; run a mix with k6-triton bench --mix <file>');
 const mix = mixTest(open(__ENV.MIX_PLAN));

@@ -2,7 +2,7 @@
  * MNIST digits on ONNX Runtime CPU (seed 003): real digits with labels, checked against the answers when the model is real.
  * Run: make bench-mnist, or k6 run -e PAYLOAD=<manifest.json> scenarios/mnist.ts (see README).
  */
-import { modelTest } from '../lib/scenario/model-test.ts';
+import { modelTest } from './kit/model-test.ts';
 import { getModel } from '../models/index.ts';
 
 const MODEL = getModel('mnist');

@@ -2,7 +2,7 @@
  * ResNet50 on AWS Inferentia (seed 004): batch-16 requests from 2 concurrent clients.
  * Run: make bench-resnet50, or k6 run -e PAYLOAD=<manifest.json> scenarios/resnet50.ts (see README).
  */
-import { modelTest } from '../lib/scenario/model-test.ts';
+import { modelTest } from './kit/model-test.ts';
 import { getModel } from '../models/index.ts';
 
 const MODEL = getModel('resnet50');

@@ -5,7 +5,7 @@
  * SEQUENCE_LENGTH_VARIATION and, for REQUEST_RATE levels, NUM_OF_SEQUENCES as perf_analyzer's
  * flags. Run: k6-triton bench sequence (see docs/sequences.md).
  */
-import { modelTest } from '../lib/scenario/model-test.ts';
+import { modelTest } from './kit/model-test.ts';
 import { getModel } from '../models/index.ts';
 
 const MODEL = getModel(__ENV.MODEL || 'sequence-identity');

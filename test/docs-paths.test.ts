@@ -1,6 +1,6 @@
 /**
  * The docs match the tree. Every repository path a README or a page of docs/ names in backticks exists:
- * a path with a slash (`lib/scenario/run-plan.ts`, `test/e2e/tools/`) is read from the repository root or from
+ * a path with a slash (`scenarios/kit/run-plan.ts`, `test/e2e/tools/`) is read from the repository root or from
  * the README's folder; a bare module name (`markdown.ts`) must be a file under the README's folder or at
  * the root (`build.ts`; the root README and the docs/ pages may abbreviate any file of the repository).
  * Generated folders (results/, dist/) and spans with placeholders (`results/<model>/<run-id>/`) are not
@@ -117,14 +117,14 @@ function brokenLinks(markdown: string, page: string): string[] {
 
 describe('docs paths', () => {
   it('finds the READMEs, including the root one and those of runtime/ and report/, and the docs/ pages', () => {
-    expect(READMES).toEqual(expect.arrayContaining(['README.md', 'runtime/README.md', 'report/README.md']));
+    expect(READMES).toEqual(expect.arrayContaining(['README.md', 'packages/runtime/README.md', 'report/README.md']));
     expect(DOC_PAGES).toEqual(expect.arrayContaining(['docs/benchmarks.md', 'docs/how-it-measures.md']));
   });
 
   it('reads a span as a path only when it looks like one', () => {
     expect(
-      namedPaths('`lib/scenario/run-plan.ts`, `markdown.ts`, `results/<model>/`, `p(95)<500`, `make test`'),
-    ).toEqual(['lib/scenario/run-plan.ts', 'markdown.ts']);
+      namedPaths('`scenarios/kit/run-plan.ts`, `markdown.ts`, `results/<model>/`, `p(95)<500`, `make test`'),
+    ).toEqual(['scenarios/kit/run-plan.ts', 'markdown.ts']);
   });
 
   it('reports a named path or module the tree lacks, and not one it has', () => {

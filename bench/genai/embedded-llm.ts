@@ -15,7 +15,7 @@ import { type GenerationRecord, type LevelMetrics, levelMetrics } from '../../li
 import { failRecord, newRecord, recordDecoupled, recordGenerate } from '../../lib/genai/record.ts';
 import { GPT2 } from '../../models/generative.ts';
 import { startCatalogServer } from '../../models/repository/built-in.ts';
-import { gpt2InferRequest, inferenceClient, type Msg } from '../../test/server/generative-client.ts';
+import { gpt2InferRequest, inferenceClient, type Msg } from '../../packages/server/test/generative-client.ts';
 import { postStreamed } from '../../test/e2e/triton/repeat-stream.ts';
 
 const { values: args } = parseArgs({

@@ -32,7 +32,7 @@ import {
   writeRepeatRepository,
 } from '../../test/e2e/triton/repeat-stream.ts';
 import { REAL_TRITON } from '../../test/e2e/triton/servers.ts';
-import { startTritonserver } from '../../measure/tritonserver.ts';
+import { startTritonserver } from '../../measure/core/tritonserver.ts';
 
 const { values: args } = parseArgs({
   options: {

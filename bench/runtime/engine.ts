@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { runTest } from '../../runtime/index.ts';
+import { runTest } from '@k6-triton/runtime';
 
 const SERVER = `
 import http from 'node:http';

@@ -5,8 +5,8 @@
  * --fresh builds a new base64 string per call (defeats the decoded-bytes cache: the worst case).
  */
 import { parseArgs } from 'node:util';
-import { Client } from '../../runtime/modules/grpc.ts';
-import { runInVu } from '../../runtime/vu-context.ts';
+import { Client } from '../../packages/runtime/src/modules/grpc.ts';
+import { runInVu } from '../../packages/runtime/src/vu-context.ts';
 import { PROTO_DIR } from './bench-proto.ts';
 import { benchVu, measureLoops, startServer } from './servers.ts';
 

@@ -4,7 +4,7 @@
  * Each loop is one VU running `await http.asyncRequest(...)` back to back; samples go to a counting sink.
  */
 import { parseArgs } from 'node:util';
-import { asyncRequest } from '../../runtime/modules/http.ts';
+import { asyncRequest } from '../../packages/runtime/src/modules/http.ts';
 import { benchVu, measureLoops, startServer } from './servers.ts';
 
 interface Case {

@@ -10,8 +10,8 @@ import { createServer } from 'node:http';
 import { createServer as createHttp2Server, type ServerHttp2Session } from 'node:http2';
 import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { runInVu, type Sample, type VuState } from '../../runtime/vu-context.ts';
-import { DEFAULT_CLIENT_TLS } from '../../runtime/transport/tls-client.ts';
+import { runInVu, type Sample, type VuState } from '../../packages/runtime/src/vu-context.ts';
+import { DEFAULT_CLIENT_TLS } from '../../packages/runtime/src/transport/tls-client.ts';
 
 /** HTTP/2 receive window of the gRPC benchmark server. */
 const WINDOW_BYTES = 16 * 1024 * 1024;

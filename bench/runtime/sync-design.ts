@@ -12,8 +12,8 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import { DEFAULT_CLIENT_TLS } from '../../runtime/transport/tls-client.ts';
-import { VuConnections } from '../../runtime/transport/http-transport.ts';
+import { DEFAULT_CLIENT_TLS } from '../../packages/runtime/src/transport/tls-client.ts';
+import { VuConnections } from '../../packages/runtime/src/transport/http-transport.ts';
 import { startServer } from './servers.ts';
 
 const { values } = parseArgs({

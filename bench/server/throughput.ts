@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { Pool } from 'undici';
-import { processCpu_s } from '../../measure/cpu.ts';
+import { processCpu_s } from '../../measure/core/cpu.ts';
 import { startServeProcess } from '../serve-process.ts';
 import { mnistZeroRepository, mnistZeroRequest } from './mnist-zero.ts';
 

@@ -2,7 +2,7 @@
  * The generative scenario's open loop: when each measured request of a request-rate level was due, and the
  * words for a level whose generator could not keep its schedule. Iteration i of a constant-arrival-rate level
  * is due at the scenario's start + i / rate (k6's schedule; a started iteration takes the next slot even after
- * dropped ones, so a generator that fell behind shows it as lag, as lib/scenario/measured-loop.ts does); of a
+ * dropped ones, so a generator that fell behind shows it as lag, as scenarios/kit/measured-loop.ts does); of a
  * paced level (Poisson, gamma: lib/load/pacing.ts) at its start + the schedule's i-th send time. A send that
  * leaves more than LATE_SEND_MS after that waited for a VU: every VU the level may use was busy streaming.
  * Pure apart from what it is given; runs inside k6.

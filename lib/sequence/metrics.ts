@@ -4,7 +4,7 @@
  */
 import { Counter } from 'k6/metrics';
 import type { K6SummaryData } from '../summary/from-summary.ts';
-import { SEQUENCE_METRICS, type SequenceCounters } from './loop.ts';
+import { SEQUENCE_METRICS, type SequenceCounters } from '../../scenarios/kit/sequence-loop.ts';
 
 /** Registers the four sequence counters. */
 export function createSequenceCounters(): SequenceCounters {

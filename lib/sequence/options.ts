@@ -1,12 +1,12 @@
 /**
- * What a sequence model's run plan adds (lib/scenario/run-plan.ts): its settings, checked once where the bench
+ * What a sequence model's run plan adds (scenarios/kit/run-plan.ts): its settings, checked once where the bench
  * and the scenario resolve the plan, and k6 options for iterations that each run a whole sequence (closed loop)
  * or one live sequence for a level's time (request rate). Pure: no k6 imports.
  */
 import type { Options, Scenario } from 'k6/options';
 import type { LoadMode } from '../load/shapes.ts';
 import { WARMUP_SUFFIX } from '../load/names.ts';
-import { SEQUENCE_METRICS } from './loop.ts';
+import { SEQUENCE_METRICS } from '../../scenarios/kit/sequence-loop.ts';
 import { checkIdRange } from './plan.ts';
 import { readSequenceSettings, type SequenceSettings } from './settings.ts';
 

@@ -1,7 +1,7 @@
 /**
  * Per-level server metrics from Prometheus scrapes taken during a run (Triton's nv_* families): counter
  * deltas between the scrapes that bound a level's window, gauge averages over the scrapes inside it.
- * Pure: the bench scrapes (measure/metrics-scrape.ts), this only computes, the writers only read.
+ * Pure: the bench scrapes (measure/core/metrics-scrape.ts), this only computes, the writers only read.
  */
 import type { ServerMetricsPoint, ServerMetricsStats, ServerTimeline } from './types.ts';
 

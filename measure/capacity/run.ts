@@ -7,13 +7,13 @@ import { withPromptWorkload } from '../../payloads/prompt-workload.ts';
 import { join } from 'node:path';
 import type { LevelResult } from '../../lib/summary/types.ts';
 import { buildRunReport } from '../../lib/summary/from-summary.ts';
-import { EXIT } from '../../runtime/exit-codes.ts';
-import { watchSignals } from '../interrupt.ts';
-import { type PrepareOptions, type Prepared, prepare } from '../prepare.ts';
-import type { RuntimeChoice } from '../runner.ts';
-import { type RunSettings, resolveTarget, runDir, withLevels } from '../target.ts';
+import { EXIT } from '../../packages/runtime/src/exit-codes.ts';
+import { watchSignals } from '../core/interrupt.ts';
+import { type PrepareOptions, type Prepared, prepare } from '../core/prepare.ts';
+import type { RuntimeChoice } from '../core/runner.ts';
+import { type RunSettings, resolveTarget, runDir, withLevels } from '../core/target.ts';
 import { type Confirmation, confirmationSentence, confirmPlan, judgeConfirmation } from './confirm.ts';
-import { type LevelSetOptions, measureLevels } from './measure.ts';
+import { type LevelSetOptions, measureLevels } from './measure-levels.ts';
 import { project } from './projection.ts';
 import {
   type CapacityRecord,

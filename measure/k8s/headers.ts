@@ -5,7 +5,7 @@
  * secretKeyRef, so the scenario reads them as it reads HEADERS anywhere else.
  */
 import { readFileSync } from 'node:fs';
-import { parseHeaderLines, parseHeaders } from '../../lib/scenario/settings.ts';
+import { parseHeaderLines, parseHeaders } from '../../scenarios/kit/settings.ts';
 
 /** The Secret's key the runners' HEADERS variable is read from. */
 export const HEADERS_KEY = 'HEADERS';

@@ -2,17 +2,17 @@
  * `k6-triton merge` as a pipeline: resolve the run's plan (the same settings the runners had), pool the
  * runners' samples, judge the budgets on the pool, build the level results and write one report.
  */
-import { verdictExitCode } from '../verdict-exit.ts';
-import { EXIT } from '../../runtime/exit-codes.ts';
+import { verdictExitCode } from '../core/verdict-exit.ts';
+import { EXIT } from '../../packages/runtime/src/exit-codes.ts';
 import { resolve } from 'node:path';
-import type { RunPlan } from '../../lib/scenario/run-plan.ts';
+import type { RunPlan } from '../../scenarios/kit/run-plan.ts';
 import { parseLevelName, WINDOW_LENGTH_METRIC } from '../../lib/load/names.ts';
 import { buildRunReport, type LevelRef, levelsFromSummary } from '../../lib/summary/from-summary.ts';
 import type { RunReport } from '../../lib/summary/types.ts';
 import { type WrittenReport, writeRunReport } from '../../report/write.ts';
 
 import { type ReadStats, type Recorded, readSamples } from './samples.ts';
-import { planAt, type RunSettings, resolveTarget, runDir, type Target } from '../target.ts';
+import { planAt, type RunSettings, resolveTarget, runDir, type Target } from '../core/target.ts';
 import { mergedSummary } from './summary.ts';
 
 /** What a merge takes: the runners' files and the settings the run had (CONCURRENCY, STEP_DURATION, ...). */

@@ -7,7 +7,7 @@
 import { basename, dirname, extname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { LoadMode } from '../../lib/load/shapes.ts';
-import { MIX_SLOTS } from '../../lib/scenario/run-plan.ts';
+import { MIX_SLOTS } from '../../scenarios/kit/run-plan.ts';
 import { getModel, modelIds } from '../../models/index.ts';
 
 /** One model's load: VUs or requests per second. */

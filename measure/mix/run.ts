@@ -8,22 +8,22 @@ import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { mixMeasureKey } from '../../lib/load/names.ts';
-import type { MixLevels } from '../../lib/scenario/mix-test.ts';
+import type { MixLevels } from '../../scenarios/kit/mix-test.ts';
 import { latencyStats_us, normalize } from '../../lib/summary/from-summary.ts';
-import type { MixPlanFile } from '../../lib/scenario/run-plan.ts';
+import type { MixPlanFile } from '../../scenarios/kit/run-plan.ts';
 import { writeResult } from '../../report/not-written.ts';
-import { writeMeasured } from '../bench.ts';
-import type { Interruption } from '../interrupt.ts';
+import { writeMeasured } from '../bench/run.ts';
+import type { Interruption } from '../core/interrupt.ts';
 import {
   type MeasureOptions,
   modelReport,
   runExitCode,
   runMeasurement,
   scenarioEnvironment,
-} from '../measure.ts';
-import { packagePath, runId } from '../paths.ts';
-import { checkedPayload, type PrepareOptions, type Prepared, prepare } from '../prepare.ts';
-import { checkJudgedLevels, type RunSettings, resolveTarget, type Target } from '../target.ts';
+} from '../core/measure-pass.ts';
+import { packagePath, runId } from '../core/paths.ts';
+import { checkedPayload, type PrepareOptions, type Prepared, prepare } from '../core/prepare.ts';
+import { checkJudgedLevels, type RunSettings, resolveTarget, type Target } from '../core/target.ts';
 import { type Mix, parseMix, scaleMix } from './file.ts';
 import { type MixResult, mixMarkdown, mixResult } from './summary.ts';
 

@@ -7,13 +7,13 @@
  */
 import { withPromptWorkload } from '../../payloads/prompt-workload.ts';
 import { join } from 'node:path';
-import { EXIT } from '../../runtime/exit-codes.ts';
-import { measureLevels } from '../capacity/measure.ts';
+import { EXIT } from '../../packages/runtime/src/exit-codes.ts';
+import { measureLevels } from '../capacity/measure-levels.ts';
 import type { SearchBudget } from '../capacity/search.ts';
-import { watchSignals } from '../interrupt.ts';
-import { type PrepareOptions, type Prepared, prepare } from '../prepare.ts';
-import type { RuntimeChoice } from '../runner.ts';
-import { type RunSettings, resolveTarget, runDir, withLevels } from '../target.ts';
+import { watchSignals } from '../core/interrupt.ts';
+import { type PrepareOptions, type Prepared, prepare } from '../core/prepare.ts';
+import type { RuntimeChoice } from '../core/runner.ts';
+import { type RunSettings, resolveTarget, runDir, withLevels } from '../core/target.ts';
 import { buildGrid, configLabel, type GridAxes } from './grid.ts';
 import { appliedConfig, overrideMismatches, withOverride } from './override.ts';
 import { type ConfigOutcome, rankConfigs } from './rank.ts';

@@ -12,7 +12,7 @@ import {
   type RunningServer,
   type ServerOptions,
   startServer,
-} from '../../server/index.ts';
+} from '@k6-triton/server';
 import { MNIST_MODEL_FILE } from '../mnist/export-onnx.ts';
 import {
   catalogEntries,

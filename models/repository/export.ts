@@ -6,7 +6,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { configToPbtxt, parseConfigJson } from '../../server/index.ts';
+import { configToPbtxt, parseConfigJson } from '@k6-triton/server';
 import { CATALOG, getModel, inputsFor, modelIds, SEQUENCE_MODELS } from '../index.ts';
 import { MNIST_MODEL_FILE } from '../mnist/export-onnx.ts';
 import type { ModelEntry } from '../types.ts';

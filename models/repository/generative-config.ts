@@ -4,7 +4,7 @@
  */
 import type { TensorSpec } from '../../lib/kserve/types.ts';
 import { toConfigDatatype } from '../../lib/tensor/datatypes.ts';
-import { type GenerativeTiming, TIMING_PARAMETERS } from '../../server/index.ts';
+import { type GenerativeTiming, TIMING_PARAMETERS } from '@k6-triton/server';
 import { GENERATIVE, type GenerativeModelEntry } from '../generative.ts';
 import type { ModelConfig } from './catalog-config.ts';
 

@@ -6,7 +6,7 @@ import {
   judgeConfirmation,
   MAX_LINEAR_LEVELS,
 } from '../../measure/capacity/confirm.ts';
-import { measurementsFor } from '../../measure/capacity/measure.ts';
+import { measurementsFor } from '../../measure/capacity/measure-levels.ts';
 import {
   type Answer,
   type Measurement,

@@ -1,13 +1,13 @@
 /**
- * The choice of the server a run starts (measure/local-server.ts): TRITONSERVER or --tritonserver, and the
+ * The choice of the server a run starts (measure/core/local-server.ts): TRITONSERVER or --tritonserver, and the
  * one-line errors for a binary that is missing, not executable or fails, before any server starts.
  */
 import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { exportCatalogRepository } from '../../measure/catalog-repository.ts';
-import { startLocalServer, tritonserverFailure } from '../../measure/local-server.ts';
+import { exportCatalogRepository } from '../../measure/core/catalog-repository.ts';
+import { startLocalServer, tritonserverFailure } from '../../measure/core/local-server.ts';
 import { tritonserverOption } from '../../cli/options.ts';
 
 const MNIST = { modelId: 'mnist', servedModel: 'onnx-mnist-cpu' };

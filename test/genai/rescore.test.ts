@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { rescoreLevels } from '../../lib/genai/rescore.ts';
-import { extractRecords, readRecords } from '../../measure/genai-records.ts';
+import { extractRecords, readRecords } from '../../measure/core/genai-records.ts';
 
 const record = (sent_ms: number, gaps: number[]) => {
   const at = gaps.map((_, i) => sent_ms + gaps.slice(0, i + 1).reduce((a, b) => a + b, 0));

@@ -1,5 +1,5 @@
 /**
- * The generative scenario's SSE path (lib/genai/sse-stream.ts) against a scripted k6/x/sse: what each protocol's
+ * The generative scenario's SSE path (scenarios/kit/genai/sse-stream.ts) against a scripted k6/x/sse: what each protocol's
  * events make of a request's record, in both forms open takes (xk6-sse returns the response once the stream has
  * closed, the Node runtime a promise of it), and the request bodies each protocol sends.
  */
@@ -15,7 +15,7 @@ import {
   type SseProtocol,
   sseRequest,
   streamSse,
-} from '../../lib/genai/sse-stream.ts';
+} from '../../scenarios/kit/genai/sse-stream.ts';
 
 /** One scripted step: an event, an error the client reports, or the response open ends with. */
 type Step = { data: string; name?: string } | { error: string };

@@ -8,8 +8,8 @@ import { OpenAiStreamDecoder } from '../../lib/genai/openai-stream.ts';
 import { createRandom } from '../../lib/random/random.ts';
 import { syntheticPrompt } from '../../payloads/prompts.ts';
 import { loadTokenizer } from '../../payloads/tokenizer.ts';
-import { GPT2_TOKENIZER_FILE, type RunningServer } from '../../server/index.ts';
-import { start } from '../server/helpers.ts';
+import { GPT2_TOKENIZER_FILE, type RunningServer } from '@k6-triton/server';
+import { start } from '../../packages/server/test/helpers.ts';
 
 const tokenizer = loadTokenizer(GPT2_TOKENIZER_FILE);
 

@@ -11,10 +11,10 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findK6 } from '../../measure/runner.ts';
+import { findK6 } from '../../measure/core/runner.ts';
 import type { RunReport } from '../../lib/summary/types.ts';
 import { modelIds } from '../../models/index.ts';
-import { EXIT } from '../../runtime/exit-codes.ts';
+import { EXIT } from '../../packages/runtime/src/exit-codes.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const LEVELS = ['c1', 'c2'];

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { toYaml } from '../../cli/k8s.ts';
 import { k8sInput } from '../../measure/k8s/inputs.ts';
 import { benchManifests, type K8sObject } from '../../measure/k8s/manifests.ts';
-import { parseHeaders } from '../../lib/scenario/settings.ts';
+import { parseHeaders } from '../../scenarios/kit/settings.ts';
 import { operatorEnv } from '../merge/k6-operator.ts';
 import { testRunValidator } from './crd.ts';
 

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 /** Where the server lives, its entry, what it may import, and the tests allowed inside it (repository paths). */
 const WALL = {
   server: 'server',
-  entry: 'server/index.ts',
+  entry: 'packages/server/src/index.ts',
   mayImport: ['lib'],
   serverTests: ['test/server', 'test/e2e/server'],
 } as const;

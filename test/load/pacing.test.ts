@@ -4,7 +4,7 @@ import { arrivalOffsets_ms } from '../../lib/load/arrivals.ts';
 import { pacingFromEnv } from '../../lib/load/pacing.ts';
 import { buildPlan } from '../../lib/load/scenarios.ts';
 import { loadPlanFromEnv } from '../../lib/load/shapes.ts';
-import { resolveRunPlan } from '../../lib/scenario/run-plan.ts';
+import { resolveRunPlan } from '../../scenarios/kit/run-plan.ts';
 import { getModel } from '../../models/index.ts';
 import { thrown } from './thrown.ts';
 

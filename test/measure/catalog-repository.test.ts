@@ -2,11 +2,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { exportCatalogRepository } from '../../measure/catalog-repository.ts';
+import { exportCatalogRepository } from '../../measure/core/catalog-repository.ts';
 import { GPT2, REPEAT } from '../../models/generative.ts';
 import { loadTokenizer } from '../../payloads/tokenizer.ts';
 import { configFromGenerative } from '../../models/repository/generative-config.ts';
-import { GPT2_TOKENIZER_FILE, parseConfigJson, parsePbtxt } from '../../server/index.ts';
+import { GPT2_TOKENIZER_FILE, parseConfigJson, parsePbtxt } from '@k6-triton/server';
 import { tempDirs } from '../temp-dirs.ts';
 
 describe('exportCatalogRepository, generative models', () => {

@@ -5,9 +5,9 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readRuntimeFiles } from '../../measure/runtime-files.ts';
+import { readRuntimeFiles } from '../../measure/core/runtime-files.ts';
 import { takeNotWritten } from '../../report/not-written.ts';
-import { EXIT } from '../../runtime/exit-codes.ts';
+import { EXIT } from '../../packages/runtime/src/exit-codes.ts';
 import { tempDirs } from '../temp-dirs.ts';
 
 describe('readRuntimeFiles', () => {

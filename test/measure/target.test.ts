@@ -1,6 +1,6 @@
 /** resolveTarget: the one resolution every command starts from (entry, scenario, budget in force, plan). */
 import { describe, expect, it } from 'vitest';
-import { planAt, resolveTarget, runDir, withLevels } from '../../measure/target.ts';
+import { planAt, resolveTarget, runDir, withLevels } from '../../measure/core/target.ts';
 
 describe('resolveTarget', () => {
   it('tells the shared bert scenario which entry it runs, and names the folder by catalog id', () => {

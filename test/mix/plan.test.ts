@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { budgetApplies, parseBudget } from '../../lib/budget.ts';
 import { bareLevelName, levelName, parseLevelName } from '../../lib/load/names.ts';
 import { buildPlan } from '../../lib/load/scenarios.ts';
-import { mixExec } from '../../lib/scenario/run-plan.ts';
+import { mixExec } from '../../scenarios/kit/run-plan.ts';
 import { parseMix } from '../../measure/mix/file.ts';
 import { mixTargets } from '../../measure/mix/run.ts';
 

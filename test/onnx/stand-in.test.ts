@@ -9,7 +9,7 @@ import type { ModelEntry } from '../../models/types.ts';
 import { configFromCatalog, type ModelConfig } from '../../models/repository/catalog-config.ts';
 import { DIGIT_PIXELS, loadDigitSplit } from '../../models/mnist/digits.ts';
 import { importOnnx, MNIST_MODEL_FILE, mnistModelWithBatchDim } from '../../models/mnist/export-onnx.ts';
-import { onnxConfigMismatch, parseConfigJson, tensorInfoFromOrt } from '../../server/index.ts';
+import { onnxConfigMismatch, parseConfigJson, tensorInfoFromOrt } from '@k6-triton/server';
 import { standInModel } from '../../models/repository/stand-in.ts';
 import { decodeOnnxModel, encodeOnnxModel } from '../../models/repository/onnx-writer.ts';
 import { catalogInputs } from './catalog-inputs.ts';

@@ -1,10 +1,10 @@
 /**
- * The bench's progress lines (measure/progress.ts): where a run is on its planned timetable, and the line
+ * The bench's progress lines (measure/core/progress.ts): where a run is on its planned timetable, and the line
  * that says it, with the live rate read from two Prometheus scrapes.
  */
 import { describe, expect, it } from 'vitest';
 import { buildPlan } from '../../lib/load/scenarios.ts';
-import { clock, formatProgress, liveRate, progressAt } from '../../measure/progress.ts';
+import { clock, formatProgress, liveRate, progressAt } from '../../measure/core/progress.ts';
 
 // c1, c2, c4: 2 s warm-up and 5 s window each; windows at 2-7, 9-14, 16-21 s, total 23 s.
 const plan = buildPlan({ mode: 'concurrency', levels: [1, 2, 4], warmup_s: 2, window_s: 5, exec: 'infer' });

@@ -4,8 +4,8 @@
  * perf_analyzer line, table row or plot point, while the report says why.
  */
 import { describe, expect, it } from 'vitest';
-import { levelSummary } from '../../lib/scenario/summary.ts';
-import { resolveRunPlan } from '../../lib/scenario/run-plan.ts';
+import { levelSummary } from '../../scenarios/kit/summary.ts';
+import { resolveRunPlan } from '../../scenarios/kit/run-plan.ts';
 import { grpcNoResponse, httpNoResponse } from '../../lib/kserve/no-response.ts';
 import { firstErrorCheck, parseFirstErrorCheck } from '../../lib/load/names.ts';
 import { failureVerdict, levelFailure } from '../../lib/summary/failure.ts';

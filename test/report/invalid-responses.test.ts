@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { firstErrorCheck } from '../../lib/load/names.ts';
-import { resolveRunPlan } from '../../lib/scenario/run-plan.ts';
-import { levelSummary } from '../../lib/scenario/summary.ts';
+import { resolveRunPlan } from '../../scenarios/kit/run-plan.ts';
+import { levelSummary } from '../../scenarios/kit/summary.ts';
 import { failureLines, firstInvalid } from '../../lib/summary/failure.ts';
 import { buildRunReport, type K6SummaryData, levelsFromSummary } from '../../lib/summary/from-summary.ts';
 import { getModel } from '../../models/index.ts';

@@ -4,8 +4,8 @@ import { buildRunReport } from '../../lib/summary/from-summary.ts';
 import { judgeVerdict, percentileInterval, runVerdict, samplesNeeded } from '../../lib/summary/judge.ts';
 import { junitXml } from '../../report/junit.ts';
 import { reportMarkdown } from '../../report/markdown.ts';
-import { verdictExitCode } from '../../measure/verdict-exit.ts';
-import { EXIT } from '../../runtime/exit-codes.ts';
+import { verdictExitCode } from '../../measure/core/verdict-exit.ts';
+import { EXIT } from '../../packages/runtime/src/exit-codes.ts';
 import { level } from './fixture.ts';
 
 const METRIC = 'http_req_duration{scenario:c1}';

@@ -3,7 +3,7 @@
  * bound the window, one model's series only, gauges averaged, counter resets, and the text parser's output.
  */
 import { describe, expect, it } from 'vitest';
-import { nvSamples } from '../../measure/metrics-scrape.ts';
+import { nvSamples } from '../../measure/core/metrics-scrape.ts';
 import { type MetricsScrape, serverMetricsFor } from '../../lib/summary/server-metrics.ts';
 import { serverMetricsTable } from '../../report/markdown.ts';
 

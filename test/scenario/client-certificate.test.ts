@@ -1,6 +1,6 @@
 /** The client certificate a run offers: k6's tlsAuth for the endpoints' hosts, read from the PEM files named. */
 import { describe, expect, it } from 'vitest';
-import { endpointHost, withClientCertificate } from '../../lib/scenario/client-certificate.ts';
+import { endpointHost, withClientCertificate } from '../../scenarios/kit/client-certificate.ts';
 
 describe('withClientCertificate', () => {
   const read = (path: string) => `pem of ${path}`;

@@ -1,7 +1,7 @@
 /** Issue 35 item 5: which gRPC address and metrics URL a run's HTTP URL implies, and when none is. */
 import { describe, expect, it } from 'vitest';
-import { impliedEndpoints } from '../../lib/scenario/endpoints.ts';
-import { endpointHint, readSettings } from '../../lib/scenario/settings.ts';
+import { impliedEndpoints } from '../../scenarios/kit/endpoints.ts';
+import { endpointHint, readSettings } from '../../scenarios/kit/settings.ts';
 import { getModel } from '../../models/index.ts';
 
 const mnist = getModel('mnist');

@@ -23,8 +23,8 @@ vi.mock('k6', () => ({
 import { check } from 'k6';
 import { WindowClock } from '../../lib/load/windows.ts';
 import type { LevelSchedule } from '../../lib/load/pacing.ts';
-import { type LoopExecution, measuredLoop, type SetupData } from '../../lib/scenario/measured-loop.ts';
-import type { InferOutcome, Transport } from '../../lib/scenario/transport.ts';
+import { type LoopExecution, measuredLoop, type SetupData } from '../../scenarios/kit/measured-loop.ts';
+import type { InferOutcome, Transport } from '../../scenarios/kit/transport.ts';
 
 const WINDOW_S = 3;
 const START_MS = 1_000_000;

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { WindowClock } from '../../lib/load/windows.ts';
-import { resolveRunPlan, validateEveryFromEnv } from '../../lib/scenario/run-plan.ts';
-import { levelSummary } from '../../lib/scenario/summary.ts';
+import { resolveRunPlan, validateEveryFromEnv } from '../../scenarios/kit/run-plan.ts';
+import { levelSummary } from '../../scenarios/kit/summary.ts';
 import type { LevelResult } from '../../lib/summary/types.ts';
 import { getModel } from '../../models/index.ts';
 

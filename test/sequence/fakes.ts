@@ -1,10 +1,10 @@
 /** Fakes for the sequence loop's tests: an identity-like transport and counters that add up. */
 import type { ParameterValue } from '../../lib/kserve/types.ts';
 import { WindowClock } from '../../lib/load/windows.ts';
-import type { SequenceCounters } from '../../lib/sequence/loop.ts';
+import type { SequenceCounters } from '../../scenarios/kit/sequence-loop.ts';
 import { readSequenceSettings } from '../../lib/sequence/settings.ts';
-import type { LoopExecution } from '../../lib/scenario/measured-loop.ts';
-import type { InferOutcome, Transport } from '../../lib/scenario/transport.ts';
+import type { LoopExecution } from '../../scenarios/kit/measured-loop.ts';
+import type { InferOutcome, Transport } from '../../scenarios/kit/transport.ts';
 
 /** A request the fake transport received: its echo tensor and its parameters. */
 export interface Sent {

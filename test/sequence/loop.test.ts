@@ -4,8 +4,8 @@
  * orphaned) the same way by the blocking (real k6) and promise (Node runtime) forms.
  */
 import { describe, expect, it } from 'vitest';
-import { sequenceLoop } from '../../lib/sequence/loop.ts';
-import type { LoopExecution, SetupData } from '../../lib/scenario/measured-loop.ts';
+import { sequenceLoop } from '../../scenarios/kit/sequence-loop.ts';
+import type { LoopExecution, SetupData } from '../../scenarios/kit/measured-loop.ts';
 import { counters, echoModel, fakeTransport, type Sent } from './fakes.ts';
 
 async function run(blocking: boolean, opts: Parameters<typeof fakeTransport>[1], iterations: number) {

@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { WINDOW_TAG } from '../../lib/load/names.ts';
-import { sequenceLoop } from '../../lib/sequence/loop.ts';
+import { sequenceLoop } from '../../scenarios/kit/sequence-loop.ts';
 import { type ScenarioSends, sendsOf } from '../../lib/sequence/rate.ts';
-import type { LoopExecution, SetupData } from '../../lib/scenario/measured-loop.ts';
+import type { LoopExecution, SetupData } from '../../scenarios/kit/measured-loop.ts';
 import { counters, echoModel, fakeTransport, type Sent } from './fakes.ts';
 
 interface RateRun {

@@ -1,8 +1,8 @@
 /** The run plan of a sequence model: its settings checked once, warm-ups that finish their sequence, the gates. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { resolveRunPlan } from '../../lib/scenario/run-plan.ts';
-import { SEQUENCE_METRICS } from '../../lib/sequence/loop.ts';
+import { resolveRunPlan } from '../../scenarios/kit/run-plan.ts';
+import { SEQUENCE_METRICS } from '../../scenarios/kit/sequence-loop.ts';
 import { getModel } from '../../models/index.ts';
 
 const ENTRY = getModel('sequence');

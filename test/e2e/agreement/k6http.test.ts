@@ -4,8 +4,8 @@
  * exit codes, checks, request counts and each request's tags must be the same.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EchoServer, startEchoServer } from '../../runtime/echo-grpc-server.ts';
-import { type HttpbinServer, startHttpbin } from '../../runtime/httpbin-server.ts';
+import { type EchoServer, startEchoServer } from '../../../packages/runtime/test/echo-grpc-server.ts';
+import { type HttpbinServer, startHttpbin } from '../../../packages/runtime/test/httpbin-server.ts';
 import { findK6, groupTree, type Outcome, runBoth } from './harness.ts';
 
 const { bin: K6, looked } = findK6();

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCatalogServer } from '../../../models/repository/built-in.ts';
-import { type RunningServer, selfSignedIdentity } from '../../../server/index.ts';
+import { type RunningServer, selfSignedIdentity } from '@k6-triton/server';
 import { findK6, groupTree, type Outcome, runBoth, tagNames } from './harness.ts';
 
 const { bin: K6, looked } = findK6();

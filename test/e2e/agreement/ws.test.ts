@@ -1,11 +1,11 @@
 /**
  * Agreement on WebSockets: scripts/ws.js (k6/ws) and scripts/websockets.js (k6/websockets) run under real k6
- * and the Node runtime against one local echo server (test/runtime/echo-ws-server.ts); the same exit codes,
+ * and the Node runtime against one local echo server (packages/runtime/test/echo-ws-server.ts); the same exit codes,
  * iteration, session and message counts, checks, threshold verdicts, metric names, tag names and ws_sessions'
  * tag values. Real k6 comes from K6_BIN or ../shared/tools/bin/k6; without it the suite is skipped, saying so.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWsEchoServer, type WsEchoServer } from '../../runtime/echo-ws-server.ts';
+import { startWsEchoServer, type WsEchoServer } from '../../../packages/runtime/test/echo-ws-server.ts';
 import {
   checkCounts,
   declaredMetrics,

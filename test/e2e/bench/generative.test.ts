@@ -12,10 +12,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { rescoreLevels } from '../../../lib/genai/rescore.ts';
 import type { LevelResult } from '../../../lib/summary/types.ts';
-import { readRecords } from '../../../measure/genai-records.ts';
+import { readRecords } from '../../../measure/core/genai-records.ts';
 import { referenceTool } from '../tools/reference-tools.ts';
 import { type CliRun, resultsDir, runCli, runFolder } from './run-cli.ts';
-import { EXIT } from '../../../runtime/exit-codes.ts';
+import { EXIT } from '../../../packages/runtime/src/exit-codes.ts';
 
 const k6 = referenceTool('k6', 'K6_BIN');
 const OSL = 12;

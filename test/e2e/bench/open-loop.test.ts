@@ -75,7 +75,7 @@ function checkLevels({ run, held, saturated }: Awaited<ReturnType<typeof benchSl
     /r200: latency from scheduled start p95 [\d.]+ ms.*the server did not hold 200 req\/s/,
   );
   expect(run.stdout).toContain('## Open loop: latency from the scheduled start');
-  // The bench's own progress lines (measure/progress.ts), beside whatever the runtime prints.
+  // The bench's own progress lines (measure/core/progress.ts), beside whatever the runtime prints.
   expect(run.stderr).toMatch(
     /k6-triton: level [12] of 2 \(r(10|200), (warm-up|measuring)\): \d:\d\d elapsed/,
   );

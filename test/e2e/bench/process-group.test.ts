@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { childCommand, findPerl, ownGroup } from '../../../measure/process-group.ts';
+import { childCommand, findPerl, ownGroup } from '../../../measure/core/process-group.ts';
 
 /** pid, process group and session of a process, from /proc/<pid>/stat. */
 function ids(stat: string): { pid: number; pgrp: number; session: number } {

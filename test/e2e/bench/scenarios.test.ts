@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { type EmbeddedServer, startEmbedded } from '../../../measure/embedded.ts';
+import { type EmbeddedServer, startEmbedded } from '../../../measure/core/embedded.ts';
 import { QUICK, resultsDir, runCli, runFolder } from './run-cli.ts';
 
 const MODELS = ['resnext101-32x4d', 'dlrm', 'bert-base', 'bert-large', 'mnist', 'resnet50'];

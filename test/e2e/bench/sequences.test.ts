@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SEQUENCE_METRICS } from '../../../lib/sequence/loop.ts';
+import { SEQUENCE_METRICS } from '../../../scenarios/kit/sequence-loop.ts';
 import { startCatalogServer } from '../../../models/repository/built-in.ts';
 import { referenceTool } from '../tools/reference-tools.ts';
 import { resultsDir, runCli, runFolder } from './run-cli.ts';

@@ -9,7 +9,7 @@ import { randomInt } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCatalogServer } from '../../../models/repository/built-in.ts';
-import type { RunningServer } from '../../../server/index.ts';
+import type { RunningServer } from '@k6-triton/server';
 import { QUICK, resultsDir, runCli } from './run-cli.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];

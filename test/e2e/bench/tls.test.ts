@@ -10,9 +10,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EmbeddedServer, startEmbedded } from '../../../measure/embedded.ts';
+import { type EmbeddedServer, startEmbedded } from '../../../measure/core/embedded.ts';
 import { modelIds } from '../../../models/index.ts';
-import { selfSignedIdentity } from '../../../server/index.ts';
+import { selfSignedIdentity } from '@k6-triton/server';
 import { referenceTool } from '../tools/reference-tools.ts';
 import { startForwardingProxy } from './forwarding-proxy.ts';
 import { clientIdentity, type MtlsProxy, startMtlsProxy } from './mtls-proxy.ts';

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { WARMUP_CHECKS } from '../../../lib/scenario/run-plan.ts';
+import { WARMUP_CHECKS } from '../../../scenarios/kit/run-plan.ts';
 import { findK6 } from '../agreement/harness.ts';
 import { QUICK, resultsDir, runCli, runFolder } from './run-cli.ts';
 

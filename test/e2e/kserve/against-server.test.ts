@@ -21,7 +21,7 @@ import { normalizeStatistics } from '../../../lib/kserve/stats.ts';
 import { encodeTensor } from '../../../lib/tensor/index.ts';
 import { getModel } from '../../../models/index.ts';
 import { startCatalogServer } from '../../../models/repository/built-in.ts';
-import type { RunningServer } from '../../../server/index.ts';
+import type { RunningServer } from '@k6-triton/server';
 
 const PROTO_DIR = fileURLToPath(new URL('../../../proto', import.meta.url));
 

@@ -6,17 +6,17 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { encodeTensor } from '../../../lib/tensor/index.ts';
 import { getModel } from '../../../models/index.ts';
-import { followVuAcrossAwaits, runInVu } from '../../../runtime/vu-context.ts';
+import { followVuAcrossAwaits, runInVu } from '../../../packages/runtime/src/vu-context.ts';
 import { startCatalogServer } from '../../../models/repository/built-in.ts';
-import type { RunningServer } from '../../../server/index.ts';
-import { type FakeVu, fakeVu, samplesOf } from '../../runtime/fake-vu.ts';
+import type { RunningServer } from '@k6-triton/server';
+import { type FakeVu, fakeVu, samplesOf } from '../../../packages/runtime/test/fake-vu.ts';
 
 // These tests call module functions directly across awaits, where a script's would be bound to its VU.
 followVuAcrossAwaits();
 
-vi.mock('k6/http', () => import('../../../runtime/modules/http.ts'));
-vi.mock('k6/net/grpc', () => import('../../../runtime/modules/grpc.ts'));
-vi.mock('k6/encoding', () => import('../../../runtime/modules/encoding.ts'));
+vi.mock('k6/http', () => import('../../../packages/runtime/src/modules/http.ts'));
+vi.mock('k6/net/grpc', () => import('../../../packages/runtime/src/modules/grpc.ts'));
+vi.mock('k6/encoding', () => import('../../../packages/runtime/src/modules/encoding.ts'));
 
 const { KServeHttp } = await import('../../../lib/kserve/http.ts');
 const { KServeGrpc } = await import('../../../lib/kserve/grpc.ts');

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { type EmbeddedServer, startEmbedded } from '../../../measure/embedded.ts';
+import { type EmbeddedServer, startEmbedded } from '../../../measure/core/embedded.ts';
 import { toYaml } from '../../../cli/k8s.ts';
 import { k8sInput } from '../../../measure/k8s/inputs.ts';
 import { benchManifests, type K8sObject, type ManifestInput } from '../../../measure/k8s/manifests.ts';

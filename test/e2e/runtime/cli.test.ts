@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { scriptPath } from '../../runtime/run-script.ts';
+import { scriptPath } from '../../../packages/runtime/test/run-script.ts';
 
 const bin = fileURLToPath(new URL('../../../bin/k6-triton.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'k6t-cli-'));

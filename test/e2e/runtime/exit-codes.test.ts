@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { runScript, scriptPath, values } from '../../runtime/run-script.ts';
+import { runScript, scriptPath, values } from '../../../packages/runtime/test/run-script.ts';
 
 describe('exit codes', () => {
   it('exits 99 when a threshold is crossed and reports ok:false per expression', async () => {

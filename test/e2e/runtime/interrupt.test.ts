@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, utimesSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { scriptPath } from '../../runtime/run-script.ts';
+import { scriptPath } from '../../../packages/runtime/test/run-script.ts';
 
 const bin = fileURLToPath(new URL('../../../bin/k6-triton.js', import.meta.url));
 
@@ -50,7 +50,7 @@ describe('a CPU-bound iteration', () => {
   it('is interrupted after a source change made the CLI rebuild its runtime first', async () => {
     // A source newer than build/stamp.json makes `run` build a new bundle before it starts.
     const stamp = fileURLToPath(new URL('../../../build/stamp.json', import.meta.url));
-    const source = fileURLToPath(new URL('../../../runtime/log.ts', import.meta.url));
+    const source = fileURLToPath(new URL('../../../packages/runtime/src/log.ts', import.meta.url));
     const now = new Date();
     utimesSync(source, now, now);
     const r = await runCli('busy-duration.js');
@@ -62,7 +62,7 @@ describe('a CPU-bound iteration', () => {
   it('is stopped by SIGTERM after a source change; the CLI says it rebuilt its runtime first', async () => {
     // The rebuilt runtime once ran with tsx's loader registered, and an iteration that never yields
     // then ran on past SIGTERM until the test killed it.
-    const source = fileURLToPath(new URL('../../../runtime/log.ts', import.meta.url));
+    const source = fileURLToPath(new URL('../../../packages/runtime/src/log.ts', import.meta.url));
     const now = new Date();
     utimesSync(source, now, now);
     let sent = false;

@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EmbeddedServer, startEmbedded } from '../../../measure/embedded.ts';
+import { type EmbeddedServer, startEmbedded } from '../../../measure/core/embedded.ts';
 import { appliedConfig } from '../../../measure/sweep/override.ts';
 import type { SweepRecord } from '../../../measure/sweep/report.ts';
 import { runCli } from '../bench/run-cli.ts';

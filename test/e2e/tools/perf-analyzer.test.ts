@@ -11,7 +11,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCatalogServer } from '../../../models/repository/built-in.ts';
-import type { RunningServer } from '../../../server/index.ts';
+import type { RunningServer } from '@k6-triton/server';
 import { REPO_ROOT, referenceTool } from './reference-tools.ts';
 
 const run = promisify(execFile);

@@ -4,7 +4,7 @@
  * metadata, model configs, statistics, Prometheus metrics and the repository API (explicit model control), over
  * HTTP and gRPC. Both servers get the same requests in the same order, so each test
  * compares whatever state the describe's earlier tests left; where they differ on purpose, the test names the
- * difference listed in server/README.md. Skipped where tritonserver is absent (REAL_TRITON.skipReason).
+ * difference listed in packages/server/README.md. Skipped where tritonserver is absent (REAL_TRITON.skipReason).
  */
 import {
   copyFileSync,
@@ -185,7 +185,7 @@ function pairOf(
 }
 
 /**
- * An answer with the wording differences server/README.md lists taken out: the reason the embedded server adds
+ * An answer with the wording differences packages/server/README.md lists taken out: the reason the embedded server adds
  * to Triton's "failed to poll" and the backends it adds to "unable to find backend".
  */
 function tritonWords(value: Json): Json {
@@ -315,7 +315,7 @@ describe.skipIf(!REAL_TRITON.path)('control plane against Triton 2.60.0: every m
     expect(embedded.status).toBe(200);
     expect(embedded.body.name).toBe(triton.body.name);
     expect(embedded.body.version).toBe(triton.body.version);
-    // The embedded server lists the extensions it implements, in Triton's order; server/README.md lists the rest.
+    // The embedded server lists the extensions it implements, in Triton's order; packages/server/README.md lists the rest.
     const notImplemented = ['system_shared_memory', 'cuda_shared_memory', 'logging'];
     expect(embedded.body.extensions).toEqual(
       triton.body.extensions.filter((e: string) => !notImplemented.includes(e)),
@@ -402,7 +402,7 @@ describe.skipIf(!REAL_TRITON.path)('control plane against Triton 2.60.0: every m
   it('exposes the same Prometheus metric names, types, help and label sets', async () => {
     const { embedded, triton } = await pair.metrics();
     expect(embedded.type).toBe(triton.type);
-    // Triton's pinned memory pool has no counterpart in the embedded server (server/README.md).
+    // Triton's pinned memory pool has no counterpart in the embedded server (packages/server/README.md).
     const ignore = /^nv_pinned_memory_pool_/;
     expect(metricShape(embedded.text, ignore)).toEqual(metricShape(triton.text, ignore));
     expect(triton.text).toMatch(/^nv_pinned_memory_pool_total_bytes /m);
@@ -623,7 +623,7 @@ describe.skipIf(!REAL_TRITON.path)(
         overrideBody({ ...mnistJson(model), platform: '', backend: 'nope' }),
       );
       expectSame(bad);
-      // Triton's reason, to which the embedded server adds the backends it has (server/README.md).
+      // Triton's reason, to which the embedded server adds the backends it has (packages/server/README.md).
       expect(bad.embedded.body.error).toMatch(
         / \(the embedded server has simulated, simulated_llm, repeat, identity, onnxruntime\)/,
       );
@@ -788,7 +788,7 @@ describe.skipIf(!REAL_TRITON.path)('control plane against Triton 2.60.0: strict 
 });
 
 describe.skipIf(!REAL_TRITON.path)(
-  'control plane against Triton 2.60.0: the differences server/README.md lists',
+  'control plane against Triton 2.60.0: the differences packages/server/README.md lists',
   () => {
     const repo = makeRepo((r) => {
       writeModel(r, 'onnx-mnist-cpu', mnistConfig('onnx-mnist-cpu'));
@@ -796,7 +796,7 @@ describe.skipIf(!REAL_TRITON.path)(
     });
     const pair = pairOf(repo, { modelControl: 'explicit', loadModels: ['onnx-mnist-cpu'] });
 
-    it('keeps the differences server/README.md lists: KIND_GPU groups load, "file:" parameters and the extensions left out are refused', async () => {
+    it('keeps the differences packages/server/README.md lists: KIND_GPU groups load, "file:" parameters and the extensions left out are refused', async () => {
       const gpu = await pair.http('POST', '/v2/repository/models/m-gpu/load');
       expect(gpu.triton.status).toBe(400);
       expect(gpu.triton.body.error).toMatch(/has kind KIND_GPU but server does not support GPUs/);

@@ -4,7 +4,7 @@
  * ModelStreamInfer, compression both ways, bad input over both protocols, and which statistics move when
  * requests fail. Both servers get the same bytes; answers are compared whole (status, Content-Type, error
  * words), outputs numerically. Tests only compare, so their order does not matter. Where the servers differ on
- * purpose the test says so, and server/README.md lists it. Skipped where tritonserver is absent.
+ * purpose the test says so, and packages/server/README.md lists it. Skipped where tritonserver is absent.
  */
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -744,7 +744,7 @@ describe.skipIf(!REAL_TRITON.path)(
 
     it('answers a shape error ending in a space with its code; the message reaches grpc-js clients from us only', async () => {
       // Triton's message ends in ". " when there is no batching note; gRPC C++ writes the space as it is and grpc-js
-      // (nghttp2) drops such a header value. grpc-js percent-encodes it, so ours arrives (server/README.md).
+      // (nghttp2) drops such a header value. grpc-js percent-encodes it, so ours arrives (packages/server/README.md).
       const { e, t } = await bothGrpc('ModelInfer', rawMnist(mnistInputWith({ shape: [1, 28, 28] })));
       expect(t).toEqual({ ok: false, code: 3, details: '' });
       expect(e).toMatchObject({ ok: false, code: 3 });

@@ -158,7 +158,7 @@ describe.skipIf(!REAL_TRITON.path)(
       }
     });
 
-    it('differs on purpose: an HTTP id past 2^53 (server/README.md)', async () => {
+    it('differs on purpose: an HTTP id past 2^53 (packages/server/README.md)', async () => {
       // JSON numbers are doubles in the embedded server: 2^64 - 1 reads as 2^64, which is no uint64.
       const parameters = { sequence_id: 18446744073709551615n, sequence_start: true };
       const [embedded, triton] = await Promise.all(

@@ -7,14 +7,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GPT2 } from '../../../models/generative.ts';
 import { startCatalogServer } from '../../../models/repository/built-in.ts';
-import type { RunningServer } from '../../../server/index.ts';
+import type { RunningServer } from '@k6-triton/server';
 import {
   gpt2InferRequest,
   inferenceClient,
   type Msg,
   ofRequest,
   streamMessages,
-} from '../../server/generative-client.ts';
+} from '../../../packages/server/test/generative-client.ts';
 import {
   postStreamed,
   REPEAT_MODEL,

@@ -18,7 +18,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LevelResult } from '../../../lib/summary/types.ts';
-import { startTritonserver } from '../../../measure/tritonserver.ts';
+import { startTritonserver } from '../../../measure/core/tritonserver.ts';
 import { referenceTool } from '../tools/reference-tools.ts';
 import { runRepeatBench } from './repeat-bench-run.ts';
 import { removeRepeatRepository, streamClient, writeRepeatRepository } from './repeat-stream.ts';

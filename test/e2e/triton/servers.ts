@@ -3,9 +3,9 @@
  * started on the same model repository, each on free 127.0.0.1 ports. Real Triton comes from
  * TRITONSERVER or ../shared/tools/bin/tritonserver; where neither exists, callers skip with REAL_TRITON.skipReason.
  */
-import { startTritonserver, type RealTriton } from '../../../measure/tritonserver.ts';
+import { startTritonserver, type RealTriton } from '../../../measure/core/tritonserver.ts';
 import { startCatalogServer } from '../../../models/repository/built-in.ts';
-import type { RunningServer } from '../../../server/index.ts';
+import type { RunningServer } from '@k6-triton/server';
 import { referenceTool } from '../tools/reference-tools.ts';
 
 /** The real tritonserver binary, or why the tests that need it are skipped. */

@@ -16,7 +16,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { getPriority, setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type RealTriton, startTritonserver } from '../../../measure/tritonserver.ts';
+import { type RealTriton, startTritonserver } from '../../../measure/core/tritonserver.ts';
 import type { CapacityRecord } from '../../../measure/capacity/report.ts';
 import type { SweepRecord } from '../../../measure/sweep/report.ts';
 import type { RunReport } from '../../../lib/summary/types.ts';

@@ -1,0 +1,161 @@
+/**
+ * Consolidates a test's options as k6 does: k6's defaults < the script's `options` < CLI flags.
+ * Execution shortcuts (vus, duration, iterations, stages) become the "default" scenario as in k6 (`shortcuts.ts`).
+ */
+import { parseSystemTags } from '../metrics/system-tags.ts';
+import { validateTrendStat, DEFAULT_TREND_STATS } from '../metrics/values.ts';
+import { parseDuration_ms } from '@k6-triton/lib/duration.ts';
+import { logLine } from '../log.ts';
+import { type ClientTls, parseTlsAuth } from '../transport/tls-client.ts';
+import type { HttpOptions } from '../vu-context.ts';
+import { parseScenario, type ScenarioConfig, segmentScenario } from './scenarios.ts';
+import { ExecutionTuple, parseSegment, parseSequence, type Segment } from './segment.ts';
+import { deriveScenarios, layerShortcuts } from './shortcuts.ts';
+
+export type { ScenarioConfig, Stage, ExecutorName } from './scenarios.ts';
+
+/** Options the CLI (or runTest's caller) sets; they win over the script's. */
+export interface OptionOverrides {
+  vus?: number;
+  duration?: string;
+  iterations?: number;
+  summaryTrendStats?: string[];
+  summaryTimeUnit?: string;
+  tags?: Record<string, string>;
+  noConnectionReuse?: boolean;
+  discardResponseBodies?: boolean;
+  /** `--insecure-skip-tls-verify`. */
+  insecureSkipTLSVerify?: boolean;
+  /** `--execution-segment`, e.g. "1/3:2/3". */
+  executionSegment?: string;
+  /** `--execution-segment-sequence`, e.g. "0,1/3,2/3,1". */
+  executionSegmentSequence?: string;
+}
+
+/** The consolidated options the engine runs with (durations in ms). */
+export interface TestOptions {
+  scenarios: ScenarioConfig[];
+  thresholds: unknown;
+  summaryTrendStats: string[];
+  summaryTimeUnit: string | null;
+  tags: Record<string, string>;
+  /** The system tags kept on samples; undefined: k6's default set. */
+  systemTags: string[] | undefined;
+  discardResponseBodies: boolean;
+  noConnectionReuse: boolean;
+  /** insecureSkipTLSVerify and tlsAuth. */
+  tls: ClientTls;
+  /** maxRedirects, batch, batchPerHost, noCookiesReset. */
+  http: HttpOptions;
+  setupTimeout_ms: number;
+  teardownTimeout_ms: number;
+  /** The merged options object, as exec.test.options shows it. */
+  raw: Record<string, unknown>;
+}
+
+/** Thrown for bad configuration: k6 exits with 104. */
+export class InvalidConfigError extends Error {}
+
+function boolOpt(v: unknown, what: string): boolean {
+  if (v === undefined || v === null) return false;
+  if (typeof v !== 'boolean')
+    throw new Error(`invalid option ${what}: expected true or false, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+function intOpt<D extends number | null>(v: unknown, what: string, dflt: D): number | D {
+  if (v === undefined || v === null) return dflt;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
+    throw new Error(`invalid option ${what}: expected an integer >= 0, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+/** k6/http's options with k6's defaults. */
+function httpOptions(s: Record<string, unknown>): HttpOptions {
+  return {
+    maxRedirects: intOpt(s['maxRedirects'], 'maxRedirects', null),
+    batch: intOpt(s['batch'], 'batch', 20),
+    batchPerHost: intOpt(s['batchPerHost'], 'batchPerHost', 6),
+    noCookiesReset: boolOpt(s['noCookiesReset'], 'noCookiesReset'),
+  };
+}
+
+/** The execution tuple of the executionSegment and executionSegmentSequence options (strings, as k6 takes them). */
+function executionTuple(segment: unknown, sequence: unknown): ExecutionTuple {
+  for (const [v, what] of [
+    [segment, 'executionSegment'],
+    [sequence, 'executionSegmentSequence'],
+  ] as const) {
+    if (v !== undefined && v !== null && typeof v !== 'string')
+      throw new Error(`invalid option ${what}: expected a string, got ${JSON.stringify(v)}`);
+  }
+  const seg: Segment | null = typeof segment === 'string' ? parseSegment(segment) : null;
+  const seq = typeof sequence === 'string' ? parseSequence(sequence) : [];
+  return ExecutionTuple.of(seg, seq);
+}
+
+/** Merges script options and overrides, validates them and derives the scenarios. */
+export function consolidateOptions(script: unknown, over: OptionOverrides = {}): TestOptions {
+  try {
+    return consolidate(script, over);
+  } catch (err) {
+    if (err instanceof InvalidConfigError) throw err;
+    throw new InvalidConfigError((err as Error).message);
+  }
+}
+
+function consolidate(script: unknown, over: OptionOverrides): TestOptions {
+  if (script !== undefined && (script === null || typeof script !== 'object' || Array.isArray(script))) {
+    throw new Error('invalid options: the exported `options` must be an object');
+  }
+  const s = { ...((script as Record<string, unknown>) ?? {}) };
+  for (const k of ['vus', 'iterations'] as const) {
+    if (s[k] !== undefined && (typeof s[k] !== 'number' || !Number.isInteger(s[k]) || (s[k] as number) < 0)) {
+      throw new Error(`invalid option ${k}: ${JSON.stringify(s[k])} (expected an integer >= 0)`);
+    }
+  }
+  const rawScenarios = deriveScenarios(layerShortcuts(s, over), (msg) => logLine('WARN', msg));
+  const tuple = executionTuple(
+    over.executionSegment ?? s['executionSegment'],
+    over.executionSegmentSequence ?? s['executionSegmentSequence'],
+  );
+  const scenarios = Object.entries(rawScenarios).map(([name, raw]) =>
+    segmentScenario(parseScenario(name, raw), tuple),
+  );
+  if (scenarios.length === 0) throw new Error('invalid options.scenarios: no scenario defined');
+
+  const trendStats =
+    over.summaryTrendStats ?? (s['summaryTrendStats'] as string[] | undefined) ?? DEFAULT_TREND_STATS;
+  if (!Array.isArray(trendStats))
+    throw new Error('invalid option summaryTrendStats: expected an array of strings');
+  for (const st of trendStats) validateTrendStat(String(st));
+  const timeUnit = over.summaryTimeUnit ?? (s['summaryTimeUnit'] as string | undefined) ?? null;
+  if (timeUnit !== null && !['s', 'ms', 'us'].includes(timeUnit)) {
+    throw new Error(`invalid option summaryTimeUnit: ${JSON.stringify(timeUnit)} (one of s, ms, us)`);
+  }
+  const tags: Record<string, string> = {};
+  for (const [k, v] of Object.entries((s['tags'] as Record<string, unknown>) ?? {})) tags[k] = String(v);
+  Object.assign(tags, over.tags ?? {});
+
+  const raw = { ...s, summaryTrendStats: trendStats, summaryTimeUnit: timeUnit, tags };
+  return {
+    scenarios,
+    thresholds: s['thresholds'],
+    summaryTrendStats: trendStats.map(String),
+    summaryTimeUnit: timeUnit,
+    tags,
+    systemTags: parseSystemTags(s['systemTags']),
+    discardResponseBodies:
+      over.discardResponseBodies ?? boolOpt(s['discardResponseBodies'], 'discardResponseBodies'),
+    noConnectionReuse: over.noConnectionReuse ?? boolOpt(s['noConnectionReuse'], 'noConnectionReuse'),
+    tls: {
+      insecureSkipTLSVerify:
+        over.insecureSkipTLSVerify ?? boolOpt(s['insecureSkipTLSVerify'], 'insecureSkipTLSVerify'),
+      tlsAuth: parseTlsAuth(s['tlsAuth']),
+    },
+    http: httpOptions(s),
+    setupTimeout_ms: parseDuration_ms(s['setupTimeout'] ?? '60s', 'setupTimeout'),
+    teardownTimeout_ms: parseDuration_ms(s['teardownTimeout'] ?? '60s', 'teardownTimeout'),
+    raw,
+  };
+}

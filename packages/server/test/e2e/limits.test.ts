@@ -1,0 +1,189 @@
+/**
+ * Issue 11, cases 1 and 6: limits apply to what the server actually processes. A gzip bomb is refused at the
+ * inflated size without stalling health probes; trickled bodies and headers hit a deadline; connections past
+ * the cap are refused with 503 while health still answers.
+ */
+import type net from 'node:net';
+import zlib from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningServer } from '@k6-triton/server';
+import * as grpc from '@grpc/grpc-js';
+import { grpcClient, http, makeRepository, removeRepository, start } from '../helpers.ts';
+import { postHead, rawHttp } from '../raw-http.ts';
+import { NOBATCH } from '../repo-fixtures.ts';
+
+const INFER = '/v2/models/nobatch/infer';
+const MiB = 1024 * 1024;
+
+/** A gzip body inflating to `members` × 16 MiB of zeros: gzip members concatenate, so it is cheap to build. */
+function gzipBomb(members: number): Buffer {
+  const member = zlib.gzipSync(Buffer.alloc(16 * MiB), { level: 9 });
+  return Buffer.concat(Array.from({ length: members }, () => member));
+}
+
+describe('limits on what is processed', () => {
+  let server: RunningServer;
+  let repo: string;
+  beforeAll(async () => {
+    repo = makeRepository({ nobatch: NOBATCH });
+    server = await start({
+      modelRepository: repo,
+      limits: { requestTimeout_ms: 1000, headersTimeout_ms: 1000, maxConnections: 3 },
+    });
+  });
+  afterAll(async () => {
+    await server.stop();
+    removeRepository(repo);
+  });
+
+  it('refuses a 1 GiB gzip bomb with 413 at the inflated limit, and answers health while inflating', async () => {
+    const bomb = gzipBomb(64);
+    expect(bomb.length).toBeLessThan(2 * MiB);
+    const order: string[] = [];
+    let probe: Promise<unknown> | undefined;
+    const answer = await rawHttp(
+      server.httpPort,
+      (socket: net.Socket) => {
+        socket.write(postHead(INFER, bomb.length, { 'Content-Encoding': 'gzip' }));
+        // Once the whole bomb is sent, probe health: it must not wait behind the inflation.
+        socket.write(bomb, () => {
+          probe = http(server, 'GET', '/v2/health/live').then((r) => order.push(`health ${r.status}`));
+        });
+      },
+      30_000,
+    );
+    order.push(`bomb ${answer.status}`);
+    await probe;
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body).error).toMatch(
+      /^gzip request body inflates past the server's limit of 67108864 bytes; .*--http-max-input-size$/,
+    );
+    expect(order).toEqual(['health 200', 'bomb 413']);
+  });
+
+  it('refuses a deflate body inflating past the limit with 413', async () => {
+    const small = await start({
+      modelRepository: repo,
+      maxBody_bytes: 1 * MiB,
+      grpcPort: -1,
+      metricsPort: -1,
+    });
+    try {
+      const body = zlib.deflateSync(Buffer.alloc(8 * MiB));
+      const res = await http(small, 'POST', INFER, body, { 'Content-Encoding': 'deflate' });
+      expect(res.status).toBe(413);
+      expect(res.json().error).toMatch(
+        /deflate request body inflates past the server's limit of 1048576 bytes/,
+      );
+    } finally {
+      await small.stop();
+    }
+  });
+
+  it('reads a corrupt gzip body as what inflated before the damage (here nothing), as Triton does', async () => {
+    const res = await http(server, 'POST', INFER, Buffer.from('not gzip at all'), {
+      'Content-Encoding': 'gzip',
+    });
+    expect(res.status).toBe(400);
+    expect(res.json().error).toBe(
+      "[request id: <id_unknown>] input byte size mismatch for input 'raw_input' for model 'nobatch'. Expected 3136, got 0",
+    );
+  });
+
+  it('answers 408 and closes a connection whose body trickles past the request deadline', async () => {
+    const answer = await rawHttp(
+      server.httpPort,
+      (socket) => {
+        socket.write(postHead(INFER, 1000, { 'Content-Type': 'application/json' }));
+        const drip = setInterval(() => (socket.writable ? socket.write('[') : clearInterval(drip)), 100);
+        socket.on('close', () => clearInterval(drip));
+      },
+      10_000,
+    );
+    expect(answer.status).toBe(408);
+    expect(answer.closed).toBe(true);
+    expect(JSON.parse(answer.body).error).toBe(
+      'request headers or body not received within 1000 ms; send faster or raise --http-request-timeout-ms',
+    );
+  });
+
+  it('answers 408 and closes a connection whose headers never end', async () => {
+    const answer = await rawHttp(
+      server.httpPort,
+      (socket) => socket.write('GET /v2/health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: '),
+      10_000,
+    );
+    expect(answer.status).toBe(408);
+    expect(answer.closed).toBe(true);
+  });
+
+  it('refuses work on connections past the cap with 503 while health answers, and recovers when they close', async () => {
+    const { default: net } = await import('node:net');
+    const held = await Promise.all(
+      Array.from(
+        { length: 3 },
+        () =>
+          new Promise<net.Socket>((resolve) => {
+            const s = net.connect(server.httpPort, '127.0.0.1', () => resolve(s));
+          }),
+      ),
+    );
+    try {
+      const body = JSON.stringify({
+        inputs: [{ name: 'input.1', shape: [1, 1, 28, 28], datatype: 'FP32', data: new Array(784).fill(0) }],
+      });
+      const refused = await rawHttp(server.httpPort, postHead(INFER, Buffer.byteLength(body)) + body);
+      expect(refused.status).toBe(503);
+      expect(JSON.parse(refused.body).error).toBe(
+        'too many open connections (limit 3); close idle ones or raise --http-max-connections',
+      );
+      expect(refused.closed).toBe(true);
+      const health = await rawHttp(
+        server.httpPort,
+        'GET /v2/health/ready HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+      );
+      expect(health.status).toBe(200);
+    } finally {
+      for (const s of held) s.destroy();
+    }
+    // The count goes down as sockets close: wait (bounded) until a normal request is served again.
+    let status = 0;
+    for (let i = 0; i < 100 && status !== 200; i++) {
+      status = (await http(server, 'GET', '/v2/models/nobatch/stats')).status;
+      if (status !== 200) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(status).toBe(200);
+  });
+
+  it('closes gRPC connections past the cap at accept, and serves again once they close', async () => {
+    const { default: net } = await import('node:net');
+    const held = await Promise.all(
+      Array.from(
+        { length: 3 },
+        () =>
+          new Promise<net.Socket>((resolve) => {
+            const s = net.connect(server.grpcPort, '127.0.0.1', () => resolve(s));
+          }),
+      ),
+    );
+    const live = async () => {
+      const client = grpcClient(server);
+      try {
+        return await client.call('ServerLive', {}).then(
+          () => 'OK',
+          (e: grpc.ServiceError) => grpc.status[e.code],
+        );
+      } finally {
+        client.close();
+      }
+    };
+    try {
+      expect(await live()).toBe('UNAVAILABLE');
+    } finally {
+      for (const s of held) s.destroy();
+    }
+    let answer = '';
+    for (let i = 0; i < 50 && answer !== 'OK'; i++) answer = await live();
+    expect(answer).toBe('OK');
+  });
+});

@@ -1,0 +1,94 @@
+/**
+ * A model mix inside one k6 test (scenarios/mix.ts): one model scenario (model-test.ts) per model, each
+ * built from its own settings over k6's __ENV and told its slot (MIX_SLOT), so its scenarios carry its id
+ * (`dlrm__c8`, tagged model:dlrm) and call its slot's exported functions (`infer_2`). The options merge the
+ * models' scenarios and thresholds; setup() checks every model; handleSummary writes each model's levels.
+ */
+import type { Options } from 'k6/options';
+import { getModel } from '../../models/index.ts';
+import { mixMeasureKey } from '../../lib/load/names.ts';
+import type { LevelResult } from '../../lib/summary/types.ts';
+import { type ModelTest, modelTest } from './model-test.ts';
+import type { ExecFunction, SetupData } from './measured-loop.ts';
+import { MIX_SLOTS, type MixPlanFile } from './run-plan.ts';
+import { levelLines } from './summary.ts';
+
+export { MIX_SLOTS } from './run-plan.ts';
+
+/** What LEVELS_JSON holds for a mix: each model's level results by its id. */
+export type MixLevels = Record<string, LevelResult[]>;
+
+/** A slot's exec functions; they read the slot's own setup data from the mix's. */
+export interface MixSlot {
+  warmup: (data: SetupData[]) => void | Promise<void>;
+  infer: (data: SetupData[]) => void | Promise<void>;
+  stats: () => Promise<void>;
+}
+
+/** The exports of scenarios/mix.ts. */
+export interface MixTest {
+  options: Options;
+  setup(): Promise<SetupData[]>;
+  slot(index: number): MixSlot;
+  handleSummary(data: Record<string, unknown>): Record<string, string>;
+}
+
+/** A slot no model uses: no scenario calls its functions. */
+const UNUSED: MixSlot = { warmup: () => {}, infer: () => {}, stats: async () => {} };
+
+/** Calls a model's exec function with its own part of the mix's setup data. */
+function bind(fn: ExecFunction, slot: number): (data: SetupData[]) => void | Promise<void> {
+  return (data) => fn(data[slot]!);
+}
+
+/** Builds a mix's exports; call at the top level (init context) with the mix plan's text. */
+export function mixTest(planJson: string, env: Record<string, string | undefined> = __ENV): MixTest {
+  const plan = JSON.parse(planJson) as MixPlanFile;
+  if (plan.models.length === 0 || plan.models.length > MIX_SLOTS)
+    throw new Error(`MIX_PLAN has ${plan.models.length} models; a mix takes 1 to ${MIX_SLOTS}`);
+  const tests: { id: string; test: ModelTest }[] = plan.models.map((model, slot) => {
+    const own: Record<string, string | undefined> = { ...env, ...model.env, MIX_SLOT: String(slot) };
+    const budget = own.THRESHOLDS;
+    if (!budget)
+      throw new Error(`MIX_PLAN: model ${model.id} has no THRESHOLDS; the bench writes one per model`);
+    return { id: model.id, test: modelTest(getModel(model.id), open(budget), budget, own) };
+  });
+  const first = tests[0]!.test.options;
+  const options: Options = {
+    ...first,
+    scenarios: Object.assign({}, ...tests.map((t) => t.test.options.scenarios)),
+    thresholds: Object.assign(
+      // A probe keeps the whole mix's latency in the summary.
+      { [mixMeasureKey(tests[0]!.test.run.metric)]: ['max>=0'] },
+      ...tests.map((t) => t.test.options.thresholds),
+    ),
+    // Each scenario carries its model's tag; the protocol is the mix's.
+    tags: { protocol: tests[0]!.test.settings.protocol },
+  };
+  return {
+    options,
+    async setup() {
+      const data: SetupData[] = [];
+      for (const { test } of tests) data.push(await test.setup());
+      return data;
+    },
+    slot(index) {
+      const model = tests[index]?.test;
+      if (!model) return UNUSED;
+      return { warmup: bind(model.warmup, index), infer: bind(model.infer, index), stats: model.stats };
+    },
+    handleSummary(data) {
+      const levels: MixLevels = {};
+      const text: string[] = [];
+      for (const { id, test } of tests) {
+        const { results, lines } = levelLines(data, test.run);
+        levels[id] = results;
+        text.push(`${id}:`, ...lines, '');
+      }
+      const out: Record<string, string> = { stdout: `${text.join('\n')}` };
+      if (env.SUMMARY_JSON) out[env.SUMMARY_JSON] = JSON.stringify(data);
+      if (env.LEVELS_JSON) out[env.LEVELS_JSON] = JSON.stringify(levels);
+      return out;
+    },
+  };
+}

@@ -1,0 +1,256 @@
+/**
+ * One resolved run plan: everything a benchmark run needs, worked out once from a catalog entry, the
+ * environment (k6's __ENV or the bench's flags) and the budget file's text. The scenario inside k6
+ * and the bench command on Node both call resolveRunPlan, so they cannot disagree on levels,
+ * windows, stability, metric or budgets. Pure: no k6 or Node imports.
+ */
+import type { Options } from 'k6/options';
+import { sequencePlan } from '../../lib/sequence/options.ts';
+import type { SequenceSettings } from '../../lib/sequence/settings.ts';
+import type { ModelEntry } from '../../models/types.ts';
+import {
+  type Budget,
+  type BudgetLimits,
+  type BudgetOverrides,
+  budgetOverridesFromEnv,
+  budgetThresholds,
+  effectiveBudget,
+  parseBudget,
+} from '../../lib/budget.ts';
+import {
+  DEFAULT_SUB_WINDOWS,
+  errorMetricFor,
+  type RequestMetric,
+  SUMMARY_TREND_STATS,
+  SYSTEM_TAGS,
+} from '../../lib/load/names.ts';
+import { type LevelSchedule, levelSchedule, type ReadText } from '../../lib/load/pacing.ts';
+import { buildPlan, type LoadPlan } from '../../lib/load/scenarios.ts';
+import { type LoadPlanSettings, loadPlanFromEnv } from '../../lib/load/shapes.ts';
+import { type MeasurementRules, measurementRulesFromEnv } from '../../lib/load/measurement.ts';
+import { readSettings, type Settings } from './settings.ts';
+
+/** Measured requests validated by default: one in this many. */
+export const DEFAULT_VALIDATE_EVERY = 1000;
+
+/**
+ * Warm-up responses each VU validates before its warm-up sends as the measured loop does. Validating every
+ * warm-up response kept the Node runtime at 50-85% of a core through the warm-up and into the window's first
+ * second, where the measured loop runs at 30-35%: the window opened before V8 had compiled the measured path.
+ */
+export const WARMUP_CHECKS = 16;
+
+/** Everything a run needs, resolved once. */
+export interface RunPlan {
+  settings: Settings;
+  /** Levels, windows and the stability tolerance. */
+  load: LoadPlanSettings;
+  /** perf_analyzer's measurement rules: trials until stable, count windows, inconclusive budgets. */
+  measurement: MeasurementRules;
+  /** k6 scenarios per level and their timetable. */
+  plan: LoadPlan;
+  metric: RequestMetric;
+  errorMetric: string;
+  budget: Budget;
+  overrides: BudgetOverrides;
+  /** The budget in force (the overrides over the file's numbers), worked out once here. */
+  limits: BudgetLimits;
+  /** k6 options: scenarios, thresholds (budgets and the probes the report reads), tags. */
+  options: Options;
+  /** 1 in validateEvery measured responses is checked (outputs, labels); 0 checks none, 1 all. */
+  validateEvery: number;
+  /** Each VU's first this many warm-up responses are checked. */
+  warmupChecks: number;
+  /** A paced open loop's send times for a level (by its scenario name); undefined for k6's own pacing. */
+  levelSchedule(name: string): LevelSchedule | undefined;
+  /** A sequence model's settings (lib/sequence/); absent for other models. */
+  sequence?: SequenceSettings;
+}
+
+/** Names of the exported functions the plan's scenarios call. */
+export const EXEC = { warmup: 'warmup', measure: 'infer', stats: 'stats' } as const;
+
+/**
+ * The exported functions of a model mix's slot (scenarios/mix.ts): MIX_SLOT=1 runs `infer_1`. A model in a
+ * mix is told its slot by MIX_SLOT; its scenarios then carry its id (levelName) and call its slot's functions.
+ */
+export function mixExec(slot: number): { warmup: string; measure: string; stats: string } {
+  return {
+    warmup: `${EXEC.warmup}_${slot}`,
+    measure: `${EXEC.measure}_${slot}`,
+    stats: `${EXEC.stats}_${slot}`,
+  };
+}
+
+/** Most models in a mix: scenarios/mix.ts exports this many slots of functions. */
+export const MIX_SLOTS = 8;
+
+/** The mix plan the bench writes (MIX_PLAN) for scenarios/mix.ts: per model, its catalog id and settings. */
+export interface MixPlanFile {
+  models: { id: string; env: Record<string, string> }[];
+}
+
+/** Reads MIX_SLOT: a whole number >= 0, or undefined outside a mix. */
+export function mixSlotFromEnv(env: Record<string, string | undefined>): number | undefined {
+  const raw = env['MIX_SLOT'];
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0)
+    throw new Error(`invalid MIX_SLOT="${raw}"; expected a whole number >= 0`);
+  return n;
+}
+
+/** Reads VALIDATE_EVERY: a whole number >= 0. */
+export function validateEveryFromEnv(env: Record<string, string | undefined>): number {
+  const raw = env['VALIDATE_EVERY'];
+  if (raw === undefined || raw.trim() === '') return DEFAULT_VALIDATE_EVERY;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) {
+    throw new Error(
+      `invalid VALIDATE_EVERY="${raw}"; expected a whole number >= 0 (1 checks every response, 0 none)`,
+    );
+  }
+  return n;
+}
+
+/**
+ * Reads MAX_VUS (open loop): the most VUs a request-rate level may use, as perf_analyzer's --max-threads
+ * bounds its request-rate workers. Undefined when unset.
+ */
+export function maxVusFromEnv(env: Record<string, string | undefined>): number | undefined {
+  const raw = env['MAX_VUS'];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) {
+    throw new Error(`invalid MAX_VUS="${raw}"; expected a whole number >= 1 (VUs per request-rate level)`);
+  }
+  return n;
+}
+
+/**
+ * A paced level's VUs when MAX_VUS is unset: a quarter second of sends. Every paced VU is started (shared
+ * iterations), and each holds the next send it took while it sleeps, so more VUs cost real k6 memory and
+ * start-up without sending sooner; responses slower than that show as scheduled-start lag.
+ */
+function pacedVus(level: number): number {
+  return Math.max(2, Math.ceil(level / 4));
+}
+
+/**
+ * VUs for the requests a level keeps in flight when its requests are long (a generative stream lasts
+ * `request_s`): four times rate x duration and two more, so a burst of Poisson or gamma arrivals, or
+ * requests slowed by queueing at the server, do not at once leave a send without a VU.
+ */
+function inFlightVus(level: number, request_s: number): number {
+  return Math.ceil(level * request_s * 4) + 2;
+}
+
+/**
+ * Resolves the run plan; throws one readable line for any invalid setting or budget. `readText` reads the
+ * SCHEDULE or REQUEST_INTERVALS file (k6's open() in a scenario, readFileSync on Node).
+ */
+export function resolveRunPlan(
+  entry: ModelEntry,
+  env: Record<string, string | undefined>,
+  budgetJson: string,
+  budgetPath: string,
+  readText?: ReadText,
+): RunPlan {
+  const settings = readSettings(env, entry);
+  const load = loadPlanFromEnv(env, entry.load, readText, [entry.id, settings.modelName]);
+  const { pacing } = load;
+  // One level's schedule at a time: a VU keeps only the level it is in.
+  let cached: { level: number; schedule: LevelSchedule } | undefined;
+  const scheduleAt = (level: number): LevelSchedule | undefined => {
+    if (!pacing) return undefined;
+    if (cached?.level !== level) cached = { level, schedule: levelSchedule(pacing, level, load.window_s) };
+    return cached.schedule;
+  };
+  const maxVus = maxVusFromEnv(env);
+  const slot = mixSlotFromEnv(env);
+  const request_s = entry.load.request_s;
+  // Long requests: a window starts with VUs for its streams in flight (no VU added mid-window), within MAX_VUS.
+  const longVus =
+    request_s === undefined
+      ? undefined
+      : (rate: number) => Math.min(inFlightVus(rate, request_s), maxVus ?? Number.POSITIVE_INFINITY);
+  const exec = slot === undefined ? EXEC : mixExec(slot);
+  const plan = buildPlan({
+    mode: load.mode,
+    levels: load.levels,
+    warmup_s: load.warmup_s,
+    window_s: load.window_s,
+    exec: exec.measure,
+    warmupExec: exec.warmup,
+    statsExec: exec.stats,
+    ...(slot !== undefined ? { model: entry.id } : {}),
+    // Open loop: enough VUs that slow responses do not drop iterations before the server saturates,
+    // unless MAX_VUS bounds them (then a saturated server shows as dropped iterations and late starts).
+    maxVUs:
+      maxVus ??
+      Math.max(
+        Math.ceil(Math.max(...load.levels) * 4),
+        request_s === undefined ? 0 : 2 * inFlightVus(Math.max(...load.levels), request_s),
+      ),
+    // A mix's windows start with half a second of sends' VUs: a stall then adds none mid-window (see RESULTS.md).
+    ...(slot !== undefined && maxVus === undefined
+      ? { windowPreAllocatedVUs: (rate: number) => Math.ceil(rate / 2) }
+      : longVus
+        ? { windowPreAllocatedVUs: longVus }
+        : {}),
+    ...(pacing
+      ? {
+          paced: (level: number) => ({
+            iterations: scheduleAt(level)!.offsets_ms.length,
+            vus: maxVus ?? Math.max(pacedVus(level), longVus?.(level) ?? 0),
+          }),
+        }
+      : {}),
+  });
+  const metric: RequestMetric = settings.protocol === 'grpc' ? 'grpc_req_duration' : 'http_req_duration';
+  const budget = parseBudget(budgetJson, budgetPath);
+  const overrides = budgetOverridesFromEnv(env);
+  const planned: Options = {
+    scenarios: plan.scenarios,
+    thresholds: budgetThresholds(
+      budget,
+      plan.levels.map((l) => l.name),
+      overrides,
+      metric,
+      { subWindows: DEFAULT_SUB_WINDOWS, scheduledLatency: load.mode === 'request-rate' },
+    ),
+    summaryTrendStats: SUMMARY_TREND_STATS,
+    systemTags: SYSTEM_TAGS,
+    setupTimeout: '60s',
+    tags: { model: settings.modelName, protocol: settings.protocol },
+  };
+  // A sequence model's iterations run its sequences (scenarios/kit/sequence-loop.ts).
+  const sequenced = entry.payload.kind === 'sequence' ? sequencePlan(env, load.mode, planned) : undefined;
+  const sequence = sequenced?.settings;
+  const options = sequenced?.options ?? planned;
+  // Request-rate sequences wait for their send times in the iteration, as a paced level does.
+  const timed =
+    sequenced && load.mode === 'request-rate'
+      ? { ...plan, levels: plan.levels.map((l) => ({ ...l, paced: true })) }
+      : plan;
+  return {
+    settings,
+    load,
+    measurement: measurementRulesFromEnv(env),
+    plan: timed,
+    metric,
+    errorMetric: errorMetricFor(metric),
+    budget,
+    overrides,
+    limits: effectiveBudget(budget, overrides),
+    options,
+    // A sequence run checks every echoed step (scenarios/kit/sequence-loop.ts), so its report says so.
+    validateEvery: sequence ? 1 : validateEveryFromEnv(env),
+    warmupChecks: WARMUP_CHECKS,
+    levelSchedule: (name) => {
+      const level = plan.levels.find((l) => l.name === name);
+      return level ? scheduleAt(level.level) : undefined;
+    },
+    ...(sequence ? { sequence } : {}),
+  };
+}

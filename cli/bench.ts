@@ -14,7 +14,7 @@ import {
 } from './options.ts';
 import { modelIds, SEQUENCE_MODELS } from '../models/index.ts';
 import { GENERATIVE } from '../models/generative.ts';
-import { runBench } from '../measure/bench/run.ts';
+import { runBench } from '../measure/bench/run-bench.ts';
 import { runMixBench } from '../measure/mix/bench-mix.ts';
 import type { RuntimeChoice } from '../measure/core/runner.ts';
 import { addSslOptions, sslSettings } from './ssl-options.ts';

@@ -1,16 +1,16 @@
 /**
- * `k6-triton capacity <model>`: parses the flags of the capacity search (measure/capacity/run.ts) and
+ * `k6-triton capacity <model>`: parses the flags of the capacity search (measure/capacity/run-capacity.ts) and
  * exits with its code; results go to results/<model>/capacity-<run-id>/.
  */
 import { type Command, InvalidArgumentError } from 'commander';
-import { runCapacity } from '../measure/capacity/run.ts';
+import { runCapacity } from '../measure/capacity/run-capacity.ts';
 import { DEFAULT_MAX_TRIALS } from '../measure/capacity/search.ts';
 import type { RuntimeChoice } from '../measure/core/runner.ts';
 import { modelIds } from '../models/index.ts';
 import { GENERATIVE } from '../models/generative.ts';
 import { mixOperands, runSettings } from './bench.ts';
 import { addSslOptions } from './ssl-options.ts';
-import { runMixCapacity } from '../measure/mix/capacity.ts';
+import { runMixCapacity } from '../measure/mix/mix-capacity.ts';
 import {
   addBudgetOptions,
   addLocalRunOptions,

@@ -9,7 +9,7 @@ import { modelIds } from '../models/index.ts';
 import { PROTOCOLS } from '../scenarios/kit/settings.ts';
 import { reportMarkdown } from '../report/markdown.ts';
 import { runSettings } from './bench.ts';
-import { runMerge } from '../measure/merge/run.ts';
+import { runMerge } from '../measure/merge/run-merge.ts';
 
 /** Adds the `merge` subcommand to the program. */
 export function registerMerge(program: Command): void {

@@ -1,11 +1,11 @@
 /**
- * `k6-triton sweep <model>`: parses the flags of the config sweep (measure/sweep/run.ts) and exits with
+ * `k6-triton sweep <model>`: parses the flags of the config sweep (measure/sweep/run-sweep.ts) and exits with
  * its code; results go to results/<model>/sweep-<run-id>/.
  */
 import type { Command } from 'commander';
 import type { RuntimeChoice } from '../measure/core/runner.ts';
 import { type GridAxes, parseList } from '../measure/sweep/grid.ts';
-import { runSweep, SWEEP_DEFAULTS } from '../measure/sweep/run.ts';
+import { runSweep, SWEEP_DEFAULTS } from '../measure/sweep/run-sweep.ts';
 import { modelIds } from '../models/index.ts';
 import { runSettings } from './bench.ts';
 import { addSslOptions } from './ssl-options.ts';

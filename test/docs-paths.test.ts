@@ -117,7 +117,9 @@ function brokenLinks(markdown: string, page: string): string[] {
 
 describe('docs paths', () => {
   it('finds the READMEs, including the root one and those of runtime/ and report/, and the docs/ pages', () => {
-    expect(READMES).toEqual(expect.arrayContaining(['README.md', 'packages/runtime/README.md', 'report/README.md']));
+    expect(READMES).toEqual(
+      expect.arrayContaining(['README.md', 'packages/runtime/README.md', 'report/README.md']),
+    );
     expect(DOC_PAGES).toEqual(expect.arrayContaining(['docs/benchmarks.md', 'docs/how-it-measures.md']));
   });
 

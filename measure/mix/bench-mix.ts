@@ -6,7 +6,7 @@ import { type Interruption, watchSignals } from '../core/interrupt.ts';
 import type { PrepareOptions } from '../core/prepare.ts';
 import type { RuntimeChoice } from '../core/runner.ts';
 import type { RunSettings } from '../core/target.ts';
-import { measureMix, mixRunDir, mixTargets, prepareMix, readMix } from './run.ts';
+import { measureMix, mixRunDir, mixTargets, prepareMix, readMix } from './run-mix.ts';
 import { exitForVerdict } from '../core/verdict-exit.ts';
 import { measurementRulesFromEnv } from '../../lib/load/measurement.ts';
 

@@ -5,7 +5,7 @@
 import { us_to_ms } from '../../lib/units.ts';
 import type { Answer, SearchConfig } from '../capacity/search.ts';
 import { DEFAULT_MAX_TRIALS } from '../capacity/search.ts';
-import { errorShare, type MixModelResult, type MixResult } from './summary.ts';
+import { errorShare, type MixModelResult, type MixResult } from './mix-summary.ts';
 
 /** A number for a sentence: thousands separated, at most `digits` decimals. */
 export function fmt(value: number, digits = 0): string {

@@ -7,7 +7,7 @@ import {
   capacityRow,
   capacitySentence,
   projectionSentence,
-} from '../../measure/capacity/report.ts';
+} from '../../measure/capacity/capacity-report.ts';
 import type { Measurement } from '../../measure/capacity/search.ts';
 
 const m: Measurement = {

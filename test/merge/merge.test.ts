@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { runMerge } from '../../measure/merge/run.ts';
+import { runMerge } from '../../measure/merge/run-merge.ts';
 
 const WINDOW_S = 6;
 const ENV = { CONCURRENCY: '2,4', STEP_DURATION: `${WINDOW_S}s`, WARMUP_DURATION: '0s' };

@@ -2,10 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import type { LevelResult } from '../../lib/summary/types.ts';
 import { misses, nextStep, type SearchConfig, type Trial } from '../../measure/capacity/search.ts';
-import { MIX_BUDGET, MIX_CAPACITY_DEFAULTS, mixMeasurement } from '../../measure/mix/capacity.ts';
+import { MIX_BUDGET, MIX_CAPACITY_DEFAULTS, mixMeasurement } from '../../measure/mix/mix-capacity.ts';
 import { mixCapacitySentence, mixLimitWords, missWords } from '../../measure/mix/capacity-words.ts';
 import { parseMix } from '../../measure/mix/file.ts';
-import { type MixResult, mixResult } from '../../measure/mix/summary.ts';
+import { type MixResult, mixResult } from '../../measure/mix/mix-summary.ts';
 import { level, report } from '../report/fixture.ts';
 
 const MIX = parseMix(

@@ -8,7 +8,7 @@ import { bareLevelName, levelName, parseLevelName } from '../../lib/load/names.t
 import { buildPlan } from '../../lib/load/scenarios.ts';
 import { mixExec } from '../../scenarios/kit/run-plan.ts';
 import { parseMix } from '../../measure/mix/file.ts';
-import { mixTargets } from '../../measure/mix/run.ts';
+import { mixTargets } from '../../measure/mix/run-mix.ts';
 
 const MIX = parseMix(
   JSON.stringify({

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Measurement } from '../../measure/capacity/search.ts';
 import { rankConfigs } from '../../measure/sweep/rank.ts';
-import { paretoTable, type SweepRecord, sweepPoints, writeSweep } from '../../measure/sweep/report.ts';
+import { paretoTable, type SweepRecord, sweepPoints, writeSweep } from '../../measure/sweep/sweep-report.ts';
 import { type ParetoPoint, paretoFront, paretoSpec } from '../../report/pareto.ts';
 
 const BUDGET = { p95_ms: 20, p99_ms: 50, error_rate: 0.01 };

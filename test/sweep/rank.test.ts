@@ -2,7 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Measurement } from '../../measure/capacity/search.ts';
 import { rankConfigs } from '../../measure/sweep/rank.ts';
-import { type SweepRecord, sweepTable, winnerSentence, winnerSnippet } from '../../measure/sweep/report.ts';
+import {
+  type SweepRecord,
+  sweepTable,
+  winnerSentence,
+  winnerSnippet,
+} from '../../measure/sweep/sweep-report.ts';
 
 const BUDGET = { p95_ms: 20, p99_ms: 50, error_rate: 0.01 };
 

@@ -1,11 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import grpc, {
-  Client,
-  StatusNotFound,
-  StatusOK,
-  Stream,
-  waitForStreams,
-} from '../src/modules/grpc.ts';
+import grpc, { Client, StatusNotFound, StatusOK, Stream, waitForStreams } from '../src/modules/grpc.ts';
 import { followVuAcrossAwaits, runInVu } from '../src/vu-context.ts';
 import { type EchoServer, FIXTURES, startEchoServer } from './echo-grpc-server.ts';
 import { type FakeVu, fakeVu, samplesOf } from './fake-vu.ts';

@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  configOutputShape,
-  fromOrtValue,
-  modelInputDims,
-  toOrtValue,
-} from '../src/backends/onnx-tensors.ts';
+import { configOutputShape, fromOrtValue, modelInputDims, toOrtValue } from '../src/backends/onnx-tensors.ts';
 import type { ModelConfigJson, TensorData } from '../src/backends/types.ts';
 
 function config(maxBatchSize: number, reshape?: number[]): ModelConfigJson {

@@ -31,7 +31,12 @@ import { judgeLevels } from '../../../lib/summary/judge.ts';
 import type { K6SummaryData } from '../../../lib/summary/from-summary.ts';
 import { generativeBudgetExprs, type TokenBudget, tokenBudget } from '../../../lib/genai/budget.ts';
 import { EMPTY_FINAL_PARAMETER, readDecoupledResponse } from '../../../lib/genai/decoupled.ts';
-import { generativeLevels, generativeLines, type TokenSources, tokenLines } from '../../../lib/genai/level-summary.ts';
+import {
+  generativeLevels,
+  generativeLines,
+  type TokenSources,
+  tokenLines,
+} from '../../../lib/genai/level-summary.ts';
 import { llmBackendFromEnv, type PromptInput, promptInputs } from '../../../lib/genai/length-controls.ts';
 import { type GenerationRecord, meetsSlo, requestMetrics, type Slo } from '../../../lib/genai/metrics.ts';
 import { GENAI_METRICS, GENAI_RECORD } from '../../../lib/genai/names.ts';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmbeddedServer, startEmbedded } from '../../../measure/core/embedded.ts';
 import { appliedConfig } from '../../../measure/sweep/override.ts';
-import type { SweepRecord } from '../../../measure/sweep/report.ts';
+import type { SweepRecord } from '../../../measure/sweep/sweep-report.ts';
 import { runCli } from '../bench/run-cli.ts';
 
 const SERVED = 'onnx-mnist-cpu';

@@ -6,7 +6,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 
 const port = parentPort;
-if (!port) throw new Error('onnx-worker.js runs only as a worker thread of packages/server/src/backends/onnx.ts');
+if (!port)
+  throw new Error('onnx-worker.js runs only as a worker thread of packages/server/src/backends/onnx.ts');
 
 let session;
 try {

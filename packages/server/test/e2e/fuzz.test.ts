@@ -12,14 +12,7 @@ import protobuf from 'protobufjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '@k6-triton/server';
 import { type GrpcCase, grpcCorpus, httpCorpus } from '../fuzz-corpus.ts';
-import {
-  grpcClient,
-  http,
-  int32Bytes,
-  makeRepository,
-  removeRepository,
-  start,
-} from '../helpers.ts';
+import { grpcClient, http, int32Bytes, makeRepository, removeRepository, start } from '../helpers.ts';
 import { rawHttp } from '../raw-http.ts';
 import { NOBATCH, SIMPLE, STRINGS } from '../repo-fixtures.ts';
 

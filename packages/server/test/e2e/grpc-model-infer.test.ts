@@ -7,14 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inferenceService } from '../../src/grpc/server.ts';
 import type { RunningServer } from '@k6-triton/server';
-import {
-  gateBackend,
-  int32Bytes,
-  makeRepository,
-  removeRepository,
-  start,
-  waitFor,
-} from '../helpers.ts';
+import { gateBackend, int32Bytes, makeRepository, removeRepository, start, waitFor } from '../helpers.ts';
 import { GATED, SIMPLE } from '../repo-fixtures.ts';
 
 const MAX_BYTES = 4096;

@@ -4,14 +4,7 @@ import * as protoLoader from '@grpc/proto-loader';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '@k6-triton/server';
 import { expectedFloat } from '../expected-outputs.ts';
-import {
-  grpcClient,
-  type Json,
-  int32Bytes,
-  makeRepository,
-  removeRepository,
-  start,
-} from '../helpers.ts';
+import { grpcClient, type Json, int32Bytes, makeRepository, removeRepository, start } from '../helpers.ts';
 import { NOBATCH, SIMPLE } from '../repo-fixtures.ts';
 
 const PROTO_DIR = fileURLToPath(new URL('../../../../proto/', import.meta.url));

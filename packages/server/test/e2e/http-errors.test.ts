@@ -1,14 +1,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '@k6-triton/server';
-import {
-  binaryBody,
-  http,
-  int32Bytes,
-  makeRepository,
-  removeRepository,
-  start,
-} from '../helpers.ts';
+import { binaryBody, http, int32Bytes, makeRepository, removeRepository, start } from '../helpers.ts';
 import { FAILING, HALVES, NOBATCH, SIMPLE } from '../repo-fixtures.ts';
 
 const seq = (n: number) => Array.from({ length: n }, (_, i) => i);

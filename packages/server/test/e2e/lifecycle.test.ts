@@ -2,14 +2,7 @@ import type * as grpc from '@grpc/grpc-js';
 import { Agent, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningServer } from '@k6-triton/server';
-import {
-  grpcClient,
-  type Json,
-  int32Bytes,
-  makeRepository,
-  removeRepository,
-  start,
-} from '../helpers.ts';
+import { grpcClient, type Json, int32Bytes, makeRepository, removeRepository, start } from '../helpers.ts';
 import { SIMPLE } from '../repo-fixtures.ts';
 
 describe('stopping the server', () => {

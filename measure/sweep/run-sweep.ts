@@ -17,8 +17,8 @@ import { type RunSettings, resolveTarget, runDir, withLevels } from '../core/tar
 import { buildGrid, configLabel, type GridAxes } from './grid.ts';
 import { appliedConfig, overrideMismatches, withOverride } from './override.ts';
 import { type ConfigOutcome, rankConfigs } from './rank.ts';
-import { type SweepRecord, sweepTable, winnerSentence, winnerSnippet, writeSweep } from './report.ts';
-import { loadModelConfig, readModelConfig } from './repository.ts';
+import { type SweepRecord, sweepTable, winnerSentence, winnerSnippet, writeSweep } from './sweep-report.ts';
+import { loadModelConfig, readModelConfig } from './sweep-repository.ts';
 
 /** The grid and levels a bare `k6-triton sweep <model>` measures: seed 003's axes, 6 configs x 3 levels. */
 export const SWEEP_DEFAULTS = { instances: '1,2,4', maxQueueDelayUs: '0,150', concurrency: '1,2,4' } as const;

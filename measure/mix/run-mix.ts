@@ -12,7 +12,7 @@ import type { MixLevels } from '../../scenarios/kit/mix-test.ts';
 import { latencyStats_us, normalize } from '../../lib/summary/from-summary.ts';
 import type { MixPlanFile } from '../../scenarios/kit/run-plan.ts';
 import { writeResult } from '../../report/not-written.ts';
-import { writeMeasured } from '../bench/run.ts';
+import { writeMeasured } from '../bench/run-bench.ts';
 import type { Interruption } from '../core/interrupt.ts';
 import {
   type MeasureOptions,
@@ -25,7 +25,7 @@ import { packagePath, runId } from '../core/paths.ts';
 import { checkedPayload, type PrepareOptions, type Prepared, prepare } from '../core/prepare.ts';
 import { checkJudgedLevels, type RunSettings, resolveTarget, type Target } from '../core/target.ts';
 import { type Mix, parseMix, scaleMix } from './file.ts';
-import { type MixResult, mixMarkdown, mixResult } from './summary.ts';
+import { type MixResult, mixMarkdown, mixResult } from './mix-summary.ts';
 
 /** Settings the mix file gives per model; set for the whole mix they would be ambiguous. */
 const PER_MODEL: Record<string, string> = {

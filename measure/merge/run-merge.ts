@@ -13,7 +13,7 @@ import { type WrittenReport, writeRunReport } from '../../report/write.ts';
 
 import { type ReadStats, type Recorded, readSamples } from './samples.ts';
 import { planAt, type RunSettings, resolveTarget, runDir, type Target } from '../core/target.ts';
-import { mergedSummary } from './summary.ts';
+import { mergedSummary } from './merged-summary.ts';
 
 /** What a merge takes: the runners' files and the settings the run had (CONCURRENCY, STEP_DURATION, ...). */
 export interface MergeOptions {

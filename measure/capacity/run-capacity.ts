@@ -24,7 +24,7 @@ import {
   projectionSentence,
   trialLine,
   writeCapacity,
-} from './report.ts';
+} from './capacity-report.ts';
 import { tokenBudget } from '../../lib/genai/budget.ts';
 import { DEFAULT_MAX_TRIALS, nextStep, type SearchBudget, type SearchConfig, type Trial } from './search.ts';
 

@@ -10,14 +10,14 @@ import { writeResult } from '../../report/not-written.ts';
 import { EXIT } from '../../packages/runtime/src/exit-codes.ts';
 import type { Measurement, SearchBudget, SearchConfig, Trial } from '../capacity/search.ts';
 import { DEFAULT_MAX_TRIALS, nextStep } from '../capacity/search.ts';
-import type { SearchLimits } from '../capacity/run.ts';
+import type { SearchLimits } from '../capacity/run-capacity.ts';
 import { watchSignals } from '../core/interrupt.ts';
 import type { PrepareOptions } from '../core/prepare.ts';
 import type { RuntimeChoice } from '../core/runner.ts';
 import type { RunSettings } from '../core/target.ts';
 import { fmt, mixCapacitySentence, mixLimitWords, missWords } from './capacity-words.ts';
-import { measureMix, mixRunDir, mixTargets, prepareMix, readMix } from './run.ts';
-import { errorShare, type MixModelResult, type MixResult } from './summary.ts';
+import { measureMix, mixRunDir, mixTargets, prepareMix, readMix } from './run-mix.ts';
+import { errorShare, type MixModelResult, type MixResult } from './mix-summary.ts';
 
 /**
  * The search's budget on the scale: measurements are percentages of each model's own budget (p95, p99,

@@ -4,8 +4,15 @@
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { parseDuration_s } from '../lib/load/parse.ts';
-import { parseProbability, parseSpike, parseStatusFaults } from '../packages/server/src/faults/spec.ts';
-import { modelTable, startServer, tlsIdentity } from '@k6-triton/server';
+import { withCatalog } from '../models/repository/built-in.ts';
+import {
+  modelTable,
+  parseProbability,
+  parseSpike,
+  parseStatusFaults,
+  startServer,
+  tlsIdentity,
+} from '@k6-triton/server';
 
 function port(value: string): number {
   const n = Number(value);
@@ -159,7 +166,8 @@ export function registerServe(program: Command): void {
       if ((opts.tlsCert || opts.tlsKey) && !opts.tls) opts.tls = true;
       const tls = opts.tls ? await tlsIdentity({ certFile: opts.tlsCert, keyFile: opts.tlsKey }) : undefined;
       const log = opts.logVerbose > 0 ? (line: string) => console.log(line) : undefined;
-      const server = await startServer({
+      // Without --model-repository the server serves the catalog, which the tool hands to it.
+      const options = await withCatalog({
         modelRepository: opts.modelRepository,
         host: opts.host,
         httpPort: opts.httpPort,
@@ -191,6 +199,7 @@ export function registerServe(program: Command): void {
         tls,
         log,
       });
+      const server = await startServer(options);
       console.log(modelTable(server.models));
       console.log(`Started GRPCInferenceService at ${server.host}:${server.grpcPort}${tls ? ' (TLS)' : ''}`);
       console.log(`Started HTTPService at ${server.host}:${server.httpPort}${tls ? ' (HTTPS)' : ''}`);

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mnistModelWithBatchDim } from '../../packages/server/src/models/mnist/export-onnx.ts';
+import { mnistModelWithBatchDim } from '../../models/mnist/export-onnx.ts';
 
 interface Tuning {
   label: string;

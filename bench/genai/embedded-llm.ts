@@ -14,7 +14,7 @@ import { GenerateStreamDecoder } from '../../lib/genai/generate-stream.ts';
 import { type GenerationRecord, type LevelMetrics, levelMetrics } from '../../lib/genai/metrics.ts';
 import { failRecord, newRecord, recordDecoupled, recordGenerate } from '../../lib/genai/record.ts';
 import { GPT2 } from '../../models/generative.ts';
-import { startServer } from '@k6-triton/server';
+import { startCatalogServer } from '../../models/repository/built-in.ts';
 import { gpt2InferRequest, inferenceClient, type Msg } from '../../packages/server/test/generative-client.ts';
 import { postStreamed } from '../../test/e2e/triton/repeat-stream.ts';
 
@@ -42,7 +42,12 @@ if (LEVELS.some((c) => !Number.isInteger(c) || c < 1) || !(REQUESTS >= 1) || !(W
 const C = GPT2.calibration;
 const PROMPT = Array.from({ length: C.inputTokens }, (_, i) => `w${i}`).join(' ');
 
-const server = await startServer({ httpPort: 0, grpcPort: 0, metricsPort: -1, simulated: { timeScale: 0 } });
+const server = await startCatalogServer({
+  httpPort: 0,
+  grpcPort: 0,
+  metricsPort: -1,
+  simulated: { timeScale: 0 },
+});
 
 /** One request over a client's own stream: its record (the empty final response ends it). */
 function grpcRequest(call: Msg, id: number): Promise<GenerationRecord> {

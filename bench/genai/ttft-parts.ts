@@ -15,8 +15,8 @@ import { readDecoupledResponse } from '../../lib/genai/decoupled.ts';
 import { type Stats, summarize } from '../../lib/genai/stats.ts';
 import { startEmbedded } from '../../measure/core/embedded.ts';
 import { GPT2 } from '../../models/generative.ts';
-import { GenerationEngine } from '../../packages/server/src/genai/engine.ts';
-import { DEFAULT_TIMING } from '../../packages/server/src/genai/timing.ts';
+import { simulatedLlmTiming } from '../../models/repository/generative-config.ts';
+import { GenerationEngine } from '@k6-triton/server';
 import { gpt2InferRequest, inferenceClient, type Msg } from '../../packages/server/test/generative-client.ts';
 import { repeatInferRequest } from '../../test/e2e/triton/repeat-stream.ts';
 
@@ -54,7 +54,7 @@ async function sample(client: Msg, request: () => object): Promise<Stats> {
 
 /** The engine's own TTFT: generate() to the first token's callback, in this process. */
 async function engineTtft(inputTokens: number): Promise<Stats> {
-  const engine = new GenerationEngine(DEFAULT_TIMING);
+  const engine = new GenerationEngine(simulatedLlmTiming(GPT2));
   const ttft: number[] = [];
   for (let i = 0; i < REQUESTS; i++) {
     const start = performance.now();

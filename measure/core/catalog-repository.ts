@@ -1,14 +1,13 @@
 /**
  * The catalog as a Triton model repository, for a real tritonserver started without --model-repository:
- * the run's model written by `k6-triton repository`'s export (packages/server/src/export-repository.ts) into
+ * the run's model written by `k6-triton repository`'s export (models/repository/export.ts) into
  * build/triton-repository/ (git-ignored) before each start, so it follows the catalog and the run's PRECISION.
  */
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { GENERATIVE } from '../../models/generative.ts';
-import { configFromGenerative } from '../../packages/server/src/config/from-generative.ts';
-import { configToPbtxt } from '../../packages/server/src/config/to-pbtxt.ts';
-import { writeCatalogRepository } from '../../packages/server/src/export-repository.ts';
+import { pbtxtOf, writeCatalogRepository } from '../../models/repository/export.ts';
+import { configFromGenerative } from '../../models/repository/generative-config.ts';
 import { packagePath } from './paths.ts';
 
 /** Where the exported repository goes: beside the runtime's build, git-ignored. */
@@ -34,7 +33,7 @@ export async function exportCatalogRepository(
     // Its config alone: real Triton has the repeat backend built in (gpt2's simulated_llm it has not).
     const modelDir = path.join(dir, generative.name);
     await mkdir(path.join(modelDir, '1'), { recursive: true });
-    await writeFile(path.join(modelDir, 'config.pbtxt'), configToPbtxt(configFromGenerative(generative)));
+    await writeFile(path.join(modelDir, 'config.pbtxt'), pbtxtOf(configFromGenerative(generative)));
     // Its tokenizer beside its config, as a real model's folder holds it (TOKENIZER may point here).
     if (generative.tokenizer)
       await copyFile(packagePath(generative.tokenizer), path.join(modelDir, 'tokenizer.json'));

@@ -26,8 +26,16 @@ export interface ServingChoice {
   tls?: TlsIdentity;
 }
 
+/**
+ * What the embedded server's child process starts from: server options, and the PRECISION per catalog id the
+ * built-in repository serves its models at (the catalog is handed to the server when no repository is named).
+ */
+export interface EmbeddedOptions extends ServerOptions {
+  precisions?: Record<string, string>;
+}
+
 /** Server options for a run: the model at the precision its payloads are made in, as a deployer exports it. */
-export function servingOptions(choice: ServingChoice): ServerOptions {
+export function servingOptions(choice: ServingChoice): EmbeddedOptions {
   return {
     ...(choice.precision && choice.modelId !== 'generic'
       ? { precisions: { [choice.modelId]: choice.precision } }
@@ -48,7 +56,7 @@ const STOP_GRACE_MS = 10_000;
  * stops when the bench goes away (its IPC channel closes), whatever killed the bench.
  */
 export async function startEmbedded(
-  options: ServerOptions = {},
+  options: EmbeddedOptions = {},
   interruption?: Interruption,
 ): Promise<EmbeddedServer> {
   // What fork() would run (this node, the tsx loader, an IPC channel), through childCommand so that

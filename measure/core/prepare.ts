@@ -17,7 +17,7 @@ import { type LocalServer, type ServedModel, startLocalServer } from './local-se
 import { runEndpoints } from './endpoints.ts';
 import type { Target } from './target.ts';
 import { checkTrusted, runTls, runtimeTlsArgs, settingOn, trustFile } from './tls.ts';
-import { tlsIdentity } from '../../packages/server/src/tls.ts';
+import { tlsIdentity } from '@k6-triton/server';
 
 /** How the server a command starts (when the run names no TRITON_URL) is set up, and what it is asked. */
 export interface PrepareOptions {

@@ -15,8 +15,7 @@ import {
   syntheticPrompt,
 } from '../../payloads/prompts.ts';
 import { loadTokenizer } from '../../payloads/tokenizer.ts';
-import { countInputTokens } from '../../packages/server/src/genai/tokens.ts';
-import { GPT2_TOKENIZER_FILE, gpt2TokenizerText } from '../../packages/server/src/models/gpt2/tokenizer.ts';
+import { countInputTokens, GPT2_TOKENIZER_FILE, gpt2TokenizerText } from '@k6-triton/server';
 
 const tokenizer = loadTokenizer(GPT2_TOKENIZER_FILE);
 const base = (o: Partial<PromptWorkloadOptions> = {}): PromptWorkloadOptions => ({

@@ -8,8 +8,7 @@ import { OpenAiStreamDecoder } from '../../lib/genai/openai-stream.ts';
 import { createRandom } from '../../lib/random/random.ts';
 import { syntheticPrompt } from '../../payloads/prompts.ts';
 import { loadTokenizer } from '../../payloads/tokenizer.ts';
-import type { RunningServer } from '@k6-triton/server';
-import { GPT2_TOKENIZER_FILE } from '../../packages/server/src/models/gpt2/tokenizer.ts';
+import { GPT2_TOKENIZER_FILE, type RunningServer } from '@k6-triton/server';
 import { start } from '../../packages/server/test/helpers.ts';
 
 const tokenizer = loadTokenizer(GPT2_TOKENIZER_FILE);

@@ -5,9 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { exportCatalogRepository } from '../../measure/core/catalog-repository.ts';
 import { GPT2, REPEAT } from '../../models/generative.ts';
 import { loadTokenizer } from '../../payloads/tokenizer.ts';
-import { GPT2_TOKENIZER_FILE } from '../../packages/server/src/models/gpt2/tokenizer.ts';
-import { configFromGenerative } from '../../packages/server/src/config/from-generative.ts';
-import { parsePbtxt } from '../../packages/server/src/config/parse.ts';
+import { configFromGenerative } from '../../models/repository/generative-config.ts';
+import { GPT2_TOKENIZER_FILE, parseConfigJson, parsePbtxt } from '@k6-triton/server';
 import { tempDirs } from '../temp-dirs.ts';
 
 describe('exportCatalogRepository, generative models', () => {
@@ -17,7 +16,7 @@ describe('exportCatalogRepository, generative models', () => {
     const dir = tempDir();
     expect(await exportCatalogRepository({ modelId: 'repeat' }, dir)).toBe(dir);
     const config = parsePbtxt(readFileSync(join(dir, REPEAT.name, 'config.pbtxt'), 'utf8'));
-    expect(config).toEqual(configFromGenerative(REPEAT));
+    expect(config).toEqual(parseConfigJson(configFromGenerative(REPEAT)));
     expect(config.backend).toBe('repeat');
     expect(config.model_transaction_policy).toEqual({ decoupled: true });
     expect(config.input.map((t) => t.name)).toEqual(['IN', 'DELAY', 'WAIT']);

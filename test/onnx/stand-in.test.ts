@@ -6,16 +6,12 @@ import { decodeTensor } from '../../lib/tensor/codec.ts';
 import { CATALOG } from '../../models/catalog.ts';
 import type { Datatype } from '../../lib/tensor/datatypes.ts';
 import type { ModelEntry } from '../../models/types.ts';
-import { configFromCatalog } from '../../packages/server/src/config/from-catalog.ts';
-import { DIGIT_PIXELS, loadDigitSplit } from '../../packages/server/src/models/mnist/digits.ts';
-import {
-  importOnnx,
-  MNIST_MODEL_FILE,
-  mnistModelWithBatchDim,
-} from '../../packages/server/src/models/mnist/export-onnx.ts';
-import { onnxConfigMismatch, tensorInfoFromOrt } from '../../packages/server/src/onnx/config-check.ts';
-import { standInModel } from '../../packages/server/src/onnx/stand-in.ts';
-import { decodeOnnxModel, encodeOnnxModel } from '../../packages/server/src/onnx/writer.ts';
+import { configFromCatalog, type ModelConfig } from '../../models/repository/catalog-config.ts';
+import { DIGIT_PIXELS, loadDigitSplit } from '../../models/mnist/digits.ts';
+import { importOnnx, MNIST_MODEL_FILE, mnistModelWithBatchDim } from '../../models/mnist/export-onnx.ts';
+import { onnxConfigMismatch, parseConfigJson, tensorInfoFromOrt } from '@k6-triton/server';
+import { standInModel } from '../../models/repository/stand-in.ts';
+import { decodeOnnxModel, encodeOnnxModel } from '../../models/repository/onnx-writer.ts';
 import { catalogInputs } from './catalog-inputs.ts';
 import { hasOnnxRuntime } from './has-onnx-runtime.ts';
 
@@ -30,6 +26,8 @@ const ORT_TYPE: Partial<Record<Datatype, string>> = {
 };
 
 type Ort = typeof import('onnxruntime-node');
+
+const parsed = (config: ModelConfig) => parseConfigJson(config, config.name);
 type Session = Awaited<ReturnType<Ort['InferenceSession']['create']>>;
 
 /** Runs a model on onnxruntime-node and returns its outputs as the suite's checks read a server's answer. */
@@ -138,7 +136,7 @@ describe.skipIf(!hasOnnxRuntime)('stand-in models', () => {
       outputs: session.outputMetadata.map(tensorInfoFromOrt),
     };
     expect(io.outputs).toEqual([{ name: 'output', datatype: 'FP32', dims: [1, 10] }]);
-    expect(onnxConfigMismatch(configFromCatalog(entry, 'onnxruntime'), io)).toBeUndefined();
+    expect(onnxConfigMismatch(parsed(configFromCatalog(entry, 'onnxruntime')), io)).toBeUndefined();
     const result = await run(ort, session, catalogInputs(entry));
     expect(outputProblems(entry.outputs, result, { maxBatchSize: 0 })).toEqual([]);
     const probabilities = Array.from(result.outputs[0]!.data as Float32Array);
@@ -158,7 +156,9 @@ describe.skipIf(!hasOnnxRuntime)('stand-in models', () => {
         outputs: session.outputMetadata.map(tensorInfoFromOrt),
       };
       // What Triton's ONNX Runtime backend checks at load: the catalog's config fits the model exactly.
-      expect(onnxConfigMismatch(configFromCatalog(entry, 'onnxruntime', precision), io)).toBeUndefined();
+      expect(
+        onnxConfigMismatch(parsed(configFromCatalog(entry, 'onnxruntime', precision)), io),
+      ).toBeUndefined();
       expect(io.outputs.map((t) => [t.name, t.datatype, t.dims])).toEqual(
         entry.outputs.map((t) => [t.name, t.datatype, [-1, ...t.dims]]),
       );

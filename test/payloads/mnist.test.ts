@@ -12,7 +12,7 @@ describe('MNIST payloads', () => {
     const t = set.samples[0]!.tensors[0]!;
     expect(t).toMatchObject({ name: 'input.1', datatype: 'FP32', shape: [1, 1, 28, 28] });
     const values = [...(t.values as Float32Array)];
-    // The served model (server/models/mnist) takes the package's [0, 1] pixels as they are:
+    // The served model (models/mnist) takes the package's [0, 1] pixels as they are:
     // mostly background 0 with some bright strokes.
     expect(values.filter((v) => v === 0).length).toBeGreaterThan(400);
     expect(Math.min(...values)).toBe(0);

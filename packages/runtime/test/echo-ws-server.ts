@@ -11,7 +11,7 @@
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
-import type { TlsIdentity } from '../../server/src/tls.ts';
+import type { TlsIdentity } from '@k6-triton/server';
 
 /** A running echo server: its base URL (`ws://127.0.0.1:port`), its sessions so far, the close codes clients sent, and stop(). */
 export interface WsEchoServer {

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Blob } from '../src/modules/websockets-blob.ts';
 import { sessionParams } from '../src/modules/ws-handshake.ts';
-import { selfSignedIdentity } from '../../server/src/tls.ts';
+import { selfSignedIdentity } from '@k6-triton/server';
 import { startWsEchoServer, type WsEchoServer } from './echo-ws-server.ts';
 import { checks, runScript, values } from './run-script.ts';
 

@@ -1,35 +1,53 @@
 /**
- * The embedded Triton-compatible server: startServer() builds the repository, loads models and listens on
- * HTTP, gRPC and metrics ports. stop() refuses new requests, lets in-flight ones finish, then closes.
+ * The embedded Triton-compatible server, and its one entry: startServer() reads the repository (a folder, or
+ * models handed over in memory), loads models and listens on HTTP, gRPC and metrics ports; stop() refuses new
+ * requests, lets in-flight ones finish, then closes. Everything the tool uses of the server is exported here.
  */
 import http from 'node:http';
-import type * as grpc from '@grpc/grpc-js';
 import { BackendRegistry } from './backends/registry.ts';
 import type { SimulatedOptions } from './backends/simulated.ts';
 import type { BackendFactory } from './backends/types.ts';
 import { InferenceCore } from './core.ts';
-import { modelInferTaker } from './grpc/model-infer.ts';
-import { createGrpcServer, MAX_MESSAGE_BYTES, modelInferCodec } from './grpc/server.ts';
-import { tuneGrpcTransport } from './grpc/transport.ts';
+import { createGrpcServer } from './grpc/server.ts';
+import { type GrpcListener, listenGrpc } from './grpc/transport.ts';
 import type { FaultOptions } from './faults/spec.ts';
 import type { HttpLimits } from './http/limits.ts';
 import { createHttpServer } from './http/server.ts';
-import { bindGrpc, closeGrpc, closeHttp, listen } from './listen.ts';
+import { closeHttp, listen } from './listen.ts';
 import { METRICS_CONTENT_TYPE, ServerMetrics } from './metrics.ts';
+import type { LatencyProfiles } from './backends/profiles.ts';
+import type { ModelDefinition } from './model-sources.ts';
 import { type IndexRow, Repository } from './repository.ts';
 import type { TlsIdentity } from './tls.ts';
 
+export { configToPbtxt } from './config/to-pbtxt.ts';
+export { parseConfigJson, parsePbtxt } from './config/parse.ts';
+export type { ModelConfigJson } from './config/types.ts';
+export { parseProbability, parseSpike, parseStatusFaults } from './faults/spec.ts';
+export { GenerationEngine } from './genai/engine.ts';
+export type { GenerativeTiming } from './genai/scheduler.ts';
+export { TIMING_PARAMETERS } from './genai/timing.ts';
+export { countInputTokens } from './genai/tokens.ts';
+export { PROTO_OPTIONS } from './grpc/messages.ts';
+export { type ModelDefinition, onnxRuntimeAvailable } from './model-sources.ts';
+export { type ModelIo, onnxConfigMismatch, tensorInfoFromOrt } from './onnx/config-check.ts';
+export type { LatencyProfile, LatencyProfiles } from './backends/profiles.ts';
+export { GPT2_TOKENIZER_FILE, gpt2TokenizerText } from './models/gpt2/tokenizer.ts';
 export { modelTable } from './table.ts';
 export type { IndexRow } from './repository.ts';
-export { type TlsIdentity, tlsIdentity } from './tls.ts';
+export { selfSignedIdentity, type TlsIdentity, tlsIdentity } from './tls.ts';
 
 /** How long a restart keeps the ports closed when no downtime is given. */
 const RESTART_DOWN_MS = 1000;
 
 /** startServer settings; every field has a default. */
 export interface ServerOptions {
-  /** Triton-layout model repository; absent: the built-in catalog repository. */
+  /** Triton-layout model repository folder; absent: the models in `models`. */
   modelRepository?: string;
+  /** Models handed over in memory (config and model folder each), served when no modelRepository is given. */
+  models?: ModelDefinition[];
+  /** Latency profiles the simulated backend's latency_profile parameter may name, besides its own "zero". */
+  latencyProfiles?: LatencyProfiles;
   /** @default '127.0.0.1' */
   host?: string;
   /** 0 = ephemeral. @default 8000 */
@@ -44,15 +62,8 @@ export interface ServerOptions {
   loadModels?: string[];
   /** Simulated backend defaults (timeScale multiplies every profile's compute time). */
   simulated?: SimulatedOptions;
-  /**
-   * Who answers gRPC ModelInfer: node:http2 (grpc/model-infer.ts, faster) or grpc-js, which answers every
-   * other RPC; 'grpc-js' is there for tests that check both answer alike. @default 'node-http2'
-   */
-  grpcModelInfer?: 'node-http2' | 'grpc-js';
   /** Largest HTTP body / gRPC message. @default 67108864 */
   maxBody_bytes?: number;
-  /** Built-in repository only: PRECISION per catalog id, e.g. { 'resnext101-32x4d': 'FP16' }. */
-  precisions?: Record<string, string>;
   /** Extra backends by name (tests, embedders). */
   backends?: Record<string, BackendFactory>;
   /** HTTP header/body deadlines and the connection cap (the cap applies to gRPC too). */
@@ -101,16 +112,16 @@ export interface RunningServer {
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   const mode = options.modelControlMode ?? 'none';
-  const registry = new BackendRegistry(options.simulated);
+  const registry = new BackendRegistry(options.simulated, options.latencyProfiles);
   for (const [name, factory] of Object.entries(options.backends ?? {})) registry.register(name, factory);
   let core: InferenceCore | undefined;
   const metrics = new ServerMetrics(() => core?.pendingCounts() ?? []);
   const repository = new Repository({
     dir: options.modelRepository,
+    models: options.models,
     registry,
     metrics,
     log: options.log,
-    precisions: options.precisions,
     faults: options.faults,
   });
   core = new InferenceCore({ repository, metrics, modelControlMode: mode });
@@ -200,7 +211,7 @@ class Frontends {
   httpPort = -1;
   grpcPort = -1;
   #http: http.Server | undefined;
-  #grpc: grpc.Server | undefined;
+  #grpc: GrpcListener | undefined;
   readonly #core: InferenceCore;
   readonly #host: string;
   readonly #options: ServerOptions;
@@ -222,18 +233,13 @@ class Frontends {
     });
     this.httpPort = await listen(this.#http, this.#host, httpPort, 'HTTP');
     if (grpcPort >= 0) {
-      // A shut-down grpc-js server cannot bind again: each opening gets a new one.
-      this.#grpc = createGrpcServer(this.#core, { maxMessage_bytes: o.maxBody_bytes });
-      this.grpcPort = await bindGrpc(this.#grpc, this.#host, grpcPort, o.tls);
-      tuneGrpcTransport(this.#grpc, {
+      // A shut-down grpc-js server cannot serve again: each opening gets a new one.
+      const server = createGrpcServer(this.#core, { maxMessage_bytes: o.maxBody_bytes });
+      this.#grpc = await listenGrpc(server, this.#host, grpcPort, {
+        tls: o.tls,
         maxConnections: o.limits?.maxConnections,
-        takeStream:
-          o.grpcModelInfer === 'grpc-js'
-            ? undefined
-            : modelInferTaker(this.#core, modelInferCodec(), {
-                maxMessage_bytes: o.maxBody_bytes ?? MAX_MESSAGE_BYTES,
-              }),
       });
+      this.grpcPort = this.#grpc.port;
     }
   }
 
@@ -241,7 +247,7 @@ class Frontends {
   async close(grace_ms?: number): Promise<void> {
     const closing: Promise<void>[] = [];
     if (this.#http) closing.push(closeHttp(this.#http, grace_ms));
-    if (this.#grpc) closing.push(closeGrpc(this.#grpc, grace_ms));
+    if (this.#grpc) closing.push(this.#grpc.close(grace_ms));
     this.#http = undefined;
     this.#grpc = undefined;
     await Promise.all(closing);

@@ -1,14 +1,13 @@
 /** Binding and closing the frontends' ports, with one-line errors naming the port and the fix. */
 import type http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import * as grpc from '@grpc/grpc-js';
-import type { TlsIdentity } from './tls.ts';
+import type { AddressInfo, Server } from 'node:net';
+import type * as grpc from '@grpc/grpc-js';
 
 /** How long a graceful close waits for connections and streams left open by clients. */
 export const CLOSE_GRACE_MS = 2000;
 
 /** Listens on host:port; resolves with the bound port. */
-export function listen(server: http.Server, host: string, port: number, what: string): Promise<number> {
+export function listen(server: Server, host: string, port: number, what: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
       reject(
@@ -21,31 +20,6 @@ export function listen(server: http.Server, host: string, port: number, what: st
     server.listen(port, host, () => {
       server.off('error', onError);
       resolve((server.address() as AddressInfo).port);
-    });
-  });
-}
-
-/** Binds a gRPC server on host:port (over TLS when given an identity); resolves with the bound port. */
-export function bindGrpc(
-  server: grpc.Server,
-  host: string,
-  port: number,
-  tls?: TlsIdentity,
-): Promise<number> {
-  const credentials = tls
-    ? grpc.ServerCredentials.createSsl(null, [
-        { cert_chain: Buffer.from(tls.cert), private_key: Buffer.from(tls.key) },
-      ])
-    : grpc.ServerCredentials.createInsecure();
-  return new Promise((resolve, reject) => {
-    server.bindAsync(`${host}:${port}`, credentials, (err, bound) => {
-      if (err)
-        reject(
-          new Error(
-            `cannot listen for gRPC on ${host}:${port}: ${err.message}; pick another port (0 = any free port)`,
-          ),
-        );
-      else resolve(bound);
     });
   });
 }

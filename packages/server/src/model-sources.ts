@@ -1,16 +1,13 @@
 /**
  * Where the repository's models come from: a Triton-layout folder (<repo>/<model>/config.pbtxt + numeric version
- * folders) read afresh on every load and index, as Triton polls it, or the built-in catalog repository. Each
- * source also gives the modification times Triton compares to decide whether a load has anything to reload.
+ * folders) read afresh on every load and index, as Triton polls it, or models handed over in memory (the tool's
+ * built-in repository). Each source also gives the modification times Triton compares to decide whether a load
+ * has anything to reload.
  */
-import { existsSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { catalogEntries, configFromCatalog, sequenceEntries } from './config/from-catalog.ts';
-import { configFromGenerative, generativeEntries } from './config/from-generative.ts';
-import { parsePbtxt } from './config/parse.ts';
+import { parseConfigJson, parsePbtxt } from './config/parse.ts';
 import type { VersionFolder } from './config/normalize.ts';
 import type { ModelConfigJson } from './config/types.ts';
 
@@ -36,8 +33,13 @@ export interface ModelSource {
   stamp(): Promise<ModelStamp>;
 }
 
-/** The mnist model trained by server/models/mnist (an ONNX file beside its training script). */
-export const MNIST_MODEL_DIR = fileURLToPath(new URL('./models/mnist/', import.meta.url));
+/** A model handed to the server in memory: its config and, for a backend that reads one, its model files. */
+export interface ModelDefinition {
+  /** The model config as Triton's JSON model config (what config.pbtxt holds, in JSON); `name` names the model. */
+  config: { name: string } & Record<string, unknown>;
+  /** The folder version 1's backend reads its files from (e.g. model.onnx); default none. */
+  dir?: string;
+}
 
 /** True when something in the model folder changed after `before` was taken (Triton's IsModified). */
 export function stampChanged(before: ModelStamp, now: ModelStamp): boolean {
@@ -152,36 +154,20 @@ function selectVersions(found: number[], config: ModelConfigJson): number[] {
   return sorted.slice(0, Math.max(1, policy.latest?.num_versions ?? 1));
 }
 
-/**
- * The catalog's models, the sequence models (on their own backend), then the simulated generative ones; mnist runs on onnxruntime when its trained model
- * and onnxruntime-node are present.
- */
-export async function catalogSources(precisions: Record<string, string>): Promise<ModelSource[]> {
-  const onnx = (await onnxRuntimeLoads()) && existsSync(path.join(MNIST_MODEL_DIR, 'model.onnx'));
-  // The catalog never changes while the server runs.
+/** Sources of models handed over in memory, each one version ('1'), never changed while the server runs. */
+export function memorySources(models: readonly ModelDefinition[]): ModelSource[] {
   const unchanged: ModelStamp = new Map([['', 0]]);
-  const source = (name: string, readConfig: () => Promise<ModelConfigJson>, dir = ''): ModelSource => ({
-    name,
-    readConfig,
-    versions: async () => [{ version: '1', dir }],
+  return models.map((model) => ({
+    name: model.config.name,
+    readConfig: async () => parseConfigJson(model.config, `model ${model.config.name}`),
+    versions: async () => [{ version: '1', dir: model.dir ?? '' }],
     versionFolder: async () => undefined,
     stamp: async () => unchanged,
-  });
-  return [
-    ...catalogEntries().map((entry) => {
-      const backend = entry.id === 'mnist' && onnx ? 'onnxruntime' : 'simulated';
-      const dir = entry.id === 'mnist' && onnx ? MNIST_MODEL_DIR : '';
-      return source(entry.name, async () => configFromCatalog(entry, backend, precisions[entry.id]), dir);
-    }),
-    ...sequenceEntries().map((entry) =>
-      source(entry.name, async () => configFromCatalog(entry, 'simulated')),
-    ),
-    ...generativeEntries().map((entry) => source(entry.name, async () => configFromGenerative(entry))),
-  ];
+  }));
 }
 
 /** True when onnxruntime-node is installed and its native binding loads (an install without binaries does not). */
-async function onnxRuntimeLoads(): Promise<boolean> {
+export async function onnxRuntimeAvailable(): Promise<boolean> {
   try {
     createRequire(import.meta.url).resolve('onnxruntime-node');
     const name = 'onnxruntime-node';

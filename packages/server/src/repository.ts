@@ -15,8 +15,9 @@ import type { FaultOptions } from './faults/spec.ts';
 import type { ServerMetrics } from './metrics.ts';
 import { LoadedModel } from './model.ts';
 import {
-  catalogSources,
   folderSources,
+  type ModelDefinition,
+  memorySources,
   type ModelSource,
   type ModelStamp,
   overrideStamp,
@@ -24,8 +25,6 @@ import {
   versionFilesChanged,
 } from './model-sources.ts';
 import { nowNs } from './stats.ts';
-
-export { MNIST_MODEL_DIR } from './model-sources.ts';
 
 /** Triton's model states as the repository index reports them. */
 export type ModelState = 'READY' | 'UNAVAILABLE' | 'LOADING' | 'UNLOADING';
@@ -57,13 +56,13 @@ export interface IndexRow {
 
 /** Repository settings. */
 export interface RepositoryOptions {
-  /** Triton-layout folder; absent: the built-in catalog repository. */
+  /** Triton-layout folder; absent: the models handed over in `models`. */
   dir?: string;
+  /** Models in memory, served when no folder is given. */
+  models?: readonly ModelDefinition[];
   registry: BackendRegistry;
   metrics: ServerMetrics;
   log?: (line: string) => void;
-  /** Built-in repository only: PRECISION per catalog id (e.g. { 'resnext101-32x4d': 'FP16' }); default the catalog's. */
-  precisions?: Record<string, string>;
   /** Server-wide injected faults; each model's fault_* parameters override them. */
   faults?: FaultOptions;
 }
@@ -74,7 +73,7 @@ export class Repository {
   readonly #entries = new Map<string, Entry>();
   /** Names the repository holds now (a model whose folder went away keeps serving but leaves the index). */
   #present: string[] = [];
-  #catalogRead = false;
+  #memoryRead = false;
 
   constructor(opts: RepositoryOptions) {
     this.#opts = opts;
@@ -82,11 +81,11 @@ export class Repository {
 
   /** Reads the repository's model list again (configs are read at load time). */
   async scan(): Promise<void> {
-    if (!this.#opts.dir && this.#catalogRead) return;
+    if (!this.#opts.dir && this.#memoryRead) return;
     const sources = this.#opts.dir
       ? await folderSources(this.#opts.dir)
-      : await catalogSources(this.#opts.precisions ?? {});
-    this.#catalogRead = true;
+      : memorySources(this.#opts.models ?? []);
+    this.#memoryRead = true;
     for (const source of sources) {
       if (!this.#entries.has(source.name))
         this.#entries.set(source.name, { source, busy: Promise.resolve() });

@@ -5,7 +5,7 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { GPT2 } from '../../../models/generative.ts';
-import { PROTO_OPTIONS } from '../src/grpc/server.ts';
+import { PROTO_OPTIONS } from '../src/grpc/messages.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: proto-loader messages are plain objects read field by field
 export type Msg = any;

@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type { Backend, BackendFactory, TensorData } from '../src/backends/types.ts';
-import { type RunningServer, type ServerOptions, startServer } from '@k6-triton/server';
+import { startCatalogServer } from '../../../models/repository/built-in.ts';
+import type { RunningServer, ServerOptions } from '@k6-triton/server';
 
 const PROTO_DIR = fileURLToPath(new URL('../../../proto/', import.meta.url));
 
@@ -30,7 +31,7 @@ export function removeRepository(dir: string): void {
 
 /** Starts the server on ephemeral ports of 127.0.0.1. */
 export function start(options: ServerOptions = {}): Promise<RunningServer> {
-  return startServer({ httpPort: 0, grpcPort: 0, metricsPort: 0, ...options });
+  return startCatalogServer({ httpPort: 0, grpcPort: 0, metricsPort: 0, ...options });
 }
 
 /** Parsed JSON of answers the tests index freely. */

@@ -5,12 +5,12 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createOnnxBackend, makeOnnxBackendFactory } from '../src/backends/onnx.ts';
 import type { Backend, ModelConfigJson, TensorData } from '../src/backends/types.ts';
-import { DIGIT_PIXELS, type DigitSet, loadDigitSplit } from '../src/models/mnist/digits.ts';
-import { mnistModelWithBatchDim } from '../src/models/mnist/export-onnx.ts';
+import { DIGIT_PIXELS, type DigitSet, loadDigitSplit } from '../../../models/mnist/digits.ts';
+import { mnistModelWithBatchDim } from '../../../models/mnist/export-onnx.ts';
 import { hasOnnxRuntime } from '../../../test/onnx/has-onnx-runtime.ts';
 
-const MODEL_DIR = fileURLToPath(new URL('../src/models/mnist', import.meta.url));
-/** The accuracy packages/server/src/models/mnist/README.md states for the shipped model on the held-out digits, less a margin. */
+const MODEL_DIR = fileURLToPath(new URL('../../../models/mnist', import.meta.url));
+/** The accuracy models/mnist/README.md states for the shipped model on the held-out digits, less a margin. */
 const MIN_ACCURACY = 0.95;
 
 const suiteName = hasOnnxRuntime

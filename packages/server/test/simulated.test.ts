@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { computeMs, PROFILES } from '../src/backends/profiles.ts';
+import { computeMs } from '../src/backends/profiles.ts';
 import { simulatedFactory } from '../src/backends/simulated.ts';
 import { hashBatch, hashItem } from '../src/backends/simulated-outputs.ts';
 import { completeConfig } from '../src/config/normalize.ts';
 import { parsePbtxt } from '../src/config/parse.ts';
 import { CATALOG } from '../../../models/catalog.ts';
+import { catalogLatencyProfiles } from '../../../models/repository/catalog-config.ts';
+
+const PROFILES = catalogLatencyProfiles();
 
 describe('latency profiles', () => {
   it('reproduce the published reference points', () => {

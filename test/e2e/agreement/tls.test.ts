@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '@k6-triton/server';
-import { selfSignedIdentity } from '../../../packages/server/src/tls.ts';
+import { startCatalogServer } from '../../../models/repository/built-in.ts';
+import { type RunningServer, selfSignedIdentity } from '@k6-triton/server';
 import { findK6, groupTree, type Outcome, runBoth, tagNames } from './harness.ts';
 
 const { bin: K6, looked } = findK6();
@@ -33,7 +33,7 @@ describe.skipIf(!K6)('TLS agreement with real k6', () => {
     const tls = await selfSignedIdentity();
     dir = mkdtempSync(join(tmpdir(), 'k6t-tls-'));
     writeFileSync(join(dir, 'ca.pem'), tls.cert);
-    server = await startServer({ httpPort: 0, grpcPort: 0, metricsPort: -1, tls });
+    server = await startCatalogServer({ httpPort: 0, grpcPort: 0, metricsPort: -1, tls });
     env = {
       BASE: `https://127.0.0.1:${server.httpPort}`,
       GRPC_ADDR: `127.0.0.1:${server.grpcPort}`,

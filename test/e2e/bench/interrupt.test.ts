@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startServer } from '@k6-triton/server';
+import { startCatalogServer } from '../../../models/repository/built-in.ts';
 import { startInflightProxy } from './inflight-proxy.ts';
 import { alive, startCli, until, watchDescendants } from './processes.ts';
 import { resultsDir, runFolder } from './run-cli.ts';
@@ -71,7 +71,7 @@ describe('bench interrupted', () => {
   it.each(['SIGINT', 'SIGTERM'] as const)(
     '%s to the process group keeps the finished level and names the cut one, exits 105',
     async (signal) => {
-      const server = await startServer({ httpPort: 0, grpcPort: -1, metricsPort: -1 });
+      const server = await startCatalogServer({ httpPort: 0, grpcPort: -1, metricsPort: -1 });
       cleanups.push(() => server.stop());
       const proxy = await startInflightProxy(`http://127.0.0.1:${server.httpPort}`);
       cleanups.push(() => proxy.close());

@@ -6,7 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import tls from 'node:tls';
 import { generate } from 'selfsigned';
-import type { TlsIdentity } from '../../../packages/server/src/tls.ts';
+import type { TlsIdentity } from '@k6-triton/server';
 
 /** A self-signed client certificate (its own CA), for clientAuth. */
 export async function clientIdentity(): Promise<TlsIdentity> {

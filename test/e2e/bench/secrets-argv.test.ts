@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startServer } from '@k6-triton/server';
+import { startCatalogServer } from '../../../models/repository/built-in.ts';
 import { findK6 } from '../agreement/harness.ts';
 import { startForwardingProxy } from './forwarding-proxy.ts';
 import { descendants, startCli } from './processes.ts';
@@ -55,7 +55,7 @@ describe('secrets never in argv', () => {
   it.each(runtimes)(
     'HEADERS reach the server but no command line ($runtime)',
     async ({ runtime, env }) => {
-      const server = await startServer({ httpPort: 0, grpcPort: -1, metricsPort: -1 });
+      const server = await startCatalogServer({ httpPort: 0, grpcPort: -1, metricsPort: -1 });
       cleanups.push(() => server.stop());
       const seenTokens = new Set<string>();
       const proxy = await startForwardingProxy(`http://127.0.0.1:${server.httpPort}`, {

@@ -8,7 +8,8 @@
 import { randomInt } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startServer } from '@k6-triton/server';
+import { startCatalogServer } from '../../../models/repository/built-in.ts';
+import type { RunningServer } from '@k6-triton/server';
 import { QUICK, resultsDir, runCli } from './run-cli.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -35,9 +36,9 @@ async function inferences(url: string): Promise<number> {
 describe('the target is the one the user named', () => {
   it('--url on port 8000 implies gRPC on 8001 and metrics on 8002 of that host', async () => {
     const host = `127.${randomInt(1, 250)}.${randomInt(1, 250)}.${randomInt(2, 250)}`;
-    let server: Awaited<ReturnType<typeof startServer>>;
+    let server: RunningServer;
     try {
-      server = await startServer({ host, httpPort: 8000, grpcPort: 8001, metricsPort: 8002 });
+      server = await startCatalogServer({ host, httpPort: 8000, grpcPort: 8001, metricsPort: 8002 });
     } catch (error) {
       // Only a process holding Triton's ports on every address (0.0.0.0) gets here.
       console.log(`implied-endpoints case skipped: ${host}:8000-8002 taken (${(error as Error).message})`);

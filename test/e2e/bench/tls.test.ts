@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmbeddedServer, startEmbedded } from '../../../measure/core/embedded.ts';
 import { modelIds } from '../../../models/index.ts';
-import { selfSignedIdentity } from '../../../packages/server/src/tls.ts';
+import { selfSignedIdentity } from '@k6-triton/server';
 import { referenceTool } from '../tools/reference-tools.ts';
 import { startForwardingProxy } from './forwarding-proxy.ts';
 import { clientIdentity, type MtlsProxy, startMtlsProxy } from './mtls-proxy.ts';

@@ -20,7 +20,8 @@ import { type HttpResponseLike, parseHttpInferResponse } from '../../../lib/kser
 import { normalizeStatistics } from '../../../lib/kserve/stats.ts';
 import { encodeTensor } from '../../../lib/tensor/index.ts';
 import { getModel } from '../../../models/index.ts';
-import { type RunningServer, startServer } from '@k6-triton/server';
+import { startCatalogServer } from '../../../models/repository/built-in.ts';
+import type { RunningServer } from '@k6-triton/server';
 
 const PROTO_DIR = fileURLToPath(new URL('../../../proto', import.meta.url));
 
@@ -68,7 +69,12 @@ async function post(
 }
 
 beforeAll(async () => {
-  server = await startServer({ httpPort: 0, grpcPort: 0, metricsPort: -1, simulated: { timeScale: 0 } });
+  server = await startCatalogServer({
+    httpPort: 0,
+    grpcPort: 0,
+    metricsPort: -1,
+    simulated: { timeScale: 0 },
+  });
   baseUrl = `http://127.0.0.1:${server.httpPort}`;
   client = new grpc.Client(`127.0.0.1:${server.grpcPort}`, grpc.credentials.createInsecure());
 });

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { encodeTensor } from '../../../lib/tensor/index.ts';
 import { getModel } from '../../../models/index.ts';
 import { followVuAcrossAwaits, runInVu } from '../../../packages/runtime/src/vu-context.ts';
-import { type RunningServer, startServer } from '@k6-triton/server';
+import { startCatalogServer } from '../../../models/repository/built-in.ts';
+import type { RunningServer } from '@k6-triton/server';
 import { type FakeVu, fakeVu, samplesOf } from '../../../packages/runtime/test/fake-vu.ts';
 
 // These tests call module functions directly across awaits, where a script's would be bound to its VU.
@@ -26,7 +27,12 @@ let server: RunningServer;
 let vu: FakeVu;
 
 beforeAll(async () => {
-  server = await startServer({ httpPort: 0, grpcPort: 0, metricsPort: -1, simulated: { timeScale: 0 } });
+  server = await startCatalogServer({
+    httpPort: 0,
+    grpcPort: 0,
+    metricsPort: -1,
+    simulated: { timeScale: 0 },
+  });
   vu = fakeVu();
 });
 

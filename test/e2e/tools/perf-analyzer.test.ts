@@ -10,7 +10,8 @@ import { getPriority, setPriority, tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '@k6-triton/server';
+import { startCatalogServer } from '../../../models/repository/built-in.ts';
+import type { RunningServer } from '@k6-triton/server';
 import { REPO_ROOT, referenceTool } from './reference-tools.ts';
 
 const run = promisify(execFile);
@@ -165,7 +166,12 @@ describe.skipIf(!perfAnalyzer.path)(suiteName, () => {
     try {
       setPriority(Math.max(-10, priority - 10));
     } catch {}
-    server = await startServer({ httpPort: 0, grpcPort: -1, metricsPort: -1, simulated: { timeScale: 1 } });
+    server = await startCatalogServer({
+      httpPort: 0,
+      grpcPort: -1,
+      metricsPort: -1,
+      simulated: { timeScale: 1 },
+    });
     dir = mkdtempSync(path.join(tmpdir(), 'k6t-pa-agree-'));
     for (let round = 1; round <= MAX_ROUNDS; round++) {
       rounds.push(await measure(round));

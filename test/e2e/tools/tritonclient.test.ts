@@ -12,7 +12,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG } from '../../../models/index.ts';
-import { type RunningServer, startServer } from '@k6-triton/server';
+import { startCatalogServer } from '../../../models/repository/built-in.ts';
+import type { RunningServer } from '@k6-triton/server';
 import { REPO_ROOT, referenceTool } from './reference-tools.ts';
 
 const run = promisify(execFile);
@@ -46,7 +47,7 @@ describe.skipIf(!python.path)(suiteName, () => {
 
   beforeAll(async () => {
     // Explicit mode so the client may unload and load; zero compute time keeps the run short.
-    server = await startServer({
+    server = await startCatalogServer({
       httpPort: 0,
       grpcPort: 0,
       metricsPort: -1,

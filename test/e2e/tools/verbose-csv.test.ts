@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { csvHeader } from '../../../report/csv.ts';
-import { type RunningServer, startServer } from '@k6-triton/server';
+import { startCatalogServer } from '../../../models/repository/built-in.ts';
+import type { RunningServer } from '@k6-triton/server';
 import { resultsDir, runCli, runFolder } from '../bench/run-cli.ts';
 import { referenceTool } from './reference-tools.ts';
 
@@ -41,7 +42,7 @@ describe('verbose CSV', () => {
     work = resultsDir();
     mkdirSync(join(work, 'repo', 'tiny', '1'), { recursive: true });
     writeFileSync(join(work, 'repo', 'tiny', 'config.pbtxt'), TINY);
-    server = await startServer({
+    server = await startCatalogServer({
       httpPort: 0,
       grpcPort: -1,
       metricsPort: 0,

@@ -8,10 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getModel } from '../../../models/index.ts';
-import { configFromCatalog } from '../../../packages/server/src/config/from-catalog.ts';
-import { configToPbtxt } from '../../../packages/server/src/config/to-pbtxt.ts';
-import { writeCatalogRepository } from '../../../packages/server/src/export-repository.ts';
-import { standInModel } from '../../../packages/server/src/onnx/stand-in.ts';
+import { configFromCatalog } from '../../../models/repository/catalog-config.ts';
+import { pbtxtOf, writeCatalogRepository } from '../../../models/repository/export.ts';
+import { standInModel } from '../../../models/repository/stand-in.ts';
 import { REAL_TRITON, startEmbeddedTarget, startRealTarget, type Target } from './servers.ts';
 
 /** DLRM's stand-in under a config that says output__0 is [2] per item; the model gives [1]. */
@@ -69,9 +68,10 @@ describe('a config whose output dims the model does not have', () => {
     await writeCatalogRepository(dir, { models: ['mnist'] });
     const dlrm = getModel('dlrm');
     const config = configFromCatalog(dlrm, 'onnxruntime');
-    const wrong = { ...config, name: WRONG, output: config.output.map((o) => ({ ...o, dims: [2] })) };
+    const outputs = config.output as Record<string, unknown>[];
+    const wrong = { ...config, name: WRONG, output: outputs.map((o) => ({ ...o, dims: [2] })) };
     mkdirSync(join(dir, WRONG, '1'), { recursive: true });
-    writeFileSync(join(dir, WRONG, 'config.pbtxt'), configToPbtxt(wrong));
+    writeFileSync(join(dir, WRONG, 'config.pbtxt'), pbtxtOf(wrong));
     writeFileSync(join(dir, WRONG, '1', 'model.onnx'), standInModel(dlrm));
     const target = await startEmbeddedTarget(dir, {
       modelControl: 'explicit',

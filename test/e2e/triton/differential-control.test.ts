@@ -23,11 +23,8 @@ import * as protoLoader from '@grpc/proto-loader';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBinaryInferRequest } from '../../../lib/kserve/binary.ts';
 import { CATALOG } from '../../../models/catalog.ts';
-import { writeCatalogRepository } from '../../../packages/server/src/export-repository.ts';
-import {
-  MNIST_MODEL_FILE,
-  mnistModelWithBatchDim,
-} from '../../../packages/server/src/models/mnist/export-onnx.ts';
+import { writeCatalogRepository } from '../../../models/repository/export.ts';
+import { MNIST_MODEL_FILE, mnistModelWithBatchDim } from '../../../models/mnist/export-onnx.ts';
 import { catalogInputs } from '../../onnx/catalog-inputs.ts';
 import { REAL_TRITON, startPair, type Target } from './servers.ts';
 

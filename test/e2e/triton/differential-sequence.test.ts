@@ -12,9 +12,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEQUENCE_MODELS } from '../../../models/catalog.ts';
-import { configFromCatalog } from '../../../packages/server/src/config/from-catalog.ts';
-import { configToPbtxt } from '../../../packages/server/src/config/to-pbtxt.ts';
-import { writeCatalogRepository } from '../../../packages/server/src/export-repository.ts';
+import { configFromCatalog } from '../../../models/repository/catalog-config.ts';
+import { pbtxtOf, writeCatalogRepository } from '../../../models/repository/export.ts';
 import { type GrpcAnswer, inferenceClient, type Msg, post } from './infer-clients.ts';
 import { REAL_TRITON, startPair, type Target } from './servers.ts';
 
@@ -121,7 +120,7 @@ describe.skipIf(!REAL_TRITON.path)(
       };
       const dir = path.join(repository, IDLE_MODEL);
       mkdirSync(path.join(dir, '1'), { recursive: true });
-      writeFileSync(path.join(dir, 'config.pbtxt'), configToPbtxt(configFromCatalog(idle, 'onnxruntime')));
+      writeFileSync(path.join(dir, 'config.pbtxt'), pbtxtOf(configFromCatalog(idle, 'onnxruntime')));
       pair = await startPair(repository);
     }, 240_000);
 

@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GPT2 } from '../../../models/generative.ts';
-import { type RunningServer, startServer } from '@k6-triton/server';
+import { startCatalogServer } from '../../../models/repository/built-in.ts';
+import type { RunningServer } from '@k6-triton/server';
 import {
   gpt2InferRequest,
   inferenceClient,
@@ -51,7 +52,7 @@ describe.skipIf(!REAL_TRITON.path)(
       repository = writeRepeatRepository();
       [triton, embedded] = await Promise.all([
         startRealTarget(repository),
-        startServer({ httpPort: 0, grpcPort: 0, metricsPort: -1, simulated: { timeScale: 0 } }),
+        startCatalogServer({ httpPort: 0, grpcPort: 0, metricsPort: -1, simulated: { timeScale: 0 } }),
       ]);
       real = inferenceClient(triton.grpcUrl);
       ours = inferenceClient(`127.0.0.1:${embedded.grpcPort}`);

@@ -7,7 +7,7 @@ import http from 'node:http';
 import zlib from 'node:zlib';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { PROTO_OPTIONS } from '../../../packages/server/src/grpc/server.ts';
+import { PROTO_OPTIONS } from '@k6-triton/server';
 import type { Target } from './servers.ts';
 
 /** An HTTP answer: status, the headers that matter, the body as sent. */

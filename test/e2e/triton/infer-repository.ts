@@ -7,9 +7,9 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { writeCatalogRepository } from '../../../packages/server/src/export-repository.ts';
-import { mnistModelWithBatchDim } from '../../../packages/server/src/models/mnist/export-onnx.ts';
-import { encodeOnnxModel, type OnnxValueSpec } from '../../../packages/server/src/onnx/writer.ts';
+import { writeCatalogRepository } from '../../../models/repository/export.ts';
+import { mnistModelWithBatchDim } from '../../../models/mnist/export-onnx.ts';
+import { encodeOnnxModel, type OnnxValueSpec } from '../../../models/repository/onnx-writer.ts';
 
 const MNIST_BATCH_CONFIG = `name: "mnist-batch"
 platform: "onnxruntime_onnx"

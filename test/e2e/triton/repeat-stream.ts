@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { PROTO_OPTIONS } from '../../../packages/server/src/grpc/server.ts';
+import { PROTO_OPTIONS } from '@k6-triton/server';
 
 /** The repeat model's name in the repository. */
 export const REPEAT_MODEL = 'repeat_int32';

@@ -4,7 +4,8 @@
  * TRITONSERVER or ../shared/tools/bin/tritonserver; where neither exists, callers skip with REAL_TRITON.skipReason.
  */
 import { startTritonserver, type RealTriton } from '../../../measure/core/tritonserver.ts';
-import { type RunningServer, startServer } from '@k6-triton/server';
+import { startCatalogServer } from '../../../models/repository/built-in.ts';
+import type { RunningServer } from '@k6-triton/server';
 import { referenceTool } from '../tools/reference-tools.ts';
 
 /** The real tritonserver binary, or why the tests that need it are skipped. */
@@ -43,7 +44,7 @@ export interface PairOptions {
 
 /** The embedded server on `repository`, in this process. */
 export async function startEmbeddedTarget(repository: string, opts: PairOptions = {}): Promise<Target> {
-  const server: RunningServer = await startServer({
+  const server: RunningServer = await startCatalogServer({
     modelRepository: repository,
     httpPort: 0,
     grpcPort: 0,

@@ -1,7 +1,7 @@
 /**
  * gRPC message framing ("Length-Prefixed-Message" of gRPC over HTTP/2): each message is a 1-byte
  * compressed flag, its length as 4 bytes big-endian, then the message. Used by the runtime's unary
- * client and by the embedded server's ModelInfer path; pure, so both may share it.
+ * client.
  */
 
 /** The prefix before each message. */

@@ -1,31 +1,28 @@
 /**
- * Latency profiles of the simulated backend, by name. The calibrated figures (shared/reference, their
- * hardware, not ours) live in each model's catalog entry; here they are looked up and evaluated: linear
- * between points, along the last segment's slope past the end.
+ * Latency profiles of the simulated backend: compute milliseconds by batch size, linear between points, along
+ * the last segment's slope past the end. The server knows one profile of its own ("zero"); the ones calibrated
+ * per model come from whoever starts the server (ServerOptions.latencyProfiles: the tool passes its catalog's).
  */
-import { CATALOG } from '../../../../models/catalog.ts';
-import type { LatencyProfile } from '../../../../models/types.ts';
 
-export type { LatencyProfile };
-
-/** The profile name of a catalog model at a precision with a profile of its own: `<id>-fp16`. */
-export function precisionProfileName(id: string, precision: string): string {
-  return `${id}-${precision.toLowerCase()}`;
+/** Compute time (ms) by batch size: [batch, ms] points in ascending batch order, and where they come from. */
+export interface LatencyProfile {
+  points: readonly (readonly [number, number])[];
+  source?: string;
 }
 
-/**
- * Profiles by name, made from the catalog (each model's `latency`, and `<id>-<precision>` for its
- * `latencyByPrecision`), plus "zero" for measuring the server's own overhead.
- */
-export const PROFILES: Readonly<Record<string, LatencyProfile>> = Object.fromEntries([
-  ...Object.values(CATALOG).flatMap((entry) => [
-    ...(entry.latency ? [[entry.id, entry.latency] as const] : []),
-    ...Object.entries(entry.latencyByPrecision ?? {}).map(
-      ([precision, profile]) => [precisionProfileName(entry.id, precision), profile] as const,
-    ),
-  ]),
-  ['zero', { points: [[1, 0]], source: 'no compute time (server overhead benchmarks)' }],
-]);
+/** Latency profiles by name, as a config's latency_profile parameter names them. */
+export type LatencyProfiles = Readonly<Record<string, LatencyProfile>>;
+
+/** The server's own profile: no compute time (for measuring the server's overhead). */
+export const ZERO_PROFILE: LatencyProfile = {
+  points: [[1, 0]],
+  source: 'no compute time (server overhead benchmarks)',
+};
+
+/** The profiles a server knows: the given ones and "zero". */
+export function profileTable(given: LatencyProfiles = {}): LatencyProfiles {
+  return { ...given, zero: ZERO_PROFILE };
+}
 
 /** Compute milliseconds of a batch under a profile. */
 export function computeMs(profile: LatencyProfile, batchSize: number): number {
@@ -43,11 +40,11 @@ export function computeMs(profile: LatencyProfile, batchSize: number): number {
   return t1 + ((t1 - t0) * (batchSize - b1)) / (b1 - b0);
 }
 
-/** A profile by name; throws listing the known names. */
-export function getProfile(name: string): LatencyProfile {
-  const profile = PROFILES[name];
+/** A profile by name from `profiles`; throws listing the known names. */
+export function getProfile(profiles: LatencyProfiles, name: string): LatencyProfile {
+  const profile = profiles[name];
   if (!profile) {
-    throw new Error(`unknown latency_profile "${name}"; known: ${Object.keys(PROFILES).sort().join(', ')}`);
+    throw new Error(`unknown latency_profile "${name}"; known: ${Object.keys(profiles).sort().join(', ')}`);
   }
   return profile;
 }

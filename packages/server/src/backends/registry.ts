@@ -4,6 +4,7 @@
  */
 import type { ModelConfigJson } from '../config/types.ts';
 import { identityFactory } from './identity.ts';
+import type { LatencyProfiles } from './profiles.ts';
 import { type SimulatedOptions, simulatedFactory } from './simulated.ts';
 import { repeatFactory } from './repeat.ts';
 import { simulatedLlmFactory } from './simulated-llm.ts';
@@ -20,8 +21,8 @@ export function backendName(config: ModelConfigJson): string {
 export class BackendRegistry {
   readonly #factories = new Map<string, () => Promise<BackendFactory>>();
 
-  constructor(simulated: SimulatedOptions = {}) {
-    const sim = simulatedFactory(simulated);
+  constructor(simulated: SimulatedOptions = {}, latencyProfiles: LatencyProfiles = {}) {
+    const sim = simulatedFactory(simulated, latencyProfiles);
     this.#factories.set('simulated', async () => sim);
     this.#factories.set('simulated_llm', async () => simulatedLlmFactory);
     this.#factories.set('repeat', async () => repeatFactory);

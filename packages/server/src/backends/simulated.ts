@@ -4,7 +4,8 @@
  * Time is waited on a timer, not burned, so instances overlap as on a GPU.
  *
  * Per-model knobs, as config.pbtxt parameters { key: "..." value: { string_value: "..." } }:
- *   latency_profile  a name in profiles.ts (default: the model's catalog id, else "zero")
+ *   latency_profile  a profile's name (ServerOptions.latencyProfiles, or "zero"; default: the one named as the
+ *                    model, else "zero")
  *   compute_ms       a fixed compute time instead of a profile
  *   time_scale       multiplies the compute time (default: the server's --time-scale)
  *   jitter           relative spread, e.g. 0.1 for ±10% (uniform)
@@ -14,7 +15,13 @@
 import { fromConfigDatatype } from '@k6-triton/lib/tensor/datatypes.ts';
 import type { Datatype } from '@k6-triton/lib/tensor/datatypes.ts';
 import { createRandom } from '@k6-triton/lib/random/random.ts';
-import { computeMs, getProfile, type LatencyProfile, PROFILES } from './profiles.ts';
+import {
+  computeMs,
+  getProfile,
+  type LatencyProfile,
+  type LatencyProfiles,
+  profileTable,
+} from './profiles.ts';
 import { fillOutput, hashBatch } from './simulated-outputs.ts';
 import type { Backend, BackendContext, BackendFactory, TensorData } from './types.ts';
 
@@ -41,12 +48,17 @@ interface Knobs {
   extraDelay_ms: number;
 }
 
-/** A factory of simulated backends with the server's defaults. */
-export function simulatedFactory(defaults: SimulatedOptions = {}): BackendFactory {
-  return async (ctx) => new SimulatedBackend(ctx, knobs(ctx, defaults), (defaults.seed ?? 1) + ctx.instance);
+/** A factory of simulated backends with the server's defaults and the latency profiles it was given. */
+export function simulatedFactory(
+  defaults: SimulatedOptions = {},
+  given: LatencyProfiles = {},
+): BackendFactory {
+  const profiles = profileTable(given);
+  return async (ctx) =>
+    new SimulatedBackend(ctx, knobs(ctx, defaults, profiles), (defaults.seed ?? 1) + ctx.instance);
 }
 
-function knobs(ctx: BackendContext, d: SimulatedOptions): Knobs {
+function knobs(ctx: BackendContext, d: SimulatedOptions, profiles: LatencyProfiles): Knobs {
   const params = ctx.config.parameters ?? {};
   const num = (key: string, fallback: number): number => {
     const raw = params[key]?.string_value;
@@ -60,10 +72,10 @@ function knobs(ctx: BackendContext, d: SimulatedOptions): Knobs {
     return value;
   };
   const profileName =
-    params.latency_profile?.string_value || (PROFILES[ctx.modelName] ? ctx.modelName : 'zero');
+    params.latency_profile?.string_value || (profiles[ctx.modelName] ? ctx.modelName : 'zero');
   const fixed = params.compute_ms?.string_value ? num('compute_ms', 0) : undefined;
   return {
-    profile: fixed === undefined ? getProfile(profileName) : undefined,
+    profile: fixed === undefined ? getProfile(profiles, profileName) : undefined,
     fixed_ms: fixed,
     timeScale: num('time_scale', d.timeScale ?? 1),
     jitter: num('jitter', d.jitter ?? 0),

@@ -1,27 +1,10 @@
 /**
- * The simulated generative model's timing: defaults calibrated on the published table in models/generative.ts,
- * each overridable by a config parameter. At concurrency 1 a request of I input and O output tokens then takes
- * TTFT = I x prefill, ITL = base + per-sequence, latency = TTFT + (O - 1) x ITL.
+ * The simulated generative model's timing, read from its config parameters (all four required: the server
+ * holds no calibration of its own; the tool writes the catalog's into gpt2's config). At concurrency 1 a
+ * request of I input and O output tokens then takes TTFT = I x prefill, ITL = base + per-sequence,
+ * latency = TTFT + (O - 1) x ITL.
  */
-import { GPT2 } from '../../../../models/generative.ts';
 import type { GenerativeTiming } from './scheduler.ts';
-
-/** What one more sequence adds to a decode step, ms: chosen, not published (the table is at concurrency 1). */
-const DECODE_PER_SEQUENCE_MS = 0.12;
-
-/**
- * The KV cache, tokens: four requests of the calibration workload (200 + 100 tokens), chosen so the queueing
- * knee falls inside concurrency 1..8.
- */
-const KV_CACHE_TOKENS = 4 * (GPT2.calibration.inputTokens + GPT2.calibration.outputTokens);
-
-/** The calibrated defaults. */
-export const DEFAULT_TIMING: Readonly<GenerativeTiming> = {
-  prefillPerToken_ms: GPT2.calibration.ttft_ms / GPT2.calibration.inputTokens,
-  decodeBase_ms: GPT2.calibration.itl_ms - DECODE_PER_SEQUENCE_MS,
-  decodePerSequence_ms: DECODE_PER_SEQUENCE_MS,
-  kvCache_tokens: KV_CACHE_TOKENS,
-};
 
 /** max_tokens when a request sends none (vLLM's SamplingParams default). */
 export const DEFAULT_MAX_TOKENS = 16;
@@ -34,16 +17,20 @@ export const TIMING_PARAMETERS: Readonly<Record<keyof GenerativeTiming, string>>
   kvCache_tokens: 'kv_cache_tokens',
 };
 
-/** The timing a model config asks for (its parameters over the defaults); throws naming a bad parameter. */
+/** The timing a model config sets; throws naming a missing or bad parameter. */
 export function timingFromParameters(
   parameters: Record<string, { string_value: string }> | undefined,
   modelName: string,
-  defaults: GenerativeTiming = DEFAULT_TIMING,
 ): GenerativeTiming {
-  const out = { ...defaults };
+  const out: Partial<GenerativeTiming> = {};
   for (const key of Object.keys(TIMING_PARAMETERS) as (keyof GenerativeTiming)[]) {
     const raw = parameters?.[TIMING_PARAMETERS[key]]?.string_value;
-    if (raw === undefined || raw === '') continue;
+    if (raw === undefined || raw === '') {
+      throw new Error(
+        `model '${modelName}' on simulated_llm needs parameter ${TIMING_PARAMETERS[key]} ` +
+          `(all of ${Object.values(TIMING_PARAMETERS).join(', ')})`,
+      );
+    }
     const value = Number(raw);
     if (!Number.isFinite(value) || value < 0) {
       throw new Error(
@@ -52,5 +39,5 @@ export function timingFromParameters(
     }
     out[key] = value;
   }
-  return out;
+  return out as GenerativeTiming;
 }

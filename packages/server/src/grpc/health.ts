@@ -6,7 +6,7 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type { InferenceCore } from '../core.ts';
-import { PROTO_OPTIONS } from './server.ts';
+import { PROTO_OPTIONS } from './messages.ts';
 
 let loaded: grpc.ServiceDefinition | undefined;
 

@@ -4,19 +4,19 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { PROTO_DIR } from '../config/schema.ts';
 import type { InferenceCore, LoadParameters } from '../core.ts';
-import { asServerError, Errors, type ServerError } from '../errors.ts';
+import { asServerError, Errors } from '../errors.ts';
 import { ResetFault } from '../faults/injector.ts';
-import type { InferRequest } from '../infer/types.ts';
+import { type InferRequestMsg, type ParameterMsg, toInferResponseMsg } from './convert.ts';
 import { addHealthService } from './health.ts';
 import {
-  fromInferRequestMsg,
-  type InferRequestMsg,
-  type ParameterMsg,
-  toInferResponseMsg,
-} from './convert.ts';
-import type { MessageCodec } from './model-infer.ts';
+  FINAL,
+  inferRequestOf,
+  MAX_MESSAGE_BYTES,
+  type MessageCodec,
+  PROTO_OPTIONS,
+  streamErrorMessage,
+} from './messages.ts';
 import { isDecoupledTarget, streamDecoupled } from './stream-decoupled.ts';
 
 type Unary = grpc.handleUnaryCall<unknown, unknown>;
@@ -56,19 +56,6 @@ function oneRepository(r: RepoRequest): void {
   if (r.repository_name) throw Errors.repositoryName();
 }
 
-/** The largest message either way unless the server says otherwise. */
-export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
-
-/** proto-loader options shared by the server and the tests' clients. */
-export const PROTO_OPTIONS: protoLoader.Options = {
-  keepCase: true,
-  longs: Number,
-  enums: String,
-  defaults: false,
-  oneofs: true,
-  includeDirs: [PROTO_DIR],
-};
-
 let loaded: grpc.ServiceDefinition | undefined;
 
 /** The GRPCInferenceService definition (loaded once). */
@@ -101,21 +88,6 @@ function unary<Req>(fn: (req: Req) => unknown): Unary {
         },
       );
   };
-}
-
-/**
- * The request a ModelInfer message carries, read as Triton reads it: the model is looked up first, and a
- * decoupled one is refused unless the message came on a stream.
- */
-export function inferRequestOf(
-  core: InferenceCore,
-  msg: InferRequestMsg,
-  signal: AbortSignal,
-  onStream = false,
-): InferRequest {
-  const model = core.inferTarget(msg.model_name ?? '', msg.model_version ?? '');
-  if (!onStream && model.decoupled) throw Errors.decoupledModelInfer();
-  return { ...fromInferRequestMsg(msg), signal };
 }
 
 /** ModelInfer: a call cancelled by its client drops its request if still queued. */
@@ -187,24 +159,6 @@ export function createGrpcServer(core: InferenceCore, opts: { maxMessage_bytes?:
   server.addService(service, implementation);
   addHealthService(server, core, unimplemented);
   return server;
-}
-
-/** Every answer on a stream of a model that is not decoupled is its request's last, and says so. */
-export const FINAL = { triton_final_response: { bool_param: true } };
-
-/**
- * A failed request's stream message: a request refused before it was queued answers with its id alone; one that
- * failed after (timed out, its backend failed) also names its model and is flagged final, as Triton's response
- * callback answers it.
- */
-export function streamErrorMessage(msg: InferRequestMsg, e: ServerError): Record<string, unknown> {
-  const answer: Record<string, unknown> = msg.id ? { id: msg.id } : {};
-  if (e.queued) {
-    if (msg.model_name) answer.model_name = msg.model_name;
-    if (msg.model_version) answer.model_version = msg.model_version;
-    answer.parameters = FINAL;
-  }
-  return { error_message: e.message, infer_response: answer };
 }
 
 /**

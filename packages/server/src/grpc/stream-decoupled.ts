@@ -7,7 +7,7 @@
 import type { InferenceCore } from '../core.ts';
 import { asServerError } from '../errors.ts';
 import { type InferRequestMsg, fromInferRequestMsg, toInferResponseMsg } from './convert.ts';
-import { FINAL, streamErrorMessage } from './server.ts';
+import { FINAL, streamErrorMessage } from './messages.ts';
 
 /** The request parameter that asks for the empty final response. */
 const EMPTY_FINAL = 'triton_enable_empty_final_response';

@@ -1,61 +1,44 @@
 /**
- * HTTP/2 transport settings grpc-js does not expose. Triton's gRPC server (gRPC C++) grows its
- * receive window and sends without Nagle delays; grpc-js keeps HTTP/2's 64 KiB window and Nagle
- * on, which stalls 600 KB tensors on round trips and small replies on delayed ACKs. We reach the
- * underlying http2 servers to match Triton, and let a StreamTaker (model-infer.ts) answer a stream
- * before grpc-js sees it; if grpc-js changes its internals this does nothing and grpc-js answers all.
+ * The gRPC port: a TCP listener this server owns, handing each connection to grpc-js through grpc-js's public
+ * connection injector (TLS, when asked, is grpc-js's, on the handed-over socket). Owning the socket lets the
+ * server do what Triton's gRPC C++ does and grpc-js does not: send without Nagle delays (which hold small
+ * replies on delayed ACKs) and cap open connections at accept. grpc-js's HTTP/2 receive window (64 KiB per
+ * stream) stays as grpc-js sets it: no public setting reaches it.
  */
-import type { Http2Server, IncomingHttpHeaders, ServerHttp2Session, ServerHttp2Stream } from 'node:http2';
-import type { Socket } from 'node:net';
-import type * as grpc from '@grpc/grpc-js';
-import type { StreamTaker } from './model-infer.ts';
+import net from 'node:net';
+import * as grpc from '@grpc/grpc-js';
+import { closeGrpc, listen } from '../listen.ts';
+import type { TlsIdentity } from '../tls.ts';
 
-/** HTTP/2 receive window per stream and connection. */
-export const RECEIVE_WINDOW_BYTES = 16 * 1024 * 1024;
-
-const tuned = new WeakSet<Http2Server>();
-
-/** What tuneGrpcTransport changes beyond the window and Nagle. */
-export interface TransportOptions {
-  /** Open connections at most (past the cap, Node closes them at accept). */
-  maxConnections?: number;
-  /** Offered every new stream before grpc-js. */
-  takeStream?: StreamTaker;
+/** A bound gRPC port and how to close it. */
+export interface GrpcListener {
+  port: number;
+  /** Stops accepting, then shuts the grpc-js server down (`grace_ms` 0: cut every connection at once). */
+  close(grace_ms?: number): Promise<void>;
 }
 
-/**
- * Opens a large receive window and turns Nagle off on every connection of a bound gRPC server, caps its
- * open connections, and puts `takeStream` ahead of grpc-js. Safe to call again after a rebind.
- */
-export function tuneGrpcTransport(server: grpc.Server, opts: TransportOptions = {}): void {
-  const { maxConnections, takeStream } = opts;
-  const http2Servers = (server as unknown as { http2Servers?: Map<Http2Server, unknown> }).http2Servers;
-  if (!(http2Servers instanceof Map)) return;
-  for (const h2 of http2Servers.keys()) {
-    if (tuned.has(h2)) continue;
-    tuned.add(h2);
-    if (maxConnections !== undefined) h2.maxConnections = maxConnections;
-    h2.on('connection', (socket: Socket) => socket.setNoDelay(true));
-    h2.on('session', (session: ServerHttp2Session) => {
-      session.settings({ initialWindowSize: RECEIVE_WINDOW_BYTES });
-      session.setLocalWindowSize(RECEIVE_WINDOW_BYTES);
-    });
-    if (takeStream) putFirst(h2, takeStream);
-  }
-}
-
-/**
- * Routes each stream to `take`, and those it leaves to grpc-js's own listener. grpc-js's per-stream
- * bookkeeping then skips taken streams; it only feeds the idle-connection timer, off unless
- * grpc.max_connection_idle_ms is set, which this server does not set.
- */
-function putFirst(h2: Http2Server, take: StreamTaker): void {
-  const grpcJs = h2.listeners('stream');
-  // One listener is what grpc-js registers; anything else is internals this code does not know.
-  if (grpcJs.length !== 1) return;
-  const handOn = grpcJs[0] as (...args: unknown[]) => void;
-  h2.removeAllListeners('stream');
-  h2.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, ...rest: unknown[]) => {
-    if (!take(stream, headers)) handOn.call(h2, stream, headers, ...rest);
-  });
+/** Listens on host:port for `server`'s connections; resolves once bound, with the port. */
+export async function listenGrpc(
+  server: grpc.Server,
+  host: string,
+  port: number,
+  opts: { tls?: TlsIdentity; maxConnections?: number } = {},
+): Promise<GrpcListener> {
+  const credentials = opts.tls
+    ? grpc.ServerCredentials.createSsl(null, [
+        { cert_chain: Buffer.from(opts.tls.cert), private_key: Buffer.from(opts.tls.key) },
+      ])
+    : grpc.ServerCredentials.createInsecure();
+  const injector = server.createConnectionInjector(credentials);
+  const tcp = net.createServer({ noDelay: true }, (socket) => injector.injectConnection(socket));
+  if (opts.maxConnections !== undefined) tcp.maxConnections = opts.maxConnections;
+  const bound = await listen(tcp, host, port, 'gRPC');
+  return {
+    port: bound,
+    async close(grace_ms) {
+      const stopped = new Promise<void>((resolve) => tcp.close(() => resolve()));
+      await closeGrpc(server, grace_ms);
+      await stopped;
+    },
+  };
 }

@@ -2,9 +2,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '@k6-triton/server';
-import { DIGIT_PIXELS, loadDigitSplit } from '../../src/models/mnist/digits.ts';
-import { mnistModelWithBatchDim } from '../../src/models/mnist/export-onnx.ts';
+import { startCatalogServer } from '../../../../models/repository/built-in.ts';
+import type { RunningServer } from '@k6-triton/server';
+import { DIGIT_PIXELS, loadDigitSplit } from '../../../../models/mnist/digits.ts';
+import { mnistModelWithBatchDim } from '../../../../models/mnist/export-onnx.ts';
 import { hasOnnxRuntime } from '../../../../test/onnx/has-onnx-runtime.ts';
 
 const suiteName = hasOnnxRuntime
@@ -64,7 +65,7 @@ describe.skipIf(!hasOnnxRuntime)(suiteName, () => {
   });
 
   it('serves onnx-mnist-cpu from the default repository with real answers over HTTP', async () => {
-    server = await startServer({
+    server = await startCatalogServer({
       httpPort: 0,
       grpcPort: -1,
       metricsPort: -1,
@@ -101,7 +102,12 @@ describe.skipIf(!hasOnnxRuntime)(suiteName, () => {
         'dynamic_batching { max_queue_delay_microseconds: 50000 }',
       ].join('\n'),
     );
-    server = await startServer({ modelRepository: repoDir, httpPort: 0, grpcPort: -1, metricsPort: -1 });
+    server = await startCatalogServer({
+      modelRepository: repoDir,
+      httpPort: 0,
+      grpcPort: -1,
+      metricsPort: -1,
+    });
     const labels = await Promise.all(
       Array.from({ length: 32 }, (_, i) =>
         classify(server as RunningServer, 'mnist-batched', 100 + i, [1, 1, 28, 28]),

@@ -1,15 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withCatalog } from '../../../../models/repository/built-in.ts';
 import { type RunningServer, startServer } from '@k6-triton/server';
 
 describe('built-in repository at a precision', () => {
   let server: RunningServer;
   beforeAll(async () => {
-    server = await startServer({
-      httpPort: 0,
-      grpcPort: -1,
-      metricsPort: -1,
-      precisions: { 'resnext101-32x4d': 'FP16', dlrm: 'INT32' },
-    });
+    server = await startServer(
+      await withCatalog(
+        { httpPort: 0, grpcPort: -1, metricsPort: -1 },
+        { 'resnext101-32x4d': 'FP16', dlrm: 'INT32' },
+      ),
+    );
   });
   afterAll(() => server.stop());
 

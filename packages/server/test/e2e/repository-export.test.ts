@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getModel } from '../../../../models/index.ts';
-import { configFromCatalog } from '../../src/config/from-catalog.ts';
-import { parsePbtxt } from '../../src/config/parse.ts';
-import { decodeOnnxModel } from '../../src/onnx/writer.ts';
+import { configFromCatalog } from '../../../../models/repository/catalog-config.ts';
+import { parseConfigJson, parsePbtxt } from '../../src/config/parse.ts';
+import { decodeOnnxModel } from '../../../../models/repository/onnx-writer.ts';
 import { runCli } from '../../../../test/e2e/bench/run-cli.ts';
 
 describe('k6-triton repository', () => {
@@ -36,16 +36,16 @@ describe('k6-triton repository', () => {
     expect(readdirSync(dir).sort()).toEqual(['dlrm', 'onnx-mnist-cpu']);
     const dlrm = getModel('dlrm');
     const config = parsePbtxt(readFileSync(join(dir, 'dlrm', 'config.pbtxt'), 'utf8'));
-    expect(config).toEqual(configFromCatalog(dlrm, 'onnxruntime', 'INT32'));
+    expect(config).toEqual(parseConfigJson(configFromCatalog(dlrm, 'onnxruntime', 'INT32')));
     const model = decodeOnnxModel(readFileSync(join(dir, 'dlrm', '1', 'model.onnx')));
     expect(model.inputs).toEqual([
       { name: 'input__0', datatype: 'FP32', dims: ['batch', 13] },
       { name: 'input__1', datatype: 'INT32', dims: ['batch', 26] },
     ]);
     const mnist = readFileSync(join(dir, 'onnx-mnist-cpu', '1', 'model.onnx'));
-    expect(
-      mnist.equals(readFileSync(join(import.meta.dirname, '../../../server/models/mnist/model.onnx'))),
-    ).toBe(true);
+    expect(mnist.equals(readFileSync(join(import.meta.dirname, '../../../models/mnist/model.onnx')))).toBe(
+      true,
+    );
   });
 
   it('refuses an unknown model, an unknown precision and a folder it cannot write, in one line each', async () => {

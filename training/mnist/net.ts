@@ -1,39 +1,17 @@
 /**
- * A small convolutional digit classifier with hand-written forward and backward passes (Float32Array loops):
- * Conv 5x5 (1 -> F channels) -> ReLU -> MaxPool 2x2 -> Flatten -> Gemm (-> H) -> ReLU -> Gemm (-> 10 logits).
- * Tensors use ONNX's NCHW layout and Gemm's [out, in] weight layout, so the weights export to ONNX as they are.
+ * The training side of the MNIST classifier (models/mnist/net-shape.ts): hand-written forward and backward passes
+ * over Float32Arrays, initial weights and the shifted-digit augmentation, used by train.ts only.
  */
-import { DIGIT_PIXELS, DIGIT_SIDE } from './digits.ts';
-
-/** Convolution kernel side. */
-export const KERNEL = 5;
-const CONV_SIDE = DIGIT_SIDE - KERNEL + 1; // 24
-const POOL_SIDE = CONV_SIDE / 2; // 12
-const CLASSES = 10;
-
-/** Network shape. */
-export interface NetShape {
-  /** Convolution output channels. */
-  filters: number;
-  /** Hidden units of the first fully connected layer. */
-  hidden: number;
-}
-
-/** The trainable parameters, in ONNX layouts: convW [F,1,5,5], fc1W [H, F*12*12], fc2W [10, H]. */
-export interface NetParams {
-  shape: NetShape;
-  convW: Float32Array;
-  convB: Float32Array;
-  fc1W: Float32Array;
-  fc1B: Float32Array;
-  fc2W: Float32Array;
-  fc2B: Float32Array;
-}
-
-/** Length of the flattened pooled feature vector for a shape. */
-export function flatSize(shape: NetShape): number {
-  return shape.filters * POOL_SIDE * POOL_SIDE;
-}
+import { DIGIT_PIXELS, DIGIT_SIDE } from '../../models/mnist/digits.ts';
+import {
+  CLASSES,
+  CONV_SIDE,
+  flatSize,
+  KERNEL,
+  type NetParams,
+  type NetShape,
+  POOL_SIDE,
+} from '../../models/mnist/net-shape.ts';
 
 /** Creates parameters with He-uniform initial weights and zero biases. */
 export function initParams(shape: NetShape, random: () => number): NetParams {

@@ -1,17 +1,22 @@
 /**
  * The model catalog as a Triton model repository on disk, for the onnxruntime backend: per catalog model
- * `<dir>/<served name>/config.pbtxt` (from packages/server/src/config/from-catalog.ts, the one place configs come from) and
+ * `<dir>/<served name>/config.pbtxt` (from catalog-config.ts, the one place configs come from) and
  * `<dir>/<served name>/1/model.onnx` (the trained MNIST model; a stand-in graph with the catalog's tensors for the
  * others). Real Triton and `k6-triton serve --model-repository` both serve the folder.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CATALOG, getModel, inputsFor, modelIds, SEQUENCE_MODELS } from '../../../models/index.ts';
-import type { ModelEntry } from '../../../models/types.ts';
-import { catalogEntries, configFromCatalog } from './config/from-catalog.ts';
-import { configToPbtxt } from './config/to-pbtxt.ts';
-import { MNIST_MODEL_FILE } from './models/mnist/export-onnx.ts';
-import { standInModel } from './onnx/stand-in.ts';
+import { configToPbtxt, parseConfigJson } from '@k6-triton/server';
+import { CATALOG, getModel, inputsFor, modelIds, SEQUENCE_MODELS } from '../index.ts';
+import { MNIST_MODEL_FILE } from '../mnist/export-onnx.ts';
+import type { ModelEntry } from '../types.ts';
+import { catalogEntries, configFromCatalog, type ModelConfig } from './catalog-config.ts';
+import { standInModel } from './stand-in.ts';
+
+/** A config as config.pbtxt text, checked against Triton's model config schema on the way. */
+export function pbtxtOf(config: ModelConfig): string {
+  return configToPbtxt(parseConfigJson(config, `model ${config.name}`));
+}
 
 /** Which models, at which precisions. */
 export interface ExportRepositoryOptions {
@@ -73,7 +78,7 @@ export async function writeCatalogRepository(
 }
 
 async function modelFiles(entry: ModelEntry, precision: string | undefined) {
-  const config = configToPbtxt(configFromCatalog(entry, 'onnxruntime', precision));
+  const config = pbtxtOf(configFromCatalog(entry, 'onnxruntime', precision));
   // A model on a backend of its own (identity) needs no file; MNIST is the one catalog model trained here.
   const onnx = entry.backend
     ? undefined

@@ -1,13 +1,9 @@
 /** The continuous-batching scheduler on a virtual clock: prefill, decode and KV-cache arithmetic. */
 import { describe, expect, it } from 'vitest';
-import {
-  ContinuousBatcher,
-  type GenerativeTiming,
-  stepDuration_ms,
-} from '../../packages/server/src/genai/scheduler.ts';
-import { DEFAULT_TIMING } from '../../packages/server/src/genai/timing.ts';
-import { countInputTokens, outputToken } from '../../packages/server/src/genai/tokens.ts';
-import { GPT2 } from '../../models/generative.ts';
+import { ContinuousBatcher, type GenerativeTiming, stepDuration_ms } from '../src/genai/scheduler.ts';
+import { countInputTokens, outputToken } from '../src/genai/tokens.ts';
+import { GPT2 } from '../../../models/generative.ts';
+import { simulatedLlmTiming } from '../../../models/repository/generative-config.ts';
 
 const TIMING: GenerativeTiming = {
   prefillPerToken_ms: 0.5,
@@ -123,9 +119,9 @@ describe('continuous batching scheduler', () => {
     );
   });
 
-  it("the defaults give the published table's TTFT and ITL at concurrency 1 (200 in, 100 out)", () => {
+  it("gpt2's timing gives the published table's TTFT and ITL at concurrency 1 (200 in, 100 out)", () => {
     const c = GPT2.calibration;
-    const [times] = simulate(DEFAULT_TIMING, [
+    const [times] = simulate(simulatedLlmTiming(GPT2), [
       { at_ms: 0, inputTokens: c.inputTokens, outputTokens: c.outputTokens },
     ]);
     const ttft = times![0]!;

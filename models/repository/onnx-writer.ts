@@ -6,13 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
-import type { Datatype } from '@k6-triton/lib/tensor/datatypes.ts';
-import {
-  decodeTensor,
-  encodeTensor,
-  type TensorData,
-  type TensorValue,
-} from '@k6-triton/lib/tensor/codec.ts';
+import type { Datatype } from '../../lib/tensor/datatypes.ts';
+import { decodeTensor, encodeTensor, type TensorData, type TensorValue } from '../../lib/tensor/codec.ts';
 
 /** A dim of a graph input or output: a size, or a name for a symbolic dim (a batch dim "N"). */
 export type OnnxDim = number | string;

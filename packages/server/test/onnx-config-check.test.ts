@@ -4,12 +4,8 @@
  * "Invalid argument: " / "Internal: " prefix; test/e2e/triton/config-check.test.ts compares both servers live.
  */
 import { describe, expect, it } from 'vitest';
-import type { ModelConfigJson, ModelTensorConfigJson } from '../../packages/server/src/config/types.ts';
-import {
-  type ModelIo,
-  onnxConfigMismatch,
-  tensorInfoFromOrt,
-} from '../../packages/server/src/onnx/config-check.ts';
+import type { ModelConfigJson, ModelTensorConfigJson } from '../src/config/types.ts';
+import { type ModelIo, onnxConfigMismatch, tensorInfoFromOrt } from '../src/onnx/config-check.ts';
 
 /** The MNIST model with a symbolic batch dim, and the shipped one with seed 003's fixed dims. */
 const MNIST_N: ModelIo = {

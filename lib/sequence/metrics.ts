@@ -4,17 +4,7 @@
  */
 import { Counter } from 'k6/metrics';
 import type { K6SummaryData } from '../summary/from-summary.ts';
-
-/** Metric names of the sequence counters (thresholds gate the last two; count==0 by default). */
-export const SEQUENCE_METRICS = {
-  started: 'k6_triton_sequences_started',
-  completed: 'k6_triton_sequences_completed',
-  outOfOrder: 'k6_triton_sequences_out_of_order',
-  orphaned: 'k6_triton_sequences_orphaned',
-} as const;
-
-/** The counters the sequence loop adds to (k6 Counters, or fakes in tests). */
-export type SequenceCounters = Record<keyof typeof SEQUENCE_METRICS, { add(value: number): void }>;
+import { SEQUENCE_METRICS, type SequenceCounters } from './names.ts';
 
 /** Registers the four sequence counters. */
 export function createSequenceCounters(): SequenceCounters {

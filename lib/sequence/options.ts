@@ -6,7 +6,7 @@
 import type { Options, Scenario } from 'k6/options';
 import type { LoadMode } from '../load/shapes.ts';
 import { WARMUP_SUFFIX } from '../load/names.ts';
-import { SEQUENCE_METRICS } from './metrics.ts';
+import { SEQUENCE_METRICS } from './names.ts';
 import { checkIdRange } from './plan.ts';
 import { readSequenceSettings, type SequenceSettings } from './settings.ts';
 

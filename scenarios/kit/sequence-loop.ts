@@ -24,7 +24,7 @@ import type { InferOutcome, Transport } from './transport.ts';
 import { drawLength, echoes, echoInput, SequenceIds, sequenceParameters } from '../../lib/sequence/plan.ts';
 import type { ScenarioSends } from '../../lib/sequence/rate.ts';
 import type { SequenceSettings } from '../../lib/sequence/settings.ts';
-import type { SequenceCounters } from '../../lib/sequence/metrics.ts';
+import type { SequenceCounters } from '../../lib/sequence/names.ts';
 
 /** What the loop needs from k6, the run plan and the model. */
 export interface SequenceLoopContext {

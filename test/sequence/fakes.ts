@@ -1,7 +1,7 @@
 /** Fakes for the sequence loop's tests: an identity-like transport and counters that add up. */
 import type { ParameterValue } from '../../lib/kserve/types.ts';
 import { WindowClock } from '../../lib/load/windows.ts';
-import type { SequenceCounters } from '../../lib/sequence/metrics.ts';
+import type { SequenceCounters } from '../../lib/sequence/names.ts';
 import { readSequenceSettings } from '../../lib/sequence/settings.ts';
 import type { LoopExecution } from '../../scenarios/kit/measured-loop.ts';
 import type { InferOutcome, Transport } from '../../scenarios/kit/transport.ts';

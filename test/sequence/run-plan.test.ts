@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { resolveRunPlan } from '../../scenarios/kit/run-plan.ts';
-import { SEQUENCE_METRICS } from '../../lib/sequence/metrics.ts';
+import { SEQUENCE_METRICS } from '../../lib/sequence/names.ts';
 import { getModel } from '../../models/index.ts';
 
 const ENTRY = getModel('sequence');

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SEQUENCE_METRICS } from '../../../lib/sequence/metrics.ts';
+import { SEQUENCE_METRICS } from '../../../lib/sequence/names.ts';
 import { startServer } from '@k6-triton/server';
 import { referenceTool } from '../tools/reference-tools.ts';
 import { resultsDir, runCli, runFolder } from './run-cli.ts';

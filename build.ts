@@ -34,7 +34,7 @@ export async function buildScenarios(entries = scenarioEntries()): Promise<strin
 export const RUNTIME_BUILD_DIR = join(ROOT, 'build');
 
 /** Source folders the runtime's build is made from; a file newer than the build makes it stale. */
-export const RUNTIME_SOURCES = ['cli', 'packages/runtime/src', 'lib', 'models'];
+export const RUNTIME_SOURCES = ['cli', 'packages/runtime/src', 'lib', 'models', 'measure', 'report'];
 
 /**
  * npm packages stay in node_modules; this project's own workspace packages (@k6-triton/*: TypeScript

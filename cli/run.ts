@@ -5,8 +5,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 // The supervisor, not the engine: the engine and the libraries it loads (esbuild, undici, HDR
 // histograms) belong to the worker thread only, so the main thread stays small.
-import { runSupervised } from '../packages/runtime/src/supervisor.ts';
-import { parseSegment, parseSequence } from '../packages/runtime/src/options/segment.ts';
+import { parseSegment, parseSequence, runSupervised } from '@k6-triton/runtime';
 
 function positiveInt(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`must be a whole number >= 0, got "${value}"`);

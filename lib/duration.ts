@@ -2,7 +2,8 @@
  * The one parser of k6 durations: Go-style strings ('30s', '1m30s', '500ms', '1.5h', '2d') or numbers.
  * A bare number, and a string of one, is milliseconds, as k6 reads a duration option (checked against
  * k6 v2.2.0: `duration: '1500'` runs 1.5 s). Pure; the Node runtime, the scenarios (inside k6) and the
- * CLI's settings (lib/load/parse.ts, which asks for a unit) all parse with it.
+ * CLI's settings (lib/load/parse.ts, which asks for a unit) all parse with it; formatDuration_ms is its
+ * one inverse.
  */
 
 const UNIT_MS: Readonly<Record<string, number>> = {
@@ -45,4 +46,21 @@ export function parseDuration_ms(value: unknown, what: string): number {
   throw new Error(
     `invalid duration for ${what}: ${JSON.stringify(value)} (expected e.g. "30s", "1m30s", "500ms", or a number of ms)`,
   );
+}
+
+/**
+ * Formats milliseconds as k6 prints a duration (Go's time.Duration: "1m30s", "7.5s", "500ms", "0s");
+ * parseDuration_ms reads every output back. The runtime's scenario lines and the scenarios k6 is given
+ * both use it.
+ */
+export function formatDuration_ms(ms: number): string {
+  if (ms === 0) return '0s';
+  if (ms < 1000) return `${+ms.toFixed(3)}ms`;
+  let rest = ms / 1000;
+  const h = Math.floor(rest / 3600);
+  rest -= h * 3600;
+  const m = Math.floor(rest / 60);
+  rest -= m * 60;
+  const s = +rest.toFixed(3);
+  return `${h ? `${h}h` : ''}${h || m ? `${m}m` : ''}${s}s`;
 }

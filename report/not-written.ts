@@ -3,7 +3,7 @@
  * last, one line each, and exits 94 (EXIT.RESULTS_NOT_WRITTEN; precedence in exitAfterWrites), so a full
  * disk is neither lost in the middle of a long run's output nor hidden behind a verdict.
  */
-import { WriteError, writeWholeSync } from '../packages/runtime/src/write-whole.ts';
+import { WriteError, writeWholeSync } from '@k6-triton/runtime';
 
 const lines: string[] = [];
 

@@ -80,12 +80,6 @@ export function parseDuration_s(name: string, text: string, options: { allowZero
   return ms / 1000;
 }
 
-/** Formats seconds as a k6 duration string; whole seconds stay readable ('5s'), the rest in ms. */
-export function formatDuration(seconds: number): string {
-  const ms = Math.round(seconds * 1000);
-  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
-}
-
 /** Parses a positive number setting (e.g. STABILITY=10, P95_MS=20). */
 export function parsePositiveNumber(name: string, text: string, example = '10'): number {
   const trimmed = text.trim();

@@ -4,8 +4,8 @@
  * one scenario per level gives per-level summaries and budgets). Runs inside k6: no Node imports.
  */
 import type { Scenario } from 'k6/options';
+import { formatDuration_ms } from '../duration.ts';
 import { levelName, MIX_MEASURE_PHASE, statsName, warmupName } from './names.ts';
-import { formatDuration } from './parse.ts';
 import type { LoadMode } from './shapes.ts';
 
 /** Options of buildPlan / buildScenarios. */
@@ -114,19 +114,19 @@ function loadScenario(
       vus: Math.max(1, Math.min(paced.vus, paced.iterations)),
       iterations: Math.max(1, paced.iterations),
       // k6 refuses a maxDuration under 1s; a short replay's sends are all due within its window anyway.
-      maxDuration: formatDuration(Math.max(duration_s, 1)),
+      maxDuration: formatDuration_ms(Math.max(duration_s, 1) * 1000),
       exec: options.exec,
-      startTime: formatDuration(start_s),
-      gracefulStop: formatDuration(gracefulStop_s),
+      startTime: formatDuration_ms(start_s * 1000),
+      gracefulStop: formatDuration_ms(gracefulStop_s * 1000),
       tags,
       ...(options.env ? { env: { ...options.env } } : {}),
     };
   }
   const common = {
     exec: options.exec,
-    startTime: formatDuration(start_s),
-    gracefulStop: formatDuration(gracefulStop_s),
-    duration: formatDuration(duration_s),
+    startTime: formatDuration_ms(start_s * 1000),
+    gracefulStop: formatDuration_ms(gracefulStop_s * 1000),
+    duration: formatDuration_ms(duration_s * 1000),
     tags,
     ...(options.env ? { env: { ...options.env } } : {}),
   };
@@ -184,8 +184,8 @@ export function buildPlan(options: BuildScenariosOptions): LoadPlan {
         vus: 1,
         iterations: 1,
         exec: options.statsExec,
-        startTime: formatDuration(start_s),
-        maxDuration: formatDuration(options.window_s + STATS_SLACK_S),
+        startTime: formatDuration_ms(start_s * 1000),
+        maxDuration: formatDuration_ms((options.window_s + STATS_SLACK_S) * 1000),
         gracefulStop: '0s',
         tags: { ...tags, phase: 'stats' },
         env: { ...(options.env ?? {}), LEVEL: name, WINDOW_S: String(options.window_s) },

@@ -1,7 +1,7 @@
 /**
  * k6 threshold expressions: `<aggregation> <operator> <number>` (e.g. `p(95)<20`, `rate<0.01`).
  * Parsed here so user budgets fail before k6 starts, with one line naming where the expression came from.
- * Runs inside k6 and on Node.
+ * Runs inside k6 and on Node; the Node runtime parses scripts' thresholds with it too (packages/runtime/src/thresholds.ts).
  */
 
 /** k6's comparison operators ('===' is k6's alias of '=='). */
@@ -27,8 +27,9 @@ const AGGREGATIONS_BY_TYPE: Record<MetricType, readonly string[]> = {
   gauge: ['value'],
 };
 
+/** Case-sensitive, as k6's parser is (`AVG<1` fails k6 run); the exponent's e in either case, as Go's ParseFloat. */
 const EXPR =
-  /^\s*(avg|min|max|med|count|rate|value|p\(\s*(\d+(?:\.\d+)?)\s*\))\s*(===|==|!=|<=|>=|<|>)\s*(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?)\s*$/i;
+  /^\s*(avg|min|max|med|count|rate|value|p\(\s*(\d+(?:\.\d+)?)\s*\))\s*(===|==|!=|<=|>=|<|>)\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*$/;
 
 /**
  * Parses and validates one expression; `where` names its origin for the error (e.g. 'thresholds/dlrm.json extra[0]').
@@ -39,7 +40,7 @@ export function parseThresholdExpr(expr: string, where: string, metricType?: Met
   const usage =
     'expected <avg|min|max|med|p(N)|count|rate|value> <op> <number> with op one of < <= > >= == !=, e.g. p(95)<20';
   if (!match) throw new Error(`${where}: threshold "${expr}" is invalid; ${usage}`);
-  const aggregationRaw = match[1]!.toLowerCase();
+  const aggregationRaw = match[1]!;
   const percentile = match[2] === undefined ? undefined : Number(match[2]);
   if (percentile !== undefined && percentile > 100) {
     throw new Error(`${where}: threshold "${expr}" is invalid; p(N) needs 0 <= N <= 100`);

@@ -9,8 +9,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { type BuildOptions, build } from 'esbuild';
-import { SCRIPT_CJS_OPTIONS } from '../../packages/runtime/src/loader/bundle.ts';
-import { sidecarBanner, sidecarPath } from '../../packages/runtime/src/loader/prebuilt.ts';
+import { SCRIPT_CJS_OPTIONS, sidecarBanner, sidecarPath } from '@k6-triton/runtime';
 import { packagePath } from './paths.ts';
 
 /** How a scenario is bundled for k6 (the output folder is the caller's). */

@@ -17,7 +17,7 @@ import {
 } from '../../lib/summary/server-metrics.ts';
 import type { LevelResult, PartialLevel, RunReport } from '../../lib/summary/types.ts';
 import { us_to_ms } from '../../lib/units.ts';
-import { EXIT } from '../../packages/runtime/src/exit-codes.ts';
+import { EXIT } from '../exit-codes.ts';
 import { type CpuSample, cpuShare_pct } from './cpu.ts';
 import type { Interruption } from './interrupt.ts';
 import { extractRecords, recordsOutputArgs } from './genai-records.ts';
@@ -28,7 +28,7 @@ import { type RunOutcome, type RuntimeChoice, runScenario, runtimeCommand } from
 import { planOf, type RunSettings, withLevels } from './target.ts';
 import { hasFigures } from '../../lib/summary/failure.ts';
 import { countWindow_s, type MeasurementRules, maxPasses, windowsFull } from '../../lib/load/measurement.ts';
-import { formatDuration } from '../../lib/load/parse.ts';
+import { formatDuration_ms } from '../../lib/duration.ts';
 import { readRuntimeFiles, WHOLE_RUN_EXITS } from './runtime-files.ts';
 
 /** What one measurement takes besides the prepared target. */
@@ -269,7 +269,9 @@ async function measurePass(
   window_s?: number,
 ): Promise<Measured> {
   const { target } = prepared;
-  const base = window_s ? { ...target.settings, STEP_DURATION: formatDuration(window_s) } : target.settings;
+  const base = window_s
+    ? { ...target.settings, STEP_DURATION: formatDuration_ms(window_s * 1000) }
+    : target.settings;
   const settings = levels ? withLevels(base, levels.mode, levels.levels) : base;
   const plan = levels || window_s ? planOf(target, settings) : target.run;
   const env = scenarioEnvironment(prepared, settings, dir);

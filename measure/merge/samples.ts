@@ -16,7 +16,7 @@ import {
   WINDOW_TAG,
 } from '../../lib/load/names.ts';
 import type { MetricType } from '../../lib/load/threshold-expr.ts';
-import { TrendHistogram } from '../../packages/runtime/src/metrics/histogram.ts';
+import { TrendHistogram } from '@k6-triton/runtime';
 
 /** One sub-metric's samples, pooled over every runner. */
 export type Aggregate =

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, parseDuration_s, parseLevels, parsePositiveNumber } from '../../lib/load/parse.ts';
+import { formatDuration_ms, parseDuration_ms } from '../../lib/duration.ts';
+import { parseDuration_s, parseLevels, parsePositiveNumber } from '../../lib/load/parse.ts';
 
 describe('parseLevels', () => {
   it('expands perf_analyzer ranges with the step defaulting to 1', () => {
@@ -66,10 +67,16 @@ describe('parseDuration_s', () => {
     expect(parseDuration_s('WARMUP_DURATION', '0s', { allowZero: true })).toBe(0);
   });
 
-  it('formats seconds back into k6 durations', () => {
-    expect(formatDuration(5)).toBe('5s');
-    expect(formatDuration(7.5)).toBe('7500ms');
-    expect(formatDuration(0)).toBe('0s');
+  it('formats milliseconds back into k6 durations that parse to the same value', () => {
+    expect(formatDuration_ms(5000)).toBe('5s');
+    expect(formatDuration_ms(7500)).toBe('7.5s');
+    expect(formatDuration_ms(0)).toBe('0s');
+    expect(formatDuration_ms(250)).toBe('250ms');
+    expect(formatDuration_ms(90_000)).toBe('1m30s');
+    expect(formatDuration_ms(3_600_000 + 1500)).toBe('1h0m1.5s');
+    for (const ms of [0, 1, 250, 999.5, 1000, 7500, 59_999, 90_000, 3_601_500]) {
+      expect(parseDuration_ms(formatDuration_ms(ms), 'd')).toBeCloseTo(ms, 6);
+    }
   });
 });
 

@@ -15,14 +15,20 @@ describe('parseThresholdExpr', () => {
     expect(parseThresholdExpr(expr, 'test')).toMatchObject(expected);
   });
 
-  it.each([['p95<20'], ['p(95)=<20'], ['p(95)<'], ['mean<20'], ['p(95)<20ms'], ['p(101)<20'], ['']])(
-    'rejects %j with one line naming where it came from',
-    (expr) => {
-      expect(() => parseThresholdExpr(expr, 'thresholds/dlrm.json extra[0]')).toThrow(
-        /^thresholds\/dlrm\.json extra\[0\]: threshold ".*" is invalid; /,
-      );
-    },
-  );
+  it.each([
+    ['p95<20'],
+    ['p(95)=<20'],
+    ['p(95)<'],
+    ['mean<20'],
+    ['p(95)<20ms'],
+    ['p(101)<20'],
+    ['AVG<20'],
+    [''],
+  ])('rejects %j with one line naming where it came from', (expr) => {
+    expect(() => parseThresholdExpr(expr, 'thresholds/dlrm.json extra[0]')).toThrow(
+      /^thresholds\/dlrm\.json extra\[0\]: threshold ".*" is invalid; /,
+    );
+  });
 
   it('checks the aggregation fits the metric type', () => {
     expect(() => parseThresholdExpr('rate<0.1', 'P', 'trend')).toThrow(

@@ -1,10 +1,20 @@
 /**
- * k6-triton's k6-compatible runtime on Node: `runTest({ script, ... })` runs a k6 script (an
- * esbuild bundle, .js or .ts) with k6's semantics and outputs, and returns k6's exit code and
- * the handleSummary data.
+ * k6-triton's k6-compatible runtime on Node, its one public entry: `runTest({ script, ... })` runs a k6
+ * script (an esbuild bundle, .js or .ts) with k6's semantics and outputs, and returns k6's exit code and
+ * the handleSummary data; `runSupervised` does the same on a worker thread the caller's thread watches
+ * (the CLI's `run`). The rest is what the tool shares with the runtime: k6's exit codes, k6's
+ * execution-segment grammar, how scripts are bundled for it, k6's trend histogram and whole-file writes.
+ * The types runTest's options and result name are exported with it. The tool imports the runtime only
+ * through this module (test/layers/runtime-wall.test.ts).
  */
 export { runTest, type RunTestOptions, type RunTestResult } from './engine.ts';
+export { EXIT } from './exit-codes.ts';
+export { SCRIPT_CJS_OPTIONS } from './loader/bundle.ts';
+export { sidecarBanner, sidecarPath } from './loader/prebuilt.ts';
+export { TrendHistogram } from './metrics/histogram.ts';
 export type { OptionOverrides } from './options/index.ts';
-export { EXIT } from './run-state.ts';
+export { parseSegment, parseSequence } from './options/segment.ts';
 export type { SummaryData } from './summary/data.ts';
-export { renderTextSummary, type SummaryMode } from './summary/text.ts';
+export type { SummaryMode } from './summary/text.ts';
+export { runSupervised } from './supervisor.ts';
+export { WriteError, writeWholeSync } from './write-whole.ts';

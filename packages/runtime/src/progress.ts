@@ -1,23 +1,23 @@
 /** What a run prints while it lasts: k6's execution banner and, on a terminal only, a progress line. */
-import { formatDuration } from './options/duration.ts';
+import { formatDuration_ms } from '@k6-triton/lib/duration.ts';
 import type { ScenarioConfig } from './options/scenarios.ts';
 import type { TestRun } from './run-state.ts';
 
 function describe(c: ScenarioConfig): string {
-  const gs = `gracefulStop: ${formatDuration(c.gracefulStop_ms)}`;
-  const stages = formatDuration(c.stages.reduce((a, s) => a + s.duration_ms, 0));
+  const gs = `gracefulStop: ${formatDuration_ms(c.gracefulStop_ms)}`;
+  const stages = formatDuration_ms(c.stages.reduce((a, s) => a + s.duration_ms, 0));
   const perS = (r: number) => ((r * 1000) / c.timeUnit_ms).toFixed(2);
   switch (c.executor) {
     case 'shared-iterations':
-      return `${c.iterations} iterations shared among ${c.vus} VUs (maxDuration: ${formatDuration(c.maxDuration_ms)}, ${gs})`;
+      return `${c.iterations} iterations shared among ${c.vus} VUs (maxDuration: ${formatDuration_ms(c.maxDuration_ms)}, ${gs})`;
     case 'per-vu-iterations':
-      return `${c.iterations} iterations for each of ${c.vus} VUs (maxDuration: ${formatDuration(c.maxDuration_ms)}, ${gs})`;
+      return `${c.iterations} iterations for each of ${c.vus} VUs (maxDuration: ${formatDuration_ms(c.maxDuration_ms)}, ${gs})`;
     case 'constant-vus':
-      return `${c.vus} looping VUs for ${formatDuration(c.duration_ms)} (${gs})`;
+      return `${c.vus} looping VUs for ${formatDuration_ms(c.duration_ms)} (${gs})`;
     case 'ramping-vus':
-      return `Up to ${Math.max(c.startVUs, ...c.stages.map((s) => s.target))} looping VUs for ${stages} over ${c.stages.length} stages (gracefulRampDown: ${formatDuration(c.gracefulRampDown_ms)}, ${gs})`;
+      return `Up to ${Math.max(c.startVUs, ...c.stages.map((s) => s.target))} looping VUs for ${stages} over ${c.stages.length} stages (gracefulRampDown: ${formatDuration_ms(c.gracefulRampDown_ms)}, ${gs})`;
     case 'constant-arrival-rate':
-      return `${perS(c.rate)} iterations/s for ${formatDuration(c.duration_ms)} (maxVUs: ${c.preAllocatedVUs}-${c.maxVUs}, ${gs})`;
+      return `${perS(c.rate)} iterations/s for ${formatDuration_ms(c.duration_ms)} (maxVUs: ${c.preAllocatedVUs}-${c.maxVUs}, ${gs})`;
     case 'ramping-arrival-rate':
       return `Up to ${perS(Math.max(c.startRate, ...c.stages.map((s) => s.target)))} iterations/s for ${stages} over ${c.stages.length} stages (maxVUs: ${c.preAllocatedVUs}-${c.maxVUs}, ${gs})`;
   }
@@ -38,12 +38,12 @@ export function banner(opts: {
     `        script: ${opts.script}`,
     `        output: ${opts.outputs.length ? opts.outputs.join(', ') : '-'}`,
     '',
-    `     scenarios: (100.00%) ${n} scenario${n === 1 ? '' : 's'}, ${opts.maxVus} max VUs, ${formatDuration(opts.maxDuration_ms)} max duration (incl. graceful stop):`,
+    `     scenarios: (100.00%) ${n} scenario${n === 1 ? '' : 's'}, ${opts.maxVus} max VUs, ${formatDuration_ms(opts.maxDuration_ms)} max duration (incl. graceful stop):`,
   ];
   for (const c of opts.scenarios) {
     const extra = [
       c.exec !== 'default' ? `exec: ${c.exec}` : '',
-      c.startTime_ms ? `startTime: ${formatDuration(c.startTime_ms)}` : '',
+      c.startTime_ms ? `startTime: ${formatDuration_ms(c.startTime_ms)}` : '',
     ]
       .filter(Boolean)
       .join(', ');

@@ -2,22 +2,24 @@
  * Thresholds with k6's grammar: `<aggregation> <operator> <number>` where the aggregation is
  * avg, min, max, med, p(N) (trends), count or rate (counters), rate (rates), value (gauges),
  * and the operator one of < <= > >= == === !=. Object form: {threshold, abortOnFail, delayAbortEval}.
+ * The expression grammar is lib/load/threshold-expr.ts's (budgets are checked with it before k6 starts);
+ * this module attaches expressions to metrics and evaluates them during a run.
  */
 import { parseDuration_ms } from '@k6-triton/lib/duration.ts';
+import {
+  parseThresholdExpr,
+  type ThresholdExpr,
+  thresholdPasses,
+} from '@k6-triton/lib/load/threshold-expr.ts';
 import type { Metric, MetricRegistry, MetricType, Sink, Submetric } from './metrics/registry.ts';
 import { trendStat } from './metrics/values.ts';
 import { CounterSink, GaugeSink, RateSink } from './metrics/registry.ts';
 import { TrendHistogram } from './metrics/histogram.ts';
 
-export type Operator = '<' | '<=' | '>' | '>=' | '==' | '===' | '!=';
-
 /** One parsed threshold expression attached to a metric or sub-metric. */
-export interface Threshold {
+export interface Threshold extends ThresholdExpr {
   /** The expression as written (k6 uses it as the key in summaries). */
   source: string;
-  aggregation: string;
-  operator: Operator;
-  value: number;
   abortOnFail: boolean;
   delayAbortEval_ms: number;
   /** Last verdict; true until evaluated. */
@@ -32,39 +34,10 @@ export interface ThresholdSet {
   thresholds: Threshold[];
 }
 
-const EXPR_RE =
-  /^\s*(avg|min|max|med|count|rate|value|p\(\s*\d+(?:\.\d+)?\s*\))\s*(===|==|!=|<=|>=|<|>)\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*$/;
-
-const ALLOWED: Record<MetricType, (agg: string) => boolean> = {
-  counter: (a) => a === 'count' || a === 'rate',
-  gauge: (a) => a === 'value',
-  rate: (a) => a === 'rate',
-  trend: (a) => ['avg', 'min', 'max', 'med'].includes(a) || a.startsWith('p('),
-};
-
-/** Parses one expression; throws a one-line error naming it when k6 would reject it. */
+/** Parses one expression (lib's parser, k6's grammar); throws a one-line error naming it when k6 would reject it. */
 export function parseThresholdExpression(expr: string, metricKey: string, type: MetricType): Threshold {
-  const m = EXPR_RE.exec(expr);
-  if (!m) {
-    throw new Error(
-      `invalid threshold expression "${expr}" on ${metricKey}: expected <aggregation> <operator> <number>, e.g. 'p(95)<500'`,
-    );
-  }
-  const aggregation = m[1]!.replace(/\s+/g, '');
-  if (!ALLOWED[type](aggregation)) {
-    throw new Error(
-      `invalid threshold expression "${expr}" on ${metricKey}: aggregation ${aggregation} does not apply to a ${type} metric`,
-    );
-  }
-  return {
-    source: expr,
-    aggregation,
-    operator: m[2] as Operator,
-    value: Number(m[3]),
-    abortOnFail: false,
-    delayAbortEval_ms: 0,
-    ok: true,
-  };
+  const parsed = parseThresholdExpr(expr, `invalid threshold defined on ${metricKey}`, type);
+  return { ...parsed, source: expr, abortOnFail: false, delayAbortEval_ms: 0, ok: true };
 }
 
 type RawThreshold = string | { threshold?: unknown; abortOnFail?: unknown; delayAbortEval?: unknown };
@@ -122,24 +95,6 @@ export function aggregate(sink: Sink, aggregation: string, elapsed_ms: number): 
   return 0;
 }
 
-function compare(a: number, op: Operator, b: number): boolean {
-  switch (op) {
-    case '<':
-      return a < b;
-    case '<=':
-      return a <= b;
-    case '>':
-      return a > b;
-    case '>=':
-      return a >= b;
-    case '==':
-    case '===':
-      return a === b;
-    case '!=':
-      return a !== b;
-  }
-}
-
 /**
  * Evaluates every threshold, updating `ok`; returns whether all pass and whether an
  * abortOnFail threshold (past its delayAbortEval) failed.
@@ -153,7 +108,7 @@ export function evaluateThresholds(
   const failedKeys: string[] = [];
   for (const set of sets) {
     for (const t of set.thresholds) {
-      t.ok = compare(aggregate(set.sink, t.aggregation, elapsed_ms), t.operator, t.value);
+      t.ok = thresholdPasses(t, aggregate(set.sink, t.aggregation, elapsed_ms));
       if (!t.ok) {
         ok = false;
         failedKeys.push(`${set.key}: ${t.source}`);

@@ -16,7 +16,7 @@ describe('threshold expressions', () => {
   ] as const)('parses %s on a %s', (expr, type, agg, op, value) => {
     expect(parseThresholdExpression(expr, 'm', type)).toMatchObject({
       aggregation: agg,
-      operator: op,
+      op,
       value,
     });
   });
@@ -29,6 +29,9 @@ describe('threshold expressions', () => {
     ['avg<1', 'rate'],
     ['value<1', 'counter'],
     ['rate<1', 'gauge'],
+    // As real k6: method names are case-sensitive, a percentile is at most 100.
+    ['P(95)<1', 'trend'],
+    ['p(101)<1', 'trend'],
   ] as const)('rejects %s on a %s with an error naming the expression', (expr, type) => {
     expect(() => parseThresholdExpression(expr, 'my_metric', type)).toThrow(`"${expr}"`);
   });

@@ -26,7 +26,7 @@ const { bin: K6, looked } = findK6();
 if (!K6) console.log(`agreement suite skipped: no k6 binary (looked for ${looked.join(', ')}; set K6_BIN)`);
 
 /**
- * Metrics left out of name and tag comparisons: differences packages/runtime/README.md lists. `vus` and
+ * Metrics left out of name and tag comparisons: differences docs/runtime-differences.md lists. `vus` and
  * `vus_max` are sampled on a 1 s clock (k6 has none in a run shorter than that; the Node runtime
  * samples at the start); k6 emits `data_sent`/`data_received` (0) per iteration even without network.
  */

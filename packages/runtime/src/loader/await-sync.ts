@@ -10,7 +10,7 @@
  */
 import type { Node } from 'acorn';
 import { dirname } from 'node:path';
-import { ScriptLoadError } from './bundle.ts';
+import { ScriptLoadError } from './load-error.ts';
 import { SYNC_HTTP_FUNCTIONS } from '../modules/http-sync-names.ts';
 import { SourceMapper } from './source-map.ts';
 import { applyEdits } from './text-edits.ts';

@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { BuildOptions } from 'esbuild';
 import { esmToAsyncBody } from './esm-init.ts';
+import { ScriptLoadError } from './load-error.ts';
 import { readSidecar } from './prebuilt.ts';
 
 /** What a script imports from one k6 module: named imports and properties read off its default/namespace. */
@@ -80,9 +81,6 @@ export function scanImports(esm: string): Map<string, ModuleImports> {
     if (!out.has(m[1]!)) out.set(m[1]!, { names: new Set(), requiredOnly: true });
   return out;
 }
-
-/** Thrown when a script cannot be loaded (k6 exits with 107 for script errors). */
-export class ScriptLoadError extends Error {}
 
 /** How a script becomes the CommonJS the runtime evaluates; build.ts makes dist/ sidecars with it too. */
 export const SCRIPT_CJS_OPTIONS = {

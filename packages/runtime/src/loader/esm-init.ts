@@ -7,7 +7,7 @@
  * expected here: imports of external k6 modules at the top, one export clause at the end.
  */
 import type { Node } from 'acorn';
-import { ScriptLoadError } from './bundle.ts';
+import { ScriptLoadError } from './load-error.ts';
 import { applyEdits, type TextEdit } from './text-edits.ts';
 
 type AnyNode = Node & Record<string, unknown>;

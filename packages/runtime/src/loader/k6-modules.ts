@@ -4,7 +4,7 @@
  * Node runtime; run with k6". Protocol modules load only when a script imports them.
  */
 import type { ModuleImports } from './bundle.ts';
-import { ScriptLoadError } from './bundle.ts';
+import { ScriptLoadError } from './load-error.ts';
 import { logLine } from '../log.ts';
 
 type Namespace = Record<string, unknown>;

@@ -25,6 +25,7 @@ import {
 } from './grpc-call.ts';
 import { EncodeBuffers, encodedFrozen, messageOut } from './grpc-json.ts';
 import { UnaryChannel } from '../transport/grpc-unary.ts';
+import { wirePath } from '../transport/wire-choice.ts';
 import { reflectMethods } from './grpc-reflect.ts';
 import {
   HEALTH_CHECK,
@@ -334,7 +335,7 @@ export class Client {
       }));
     const maxReceive = p.options['grpc.max_receive_message_length'];
     const unary =
-      p.plaintext && !p.reflect
+      p.plaintext && !p.reflect && wirePath() === 'own'
         ? new UnaryChannel(address, {
             window_bytes: FLOW_CONTROL_WINDOW_BYTES,
             userAgent: USER_AGENT,

@@ -3,7 +3,7 @@
  * over tough-cookie's RFC 6265 store, with the behaviour of Go's net/http/cookiejar that k6 wraps.
  */
 import { Cookie, CookieJar as ToughJar } from 'tough-cookie';
-import type { WireResult } from '../transport/http-transport.ts';
+import type { WireResult } from '../transport/wire-types.ts';
 
 /** Go's zero time.Time in Unix milliseconds: what k6 reports as `expires` for a cookie without one. */
 const GO_ZERO_TIME_MS = -6795364578871;

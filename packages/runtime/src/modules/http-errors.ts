@@ -45,8 +45,21 @@ function errorWithCode(err: unknown): { code?: string; message: string; syscall?
   return { code: top?.code, message: top?.message ?? String(err) };
 }
 
+/**
+ * An answer that is not HTTP/1.x (undici's HTTPParserError, the bytes in `data`) in Go's words, which
+ * k6 reports: `malformed HTTP response "SSH-2.0-OpenSSH"`.
+ */
+function malformedResponse(err: unknown): string | null {
+  const e = err as { name?: string; data?: unknown } | undefined;
+  if (e?.name !== 'HTTPParserError') return null;
+  const line = typeof e.data === 'string' ? e.data.split('\r\n')[0]! : '';
+  return `malformed HTTP response ${JSON.stringify(line.slice(0, 40))}`;
+}
+
 /** Maps an error thrown while making a request to k6's error code and message. */
 export function k6ErrorFor(err: unknown): K6HttpError {
+  const malformed = malformedResponse(err);
+  if (malformed) return { code: ERR_GENERIC, message: malformed };
   const { code, message, syscall } = errorWithCode(err);
   const op = syscall === 'write' ? 'write' : 'read';
   switch (code) {

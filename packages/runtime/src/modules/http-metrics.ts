@@ -2,7 +2,7 @@
 import type { Sample, Tags } from '../vu-context.ts';
 import type { K6HttpError } from './http-errors.ts';
 import type { ExpectedStatuses } from './http-params.ts';
-import type { Timings } from '../transport/http-transport.ts';
+import type { Timings } from './http-timings.ts';
 
 /** What one finished request (one hop of a redirect chain) contributes to the metrics. */
 export interface RequestOutcome {

@@ -1,7 +1,7 @@
 /** Validation of k6/http arguments: params (headers, tags, timeout, responseType, redirects), bodies, URLs. */
 import type { Tags } from '../vu-context.ts';
 import { parseDuration_ms } from '@k6-triton/lib/duration.ts';
-import type { ResponseType } from '../transport/http-transport.ts';
+import type { ResponseType } from '../transport/wire-types.ts';
 import { CookieJar, type ParamCookie, parseParamCookies } from './http-cookies.ts';
 
 /** k6's default request timeout (params.timeout). */

@@ -1,5 +1,5 @@
 /** k6's http.Response: the fields and methods scripts read, with k6's names and shapes. */
-import type { Timings } from '../transport/http-transport.ts';
+import type { Timings } from './http-timings.ts';
 
 /** Header names already made canonical: a server sends the same few names in every response. */
 const canonicalNames = new Map<string, string>();

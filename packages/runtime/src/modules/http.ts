@@ -34,7 +34,8 @@ import {
 } from './http-params.ts';
 import { SYNC_HTTP_FUNCTIONS } from './http-sync-names.ts';
 import { canonicalHeaderKey, headersFromRaw, type RequestInfo, Response } from './http-response.ts';
-import { VuConnections, type WireResult } from '../transport/http-transport.ts';
+import { VuConnections } from '../transport/http-transport.ts';
+import type { WireResult } from '../transport/wire-types.ts';
 
 export { CookieJar, ExpectedStatuses, Response, TaggedUrl };
 
@@ -177,8 +178,8 @@ export async function asyncRequest(
   const jar = p.jar ?? vuJar(vu, state);
   let method_ = String(method).toUpperCase();
   let target: ReturnType<typeof parseUrl>;
-  // The params' own headers, shared by every request made with them (so the connection can reuse
-  // their serialised head): replaced by a copy before anything adds or removes a header.
+  // The params' own headers, shared by every request made with them (no copy per request): replaced
+  // by a copy before anything adds or removes a header.
   const converted = wireBody(reqBody, p.headers);
   let headers = converted.headers;
   let wire = converted.body;

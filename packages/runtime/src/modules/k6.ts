@@ -74,7 +74,7 @@ export function group<T>(name: string, fn: () => T): T {
 
 /**
  * Pauses the VU for `seconds`. Awaiting it waits; a bare call holds the iteration open until the
- * time has passed (see packages/runtime/README.md: one event loop cannot block synchronously).
+ * time has passed (see docs/runtime-design.md: one event loop cannot block synchronously).
  */
 export function sleep(seconds: number): PromiseLike<void> {
   return currentRuntimeVu().sleep(seconds);

@@ -8,7 +8,7 @@
  * again at close, as xk6-sse does). xk6-sse's open blocks the VU until the stream closes and returns
  * `{url, status, headers, error}`; VUs here share one event loop, so open returns a promise of that response
  * and the iteration waits for every open stream (waitForStreams), as it does for gRPC streams. The body is
- * parsed by lib/genai/sse.ts (the WHATWG rules; differences from xk6-sse's own parser in packages/runtime/README.md).
+ * parsed by lib/genai/sse.ts (the WHATWG rules; differences from xk6-sse's own parser in docs/runtime-design.md).
  */
 import http from 'node:http';
 import https from 'node:https';

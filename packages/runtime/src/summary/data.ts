@@ -10,7 +10,6 @@ import { CounterSink, GaugeSink, RateSink } from '../metrics/registry.ts';
 import type { Section, SectionTracker } from '../metrics/sections.ts';
 import { sinkValues } from '../metrics/values.ts';
 import type { ThresholdSet } from '../thresholds.ts';
-import type { SummarySection } from './text.ts';
 
 export interface SummaryMetric {
   type: MetricType;
@@ -118,6 +117,21 @@ export function buildSummaryData(inp: SummaryInputs): SummaryData {
     },
     metrics,
   };
+}
+
+/** Checks as a section shows them: name, passes, fails. */
+export interface SectionCheck {
+  name: string;
+  passes: number;
+  fails: number;
+}
+
+/** A full-mode section: a scenario, or a group inside one. */
+export interface SummarySection {
+  name: string;
+  metrics: Record<string, SummaryMetric>;
+  checks: SectionCheck[];
+  groups: SummarySection[];
 }
 
 /** Full-mode sections (per scenario, then its groups) from the section tracker. */

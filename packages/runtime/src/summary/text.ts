@@ -3,7 +3,7 @@
  * legacy (k6's pre-1.0 layout). A pure function of the summary data, as k6 renders it.
  */
 import { BUILTIN_METRICS } from '../metrics/registry.ts';
-import type { SummaryData, SummaryGroup, SummaryMetric } from './data.ts';
+import type { SectionCheck, SummaryData, SummaryGroup, SummaryMetric, SummarySection } from './data.ts';
 import { formatBytes, formatNumber, formatPercent, formatValue, strip } from './format.ts';
 
 export type SummaryMode = 'compact' | 'full' | 'legacy';
@@ -148,21 +148,6 @@ function thresholdsSection(data: SummaryData, unit: string | null): string[] {
 
 function allChecks(g: SummaryGroup): SummaryGroup['checks'] {
   return [...g.checks, ...g.groups.flatMap(allChecks)];
-}
-
-/** Checks as a section shows them: name, passes, fails. */
-export interface SectionCheck {
-  name: string;
-  passes: number;
-  fails: number;
-}
-
-/** A full-mode section: a scenario, or a group inside one. */
-export interface SummarySection {
-  name: string;
-  metrics: Record<string, SummaryMetric>;
-  checks: SectionCheck[];
-  groups: SummarySection[];
 }
 
 function checksBlock(checks: SectionCheck[], indent: string, durationS: number, nameWidth: number): string[] {

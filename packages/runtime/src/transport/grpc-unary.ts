@@ -6,22 +6,10 @@
  * (http2-connection.ts; bench/fidelity/HISTORY.md), and a load generator's client CPU is what it cannot
  * spare. Streams, TLS and reflection stay on grpc-js.
  */
-import type { IncomingHttpHeaders } from 'node:http2';
 import * as grpcjs from '@grpc/grpc-js';
 import { encodeHeaders } from '../wire/hpack.ts';
-import { failure, Http2Connection } from './http2-connection.ts';
-
-/** What a unary call ended with: grpc-js's status codes, the HTTP/2 headers as they arrived. */
-export interface UnaryOutcome {
-  code: number;
-  details: string;
-  /** The response headers; null for a trailers-only answer. */
-  headers: IncomingHttpHeaders | null;
-  /** The trailers (a trailers-only answer's headers). */
-  trailers: IncomingHttpHeaders;
-  /** The response message's bytes (without the 5-byte prefix), when one arrived. */
-  reply: Buffer | null;
-}
+import { Http2Connection } from './http2-connection.ts';
+import { failure, type UnaryOutcome } from './unary-outcome.ts';
 
 /** Options of a unary channel. */
 export interface UnaryChannelOptions {

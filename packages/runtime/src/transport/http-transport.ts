@@ -1,6 +1,7 @@
 /**
- * One VU's HTTP connections: plain HTTP on connections of our own (http1-connection.ts), HTTPS on undici,
- * per origin a list of Clients of one socket each, so that every request knows its own socket. That gives k6's per-VU keep-alive (a connection is reused by the next
+ * One VU's HTTP connections, on undici (plain HTTP and HTTPS alike; a hand-written HTTP/1 client for plain
+ * HTTP did not save client CPU consistently enough to keep: bench/figures/RESULTS.md, "Runtime: hand-written
+ * wire vs libraries"): per origin a list of Clients of one socket each, so that every request knows its own socket. That gives k6's per-VU keep-alive (a connection is reused by the next
  * request of the same VU), exact wire byte counts (socket counters before/after) and k6's timing phases
  * (blocked, connecting, tls_handshaking, sending, waiting, receiving) from a monotonic clock.
  */
@@ -11,47 +12,8 @@ import { TLSSocket } from 'node:tls';
 import type { buildConnector, Client } from 'undici';
 import { RequestTimeoutError } from '../modules/http-errors.ts';
 import { k6Timings, type Timings } from '../modules/http-timings.ts';
-import { Http1Connection } from './http1-connection.ts';
+import type { WireRequest, WireResult } from './wire-types.ts';
 import { type ClientTls, DEFAULT_CLIENT_TLS, tlsConnectOptions } from './tls-client.ts';
-
-/** How the body of a response is kept: k6's responseType. */
-export type ResponseType = 'text' | 'binary' | 'none';
-
-/** One request as the transport sends it (already validated). */
-export interface WireRequest {
-  method: string;
-  url: URL;
-  headers: Record<string, string>;
-  body: string | Uint8Array | null;
-  timeout_ms: number;
-  responseType: ResponseType;
-  /** False for k6's noConnectionReuse: the connection is closed after the response. */
-  reuseConnection: boolean;
-}
-
-export type { Timings } from '../modules/http-timings.ts';
-
-/** What came back: the response (status 0 when none) or the error, plus timings and wire bytes. */
-export interface WireResult {
-  status: number;
-  statusText: string;
-  /** The raw header list, made when asked: name, value, name, value... */
-  rawHeaders: () => ReadonlyArray<Buffer | string>;
-  /** The response has a Set-Cookie header: its headers are worth reading for the cookie jar. */
-  setCookie: boolean;
-  /** Body chunks (empty for responseType 'none'). */
-  chunks: Buffer[];
-  bodyLength_bytes: number;
-  timings: Timings;
-  sent_bytes: number;
-  received_bytes: number;
-  remoteIp: string;
-  remotePort: number;
-  /** k6's tls_version ("tls1.3") and Go's name of the cipher suite; empty for plain HTTP. */
-  tlsVersion: string;
-  tlsCipherSuite: string;
-  error: unknown;
-}
 
 /** k6 dials with a 30 s timeout; our own request timer usually fires first. */
 const DIAL_TIMEOUT_MS = 30_000;
@@ -61,8 +23,8 @@ const IDLE_KEEP_ALIVE_MS = 90_000;
 type Undici = typeof import('undici');
 let undici: Promise<Undici> | undefined;
 /**
- * undici, loaded by the first HTTPS request: plain HTTP never does, and loading it costs a thread
- * about 9 MiB of memory.
+ * undici, loaded by the first request: a script without k6/http requests never does, and loading it
+ * costs a thread about 9 MiB of memory.
  */
 const loadUndici = (): Promise<Undici> => (undici ??= import('undici'));
 
@@ -195,7 +157,6 @@ function tlsFacts(socket: Socket | null): { tlsVersion: string; tlsCipherSuite: 
 /** All connections of one VU, keyed by origin; close() ends them (VU retired or test over). */
 export class VuConnections {
   readonly #slots = new Map<string, Slot[]>();
-  readonly #plain = new Map<string, Http1Connection[]>();
   /** One connector per host: each host has its own client certificate (tlsAuth). */
   readonly #connectors = new Map<string, buildConnector.connector>();
   #closed = false;
@@ -205,11 +166,10 @@ export class VuConnections {
   /** Sends one request on an idle connection of this VU (or a new one) and resolves with the result. */
   send(req: WireRequest): Promise<WireResult> {
     if (this.#closed) return retired();
-    if (req.url.protocol === 'http:') return this.#plainConnection(req.url).send(req, performance.now());
     return loadUndici().then((lib) => this.#dispatch(lib, req));
   }
 
-  /** Sends one HTTPS request through undici. */
+  /** Sends one request through undici. */
   #dispatch(lib: Undici, req: WireRequest): Promise<WireResult> {
     if (this.#closed) return retired();
     const host = req.url.hostname;
@@ -268,8 +228,6 @@ export class VuConnections {
   /** Closes every connection of this VU. */
   async close(): Promise<void> {
     this.#closed = true;
-    for (const conn of [...this.#plain.values()].flat()) conn.close();
-    this.#plain.clear();
     const all = [...this.#slots.values()].flat();
     this.#slots.clear();
     await Promise.all(all.map((s) => s.client.destroy().catch(() => undefined)));
@@ -279,29 +237,7 @@ export class VuConnections {
   get connectionCount(): number {
     let n = 0;
     for (const slots of this.#slots.values()) n += slots.length;
-    for (const conns of this.#plain.values()) n += conns.length;
     return n;
-  }
-
-  /** An idle live plain-HTTP connection to the URL's origin, or a new one; dead ones are dropped. */
-  #plainConnection(url: URL): Http1Connection {
-    const origin = url.origin;
-    let conns = this.#plain.get(origin);
-    if (!conns) {
-      conns = [];
-      this.#plain.set(origin, conns);
-    }
-    for (let i = 0; i < conns.length; i++) {
-      const c = conns[i]!;
-      if (c.dead) {
-        conns.splice(i--, 1);
-        continue;
-      }
-      if (!c.busy) return c;
-    }
-    const conn = new Http1Connection(url);
-    conns.push(conn);
-    return conn;
   }
 
   #acquire(lib: Undici, origin: string, connector: buildConnector.connector): Slot {

@@ -42,7 +42,7 @@ import {
   wordFrame,
   writeFrameHeader,
 } from '../wire/http2-frames.ts';
-import type { UnaryOutcome } from './grpc-unary.ts';
+import { failure, type UnaryOutcome } from './unary-outcome.ts';
 import { sharedRead } from './socket-read.ts';
 
 /** k6 dials with a 30 s timeout. */
@@ -89,11 +89,6 @@ function decodeMessage(raw: unknown): string {
   } catch {
     return raw;
   }
-}
-
-/** An outcome without response: a status code and its details. */
-export function failure(code: number, details: string): UnaryOutcome {
-  return { code, details, headers: null, trailers: {}, reply: null };
 }
 
 /** A call that ended without a status, in the words of the node:http2 client. */

@@ -1,5 +1,5 @@
 /**
- * How the lean connections (http1-connection.ts, http2-connection.ts) read: net's `onread` into one
+ * How the lean HTTP/2 connection (http2-connection.ts) reads: net's `onread` into one
  * buffer per thread, skipping the Readable stream a 'data' listener needs (a fresh buffer, push and emit
  * per read). The bytes handed over are valid only until the callback returns: what a connection keeps
  * of them (a body, a split head or frame) it copies.

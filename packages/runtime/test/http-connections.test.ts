@@ -1,14 +1,13 @@
 /**
- * The lean plain-HTTP connection against a raw TCP server that answers with hand-written bytes: every
- * framing HTTP/1.1 allows (Content-Length, chunked split across writes, until close, 1xx first,
- * HEAD), keep-alive reuse, Connection: close, and the errors a k6 script sees.
+ * A VU's plain-HTTP connections against a raw TCP server that answers with hand-written bytes: every
+ * framing HTTP/1.1 allows (Content-Length, chunked split across writes, until close, HEAD), keep-alive reuse, Connection: close, and the errors a k6 script sees.
  */
 import { once } from 'node:events';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { k6ErrorFor } from '../src/modules/http-errors.ts';
-import type { WireRequest } from '../src/transport/http-transport.ts';
-import { Http1Connection } from '../src/transport/http1-connection.ts';
+import type { WireRequest } from '../src/transport/wire-types.ts';
+import { VuConnections } from '../src/transport/http-transport.ts';
 
 let server: Server | undefined;
 afterEach(() => server?.close());
@@ -51,19 +50,19 @@ function request(url: URL, over: Partial<WireRequest> = {}): WireRequest {
 
 const text = (r: { chunks: Buffer[] }) => Buffer.concat(r.chunks).toString();
 
-describe('Http1Connection', () => {
+describe("a VU's plain-HTTP connections", () => {
   it('sends head and body in one request and reuses the connection for the next', async () => {
     const seen: string[] = [];
     const url = await rawServer((req, socket) => {
       seen.push(req);
       socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Id: a\r\n\r\nok');
     });
-    const conn = new Http1Connection(url);
-    const first = await conn.send(request(url), performance.now());
-    const second = await conn.send(request(url), performance.now());
+    const conn = new VuConnections();
+    const first = await conn.send(request(url));
+    const second = await conn.send(request(url));
     expect([first.status, second.status, text(first), text(second)]).toEqual([200, 200, 'ok', 'ok']);
     expect(first.statusText).toBe('OK');
-    expect(first.rawHeaders()).toEqual(['Content-Length', '2', 'X-Id', 'a']);
+    expect(first.rawHeaders().map(String)).toEqual(['Content-Length', '2', 'X-Id', 'a']);
     expect(seen[0]).toMatch(/^POST \/v2\/models\/m\/infer HTTP\/1\.1\r\nhost: 127\.0\.0\.1:\d+\r\n/);
     expect(seen[0]).toContain('content-length: 4\r\n');
     expect(seen[0]!.endsWith('\r\n\r\n\x01\x02\x03\x04')).toBe(true);
@@ -73,13 +72,12 @@ describe('Http1Connection', () => {
     expect(first.received_bytes).toBe(
       Buffer.byteLength('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Id: a\r\n\r\nok'),
     );
-    expect(conn.dead).toBe(false);
-    conn.close();
+    await conn.close();
   });
 
-  it('reads chunked bodies split at any byte, after a 100 Continue', async () => {
+  it('reads chunked bodies split at any byte', async () => {
     const reply =
-      'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\nX-T: 1\r\n\r\n';
+      'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\nX-T: 1\r\n\r\n';
     const url = await rawServer((_req, socket) => {
       // One byte per write, each flushed on its own, so the parser sees every split.
       socket.setNoDelay(true);
@@ -87,19 +85,22 @@ describe('Http1Connection', () => {
       const next = () => (i < reply.length ? socket.write(reply[i++]!, () => setImmediate(next)) : undefined);
       next();
     });
-    const conn = new Http1Connection(url);
-    const res = await conn.send(request(url), performance.now());
+    const conn = new VuConnections();
+    const res = await conn.send(request(url));
     expect(res.error).toBeNull();
     expect([res.status, text(res), res.bodyLength_bytes]).toEqual([200, 'hello world', 11]);
-    conn.close();
+    await conn.close();
   });
 
   it('reads a body delimited by the end of the connection, and then drops the connection', async () => {
     const url = await rawServer((_req, socket) => socket.end('HTTP/1.1 200 OK\r\n\r\nuntil close'));
-    const conn = new Http1Connection(url);
-    const res = await conn.send(request(url), performance.now());
+    const conn = new VuConnections();
+    const res = await conn.send(request(url));
     expect([res.status, text(res)]).toEqual([200, 'until close']);
-    expect(conn.dead).toBe(true);
+    // The connection ended with the body: the next request dials again.
+    const again = await conn.send(request(url));
+    expect([again.status, again.timings.connecting > 0]).toEqual([200, true]);
+    await conn.close();
   });
 
   it('closes after a response saying Connection: close, and reads no body for HEAD', async () => {
@@ -110,25 +111,30 @@ describe('Http1Connection', () => {
           : 'HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n',
       ),
     );
-    const head = new Http1Connection(url);
-    const res = await head.send(request(url, { method: 'HEAD', body: null }), performance.now());
-    expect([res.status, res.bodyLength_bytes, head.dead]).toEqual([200, 0, false]);
-    head.close();
-    const post = new Http1Connection(url);
-    const closed = await post.send(request(url), performance.now());
-    expect([closed.status, closed.statusText, post.dead]).toEqual([503, 'Service Unavailable', true]);
+    const head = new VuConnections();
+    const res = await head.send(request(url, { method: 'HEAD', body: null }));
+    expect([res.status, res.bodyLength_bytes]).toEqual([200, 0]);
+    const reused = await head.send(request(url, { method: 'HEAD', body: null }));
+    expect([reused.status, reused.timings.connecting]).toEqual([200, 0]);
+    await head.close();
+    const post = new VuConnections();
+    const closed = await post.send(request(url));
+    expect([closed.status, closed.statusText]).toEqual([503, 'Service Unavailable']);
+    const redial = await post.send(request(url));
+    expect([redial.status, redial.timings.connecting > 0]).toEqual([503, true]);
+    await post.close();
   });
 
   it('reports a connection cut before the response as k6 does (EOF), and a refused dial', async () => {
     const url = await rawServer((_req, socket) => socket.destroy());
-    const conn = new Http1Connection(url);
-    const cut = await conn.send(request(url), performance.now());
+    const conn = new VuConnections();
+    const cut = await conn.send(request(url));
     expect(cut.status).toBe(0);
     expect(k6ErrorFor(cut.error)).toEqual({ code: 1000, message: 'EOF' });
     server!.close();
     await once(server!, 'close');
-    const refused = new Http1Connection(url);
-    const res = await refused.send(request(url), performance.now());
+    const refused = new VuConnections();
+    const res = await refused.send(request(url));
     expect(k6ErrorFor(res.error)).toEqual({ code: 1212, message: 'dial: connection refused' });
   });
 
@@ -136,13 +142,16 @@ describe('Http1Connection', () => {
     const url = await rawServer((req, socket) => {
       if (req.includes('/bad')) socket.write('SSH-2.0-OpenSSH\r\n\r\n');
     });
-    const silent = new Http1Connection(url);
-    const res = await silent.send(request(url, { timeout_ms: 200 }), performance.now());
+    const silent = new VuConnections();
+    const res = await silent.send(request(url, { timeout_ms: 200 }));
     expect(k6ErrorFor(res.error)).toEqual({ code: 1050, message: 'request timeout' });
     const badUrl = new URL('/bad', url);
-    const bad = new Http1Connection(badUrl);
-    const garbage = await bad.send(request(badUrl), performance.now());
+    const bad = new VuConnections();
+    const garbage = await bad.send(request(badUrl));
     expect(garbage.status).toBe(0);
-    expect(String((garbage.error as Error).message)).toMatch(/malformed HTTP response/);
+    expect(k6ErrorFor(garbage.error)).toEqual({
+      code: 1000,
+      message: 'malformed HTTP response "SSH-2.0-OpenSSH"',
+    });
   });
 });

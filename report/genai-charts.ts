@@ -5,6 +5,7 @@
  */
 import type { TopLevelSpec } from 'vega-lite';
 import type { LevelResult } from '../lib/summary/types.ts';
+import { GENAI_METRIC_DEFS, labelWithUnit } from '../lib/genai/metric-defs.ts';
 import { type PlotOptions, SCHEMA } from './plot.ts';
 
 /** The percentiles drawn for TTFT and ITL. */
@@ -46,14 +47,21 @@ export function tokensSpec(results: readonly LevelResult[], options: PlotOptions
     title: `${options.title ?? 'tokens'}: TTFT, ITL and output tokens/s per level`,
     background: 'white',
     vconcat: [
-      percentilePanel(times('ttft_ms'), 'TTFT (ms)'),
-      percentilePanel(times('itl_ms'), 'ITL (ms)'),
+      percentilePanel(times('ttft_ms'), labelWithUnit(GENAI_METRIC_DEFS.ttft)),
+      percentilePanel(times('itl_ms'), labelWithUnit(GENAI_METRIC_DEFS.itl)),
       {
         width,
         height,
         data: { values: tokens },
         mark: { type: 'line', point: true },
-        encoding: { x, y: { field: 'tokens_per_s', type: 'quantitative', title: 'Output tokens/s' } },
+        encoding: {
+          x,
+          y: {
+            field: 'tokens_per_s',
+            type: 'quantitative',
+            title: labelWithUnit(GENAI_METRIC_DEFS.outputTokenThroughput),
+          },
+        },
       },
     ],
   };

@@ -7,16 +7,28 @@
  * (quoted where that puts a comma in the cell). The metrics are the suite's (docs/generative-metrics.md). Pure.
  */
 import type { GenaiPerfStats, LevelResult } from '../summary/types.ts';
+import { GENAI_METRIC_DEFS, type GenaiMetricDef } from './metric-defs.ts';
 
 const STATS = ['avg', 'min', 'max', 'p99', 'p95', 'p90', 'p75', 'p50', 'p25'] as const;
 
+/** genai-perf's row label: its name, with "(ms)" for a time (its lengths have no unit). */
+function rowName(def: GenaiMetricDef): string {
+  return `${def.genaiPerf!.csv}${def.unit === 'ms' ? ' (ms)' : ''}`;
+}
+
+/** The request-metric rows in genai-perf's order: the metric's definition and the level's statistics key. */
 const ROWS = [
-  ['Time To First Token (ms)', 'ttft_ms'],
-  ['Inter Token Latency (ms)', 'itl_ms'],
-  ['Request Latency (ms)', 'latency_ms'],
-  ['Output Sequence Length', 'osl'],
-  ['Input Sequence Length', 'isl'],
+  [GENAI_METRIC_DEFS.ttft, 'ttft_ms'],
+  [GENAI_METRIC_DEFS.itl, 'itl_ms'],
+  [GENAI_METRIC_DEFS.latency, 'latency_ms'],
+  [GENAI_METRIC_DEFS.osl, 'osl'],
+  [GENAI_METRIC_DEFS.isl, 'isl'],
 ] as const;
+
+/** A system metric's row label, e.g. "Request Throughput (per sec)". */
+function perSecond(def: GenaiMetricDef): string {
+  return `${def.genaiPerf!.csv} (per sec)`;
+}
 
 /** genai-perf's number format: two decimals, thousands separated by commas. */
 function number(value: number, thousands: boolean): string {
@@ -38,14 +50,18 @@ export function genaiPerfCsv(level: LevelResult): string | undefined {
   const stats = level.genai?.genai_perf;
   if (!stats) return undefined;
   const lines = [['Metric', ...STATS].join(',')];
-  for (const [name, key] of ROWS) {
+  for (const [def, key] of ROWS) {
     const s: GenaiPerfStats = stats[key];
-    lines.push([name, ...STATS.map((stat) => cell(number(s[stat], true)))].join(','));
+    lines.push([rowName(def), ...STATS.map((stat) => cell(number(s[stat], true)))].join(','));
   }
   lines.push('');
   lines.push('Metric,Value');
-  lines.push(`Output Token Throughput (per sec),${number(level.genai!.output_tokens_per_s, false)}`);
-  lines.push(`Request Throughput (per sec),${number(level.genai!.requests_per_s, false)}`);
+  lines.push(
+    `${perSecond(GENAI_METRIC_DEFS.outputTokenThroughput)},${number(level.genai!.output_tokens_per_s, false)}`,
+  );
+  lines.push(
+    `${perSecond(GENAI_METRIC_DEFS.requestThroughput)},${number(level.genai!.requests_per_s, false)}`,
+  );
   return `${lines.join('\r\n')}\r\n`;
 }
 

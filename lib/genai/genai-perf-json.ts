@@ -8,16 +8,22 @@
  * are the suite's (docs/generative-metrics.md). Pure.
  */
 import type { GenaiPerfStats, LevelResult } from '../summary/types.ts';
+import { GENAI_METRIC_DEFS as DEFS, type GenaiMetricDef } from './metric-defs.ts';
 import { PERCENTILES } from './stats.ts';
 
-/** genai-perf's request metrics: its name, its unit, the suite's statistics key. */
+/** genai-perf's request metrics in its order: the metric's definition, the level's statistics key. */
 const REQUEST_METRICS = [
-  ['request_latency', 'ms', 'latency_ms'],
-  ['time_to_first_token', 'ms', 'ttft_ms'],
-  ['inter_token_latency', 'ms', 'itl_ms'],
-  ['output_sequence_length', 'tokens', 'osl'],
-  ['input_sequence_length', 'tokens', 'isl'],
+  [DEFS.latency, 'latency_ms'],
+  [DEFS.ttft, 'ttft_ms'],
+  [DEFS.itl, 'itl_ms'],
+  [DEFS.osl, 'osl'],
+  [DEFS.isl, 'isl'],
 ] as const;
+
+/** genai-perf's key of a metric. */
+function key(def: GenaiMetricDef): string {
+  return def.genaiPerf!.key;
+}
 
 type Stat = { unit: string } & Record<string, number | string>;
 
@@ -37,12 +43,15 @@ export function genaiPerfJson(level: LevelResult, model: string): string | undef
   const stats = g?.genai_perf;
   if (!g || !stats) return undefined;
   const out: Record<string, unknown> = {
-    request_throughput: { unit: 'requests/sec', avg: g.requests_per_s },
+    [key(DEFS.requestThroughput)]: { unit: DEFS.requestThroughput.unit, avg: g.requests_per_s },
   };
-  for (const [name, unit, key] of REQUEST_METRICS) out[name] = requestMetric(unit, stats[key]);
+  for (const [def, stat] of REQUEST_METRICS) out[key(def)] = requestMetric(def.unit, stats[stat]);
   out.request_count = { unit: 'count', avg: level.requests + level.errors };
-  out.output_token_throughput = { unit: 'tokens/sec', avg: g.output_tokens_per_s };
-  if (g.goodput) out.request_goodput = { unit: 'requests/sec', avg: g.goodput.requests_per_s };
+  out[key(DEFS.outputTokenThroughput)] = {
+    unit: DEFS.outputTokenThroughput.unit,
+    avg: g.output_tokens_per_s,
+  };
+  if (g.goodput) out[key(DEFS.goodput)] = { unit: DEFS.goodput.unit, avg: g.goodput.requests_per_s };
   const slo = g.goodput?.slo;
   out.input_config = {
     model_names: [model],
@@ -54,9 +63,9 @@ export function genaiPerfJson(level: LevelResult, model: string): string | undef
       ? {
           input: {
             goodput: {
-              ...(slo.ttft_ms !== undefined ? { time_to_first_token: slo.ttft_ms } : {}),
-              ...(slo.itl_ms !== undefined ? { inter_token_latency: slo.itl_ms } : {}),
-              ...(slo.latency_ms !== undefined ? { request_latency: slo.latency_ms } : {}),
+              ...(slo.ttft_ms !== undefined ? { [key(DEFS.ttft)]: slo.ttft_ms } : {}),
+              ...(slo.itl_ms !== undefined ? { [key(DEFS.itl)]: slo.itl_ms } : {}),
+              ...(slo.latency_ms !== undefined ? { [key(DEFS.latency)]: slo.latency_ms } : {}),
             },
           },
         }

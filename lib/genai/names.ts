@@ -1,37 +1,13 @@
 /**
- * k6 metric names of the generative scenario (docs/generative-metrics.md lists them with their units), spelled
- * once for the scenario that records them, its thresholds and the summary that reads them back. Pure.
+ * k6 metric names of the generative scenario, from their definitions (metric-defs.ts), for the scenario that
+ * records them, its thresholds and the summary that reads them back. Pure.
  */
+import { GENAI_METRIC_DEFS, RECORDED_GENAI_METRICS, type RecordedGenaiMetricKey } from './metric-defs.ts';
 
-/** Trends in ms, Counter in tokens, Rate of failed requests. */
-export const GENAI_METRICS = {
-  /** Time to first token per request, ms. */
-  ttft: 'genai_ttft',
-  /** Inter-token latency per request, (latency - TTFT)/(OSL - 1), ms; only requests with OSL > 1. */
-  itl: 'genai_itl',
-  /** Send to last token per request, ms. */
-  latency: 'genai_latency',
-  /** Arrival gaps between consecutive tokens, pooled over requests (vLLM's ITL), ms. */
-  chunkGap: 'genai_chunk_gap',
-  /** Output sequence length per successful request, tokens (Trend, for its distribution). */
-  osl: 'genai_osl',
-  /** Input sequence length per successful request, tokens (Trend). */
-  isl: 'genai_isl',
-  /** Output tokens each successful request asked for (Trend), to set against genai_osl. */
-  requestedOsl: 'genai_requested_osl',
-  /** Successful requests whose output length differs from the one asked for (Counter). */
-  oslMismatch: 'genai_osl_mismatch',
-  /** Output tokens of successful requests (Counter: its count is the sum). */
-  outputTokens: 'genai_output_tokens',
-  /** Failed requests (Rate: true = failed). */
-  failed: 'genai_failed',
-  /** Requests meeting every SLO of the budget: TTFT, ITL, latency (Rate: true = good; failed ones are not). */
-  good: 'genai_good',
-  /** Open loop: send time - scheduled send time per request, ms (how far the generator lagged its schedule). */
-  sendLag: 'genai_send_lag',
-  /** Open loop: sends that left more than LATE_SEND_MS (open-loop.ts) after their scheduled time (Counter). */
-  lateSends: 'genai_late_sends',
-} as const;
+/** k6 metric names by key (ttft: 'genai_ttft', ...), read off the one table of definitions (metric-defs.ts). */
+export const GENAI_METRICS = Object.fromEntries(
+  RECORDED_GENAI_METRICS.map((key) => [key, GENAI_METRIC_DEFS[key].name]),
+) as { readonly [K in RecordedGenaiMetricKey]: (typeof GENAI_METRIC_DEFS)[K]['name'] };
 
 /**
  * Each measured request's raw record (metrics.ts GenerationRecord), for re-scoring offline: a Counter sample

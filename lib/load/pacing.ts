@@ -5,8 +5,8 @@
  * Design: k6's constant-arrival-rate starts iteration i at i / rate and cannot draw random gaps, so a paced
  * level is a shared-iterations scenario with one iteration per planned send. Iterations are handed out in
  * order; the VU that takes iteration i looks up send time i in the level's schedule (the same in every VU:
- * the one seeded generator, or the file) and sleeps until it, then sends. The scheduled-start latency is
- * then measured against that time exactly as for constant-arrival-rate; when every VU is busy (MAX_VUS too
+ * the one seeded generator, or the file) and sleeps until it, then sends (pacer.ts). The scheduled-start
+ * latency is then measured against that time exactly as for constant-arrival-rate; when every VU is busy (MAX_VUS too
  * low, the server saturated) iteration i starts late and the lag shows there. Runs inside k6: no Node imports.
  */
 import { type Arrivals, arrivalOffsets_ms, DEFAULT_ARRIVALS_SEED, parseArrivals } from './arrivals.ts';

@@ -1,11 +1,9 @@
 /**
- * The measured loop, defined once for its four shapes: how a request is sent (blocking under real k6,
- * async under the Node runtime) times when it is sent (closed loop, or open loop with its scheduled-start
- * latency). One body reads the next sample, keeps the sub-window tag current and sends; the shape only
- * picks two small functions, once per run: `send` (blocking or promise) and what follows a request
- * (the open loop adds its scheduled-start latency). Whatever the loop does per request is load-generator
- * time the server never sees, so the body makes no closure and no object per request: real k6
- * interprets every call in it.
+ * The measured loop of tensor requests, blocking under real k6 or async under the Node runtime. The pacer
+ * (lib/load/pacer.ts) decides when each request is sent (closed loop, k6's arrival rate, or a paced level's
+ * send time) and records its scheduled-start latency; this loop is the request it sends: the next sample, the
+ * sub-window tag kept current, the send. Whatever the loop does per request is load-generator time the server
+ * never sees, so the body makes no closure and no object per request: real k6 interprets every call in it.
  *
  * It records a gRPC request's outcome in infer_errors (HTTP has k6's own http_req_failed). Every response is checked for its status and content
  * type (the transport's send does it, for nothing per request); the outputs are checked (checks.ts) on each
@@ -16,11 +14,12 @@
  */
 import type { TensorSpec } from '../../lib/kserve/types.ts';
 import type { LevelSchedule } from '../../lib/load/pacing.ts';
-import { firstErrorCheck, parseLevelName, WINDOW_TAG } from '../../lib/load/names.ts';
+import { createPacer } from '../../lib/load/pacer.ts';
+import { WINDOW_TAG } from '../../lib/load/names.ts';
 import type { WindowClock } from '../../lib/load/windows.ts';
-import { isInvalidResponse } from '../../lib/kserve/response.ts';
 import { checkOutcome, type Expectations } from './checks.ts';
 import type { Sample } from './samples.ts';
+import { tensorScorer } from './tensor-scorer.ts';
 import type { BoundRequest, InferOutcome, Transport } from './transport.ts';
 
 /** What setup() hands every VU (JSON round trip, as k6 does). */
@@ -96,7 +95,7 @@ export interface LoopContext {
 export interface LoopPacing {
   schedule(scenario: string): LevelSchedule | undefined;
   sleep(ms: number): void | Promise<void>;
-  /** Epoch ms the wait is read on; a sub-millisecond clock where the runtime has one. @default Date.now */
+  /** Epoch ms the wait is read on. @default epochNow (lib/load/clock.ts: sub-millisecond where it can) */
   now?(): number;
 }
 
@@ -117,17 +116,10 @@ export function measuredLoop(ctx: LoopContext): MeasuredLoop {
   let bound: BoundRequest[] = [];
   let next = -1;
   let measured = 0;
-  let warned = false;
-  /** The scenario whose first failure this VU has noted (see noteFirstError), and its first invalid response. */
-  let errorScenario = '';
-  let invalidScenario = '';
+  const scorer = tensorScorer(ctx);
   let windowTagged = -1;
   let windowChange_ms = 0;
   let warmupChecks = ctx.warmupChecks;
-  // Open loop: the level's schedule, read when the sub-window changes, and this request's due time.
-  let levelStart_ms = 0;
-  let period_ms = 0;
-  let due_ms = 0;
 
   function prepare(source: Sample[]): void {
     labels = source.map((s) => s.label);
@@ -146,38 +138,9 @@ export function measuredLoop(ctx: LoopContext): MeasuredLoop {
     return next++ % prepared.length;
   }
 
-  /** Counts a request's outcome: failed on an error status, no answer, or an invalid response. */
-  function failed(error: string | undefined): void {
-    inferErrors?.add(error !== undefined);
-    if (error === undefined) return;
-    const invalid = isInvalidResponse(error);
-    if (invalid) responses.invalid.add(1);
-    if (!warned) {
-      warned = true;
-      ctx.warn(`${ctx.modelName} on ${transport.target}: ${error}`);
-    }
-    const scenario = exec.scenario.name;
-    // The level's line names its first invalid response even when another failure came first.
-    if (invalid && scenario !== invalidScenario) {
-      invalidScenario = scenario;
-      if (scenario === errorScenario) noteFirstError(error, false);
-    }
-    if (scenario !== errorScenario) noteFirstError(error, !invalid && transport.noResponse(error));
-  }
-
-  /**
-   * Records this VU's first failure in a measured level as a failing check (firstErrorCheck), once per
-   * level: the report says why a level's requests failed with it instead of blaming the generator.
-   */
-  function noteFirstError(error: string, noResponse: boolean): void {
-    errorScenario = exec.scenario.name;
-    if (!parseLevelName(errorScenario)) return;
-    ctx.check(null, { [firstErrorCheck(errorScenario, error, noResponse)]: () => false });
-  }
-
   function validated(outcome: InferOutcome, data: SetupData, i: number): void {
     if (outcome.ok) responses.checked.add(1);
-    failed(checkOutcome(outcome, data.expect, labels[i]));
+    scorer.outcome(checkOutcome(outcome, data.expect, labels[i]));
   }
 
   /**
@@ -193,17 +156,6 @@ export function measuredLoop(ctx: LoopContext): MeasuredLoop {
     exec.vu.metrics.tags[WINDOW_TAG] = String(window);
   }
 
-  /**
-   * Open loop: iteration i of a constant-arrival-rate level is due at its start + i / rate (k6's schedule).
-   * A started iteration takes the next slot even after dropped ones, so when the generator falls behind,
-   * the lag shows as latency (wrk2's rule), as a client queueing every scheduled request would see it.
-   */
-  function schedule(now_ms: number): void {
-    tagWindow(now_ms);
-    levelStart_ms = exec.scenario.startTime;
-    period_ms = 1000 / (parseLevelName(exec.scenario.name)?.level ?? Infinity);
-  }
-
   /** Whether this measured request is one of the sampled, validated ones (the first, then 1 in N). */
   function sampled(): boolean {
     if (validateEvery === 0 || measured-- > 0) return false;
@@ -211,102 +163,66 @@ export function measuredLoop(ctx: LoopContext): MeasuredLoop {
     return true;
   }
 
-  // What follows a request; the open loop first records how late it finished against its schedule.
+  // What follows a request; `then` takes functions made once, here.
   function sent(error: string | undefined): void {
-    if (error !== undefined || inferErrors) failed(error);
+    if (error !== undefined || inferErrors) scorer.outcome(error);
   }
-  function sentOpen(error: string | undefined): void {
-    scheduledLatency!.add(Date.now() - due_ms);
-    if (error !== undefined || inferErrors) failed(error);
-  }
-  function checkedOpen(): void {
-    scheduledLatency!.add(Date.now() - due_ms);
-  }
-  function nothing(): void {}
 
-  // How to send: the same calls, blocking or as promises; `then` takes functions made once, above.
-  type Send = (i: number, after: (error: string | undefined) => void) => void | Promise<void>;
-  type SendChecked = (i: number, data: SetupData, after: () => void) => void | Promise<void>;
-  const send: Send = ctx.blocking
-    ? (i, after) => after(bound[i]!.sendSync())
-    : (i, after) => bound[i]!.send().then(after);
+  // How to send: the same calls, blocking or as promises.
+  type Send = (i: number) => void | Promise<void>;
+  type SendChecked = (i: number, data: SetupData) => void | Promise<void>;
+  const send: Send = ctx.blocking ? (i) => sent(bound[i]!.sendSync()) : (i) => bound[i]!.send().then(sent);
   const sendChecked: SendChecked = ctx.blocking
-    ? (i, data, after) => {
-        validated(transport.inferSync(prepared[i]), data, i);
-        after();
-      }
-    : (i, data, after) =>
-        transport.infer(prepared[i]).then((outcome) => {
-          validated(outcome, data, i);
-          after();
-        });
+    ? (i, data) => validated(transport.inferSync(prepared[i]), data, i)
+    : (i, data) => transport.infer(prepared[i]).then((outcome) => validated(outcome, data, i));
 
-  // When to send: the closed loop sends at once; the open loop also notes when the request was due.
-  const open = scheduledLatency !== undefined;
-  const windowChanged = open ? schedule : tagWindow;
-  const afterSend = open ? sentOpen : sent;
-  const afterCheck = open ? checkedOpen : nothing;
-
-  /** A measured send: one in validateEvery checked, the rest sent and recorded. */
-  function measuredSend(i: number, data: SetupData): void | Promise<void> {
-    if (measured === 0 && sampled()) return sendChecked(i, data, afterCheck);
-    measured--;
-    return send(i, afterSend);
-  }
-
-  /** A paced send once it is due: the sub-window tag at the send time, then the measured send. */
-  function sendDue(i: number, data: SetupData): void | Promise<void> {
+  /**
+   * The tensor request the pacer sends when it is due: the next sample (or the one a replayed schedule
+   * names), the sub-window tag at the send time, then one in validateEvery checked, the rest sent and recorded.
+   */
+  function sendTensor(data: SetupData): void | Promise<void> {
+    let i = next < 0 ? pick(data) : next++ % prepared.length;
+    const named = pacer.named();
+    if (named !== undefined) i = named % prepared.length;
     const now = Date.now();
     if (now >= windowChange_ms) tagWindow(now);
-    return measuredSend(i, data);
+    if (measured === 0 && sampled()) return sendChecked(i, data);
+    measured--;
+    return send(i);
   }
 
-  // Paced open loop: iteration i of the level's shared-iterations scenario is send i of its schedule.
-  const pacing = open ? ctx.pacing : undefined;
-  const epochNow = pacing?.now ?? Date.now;
-  let pacedScenario = '';
-  let offsets: readonly number[] = [];
-  let payloads: readonly (number | undefined)[] | undefined;
-  function inferPaced(data: SetupData): void | Promise<void> {
-    if (exec.scenario.name !== pacedScenario) {
-      pacedScenario = exec.scenario.name;
-      const level = pacing!.schedule(pacedScenario);
-      offsets = level?.offsets_ms ?? [];
-      payloads = level?.payloads;
-    }
-    const n = exec.scenario.iterationInTest;
-    if (n >= offsets.length) return;
-    let i = next < 0 ? pick(data) : next++ % prepared.length;
-    const named = payloads?.[n];
-    if (named !== undefined) i = named % prepared.length;
-    due_ms = exec.scenario.startTime + offsets[n]!;
-    const wait_ms = due_ms - epochNow();
-    if (wait_ms <= 0) return sendDue(i, data);
-    if (ctx.blocking) {
-      pacing!.sleep(wait_ms);
-      return sendDue(i, data);
-    }
-    return (pacing!.sleep(wait_ms) as Promise<void>).then(() => sendDue(i, data));
-  }
+  // When to send: at once (closed loop), when k6 starts the iteration (its arrival rate, the due time noted
+  // for the scheduled-start latency), or at a paced level's send time (lib/load/pacer.ts).
+  const pacing = scheduledLatency ? ctx.pacing : undefined;
+  const pacer = createPacer<SetupData>({
+    exec,
+    send: sendTensor,
+    blocking: ctx.blocking,
+    ...(scheduledLatency
+      ? {
+          open: {
+            scheduledLatency,
+            sleep: pacing?.sleep ?? noSleep,
+            ...(pacing ? { schedule: pacing.schedule } : {}),
+            ...(pacing?.now ? { now: pacing.now } : {}),
+          },
+        }
+      : {}),
+  });
 
   return {
     warmup(data) {
       const i = pick(data);
       if (warmupChecks > 0) {
         warmupChecks--;
-        return sendChecked(i, data, nothing);
+        return sendChecked(i, data);
       }
-      return send(i, sent);
+      return send(i);
     },
     // The hot path: one comparison per request for the sub-window, one for the sampled check.
-    infer: pacing
-      ? inferPaced
-      : (data) => {
-          const i = next < 0 ? pick(data) : next++ % prepared.length;
-          const now = Date.now();
-          if (now >= windowChange_ms) windowChanged(now);
-          if (open) due_ms = levelStart_ms + exec.scenario.iterationInTest * period_ms;
-          return measuredSend(i, data);
-        },
+    infer: pacer.iteration,
   };
 }
+
+/** k6's arrival rate starts an iteration when it is due: nothing to wait for. */
+function noSleep(): void {}

@@ -4,14 +4,13 @@
  * one readable line when the server or model is not ready, the exec functions (the measured loop,
  * measured-loop.ts), the server-statistics probe and handleSummary(). Scenario files stay a few lines long.
  */
-import { check, sleep } from 'k6';
+import { check } from 'k6';
 import exec from 'k6/execution';
 import type { Options } from 'k6/options';
 import { inputsFor } from '../../models/index.ts';
 import type { ModelEntry } from '../../models/types.ts';
 import { normalizeModelConfig } from '../../lib/kserve/config.ts';
 import { tensorSpecs } from '../../lib/kserve/metadata.ts';
-import { epochNow } from '../../lib/load/clock.ts';
 import {
   createInferErrors,
   createResponseCounters,
@@ -31,6 +30,7 @@ import { withClientCertificate } from './client-certificate.ts';
 import { scenarioSends } from '../../lib/sequence/rate.ts';
 import type { K6SummaryData } from '../../lib/summary/from-summary.ts';
 import { blockingCallsAllowed } from './blocking.ts';
+import { sleepFor } from './wait.ts';
 import type { Expectations } from './checks.ts';
 import { type ExecFunction, measuredLoop, type SetupData } from './measured-loop.ts';
 import { mixSlotFromEnv, resolveRunPlan, type RunPlan } from './run-plan.ts';
@@ -116,9 +116,7 @@ export function modelTest(
     env,
     (path) => open(path),
   );
-  const sleepFor = blocking
-    ? (ms: number) => sleep(ms / 1000)
-    : (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+  const wait = sleepFor(blocking);
   const loop = sequence
     ? sequenceLoop({
         ...loopContext,
@@ -132,8 +130,7 @@ export function modelTest(
               rate: {
                 sequences: sequence.sequences,
                 sends: scenarioSends({ ...run.load, levelSchedule: run.levelSchedule }),
-                sleep: sleepFor,
-                now: epochNow,
+                sleep: wait,
                 scheduledLatency,
               },
             }
@@ -151,7 +148,7 @@ export function modelTest(
         ...(scheduledLatency ? { scheduledLatency } : {}),
         ...(run.load.pacing
           ? {
-              pacing: { schedule: run.levelSchedule, sleep: sleepFor, now: epochNow },
+              pacing: { schedule: run.levelSchedule, sleep: wait },
             }
           : {}),
       });

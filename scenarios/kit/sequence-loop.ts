@@ -8,10 +8,11 @@
  * orphaned (the server keeps it until its idle timeout). Everything k6 provides comes in through the context, so
  * tests run it on fakes.
  */
-import { firstErrorCheck, parseLevelName, WINDOW_TAG } from '../../lib/load/names.ts';
+import { createPacer, type Pacer } from '../../lib/load/pacer.ts';
+import { parseLevelName, WINDOW_TAG } from '../../lib/load/names.ts';
 import type { WindowClock } from '../../lib/load/windows.ts';
 import { createRandom } from '../../lib/random/random.ts';
-import { isInvalidResponse } from '../../lib/kserve/response.ts';
+import { tensorScorer } from './tensor-scorer.ts';
 import { readOutputs } from './validity.ts';
 import type {
   ExecFunction,
@@ -57,9 +58,15 @@ export interface SequenceRate {
   sequences: number;
   sends(scenario: string): ScenarioSends | undefined;
   sleep(ms: number): void | Promise<void>;
-  /** Epoch ms the wait is read on; a sub-millisecond clock where the runtime has one. @default Date.now */
+  /** Epoch ms the wait is read on. @default epochNow (lib/load/clock.ts: sub-millisecond where it can) */
   now?(): number;
   scheduledLatency: LoopMetric;
+}
+
+/** A request-rate iteration's place: its open sequence and the step it is at. */
+interface Turn {
+  seq?: Live;
+  step: number;
 }
 
 /** One VU's sequence in progress. */
@@ -78,8 +85,7 @@ export function sequenceLoop(ctx: SequenceLoopContext): MeasuredLoop {
   const { transport, exec, clock, counters } = ctx;
   let ids: SequenceIds | undefined;
   let random: ReturnType<typeof createRandom> | undefined;
-  let warned = false;
-  let errorScenario = '';
+  const scorer = tensorScorer(ctx);
   let windowChange_ms = 0;
   /** The sequence this VU is in; still set at the next open() when k6 cut the iteration that ran it. */
   let unfinished: Live | undefined;
@@ -125,10 +131,8 @@ export function sequenceLoop(ctx: SequenceLoopContext): MeasuredLoop {
     if (seq.cut) return false;
     if (outcome.ok) ctx.responses.checked.add(1);
     const result = outcome.ok ? readOutputs(outcome) : (outcome.error() ?? 'request failed');
-    ctx.inferErrors?.add(typeof result === 'string');
+    scorer.outcome(typeof result === 'string' ? result : undefined);
     if (typeof result === 'string') {
-      if (isInvalidResponse(result)) ctx.responses.invalid.add(1);
-      failed(result);
       counters.orphaned.add(1);
       unfinished = undefined;
       return false;
@@ -136,28 +140,13 @@ export function sequenceLoop(ctx: SequenceLoopContext): MeasuredLoop {
     if (!seq.outOfOrder && !echoes(result, ctx.output, seq.id, step)) {
       seq.outOfOrder = true;
       counters.outOfOrder.add(1);
-      failed(`sequence ${seq.id}: the response to step ${step} is not that step's`);
+      scorer.failed(`sequence ${seq.id}: the response to step ${step} is not that step's`);
     }
     if (step === seq.length - 1) {
       counters.completed.add(1);
       unfinished = undefined;
     }
     return true;
-  }
-
-  /** Warns once per VU and records the first failure of a measured level as a failing check. */
-  function failed(error: string): void {
-    if (!warned) {
-      warned = true;
-      ctx.warn(`${ctx.modelName} on ${transport.target}: ${error}`);
-    }
-    if (exec.scenario.name === errorScenario) return;
-    errorScenario = exec.scenario.name;
-    if (!parseLevelName(errorScenario)) return;
-    ctx.check(null, {
-      [firstErrorCheck(errorScenario, error, !isInvalidResponse(error) && transport.noResponse(error))]: () =>
-        false,
-    });
   }
 
   function runSync(): void {
@@ -175,67 +164,47 @@ export function sequenceLoop(ctx: SequenceLoopContext): MeasuredLoop {
   }
 
   /**
-   * Request rate: this iteration is sequence `slot` of its level and sends k = slot, slot + N, ... of the
-   * level's sends, each on time or, when its previous answer came late, as soon as it came. A sequence that ends
-   * starts the next with a fresh id; the one open at the iteration's last send ends there (END), so the level
-   * leaves no sequence open, as perf_analyzer completes its ongoing sequences when a measurement stops.
+   * Request rate: this iteration is sequence `slot` of its level and the pacer (lib/load/pacer.ts) sends it
+   * k = slot, slot + N, ... of the level's sends, each on time or, when its previous answer came late, as soon as
+   * it came. A sequence that ends starts the next with a fresh id; the one open at the iteration's last send ends
+   * there (END), so the level leaves no sequence open, as perf_analyzer completes its ongoing sequences when a
+   * measurement stops. The turn's state is the iteration's own: one cut at its graceful stop may run on.
    */
-  function rateTurns() {
-    const rate = ctx.rate!;
-    const sends = rate.sends(exec.scenario.name);
-    const offsets = sends?.offsets_ms ?? [];
-    let seq: Live | undefined;
-    let step = 0;
-    let due_ms = 0;
-    return {
-      offsets,
-      first: exec.scenario.iterationInTest % rate.sequences,
-      stride: rate.sequences,
-      /** Ms to wait before send k; notes when it is due. */
-      wait(k: number): number {
-        due_ms = exec.scenario.startTime + offsets[k]!;
-        return due_ms - (rate.now ?? Date.now)();
-      },
-      /** Send k's request: the next step of the open sequence, or the first of a new one. */
-      request(k: number): unknown {
-        if (!seq) {
-          seq = open();
-          step = 0;
-        }
-        if (k + rate.sequences >= offsets.length) seq.length = step + 1;
-        return prepare(seq, step);
-      },
-      answered(outcome: InferOutcome): void {
-        if (sends?.measured) rate.scheduledLatency.add(Date.now() - due_ms);
-        if (!settle(seq!, step, outcome) || ++step === seq!.length) seq = undefined;
-      },
-    };
-  }
-
-  function runRateSync(): void {
-    const turns = rateTurns();
-    for (let k = turns.first; k < turns.offsets.length; k += turns.stride) {
-      const wait_ms = turns.wait(k);
-      if (wait_ms > 0) ctx.rate!.sleep(wait_ms);
-      turns.answered(transport.inferSync(turns.request(k)));
+  function turnRequest(turn: Turn, k: number): unknown {
+    if (!turn.seq) {
+      turn.seq = open();
+      turn.step = 0;
     }
+    if (k + ctx.rate!.sequences >= pacer!.sends()) turn.seq.length = turn.step + 1;
+    return prepare(turn.seq, turn.step);
   }
 
-  async function runRateAsync(): Promise<void> {
-    const turns = rateTurns();
-    for (let k = turns.first; k < turns.offsets.length; k += turns.stride) {
-      const wait_ms = turns.wait(k);
-      if (wait_ms > 0) await ctx.rate!.sleep(wait_ms);
-      turns.answered(await transport.infer(turns.request(k)));
-    }
+  function turnAnswered(turn: Turn, outcome: InferOutcome): void {
+    if (!settle(turn.seq!, turn.step, outcome) || ++turn.step === turn.seq!.length) turn.seq = undefined;
   }
 
-  const run: ExecFunction = ctx.rate
-    ? ctx.blocking
-      ? runRateSync
-      : runRateAsync
-    : ctx.blocking
-      ? runSync
-      : runAsync;
+  const pacer: Pacer<Turn> | undefined = ctx.rate
+    ? createPacer<Turn>({
+        exec,
+        blocking: ctx.blocking,
+        send: ctx.blocking
+          ? (turn): void => turnAnswered(turn, transport.inferSync(turnRequest(turn, pacer!.slot())))
+          : async (turn): Promise<void> =>
+              turnAnswered(turn, await transport.infer(turnRequest(turn, pacer!.slot()))),
+        open: {
+          scheduledLatency: ctx.rate.scheduledLatency,
+          schedule: ctx.rate.sends,
+          sleep: ctx.rate.sleep,
+          ...(ctx.rate.now ? { now: ctx.rate.now } : {}),
+        },
+      })
+    : undefined;
+
+  function runRate(): void | Promise<void> {
+    const sequences = ctx.rate!.sequences;
+    return pacer!.turns({ step: 0 }, exec.scenario.iterationInTest % sequences, sequences);
+  }
+
+  const run: ExecFunction = ctx.rate ? runRate : ctx.blocking ? runSync : runAsync;
   return { warmup: run, infer: run };
 }

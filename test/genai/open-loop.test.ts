@@ -1,42 +1,9 @@
-/** The generative open loop: each measured request's due time, and the level's schedule read back and worded. */
+/** The generative open loop: the level's schedule read back and worded (due times: test/load/pacer.test.ts). */
 import { describe, expect, it } from 'vitest';
 import { generativeLevels } from '../../lib/genai/level-summary.ts';
-import { couldNotKeepUp, dueClock, scheduleLines } from '../../lib/genai/open-loop.ts';
+import { couldNotKeepUp, scheduleLines } from '../../lib/genai/open-loop.ts';
 import type { PlannedLevel } from '../../lib/load/scenarios.ts';
 import type { K6SummaryData } from '../../lib/summary/from-summary.ts';
-
-function execAt(name: string, startTime: number) {
-  return { scenario: { name, startTime, iterationInTest: 0 } };
-}
-
-describe('dueClock', () => {
-  it("gives k6's i / rate after the scenario's start for an arrival-rate level", () => {
-    const exec = execAt('r4', 1_000);
-    const due = dueClock(exec);
-    expect(due()).toBe(1_000);
-    exec.scenario.iterationInTest = 3;
-    expect(due()).toBe(1_750);
-  });
-
-  it("gives a paced level's i-th send time, and nothing past its last send", () => {
-    const exec = execAt('r2', 5_000);
-    const offsets = [0, 120.5, 900];
-    const due = dueClock(exec, (name) => (name === 'r2' ? { offsets_ms: offsets } : undefined));
-    exec.scenario.iterationInTest = 1;
-    expect(due()).toBe(5_120.5);
-    exec.scenario.iterationInTest = 3;
-    expect(due()).toBeUndefined();
-  });
-
-  it('reads the schedule of the level the VU is in now', () => {
-    const exec = execAt('r2', 0);
-    const due = dueClock(exec, (name) => ({ offsets_ms: name === 'r2' ? [0, 500] : [0, 250] }));
-    exec.scenario.iterationInTest = 1;
-    expect(due()).toBe(500);
-    exec.scenario = { name: 'r4', startTime: 10_000, iterationInTest: 1 };
-    expect(due()).toBe(10_250);
-  });
-});
 
 const lag = (p50: number, p95: number, max: number) => ({
   values: { avg: p50, min: 0, med: p50, max, 'p(50)': p50, 'p(95)': p95, 'p(99)': max, count: 20 },

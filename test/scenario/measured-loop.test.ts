@@ -143,6 +143,7 @@ async function runShape(
               now_ms += ms;
               return blocking ? undefined : Promise.resolve();
             },
+            now: () => now_ms,
           },
         }
       : {}),

@@ -4,7 +4,8 @@
  * iteration over its own k6/net/grpc Stream to the decoupled model's ModelStreamInfer. Each message is timed
  * in its handler and folded into the request's record (record.ts); the request asks for Triton's empty final
  * response, the only way to know from the stream that it ended. When the stream ends the record is scored
- * (metrics.ts) into k6 metrics (names.ts). Runs unchanged under real k6 and the Node runtime, whose
+ * (metrics.ts) into k6 metrics (metric-defs.ts). When each request is sent is the pacer's (lib/load/pacer.ts);
+ * this file supplies the stream's send and its scorer, plain functions over one VU's StreamState. Runs unchanged under real k6 and the Node runtime, whose
  * iterations both wait for their open streams.
  */
 import encoding from 'k6/encoding';
@@ -12,12 +13,11 @@ import exec from 'k6/execution';
 import { Counter, Rate, Trend } from 'k6/metrics';
 import grpc from 'k6/net/grpc';
 import type { Options } from 'k6/options';
-import { sleep } from 'k6';
 import { type GenerativeModelEntry, generativeModelEntry } from '../../../models/generative.ts';
 import { maxVusFromEnv, type RunPlan, resolveRunPlan } from '../run-plan.ts';
 import { grpcMethod } from '../../../lib/kserve/grpc-messages.ts';
-import { epochNow } from '../../../lib/load/clock.ts';
 import { createScheduledLatency, createWindowRecord } from '../../../lib/load/metrics.ts';
+import { createPacer, type Pacer } from '../../../lib/load/pacer.ts';
 import {
   parseLevelName,
   SCHEDULED_LATENCY_METRIC,
@@ -26,6 +26,7 @@ import {
   WINDOW_START_METRIC,
 } from '../../../lib/load/names.ts';
 import { blockingCallsAllowed } from '../blocking.ts';
+import { sleepFor } from '../wait.ts';
 import { missedBudgetLines, runVerdictLine } from '../../../lib/summary/verdicts.ts';
 import { judgeLevels } from '../../../lib/summary/judge.ts';
 import type { K6SummaryData } from '../../../lib/summary/from-summary.ts';
@@ -39,12 +40,18 @@ import {
 } from '../../../lib/genai/level-summary.ts';
 import { llmBackendFromEnv, type PromptInput, promptInputs } from '../../../lib/genai/length-controls.ts';
 import { type GenerationRecord, meetsSlo, requestMetrics, type Slo } from '../../../lib/genai/metrics.ts';
-import { GENAI_METRICS, GENAI_RECORD } from '../../../lib/genai/names.ts';
-import { dueClock, LATE_SEND_MS, scheduleLines } from '../../../lib/genai/open-loop.ts';
+import { GENAI_RECORD } from '../../../lib/genai/names.ts';
+import {
+  GENAI_METRIC_DEFS,
+  type GenaiMetricDef,
+  RECORDED_GENAI_METRICS,
+  type RecordedGenaiMetricKey,
+} from '../../../lib/genai/metric-defs.ts';
+import { LATE_SEND_MS, scheduleLines } from '../../../lib/genai/open-loop.ts';
 import { failRecord, newRecord, recordDecoupled } from '../../../lib/genai/record.ts';
 import { loadSseModule, type SseProtocol, sseRequest, streamSse } from './sse-stream.ts';
 import { parseWorkload, type TokenSource } from '../../../lib/genai/workload.ts';
-import { endpointHint, type StreamProtocol } from '../settings.ts';
+import { endpointHint, type Settings, type StreamProtocol } from '../settings.ts';
 
 /** The generative scenario's exports. */
 export interface GenerativeTest {
@@ -192,29 +199,13 @@ export function plannedRequests(
 /** The per-level thresholds: the budget where it applies, probes for everything the summary reads. */
 function thresholds(run: RunPlan, tokens: TokenBudget): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  const open: Record<string, string> =
-    run.load.mode === 'request-rate'
-      ? {
-          [GENAI_METRICS.sendLag]: 'max>=0',
-          [GENAI_METRICS.lateSends]: 'count>=0',
-          [SCHEDULED_LATENCY_METRIC]: 'max>=0',
-        }
-      : {};
-  const probes: Record<string, string> = {
-    ...open,
-    [GENAI_METRICS.good]: 'rate>=0',
-    [GENAI_METRICS.ttft]: 'max>=0',
-    [GENAI_METRICS.itl]: 'max>=0',
-    [GENAI_METRICS.latency]: 'max>=0',
-    [GENAI_METRICS.chunkGap]: 'max>=0',
-    [GENAI_METRICS.osl]: 'max>=0',
-    [GENAI_METRICS.isl]: 'max>=0',
-    [GENAI_METRICS.outputTokens]: 'count>=0',
-    [GENAI_METRICS.requestedOsl]: 'max>=0',
-    [GENAI_METRICS.oslMismatch]: 'count>=0',
-    [GENAI_METRICS.failed]: 'rate>=0',
-    dropped_iterations: 'count>=0',
-  };
+  const openLoop = run.load.mode === 'request-rate';
+  const probes: Record<string, string> = openLoop ? { [SCHEDULED_LATENCY_METRIC]: 'max>=0' } : {};
+  for (const key of RECORDED_GENAI_METRICS) {
+    const def: GenaiMetricDef = GENAI_METRIC_DEFS[key];
+    if (def.probe && (def.needs !== 'open loop' || openLoop)) probes[def.name!] = def.probe;
+  }
+  probes['dropped_iterations'] = 'count>=0';
   for (const { name } of run.plan.levels) {
     const budgets = generativeBudgetExprs(run.budget, run.overrides, tokens, name);
     for (const [metric, probe] of Object.entries(probes))
@@ -244,6 +235,206 @@ function vusOf(options: Options): (level: string) => number | undefined {
   };
 }
 
+/** A k6 metric a stream request is scored into. */
+interface StreamMetric {
+  add(value: number | boolean): void;
+}
+
+/** The metrics a VU records, made from their definitions (metric-defs.ts); the open loop's only in one. */
+function streamMetrics(openLoop: boolean) {
+  const made = {} as Record<RecordedGenaiMetricKey, StreamMetric>;
+  for (const key of RECORDED_GENAI_METRICS) {
+    const def: GenaiMetricDef = GENAI_METRIC_DEFS[key];
+    if (def.needs === 'open loop' && !openLoop) continue;
+    const name = def.name!;
+    made[key] =
+      def.type === 'counter'
+        ? new Counter(name)
+        : def.type === 'rate'
+          ? new Rate(name)
+          : new Trend(name, def.time === true);
+  }
+  return { ...made, record: new Counter(GENAI_RECORD.metric) };
+}
+
+/**
+ * What one VU's stream requests share, built once in the init context: the requests, where they go, the
+ * metrics they are scored into, the gRPC client and the pacer that sends them. The functions below read it.
+ */
+interface StreamState {
+  settings: Settings;
+  protocol: StreamProtocol;
+  requests: PlannedRequest[];
+  /** Over SSE: the extension's module and each planned request's URL and body; over gRPC, undefined. */
+  sse?: ReturnType<typeof loadSseModule>;
+  sseRequests?: ReturnType<typeof sseRequest>[];
+  /** Where requests go, for the warning line. */
+  target: string;
+  client: grpc.Client;
+  connected: boolean;
+  /** A level's failure was logged (once per VU). */
+  warned: boolean;
+  metrics: ReturnType<typeof streamMetrics>;
+  slo: Slo;
+  /** Request rate: the scheduled-start latency is recorded when each stream ends. */
+  open: boolean;
+  pacer: Pacer<undefined>;
+}
+
+const STREAM_METHOD = grpcMethod('ModelStreamInfer');
+
+function connect(state: StreamState): void {
+  if (state.connected) return;
+  state.client.connect(state.settings.grpcUrl, { plaintext: true, timeout: '60s' });
+  state.connected = true;
+}
+
+/** Hands a measured request's raw record to the outputs (--out json), for `k6-triton rescore`. */
+function keep(state: StreamState, record: GenerationRecord): void {
+  if (!parseLevelName(exec.scenario.name)) return;
+  const metadata = exec.vu.metrics.metadata as Record<string, string>;
+  metadata[GENAI_RECORD.metadata] = JSON.stringify(record);
+  state.metrics.record.add(1);
+  delete metadata[GENAI_RECORD.metadata];
+}
+
+/** The stream kind's scorer: a finished request into the k6 metrics; a failure counted and, once per VU, logged. */
+function score(state: StreamState, record: GenerationRecord, asked: PlannedRequest): void {
+  keep(state, record);
+  const { metrics } = state;
+  const m = requestMetrics(record);
+  metrics.failed.add(!m.ok);
+  metrics.good.add(meetsSlo(m, state.slo));
+  if (!m.ok) {
+    // Warm-up requests cut at the window's start end this way by design: only a level's failures are news.
+    if (!state.warned && parseLevelName(exec.scenario.name))
+      console.warn(`${state.settings.modelName} on ${state.target}: ${m.error}`);
+    if (parseLevelName(exec.scenario.name)) state.warned = true;
+    return;
+  }
+  metrics.ttft.add(m.ttft_ms!);
+  metrics.latency.add(m.latency_ms!);
+  if (m.itl_ms !== undefined) metrics.itl.add(m.itl_ms);
+  for (const gap of m.gaps_ms) metrics.chunkGap.add(gap);
+  metrics.outputTokens.add(m.outputTokens ?? 0);
+  metrics.osl.add(m.outputTokens);
+  metrics.isl.add(m.inputTokens);
+  metrics.requestedOsl.add(asked.outputTokens);
+  if (m.outputTokens !== asked.outputTokens) metrics.oslMismatch.add(1);
+}
+
+/** One request on its own gRPC stream; `finish` scores it when the stream ends. */
+function grpcOne(
+  state: StreamState,
+  asked: PlannedRequest,
+  finish: (record: GenerationRecord) => void,
+): void {
+  connect(state);
+  const stream = new grpc.Stream(state.client, STREAM_METHOD, { timeout: '120s' });
+  // The send time is stamped at the write, as perf_analyzer stamps a streamed request's: setting up the stream
+  // object is the client's work, not the request's time.
+  const record = newRecord(0, asked.inputTokens);
+  stream.on('data', (message: unknown) => {
+    const at = now();
+    if (recordDecoupled(record, readDecoupledResponse(message), at)) stream.end();
+  });
+  stream.on('error', (err) => {
+    const why = (err as { message?: unknown } | undefined)?.message;
+    failRecord(record, typeof why === 'string' ? why : 'stream failed', now());
+  });
+  stream.on('end', () => {
+    if (record.done_ms === undefined) failRecord(record, 'stream ended before the final response', now());
+    finish(record);
+  });
+  record.sent_ms = now();
+  stream.write(asked.body);
+}
+
+/**
+ * Request `i` of the planned ones (round robin) over gRPC or SSE; the iteration lasts until its stream ends.
+ * `due_ms`: its scheduled send, in an open loop, for the scheduled-start latency when the stream ends.
+ */
+function streamOne(state: StreamState, i: number, due_ms?: number): void {
+  const asked = state.requests[i % state.requests.length]!;
+  const finish = (record: GenerationRecord) => {
+    if (due_ms !== undefined) state.pacer.ended(due_ms);
+    score(state, record, asked);
+  };
+  if (!state.sseRequests) {
+    grpcOne(state, asked, finish);
+    return;
+  }
+  streamSse({
+    protocol: state.protocol as SseProtocol,
+    sse: state.sse!,
+    request: state.sseRequests[i % state.sseRequests.length]!,
+    headers: state.settings.headers,
+    inputTokens: asked.inputTokens,
+    now,
+    score: finish,
+  });
+}
+
+/**
+ * The stream kind's send, called by the pacer when the request is due: a recorded schedule (a trace) names
+ * the request each send makes; otherwise send n makes request n.
+ */
+function sendStream(state: StreamState): void {
+  const { pacer } = state;
+  if (state.open) streamOne(state, pacer.named() ?? pacer.slot(), pacer.due());
+  else streamOne(state, pacer.slot());
+}
+
+/** setup(): over gRPC, the server answers and the model is ready; else one readable line. */
+async function checkReady(state: StreamState): Promise<void> {
+  const { settings, client } = state;
+  // Over SSE a server that does not answer fails every request with its error instead.
+  if (state.sseRequests) return;
+  // One readable line when nothing answers or the model is not there.
+  try {
+    connect(state);
+  } catch (err) {
+    throw new Error(
+      `server ${settings.grpcUrl} is unreachable (${err instanceof Error ? err.message : String(err)}); start it or ${endpointHint(settings)}`,
+    );
+  }
+  const ready = await client.asyncInvoke(grpcMethod('ModelReady'), {
+    name: settings.modelName,
+    version: '',
+  });
+  if (ready.status !== grpc.StatusOK || !(ready.message as { ready?: boolean })?.ready) {
+    throw new Error(
+      `model ${settings.modelName} on ${settings.grpcUrl} is not ready (${(ready.error as { message?: string } | null)?.message ?? 'not ready'}); start the server or ${endpointHint(settings)}`,
+    );
+  }
+}
+
+/** The end-of-test summary: a line per level, token and schedule lines, the verdict; the JSON files asked for. */
+function summary(
+  data: Record<string, unknown>,
+  run: RunPlan,
+  context: { slo: Slo; sources: TokenSources; env: Record<string, string | undefined> },
+): Record<string, string> {
+  const { env } = context;
+  const results = generativeLevels(data as K6SummaryData, run.plan.levels, {
+    slo: context.slo,
+    vus: vusOf(run.options),
+    capped: maxVusFromEnv(env) !== undefined,
+    sources: context.sources,
+  });
+  const missed = missedBudgetLines(results);
+  const lines = [...generativeLines(results), ...tokenLines(results), ...scheduleLines(results), ...missed];
+  const { verdict, reasons } = judgeLevels(
+    results,
+    run.plan.levels.map((l) => l.name),
+  );
+  lines.push(runVerdictLine(verdict, reasons));
+  const out: Record<string, string> = { stdout: `${lines.join('\n')}\n` };
+  if (env.SUMMARY_JSON) out[env.SUMMARY_JSON] = JSON.stringify(data);
+  if (env.LEVELS_JSON) out[env.LEVELS_JSON] = JSON.stringify(results);
+  return out;
+}
+
 /** Builds the generative scenario; call at the top level (init context) with the text of its budget file. */
 export function generativeTest(
   entry: GenerativeModelEntry,
@@ -270,37 +461,10 @@ export function generativeTest(
     summaryTrendStats: [...(run.options.summaryTrendStats ?? []), 'p(1)', 'p(5)', 'p(10)', 'p(25)', 'p(75)'],
     thresholds: thresholds(run, tokens),
   };
-  const metrics = {
-    ttft: new Trend(GENAI_METRICS.ttft, true),
-    itl: new Trend(GENAI_METRICS.itl, true),
-    latency: new Trend(GENAI_METRICS.latency, true),
-    chunkGap: new Trend(GENAI_METRICS.chunkGap, true),
-    osl: new Trend(GENAI_METRICS.osl),
-    isl: new Trend(GENAI_METRICS.isl),
-    outputTokens: new Counter(GENAI_METRICS.outputTokens),
-    requestedOsl: new Trend(GENAI_METRICS.requestedOsl),
-    oslMismatch: new Counter(GENAI_METRICS.oslMismatch),
-    failed: new Rate(GENAI_METRICS.failed),
-    good: new Rate(GENAI_METRICS.good),
-    record: new Counter(GENAI_RECORD.metric),
-  };
-  // Open loop: when each measured request was due, and how late it left and ended against that.
-  const openLoop = run.load.mode === 'request-rate';
-  const pacing = run.load.pacing;
-  const due = dueClock(exec, pacing ? run.levelSchedule : undefined);
-  const lag = openLoop
-    ? {
-        send: new Trend(GENAI_METRICS.sendLag, true),
-        late: new Counter(GENAI_METRICS.lateSends),
-        scheduled: createScheduledLatency(),
-      }
-    : undefined;
-  const blocking = blockingCallsAllowed();
   const windowRecord = createWindowRecord(env);
   const overGrpc = protocol === 'grpc';
   // Over SSE: the extension's module (or one line naming it) and each planned request's URL and body, built
   // once; over gRPC its proto.
-  const sse = overGrpc ? undefined : loadSseModule(protocol);
   const sseRequests = overGrpc
     ? undefined
     : requests.map((r) =>
@@ -312,173 +476,52 @@ export function generativeTest(
           entry,
         ),
       );
-  const target = sseRequests?.[0]?.url ?? settings.grpcUrl;
   const client = new grpc.Client();
   if (overGrpc) client.load(['../proto'], 'grpc_service.proto');
-  const method = grpcMethod('ModelStreamInfer');
-  let connected = false;
-  let warned = false;
-
-  function connect(): void {
-    if (connected) return;
-    client.connect(settings.grpcUrl, { plaintext: true, timeout: '60s' });
-    connected = true;
-  }
-
-  /** Hands a measured request's raw record to the outputs (--out json), for `k6-triton rescore`. */
-  function keep(record: ReturnType<typeof newRecord>): void {
-    if (!parseLevelName(exec.scenario.name)) return;
-    const metadata = exec.vu.metrics.metadata as Record<string, string>;
-    metadata[GENAI_RECORD.metadata] = JSON.stringify(record);
-    metrics.record.add(1);
-    delete metadata[GENAI_RECORD.metadata];
-  }
-
-  /** Scores a finished request into the k6 metrics; a failure is counted and, once per VU, logged. */
-  function score(record: ReturnType<typeof newRecord>, asked: PlannedRequest): void {
-    keep(record);
-    const m = requestMetrics(record);
-    metrics.failed.add(!m.ok);
-    metrics.good.add(meetsSlo(m, slo));
-    if (!m.ok) {
-      // Warm-up requests cut at the window's start end this way by design: only a level's failures are news.
-      if (!warned && parseLevelName(exec.scenario.name))
-        console.warn(`${settings.modelName} on ${target}: ${m.error}`);
-      if (parseLevelName(exec.scenario.name)) warned = true;
-      return;
-    }
-    metrics.ttft.add(m.ttft_ms!);
-    metrics.latency.add(m.latency_ms!);
-    if (m.itl_ms !== undefined) metrics.itl.add(m.itl_ms);
-    for (const gap of m.gaps_ms) metrics.chunkGap.add(gap);
-    metrics.outputTokens.add(m.outputTokens ?? 0);
-    metrics.osl.add(m.outputTokens);
-    metrics.isl.add(m.inputTokens);
-    metrics.requestedOsl.add(asked.outputTokens);
-    if (m.outputTokens !== asked.outputTokens) metrics.oslMismatch.add(1);
-  }
-
-  /** One request on its own gRPC stream; `finish` scores it when the stream ends. */
-  function grpcOne(asked: PlannedRequest, finish: (record: GenerationRecord) => void): void {
-    connect();
-    const stream = new grpc.Stream(client, method, { timeout: '120s' });
-    // The send time is stamped at the write, as perf_analyzer stamps a streamed request's: setting up the stream
-    // object is the client's work, not the request's time.
-    const record = newRecord(0, asked.inputTokens);
-    stream.on('data', (message: unknown) => {
-      const at = now();
-      if (recordDecoupled(record, readDecoupledResponse(message), at)) stream.end();
-    });
-    stream.on('error', (err) => {
-      const why = (err as { message?: unknown } | undefined)?.message;
-      failRecord(record, typeof why === 'string' ? why : 'stream failed', now());
-    });
-    stream.on('end', () => {
-      if (record.done_ms === undefined) failRecord(record, 'stream ended before the final response', now());
-      finish(record);
-    });
-    record.sent_ms = now();
-    stream.write(asked.body);
-  }
-
-  /**
-   * Request `i` of the planned ones (round robin) over gRPC or SSE; the iteration lasts until its stream ends.
-   * `due_ms`: its scheduled send, in an open loop.
-   */
-  function streamOne(i: number, due_ms?: number): void {
-    const asked = requests[i % requests.length]!;
-    const finish = (record: GenerationRecord) => {
-      if (due_ms !== undefined) lag!.scheduled.add(Date.now() - due_ms);
-      score(record, asked);
-    };
-    if (due_ms !== undefined) {
-      const late_ms = Date.now() - due_ms;
-      lag!.send.add(late_ms);
-      lag!.late.add(late_ms > LATE_SEND_MS ? 1 : 0);
-    }
-    if (overGrpc) {
-      grpcOne(asked, finish);
-      return;
-    }
-    streamSse({
-      protocol: protocol as SseProtocol,
-      sse: sse!,
-      request: sseRequests![i % sseRequests!.length]!,
-      headers: settings.headers,
-      inputTokens: asked.inputTokens,
-      now,
-      score: finish,
-    });
-  }
+  const blocking = blockingCallsAllowed();
+  // Open loop: when each measured request was due, and how late it left and ended against that (the pacer).
+  const openLoop = run.load.mode === 'request-rate';
+  const metrics = streamMetrics(openLoop);
+  const state: StreamState = {
+    settings,
+    protocol,
+    requests,
+    ...(overGrpc ? {} : { sse: loadSseModule(protocol), sseRequests }),
+    target: sseRequests?.[0]?.url ?? settings.grpcUrl,
+    client,
+    connected: false,
+    warned: false,
+    metrics,
+    slo,
+    open: openLoop,
+    pacer: createPacer<undefined>({
+      exec,
+      blocking,
+      send: () => sendStream(state),
+      ...(openLoop
+        ? {
+            open: {
+              scheduledLatency: createScheduledLatency(),
+              ...(run.load.pacing ? { schedule: run.levelSchedule } : {}),
+              sleep: sleepFor(blocking),
+              sendLag: { lag: metrics.sendLag, late: metrics.lateSends, lateAfter_ms: LATE_SEND_MS },
+              endsLater: true,
+            },
+          }
+        : {}),
+    }),
+  };
 
   return {
     options,
     run,
-    async setup(): Promise<void> {
-      // Over SSE a server that does not answer fails every request with its error instead.
-      if (!overGrpc) return;
-      // One readable line when nothing answers or the model is not there.
-      try {
-        connect();
-      } catch (err) {
-        throw new Error(
-          `server ${settings.grpcUrl} is unreachable (${err instanceof Error ? err.message : String(err)}); start it or ${endpointHint(settings)}`,
-        );
-      }
-      const ready = await client.asyncInvoke(grpcMethod('ModelReady'), {
-        name: settings.modelName,
-        version: '',
-      });
-      if (ready.status !== grpc.StatusOK || !(ready.message as { ready?: boolean })?.ready) {
-        throw new Error(
-          `model ${settings.modelName} on ${settings.grpcUrl} is not ready (${(ready.error as { message?: string } | null)?.message ?? 'not ready'}); start the server or ${endpointHint(settings)}`,
-        );
-      }
-    },
-    warmup: () => streamOne(exec.scenario.iterationInTest),
-    infer(): void | Promise<void> {
-      const n = exec.scenario.iterationInTest;
-      if (!openLoop) return streamOne(n);
-      const due_ms = due();
-      if (due_ms === undefined) return;
-      // A recorded schedule (a trace) names the request each send makes; otherwise iteration n sends request n.
-      const i = (pacing ? run.levelSchedule(exec.scenario.name)?.payloads?.[n] : undefined) ?? n;
-      const wait_ms = due_ms - epochNow();
-      // k6's arrival rate starts the iteration when it is due; a paced level's VU waits for its send time.
-      if (!pacing || wait_ms <= 0) return streamOne(i, due_ms);
-      if (blocking) {
-        sleep(wait_ms / 1000);
-        return streamOne(i, due_ms);
-      }
-      return new Promise<void>((resolve) => setTimeout(resolve, wait_ms)).then(() => streamOne(i, due_ms));
-    },
+    setup: () => checkReady(state),
+    warmup: () => streamOne(state, exec.scenario.iterationInTest),
+    infer: () => state.pacer.iteration(undefined),
     async stats(): Promise<void> {
       windowRecord.add(Date.now(), run.load.window_s);
       await new Promise((resolve) => setTimeout(resolve, run.load.window_s * 1000));
     },
-    handleSummary(data) {
-      const results = generativeLevels(data as K6SummaryData, run.plan.levels, {
-        slo,
-        vus: vusOf(run.options),
-        capped: maxVusFromEnv(env) !== undefined,
-        sources,
-      });
-      const missed = missedBudgetLines(results);
-      const lines = [
-        ...generativeLines(results),
-        ...tokenLines(results),
-        ...scheduleLines(results),
-        ...missed,
-      ];
-      const { verdict, reasons } = judgeLevels(
-        results,
-        run.plan.levels.map((l) => l.name),
-      );
-      lines.push(runVerdictLine(verdict, reasons));
-      const out: Record<string, string> = { stdout: `${lines.join('\n')}\n` };
-      if (env.SUMMARY_JSON) out[env.SUMMARY_JSON] = JSON.stringify(data);
-      if (env.LEVELS_JSON) out[env.LEVELS_JSON] = JSON.stringify(results);
-      return out;
-    },
+    handleSummary: (data) => summary(data, run, { slo, sources, env }),
   };
 }

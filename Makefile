@@ -20,6 +20,10 @@ $(NODE_MODULES): package-lock.json
 	ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
 	@touch $@
 
+## docs-settings: write the settings table of docs/benchmarks.md from lib/settings/schema.ts
+docs-settings: $(NODE_MODULES)
+	node --import tsx cli/docs-settings.ts
+
 ## install: npm ci, only when node_modules is missing or older than package-lock.json
 install: $(NODE_MODULES)
 

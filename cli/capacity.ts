@@ -8,16 +8,11 @@ import { DEFAULT_MAX_TRIALS } from '../measure/capacity/search.ts';
 import type { RuntimeChoice } from '../measure/core/runner.ts';
 import { modelIds } from '../models/index.ts';
 import { GENERATIVE } from '../models/generative.ts';
-import { mixOperands, runSettings } from './bench.ts';
+import { mixOperands } from './bench.ts';
+import { addSettingOptions, runSettings } from './settings-options.ts';
 import { addSslOptions } from './ssl-options.ts';
 import { runMixCapacity } from '../measure/mix/mix-capacity.ts';
-import {
-  addBudgetOptions,
-  addLocalRunOptions,
-  addTargetOptions,
-  searchOptions,
-  serverOptions,
-} from './options.ts';
+import { addLocalRunOptions, searchOptions, serverOptions } from './options.ts';
 
 /** Parses a positive number flag; commander prints the message as one line naming the flag. */
 function positive(flag: string, integer = false) {
@@ -69,13 +64,8 @@ export function registerCapacity(program: Command): void {
       '--confirm-sweep',
       'after the search, bench every level from --start to the first one it found outside the budget and say whether it confirms',
     );
-  addTargetOptions(command, 'Triton HTTP endpoint (TRITON_URL); default: start the embedded server');
+  addSettingOptions(command, 'capacity');
   addSslOptions(command);
-  command
-    .option('--step-duration <d>', 'measurement window per level, e.g. 5s (STEP_DURATION)')
-    .option('--warmup <d>', 'warm-up per level, e.g. 2s (WARMUP_DURATION)')
-    .option('--stability <pct>', 'stability tolerance, percent (STABILITY)');
-  addBudgetOptions(command);
   addLocalRunOptions(command);
   command.action(async (model: string | undefined, k6Args: string[], flags: Record<string, unknown>) => {
     const { requestRate, confirmSweep, mix, ...benchFlags } = flags;

@@ -17,7 +17,9 @@ async function outcome(program: Command, argv: string[]): Promise<number> {
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.OK;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode;
-    console.error(`k6-triton: ${err instanceof Error ? err.message : String(err)}`);
+    // Several problems (every bad setting at once) are a line each, each naming the command.
+    const message = err instanceof Error ? err.message : String(err);
+    for (const line of message.split('\n')) console.error(`k6-triton: ${line}`);
     return EXIT.FAILED;
   }
 }

@@ -5,11 +5,10 @@
  * Settings are the bench's (flags or environment); `k6-triton merge` turns the runners' samples into one report.
  */
 import { type Command, InvalidArgumentError } from 'commander';
-import { addBudgetOptions, addTargetOptions } from './options.ts';
+import { addSettingOptions, runSettings } from './settings-options.ts';
 import { stringify } from 'yaml';
 import { modelIds } from '../models/index.ts';
 import { writeResult } from '../report/not-written.ts';
-import { runSettings } from './bench.ts';
 import { k8sInput } from '../measure/k8s/inputs.ts';
 import { benchManifests, type K8sObject } from '../measure/k8s/manifests.ts';
 
@@ -37,14 +36,7 @@ export function registerK8s(program: Command): void {
     .description('Write k6-operator manifests (ConfigMap, TestRun, results claim) for a distributed bench')
     .argument('<model>', `catalog model (${modelIds().join(', ')})`)
     .argument('[k6-args...]', 'extra k6 flags for every runner, after --');
-  addTargetOptions(command, 'Triton HTTP endpoint as the runners reach it (TRITON_URL); required', false);
-  command
-    .option('--concurrency <range>', 'total over all runners: start:end:step or a list (CONCURRENCY)')
-    .option('--request-rate <range>', 'total over all runners, open loop (REQUEST_RATE)')
-    .option('--step-duration <d>', 'measurement window per level (STEP_DURATION)')
-    .option('--warmup <d>', 'warm-up per level (WARMUP_DURATION)')
-    .option('--stability <pct>', 'stability tolerance, percent (STABILITY)');
-  addBudgetOptions(command);
+  addSettingOptions(command, 'k8s');
   command
     .option(
       '--parallelism <n>',

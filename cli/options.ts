@@ -1,71 +1,18 @@
 /**
- * Flag groups shared by the commands that run a model (bench, capacity, k8s): one spelling and one
- * help text per flag, each naming the environment variable it sets (see FLAG_ENV in cli/bench.ts).
+ * Flags shared by the commands that run a model (bench, capacity, sweep) that are not settings of the run (those
+ * come from lib/settings/schema.ts: cli/settings-options.ts), and the run options read from them.
  */
-import { type Command, Option } from 'commander';
-import { DEFAULT_VALIDATE_EVERY } from '../scenarios/kit/run-plan.ts';
-import { PROTOCOLS, STREAM_PROTOCOLS } from '../scenarios/kit/settings.ts';
+import type { Command } from 'commander';
 
-/** Where the requests go and what they carry: --url .. --headers. */
-export function addTargetOptions(command: Command, urlHelp: string, withPayload = true): Command {
-  command
-    .option('--url <url>', urlHelp)
-    .option('--grpc-url <host:port>', 'Triton gRPC endpoint (TRITON_GRPC_URL)')
-    .addOption(
-      new Option('--protocol <p>', 'PROTOCOL; a generative model: grpc (default) or SSE').choices([
-        ...new Set<string>([...PROTOCOLS, ...STREAM_PROTOCOLS]),
-      ]),
-    )
-    .option('--model-name <name>', 'served model name (MODEL_NAME)')
-    .option('--model-version <v>', 'model version (MODEL_VERSION)')
-    .option('--batch <n>', 'request batch size (BATCH)')
-    .option('--precision <p>', 'FP32, FP16, INT32, INT64 (PRECISION)');
-  if (withPayload) {
-    command.option('--payload <file>', 'payload manifest or perf_analyzer input-data JSON (PAYLOAD)');
-  }
-  return command
-    .option('--headers <list>', 'extra HTTP headers / gRPC metadata "k:v,k2:v2" (HEADERS)')
-    .option(
-      '--headers-file <file>',
-      'more headers, one "Name: value" a line, e.g. a bearer token; values never printed (HEADERS_FILE)',
-    )
-    .option(
-      '--insecure-skip-tls-verify',
-      "don't verify the server's TLS certificate (INSECURE_SKIP_TLS_VERIFY)",
-    )
-    .option('--tls-ca <file>', "PEM file of the CA that signed the server's certificate (TLS_CA)");
-}
-
-/** What a level must meet and how much of it is checked: --p95-ms .. --thresholds. */
-export function addBudgetOptions(command: Command): Command {
-  return command
-    .option('--p95-ms <ms>', 'override the p95 budget (P95_MS)')
-    .option('--p99-ms <ms>', 'override the p99 budget (P99_MS)')
-    .option('--ttft-p95-ms <ms>', 'generative models: override the TTFT p95 budget (TTFT_P95_MS)')
-    .option('--itl-p95-ms <ms>', 'generative models: override the ITL p95 budget (ITL_P95_MS)')
-    .option(
-      '--validate-every <n>',
-      `check outputs of 1 in n measured responses (VALIDATE_EVERY; default ${DEFAULT_VALIDATE_EVERY}; 1 = all, 0 = none); every response's status and content type are checked, and each VU's first warm-up outputs; an invalid response is a failed request`,
-    )
-    .option('--thresholds <file>', 'budget file (THRESHOLDS); default thresholds/<model>.json');
-}
-
-/** Where a local run goes: --runtime, --results-dir, --count and the embedded server's settings. */
+/**
+ * Where a local run goes: --results-dir, --count and the started server's --time-scale and --model-repository
+ * (--runtime, --tritonserver and --tls are settings: lib/settings/schema.ts).
+ */
 export function addLocalRunOptions(command: Command): Command {
   return command
-    .addOption(
-      new Option('--runtime <r>', 'k6 binary or the Node runtime (RUNTIME)')
-        .choices(['auto', 'k6', 'node'])
-        .default(process.env.RUNTIME || 'auto'),
-    )
     .option('--results-dir <dir>', 'where run folders go', 'results')
     .option('--count <n>', 'requests in a generated payload set', Number)
-    .option(
-      '--tritonserver <path>',
-      'start this real tritonserver binary instead of the embedded server (TRITONSERVER)',
-    )
     .option('--time-scale <f>', 'embedded server: multiply simulated compute times', Number)
-    .option('--tls', 'embedded server: serve HTTPS and gRPC over TLS, self-signed, trusted by the run (TLS)')
     .option(
       '--model-repository <dir>',
       'the started server (embedded or tritonserver): Triton-layout model repository',

@@ -7,9 +7,9 @@ import type { RuntimeChoice } from '../measure/core/runner.ts';
 import { type GridAxes, parseList } from '../measure/sweep/grid.ts';
 import { runSweep, SWEEP_DEFAULTS } from '../measure/sweep/run-sweep.ts';
 import { modelIds } from '../models/index.ts';
-import { runSettings } from './bench.ts';
+import { addSettingOptions, runSettings } from './settings-options.ts';
 import { addSslOptions } from './ssl-options.ts';
-import { addBudgetOptions, addLocalRunOptions, addTargetOptions, serverOptions } from './options.ts';
+import { addLocalRunOptions, serverOptions } from './options.ts';
 
 /** Adds the `sweep` subcommand to the program. */
 export function registerSweep(program: Command): void {
@@ -32,16 +32,9 @@ export function registerSweep(program: Command): void {
     )
     .option('--max-batch-size <list>', 'max_batch_size values; default: unchanged')
     .option('--concurrency <list>', 'levels measured per config', SWEEP_DEFAULTS.concurrency);
-  addTargetOptions(
-    command,
-    'Triton HTTP endpoint in explicit model-control mode (TRITON_URL); default: start the embedded server',
-  );
+  // The server must be in explicit model-control mode: the sweep loads each config through its repository API.
+  addSettingOptions(command, 'sweep');
   addSslOptions(command);
-  command
-    .option('--step-duration <d>', 'measurement window per level, e.g. 5s (STEP_DURATION)')
-    .option('--warmup <d>', 'warm-up per level, e.g. 2s (WARMUP_DURATION)')
-    .option('--stability <pct>', 'stability tolerance, percent (STABILITY)');
-  addBudgetOptions(command);
   addLocalRunOptions(command);
   command.action(async (model: string, k6Args: string[], flags: Record<string, unknown>) => {
     const { instances, maxQueueDelayUs, preferredBatch, maxBatchSize, concurrency, ...benchFlags } = flags;

@@ -17,8 +17,9 @@ import {
   subWindowKey,
   WINDOW_START_METRIC,
 } from './load/names.ts';
-import { parsePositiveNumber } from './load/parse.ts';
 import { parseThresholdExpr } from './load/threshold-expr.ts';
+import { type Env, read } from './settings/read.ts';
+import { S } from './settings/schema.ts';
 
 /** One model's budget, as thresholds/<model>.json states it. */
 export interface Budget {
@@ -168,12 +169,12 @@ export function parseBudget(json: unknown, source: string): Budget {
 }
 
 /** Reads P95_MS and P99_MS from the environment (k6's __ENV or process.env). */
-export function budgetOverridesFromEnv(env: Record<string, string | undefined>): BudgetOverrides {
+export function budgetOverridesFromEnv(env: Env): BudgetOverrides {
   const overrides: BudgetOverrides = {};
-  const p95 = env['P95_MS'];
-  const p99 = env['P99_MS'];
-  if (p95 !== undefined && p95.trim() !== '') overrides.p95_ms = parsePositiveNumber('P95_MS', p95, '20');
-  if (p99 !== undefined && p99.trim() !== '') overrides.p99_ms = parsePositiveNumber('P99_MS', p99, '40');
+  const p95 = read(env, S.P95_MS);
+  const p99 = read(env, S.P99_MS);
+  if (p95 !== undefined) overrides.p95_ms = p95;
+  if (p99 !== undefined) overrides.p99_ms = p99;
   return overrides;
 }
 

@@ -147,7 +147,14 @@ export function generativeModelEntry(g: GenerativeModelEntry): ModelEntry {
     outputs: g.outputs,
     precisions: {},
     defaultBatch: 1,
-    payload: { kind: 'prompt' },
+    payload: {
+      kind: 'prompt',
+      inputTokens: g.calibration.inputTokens,
+      outputTokens: g.calibration.outputTokens,
+      ...(g.backend === 'repeat'
+        ? { delays: { first_ms: g.calibration.ttft_ms, token_ms: g.calibration.itl_ms } }
+        : {}),
+    },
     // A stream lasts its calibrated latency: open-loop levels get VUs for the streams they keep in flight.
     load: { ...g.load, request_s: g.calibration.latency_ms / 1000 },
     scenario: 'llm',

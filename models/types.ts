@@ -4,6 +4,7 @@
  * is made of (datatypes, tensor specs, batcher settings, load shapes) live below it in lib/.
  * This folder runs inside k6 too: no Node imports.
  */
+import type { PromptDefaults } from '../lib/genai/settings.ts';
 import type { DynamicBatching } from '../lib/kserve/config.ts';
 import type { TensorSpec } from '../lib/kserve/types.ts';
 import type { LoadShape } from '../lib/load/shapes.ts';
@@ -19,8 +20,11 @@ export type PayloadRecipe =
   | { kind: 'bert'; seqLength: number; docStride: number; maxQueryLength: number }
   | { kind: 'mnist' }
   | { kind: 'random' }
-  /** Generative models: the scenario writes its prompt itself (scenarios/kit/genai/stream-test.ts); no payload set. */
-  | { kind: 'prompt' }
+  /**
+   * Generative models: the scenario writes its prompt itself (scenarios/kit/genai/stream-test.ts); no payload set. The
+   * lengths (and a repeat model's delays) its requests ask for when no setting says otherwise.
+   */
+  | ({ kind: 'prompt' } & PromptDefaults)
   /** Sequence models: each request carries [sequence id, step] for the echo check (lib/sequence/); no payload set. */
   | { kind: 'sequence' };
 

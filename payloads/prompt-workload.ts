@@ -11,15 +11,15 @@ import { fileURLToPath } from 'node:url';
 import { type PromptWorkload, parseWorkload } from '../lib/genai/workload.ts';
 import { GENERATIVE, type GenerativeModelEntry } from '../models/generative.ts';
 import { DEFAULT_CACHE_DIR } from './index.ts';
-import { makePromptWorkload, parseLengthSpec, readDataset } from './prompts.ts';
+import { makePromptWorkload, readDataset } from './prompts.ts';
+import { readGenerativeSettings } from '../lib/genai/settings.ts';
+import { given, readOr } from '../lib/settings/read.ts';
+import { S } from '../lib/settings/schema.ts';
 import { loadTokenizer } from './tokenizer.ts';
 
 /** File names inside a workload folder. */
 export const WORKLOAD_FILE = 'workload.json';
 export const SCHEDULE_FILE = 'schedule.jsonl';
-
-/** Distinct synthetic prompts unless PROMPT_COUNT says otherwise (genai-perf's --num-dataset-entries). */
-export const DEFAULT_PROMPT_COUNT = 100;
 
 /** Settings that give the load themselves, so a trace's times are not replayed. */
 const LOAD_SETTINGS = ['SCHEDULE', 'CONCURRENCY', 'REQUEST_RATE', 'REQUEST_INTERVALS'];
@@ -33,23 +33,10 @@ export interface WorkloadRef {
   workload: PromptWorkload;
 }
 
-function whole(
-  env: Record<string, string | undefined>,
-  name: string,
-  fallback: number,
-  least: number,
-): number {
-  const raw = env[name]?.trim();
-  if (!raw) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < least)
-    throw new Error(`invalid ${name}="${env[name]}"; expected a whole number >= ${least}`);
-  return n;
-}
-
 /** The model's tokenizer: TOKENIZER when set, else the one in its repository folder. */
 export function tokenizerPath(entry: GenerativeModelEntry, env: Record<string, string | undefined>): string {
-  if (env['TOKENIZER']?.trim()) return resolve(env['TOKENIZER'].trim());
+  const given_ = given(env, S.TOKENIZER);
+  if (given_) return resolve(given_.trim());
   if (!entry.tokenizer)
     throw new Error(
       `model ${entry.id} has no tokenizer of its own; set TOKENIZER (--tokenizer) to its tokenizer.json`,
@@ -64,12 +51,11 @@ export function ensurePromptWorkload(
   options: { outDir?: string; force?: boolean } = {},
 ): WorkloadRef {
   const c = entry.calibration;
-  const inputTokens = parseLengthSpec(env['INPUT_TOKENS'] || String(c.inputTokens), 'INPUT_TOKENS');
-  const outputTokens = parseLengthSpec(env['OUTPUT_TOKENS'] || String(c.outputTokens), 'OUTPUT_TOKENS');
-  const prefixTokens = whole(env, 'PREFIX_TOKENS', 0, 0);
-  const count = whole(env, 'PROMPT_COUNT', DEFAULT_PROMPT_COUNT, 1);
-  const seed = whole(env, 'PROMPT_SEED', 1, 0);
-  const dataset = env['DATASET']?.trim() ? readDataset(resolve(env['DATASET'].trim())) : undefined;
+  const g = readGenerativeSettings(env, { inputTokens: c.inputTokens, outputTokens: c.outputTokens });
+  const { inputTokens, outputTokens, promptCount: count, promptSeed: seed } = g;
+  const prefixTokens = readOr(env, S.PREFIX_TOKENS, 0);
+  const datasetPath = given(env, S.DATASET);
+  const dataset = datasetPath ? readDataset(resolve(datasetPath.trim())) : undefined;
   const tokenizer = loadTokenizer(tokenizerPath(entry, env));
   const recipe: Record<string, unknown> = {
     generator: 1,
@@ -124,13 +110,14 @@ export function ensurePromptWorkload(
 
 /**
  * A generative bench's settings with its workload in them: PAYLOAD the workload file (unless PAYLOAD is set),
- * SCHEDULE a trace's send times (unless a load is given: then its prompts are sent at that load). Models that take no prompt are left as they are.
+ * SCHEDULE a trace's send times (unless a load is given, by the settings or `loadGiven` for a command that
+ * sets its own levels: then its prompts are sent at that load). Models that take no prompt are left as they are.
  */
 export function withPromptWorkload(
   model: string,
   settings: Readonly<Record<string, string>>,
   env: Record<string, string | undefined> = process.env,
-  options: { outDir?: string } = {},
+  options: { outDir?: string; loadGiven?: boolean } = {},
 ): Readonly<Record<string, string>> {
   const entry = GENERATIVE[model];
   if (entry?.backend !== 'simulated_llm' || settings['PAYLOAD']) return settings;
@@ -138,7 +125,7 @@ export function withPromptWorkload(
   return {
     ...settings,
     PAYLOAD: ref.workloadPath,
-    ...(ref.schedulePath && !LOAD_SETTINGS.some((name) => settings[name])
+    ...(ref.schedulePath && !options.loadGiven && !LOAD_SETTINGS.some((name) => settings[name])
       ? { SCHEDULE: ref.schedulePath }
       : {}),
   };

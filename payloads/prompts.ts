@@ -9,9 +9,8 @@ import { readFileSync } from 'node:fs';
 import { createRandom, type Random } from '../lib/random/random.ts';
 import { type PromptRequest, type PromptWorkload, WORKLOAD_FORMAT } from '../lib/genai/workload.ts';
 import type { TokenCounter } from './tokenizer.ts';
-
-/** A length distribution: normal (rounded, at least 1) or uniform over whole numbers min..max. */
-export type LengthSpec = { mean: number; stddev: number } | { min: number; max: number };
+import { drawLength } from '../lib/genai/settings.ts';
+import type { LengthSpec } from '../lib/settings/kinds.ts';
 
 /** What a workload is made of. */
 export interface PromptWorkloadOptions {
@@ -28,37 +27,6 @@ export interface PromptWorkloadOptions {
   prefixTokens?: number;
   /** A JSONL dataset or trace (datasetRequests), instead of synthetic prompts. */
   dataset?: { path: string; text: string };
-}
-
-/**
- * Parses "200" (a fixed length), "200,20" (mean 200, stddev 20) or "100:300" (uniform from 100 to 300);
- * one line naming the variable and the forms when it is none of them.
- */
-export function parseLengthSpec(raw: string, name: string): LengthSpec {
-  const value = raw.trim();
-  const n = (s: string) => (/^\d+(\.\d+)?$/.test(s.trim()) ? Number(s) : Number.NaN);
-  const range = value.split(':');
-  const normal = value.split(',');
-  let spec: LengthSpec | undefined;
-  if (range.length === 2) spec = { min: n(range[0]!), max: n(range[1]!) };
-  else if (normal.length === 2) spec = { mean: n(normal[0]!), stddev: n(normal[1]!) };
-  else if (normal.length === 1) spec = { mean: n(value), stddev: 0 };
-  const ok =
-    spec &&
-    ('min' in spec
-      ? Number.isInteger(spec.min) && Number.isInteger(spec.max) && spec.min >= 1 && spec.max >= spec.min
-      : spec.mean >= 1 && spec.stddev >= 0);
-  if (!ok)
-    throw new Error(
-      `invalid ${name}="${raw}"; expected a length (200), mean,stddev (200,20) or a range min:max (100:300), lengths >= 1`,
-    );
-  return spec!;
-}
-
-/** One length from the spec. */
-export function drawLength(spec: LengthSpec, rng: Random): number {
-  if ('min' in spec) return spec.min + rng.int(spec.max - spec.min + 1);
-  return Math.max(1, Math.round(spec.mean + spec.stddev * rng.normal()));
 }
 
 /** Tries to correct a prompt's length before giving up (a BPE merge can move a count by more than one word). */

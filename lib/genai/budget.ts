@@ -4,7 +4,8 @@
  * expressions on the generative metrics. Pure; runs inside k6 and on Node.
  */
 import { type Budget, type BudgetOverrides, budgetApplies, effectiveBudget } from '../budget.ts';
-import { parsePositiveNumber } from '../load/parse.ts';
+import { type Env, read } from '../settings/read.ts';
+import { S } from '../settings/schema.ts';
 import { GENAI_METRICS } from './names.ts';
 
 /**
@@ -20,14 +21,10 @@ export interface TokenBudget {
 }
 
 /** Reads TTFT_P95_MS and ITL_P95_MS over the budget file's bounds. */
-export function tokenBudget(budget: Budget, env: Record<string, string | undefined>): TokenBudget {
-  const read = (name: string, fallback: number | undefined): number | undefined => {
-    const raw = env[name];
-    return raw === undefined || raw.trim() === '' ? fallback : parsePositiveNumber(name, raw, '50');
-  };
+export function tokenBudget(budget: Budget, env: Env): TokenBudget {
   const out: TokenBudget = {};
-  const ttft = read('TTFT_P95_MS', budget.ttft_p95_ms);
-  const itl = read('ITL_P95_MS', budget.itl_p95_ms);
+  const ttft = read(env, S.TTFT_P95_MS) ?? budget.ttft_p95_ms;
+  const itl = read(env, S.ITL_P95_MS) ?? budget.itl_p95_ms;
   if (ttft !== undefined) out.ttft_p95_ms = ttft;
   if (itl !== undefined) out.itl_p95_ms = itl;
   return out;

@@ -6,25 +6,15 @@
  * Pure; runs inside k6.
  */
 
-/** Which backend's inputs a request carries. */
-export type LlmBackend = 'trtllm' | 'vllm';
+import type { LlmBackend } from '../settings/schema.ts';
 
-/** Every backend, for messages. */
-export const LLM_BACKENDS: readonly LlmBackend[] = ['trtllm', 'vllm'];
+export { LLM_BACKENDS, type LlmBackend } from '../settings/schema.ts';
 
 /** One input tensor's name, datatype and values (shape [values.length]). */
 export interface PromptInput {
   name: string;
   datatype: 'BYTES' | 'INT32' | 'UINT32' | 'BOOL';
   values: (string | number | boolean)[];
-}
-
-/** Reads LLM_BACKEND (default trtllm); one line naming the choices when it is something else. */
-export function llmBackendFromEnv(env: Record<string, string | undefined>): LlmBackend {
-  const raw = env['LLM_BACKEND']?.trim() || 'trtllm';
-  if (!(LLM_BACKENDS as readonly string[]).includes(raw))
-    throw new Error(`invalid LLM_BACKEND="${raw}"; expected one of ${LLM_BACKENDS.join(', ')}`);
-  return raw as LlmBackend;
 }
 
 /** A streamed request's inputs asking for exactly `outputTokens` tokens (the prompt as text, not base64). */

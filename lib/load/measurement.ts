@@ -4,16 +4,16 @@
  * (MEASUREMENT_MODE, MEASUREMENT_REQUEST_COUNT), and whether an inconclusive budget fails the run
  * (ALLOW_INCONCLUSIVE). Pure; runs inside k6 and on Node.
  */
+import { type Env, readOr } from '../settings/read.ts';
+import { DEFAULTS, MEASUREMENT_MODES, type MeasurementMode, S } from '../settings/schema.ts';
 import { DEFAULT_SUB_WINDOWS } from './names.ts';
 
 /** perf_analyzer's default --max-trials: windows measured before a level is called unstable. */
-export const DEFAULT_MAX_TRIALS = 10;
+export const DEFAULT_MAX_TRIALS = DEFAULTS.maxTrials;
 /** perf_analyzer's default --measurement-request-count. */
-export const DEFAULT_MEASUREMENT_REQUEST_COUNT = 50;
+export const DEFAULT_MEASUREMENT_REQUEST_COUNT = DEFAULTS.measurementRequestCount;
 
-/** perf_analyzer's --measurement-mode values. */
-export const MEASUREMENT_MODES = ['time_windows', 'count_windows'] as const;
-export type MeasurementMode = (typeof MEASUREMENT_MODES)[number];
+export { MEASUREMENT_MODES, type MeasurementMode };
 
 /** How a level is measured until its figures can carry a verdict. */
 export interface MeasurementRules {
@@ -26,40 +26,13 @@ export interface MeasurementRules {
   allow_inconclusive: boolean;
 }
 
-function value(env: Record<string, string | undefined>, name: string): string | undefined {
-  const raw = env[name];
-  return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
-}
-
-function wholeNumber(name: string, raw: string, least: number, example: string): number {
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw) || n < least)
-    throw new Error(
-      `${name}="${raw}" is invalid: expected a whole number >= ${least}, e.g. ${name}=${example}`,
-    );
-  return n;
-}
-
 /** Reads the rules from the environment (flags reach it as MAX_TRIALS, MEASUREMENT_MODE, ...). */
-export function measurementRulesFromEnv(env: Record<string, string | undefined>): MeasurementRules {
-  const maxTrials = value(env, 'MAX_TRIALS');
-  const mode = value(env, 'MEASUREMENT_MODE');
-  const count = value(env, 'MEASUREMENT_REQUEST_COUNT');
-  const allow = value(env, 'ALLOW_INCONCLUSIVE');
-  if (mode !== undefined && !(MEASUREMENT_MODES as readonly string[]).includes(mode))
-    throw new Error(
-      `MEASUREMENT_MODE="${mode}" is invalid: expected ${MEASUREMENT_MODES.join(' or ')} (perf_analyzer's --measurement-mode)`,
-    );
-  if (allow !== undefined && !['true', 'false', '1', '0'].includes(allow))
-    throw new Error(`ALLOW_INCONCLUSIVE="${allow}" is invalid: expected true or false`);
+export function measurementRulesFromEnv(env: Env): MeasurementRules {
   return {
-    max_trials: maxTrials === undefined ? DEFAULT_MAX_TRIALS : wholeNumber('MAX_TRIALS', maxTrials, 1, '10'),
-    mode: (mode as MeasurementMode | undefined) ?? 'time_windows',
-    request_count:
-      count === undefined
-        ? DEFAULT_MEASUREMENT_REQUEST_COUNT
-        : wholeNumber('MEASUREMENT_REQUEST_COUNT', count, 1, '50'),
-    allow_inconclusive: allow === 'true' || allow === '1',
+    max_trials: readOr(env, S.MAX_TRIALS, DEFAULT_MAX_TRIALS),
+    mode: readOr(env, S.MEASUREMENT_MODE, 'time_windows'),
+    request_count: readOr(env, S.MEASUREMENT_REQUEST_COUNT, DEFAULT_MEASUREMENT_REQUEST_COUNT),
+    allow_inconclusive: readOr(env, S.ALLOW_INCONCLUSIVE, false),
   };
 }
 

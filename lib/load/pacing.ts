@@ -10,6 +10,8 @@
  * low, the server saturated) iteration i starts late and the lag shows there. Runs inside k6: no Node imports.
  */
 import { type Arrivals, arrivalOffsets_ms, DEFAULT_ARRIVALS_SEED, parseArrivals } from './arrivals.ts';
+import { readOr } from '../settings/read.ts';
+import { S } from '../settings/schema.ts';
 import {
   intervalOffsets_ms,
   intervalsRate,
@@ -39,15 +41,6 @@ type Env = Record<string, string | undefined>;
 function setting(env: Env, name: string): string | undefined {
   const value = env[name];
   return value === undefined || value.trim() === '' ? undefined : value;
-}
-
-/** Reads a positive whole-number seed (ARRIVALS_SEED). */
-function seedFrom(env: Env): number {
-  const raw = setting(env, 'ARRIVALS_SEED');
-  if (raw === undefined) return DEFAULT_ARRIVALS_SEED;
-  if (!/^\d+$/.test(raw.trim()))
-    throw new Error(`ARRIVALS_SEED="${raw}" is invalid: not a whole number; use e.g. ARRIVALS_SEED=7`);
-  return Number(raw);
 }
 
 /**
@@ -83,7 +76,7 @@ export function pacingFromEnv(env: Env, readText?: ReadText, models?: readonly s
       );
       return {
         kind: 'schedule',
-        schedule: scaleSchedule(recorded, speed === undefined ? 1 : speedFrom(speed)),
+        schedule: scaleSchedule(recorded, readOr(env, S.SCHEDULE_SPEED, 1)),
       };
     }
     const path = intervals as string;
@@ -93,16 +86,9 @@ export function pacingFromEnv(env: Env, readText?: ReadText, models?: readonly s
   const parsed = parseArrivals(arrivals);
   if (setting(env, 'REQUEST_RATE') === undefined)
     throw new Error(`ARRIVALS="${arrivals}" needs an open loop; set REQUEST_RATE (e.g. REQUEST_RATE=100)`);
-  return parsed.kind === 'constant' ? undefined : { kind: 'arrivals', arrivals: parsed, seed: seedFrom(env) };
-}
-
-function speedFrom(raw: string): number {
-  const speed = Number(raw.trim());
-  if (!/^\d*\.?\d+$/.test(raw.trim()) || !(speed > 0))
-    throw new Error(
-      `SCHEDULE_SPEED="${raw}" is invalid: not a number > 0; use e.g. SCHEDULE_SPEED=2 (twice as fast)`,
-    );
-  return speed;
+  return parsed.kind === 'constant'
+    ? undefined
+    : { kind: 'arrivals', arrivals: parsed, seed: readOr(env, S.ARRIVALS_SEED, DEFAULT_ARRIVALS_SEED) };
 }
 
 /** Requests per second rounded to what a level name spells (hundredths). */

@@ -3,7 +3,8 @@
  * default shape, which its catalog entry states (ModelEntry.load). Runs inside k6: no Node imports.
  */
 import { fileLevel, type Pacing, pacingFromEnv, type ReadText } from './pacing.ts';
-import { parseDuration_s, parseLevels, parsePositiveNumber } from './parse.ts';
+import { type Env, given, read, readOr } from '../settings/read.ts';
+import { DEFAULTS, S } from '../settings/schema.ts';
 
 /** A model's default load: closed-loop levels plus the per-level warm-up and measurement window. */
 export interface LoadShape {
@@ -33,7 +34,7 @@ export function closedLoop(concurrency: readonly number[], note: string): LoadSh
 }
 
 /** perf_analyzer's default --stability-percentage. */
-export const DEFAULT_STABILITY_PCT = 10;
+export const DEFAULT_STABILITY_PCT = DEFAULTS.stability_pct;
 
 /** Closed loop (constant VUs) or open loop (arrivals at a rate: constant, Poisson, gamma or a file's). */
 export type LoadMode = 'concurrency' | 'request-rate';
@@ -50,56 +51,57 @@ export interface LoadPlanSettings {
 }
 
 /** Environment variables the plan reads (k6's __ENV or process.env). */
-export type LoadEnv = Record<string, string | undefined>;
+export type LoadEnv = Env;
 
-function setting(env: LoadEnv, name: string): string | undefined {
-  const value = env[name];
-  return value === undefined || value.trim() === '' ? undefined : value;
+/** Levels and a window given as numbers, over the environment's: capacity's levels, a later pass's window. */
+export interface LoadOverride {
+  levels?: { mode: LoadMode; levels: readonly number[] };
+  window_s?: number;
 }
 
 /**
  * Resolves the load plan: env (CONCURRENCY | REQUEST_RATE [ARRIVALS] | SCHEDULE | REQUEST_INTERVALS,
  * STEP_DURATION, WARMUP_DURATION, STABILITY) over a model's default shape (its catalog entry's `load`).
- * `readText` reads SCHEDULE and REQUEST_INTERVALS files; `models` (catalog id, served name) pick a schedule's lines.
+ * `readText` reads SCHEDULE and REQUEST_INTERVALS files; `models` (catalog id, served name) pick a schedule's
+ * lines; `override` replaces the levels (and window) the environment gives with numbers, parsed by no one.
  */
 export function loadPlanFromEnv(
   env: LoadEnv,
   shape: LoadShape,
   readText?: ReadText,
   models?: readonly string[],
+  override?: LoadOverride,
 ): LoadPlanSettings {
-  const concurrency = setting(env, 'CONCURRENCY');
-  const rate = setting(env, 'REQUEST_RATE');
+  const given_ = override?.levels;
+  // Given levels replace the environment's, so neither level variable counts; an open loop still paces.
+  const levelEnv: LoadEnv = given_
+    ? { ...env, CONCURRENCY: undefined, REQUEST_RATE: given_.mode === 'request-rate' ? 'given' : undefined }
+    : env;
+  const concurrency = given(levelEnv, S.CONCURRENCY);
+  const rate = given(levelEnv, S.REQUEST_RATE);
   if (concurrency !== undefined && rate !== undefined) {
     throw new Error(
       `CONCURRENCY="${concurrency}" and REQUEST_RATE="${rate}" are both set; set only one (closed or open loop)`,
     );
   }
-  const stepDuration = setting(env, 'STEP_DURATION');
-  const warmup = setting(env, 'WARMUP_DURATION');
-  const stability = setting(env, 'STABILITY');
-  const pacing = pacingFromEnv(env, readText, models);
-  const window_s =
-    stepDuration === undefined ? shape.window_s : parseDuration_s('STEP_DURATION', stepDuration);
+  const stepDuration = given(env, S.STEP_DURATION);
+  const pacing = pacingFromEnv(levelEnv, readText, models);
+  const window_s = override?.window_s ?? readOr(env, S.STEP_DURATION, shape.window_s);
   const file = pacing && fileLevel(pacing, window_s);
   if (file && pacing?.kind === 'schedule' && stepDuration !== undefined)
     throw new Error(
       `STEP_DURATION="${stepDuration}" and SCHEDULE are both set; a schedule's window is its own span, drop STEP_DURATION`,
     );
   const plan: LoadPlanSettings = {
-    mode: rate === undefined && !file ? 'concurrency' : 'request-rate',
-    levels: file
-      ? [file.level]
-      : rate !== undefined
-        ? parseLevels('REQUEST_RATE', rate, { integer: false })
-        : concurrency !== undefined
-          ? parseLevels('CONCURRENCY', concurrency)
-          : [...shape.concurrency],
+    mode: given_?.mode ?? (rate === undefined && !file ? 'concurrency' : 'request-rate'),
+    levels: given_
+      ? [...given_.levels]
+      : file
+        ? [file.level]
+        : (read(env, S.REQUEST_RATE) ?? read(env, S.CONCURRENCY) ?? [...shape.concurrency]),
     window_s: file ? file.window_s : window_s,
-    warmup_s:
-      warmup === undefined ? shape.warmup_s : parseDuration_s('WARMUP_DURATION', warmup, { allowZero: true }),
-    stability_pct:
-      stability === undefined ? DEFAULT_STABILITY_PCT : parsePositiveNumber('STABILITY', stability),
+    warmup_s: readOr(env, S.WARMUP_DURATION, shape.warmup_s),
+    stability_pct: readOr(env, S.STABILITY, DEFAULT_STABILITY_PCT),
   };
   if (pacing) plan.pacing = pacing;
   return plan;

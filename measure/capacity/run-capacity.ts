@@ -11,7 +11,7 @@ import { EXIT } from '../exit-codes.ts';
 import { watchSignals } from '../core/interrupt.ts';
 import { type PrepareOptions, type Prepared, prepare } from '../core/prepare.ts';
 import type { RuntimeChoice } from '../core/runner.ts';
-import { type RunSettings, resolveTarget, runDir, withLevels } from '../core/target.ts';
+import { type RunSettings, resolveTarget, runDir } from '../core/target.ts';
 import { type Confirmation, confirmationSentence, confirmPlan, judgeConfirmation } from './confirm.ts';
 import { type LevelSetOptions, measureLevels } from './measure-levels.ts';
 import { project } from './projection.ts';
@@ -25,7 +25,6 @@ import {
   trialLine,
   writeCapacity,
 } from './capacity-report.ts';
-import { tokenBudget } from '../../lib/genai/budget.ts';
 import { DEFAULT_MAX_TRIALS, nextStep, type SearchBudget, type SearchConfig, type Trial } from './search.ts';
 
 /** Defaults of the search per mode: where it starts, its ceiling and when bisection stops. */
@@ -74,11 +73,12 @@ export async function runCapacity(options: CapacityOptions): Promise<number> {
   // A generative model's prompts are made first (payloads/prompt-workload.ts), as the bench makes them.
   const target = resolveTarget(
     options.model,
-    withPromptWorkload(options.model, withLevels(options.settings, mode, [start])),
+    withPromptWorkload(options.model, options.settings, process.env, { loadGiven: true }),
+    { levels: { mode, levels: [start] } },
   );
   const plan = target.run;
   // A generative model's TTFT and ITL bounds join the latency budget (its scenario reads the same settings).
-  const budget: SearchBudget = { ...plan.limits, ...tokenBudget(plan.budget, options.settings) };
+  const budget: SearchBudget = { ...plan.limits, ...plan.tokens };
   const config: SearchConfig = {
     mode,
     budget,

@@ -25,7 +25,7 @@ import { scrapeMetrics } from './metrics-scrape.ts';
 import type { Prepared } from './prepare.ts';
 import { watchProgress } from './progress.ts';
 import { type RunOutcome, type RuntimeChoice, runScenario, runtimeCommand } from './runner.ts';
-import { planOf, type RunSettings, withLevels } from './target.ts';
+import { planAt, type RunSettings, withLevels } from './target.ts';
 import { hasFigures } from '../../lib/summary/failure.ts';
 import { countWindow_s, type MeasurementRules, maxPasses, windowsFull } from '../../lib/load/measurement.ts';
 import { formatDuration_ms } from '../../lib/duration.ts';
@@ -269,11 +269,15 @@ async function measurePass(
   window_s?: number,
 ): Promise<Measured> {
   const { target } = prepared;
+  // The plan takes the levels and window as numbers; the scenario's process is told them as settings.
   const base = window_s
     ? { ...target.settings, STEP_DURATION: formatDuration_ms(window_s * 1000) }
     : target.settings;
   const settings = levels ? withLevels(base, levels.mode, levels.levels) : base;
-  const plan = levels || window_s ? planOf(target, settings) : target.run;
+  const plan =
+    levels || window_s
+      ? planAt(target, { ...(levels ? { levels } : {}), ...(window_s ? { window_s } : {}) })
+      : target.run;
   const env = scenarioEnvironment(prepared, settings, dir);
   // A generative run keeps every measured request's raw record (records.jsonl) for re-scoring offline.
   const generative = target.entry.scenario === 'llm';

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { LoadMode } from '../../lib/load/shapes.ts';
+import type { LoadMode, LoadOverride } from '../../lib/load/shapes.ts';
 import { checkBudgetLevels } from '../../lib/budget.ts';
 import { type RunPlan, resolveRunPlan } from '../../scenarios/kit/run-plan.ts';
 import { genericEntry } from '../../models/generic.ts';
@@ -42,8 +42,11 @@ function entryFor(model: string, settings: RunSettings): ModelEntry {
   return model === 'generic' ? genericEntry(settings.MODEL_NAME) : getModel(model);
 }
 
-/** Resolves a model and its settings; one readable line for a bad model, setting or budget. */
-export function resolveTarget(model: string, settings: RunSettings): Target {
+/**
+ * Resolves a model and its settings, at `load`'s levels when given (as numbers: capacity's first level, a sweep's
+ * levels); one readable line for a bad model, setting or budget.
+ */
+export function resolveTarget(model: string, settings: RunSettings, load?: LoadOverride): Target {
   const entry = entryFor(model, settings);
   const budgetPath = settings.THRESHOLDS
     ? resolve(settings.THRESHOLDS)
@@ -55,7 +58,7 @@ export function resolveTarget(model: string, settings: RunSettings): Target {
     entry.scenario === 'bert' || entry.scenario === 'sequence' || entry.scenario === 'llm'
       ? { MODEL: entry.id }
       : {};
-  const run = resolveRunPlan(entry, { ...settings, ...scenarioEnv }, budgetJson, budgetPath, readText);
+  const run = resolveRunPlan(entry, { ...settings, ...scenarioEnv }, budgetJson, budgetPath, readText, load);
   return {
     entry,
     scenarioPath: packagePath('scenarios', `${entry.scenario}.ts`),
@@ -101,26 +104,25 @@ export function runDir(resultsDir: string, target: Target, prefix = ''): string 
   return resolve(resultsDir, target.modelDir, `${prefix}${runId()}`);
 }
 
-/** The settings with the levels given instead of the user's (the other mode's variable dropped). */
+/**
+ * The settings with the levels given instead of the user's (the other mode's variable dropped): what the
+ * scenario's process is told; the plan on this side takes the numbers themselves (planAt).
+ */
 export function withLevels(settings: RunSettings, mode: LoadMode, levels: readonly number[]): RunSettings {
   const { CONCURRENCY: _c, REQUEST_RATE: _r, ...rest } = settings;
   // String(n) reads back as the same number (JS round-trips doubles), so levels are compared exactly.
   return { ...rest, [mode === 'concurrency' ? 'CONCURRENCY' : 'REQUEST_RATE']: levels.join(',') };
 }
 
-/** The target's run plan for other levels; throws as resolveTarget does for a bad level. */
-export function planAt(target: Target, mode: LoadMode, levels: readonly number[]): RunPlan {
-  return planOf(target, withLevels(target.settings, mode, levels));
-}
-
-/** The run plan of the target under other settings (levels, a window), resolved as resolveTarget does. */
-export function planOf(target: Target, settings: RunSettings): RunPlan {
+/** The target's run plan at other levels or another window, given as numbers; throws as resolveTarget does. */
+export function planAt(target: Target, load: LoadOverride): RunPlan {
   return resolveRunPlan(
     target.entry,
-    { ...settings, ...target.scenarioEnv },
+    { ...target.settings, ...target.scenarioEnv },
     target.budgetJson,
     target.budgetPath,
     readText,
+    load,
   );
 }
 

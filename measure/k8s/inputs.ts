@@ -3,6 +3,7 @@
  * file and the payloads (their files when they fit a ConfigMap, else the arguments that regenerate the
  * same set from the seed inside the cluster). The only part of `k6-triton k8s` that touches the disk.
  */
+import { SETTINGS } from '../../lib/settings/schema.ts';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { getModel } from '../../models/index.ts';
@@ -47,6 +48,25 @@ function setFiles(dir: string): Record<string, Uint8Array> {
   return files;
 }
 
+/** Settings the runners get otherwise: payloads and budget are mounted files, headers come from a Secret. */
+const MOUNTED = new Set(['PAYLOAD', 'THRESHOLDS', 'HEADERS', 'HEADERS_FILE']);
+
+/**
+ * The runners' environment, derived from the schema: the settings the scenario reads (lib/settings/schema.ts,
+ * scope 'scenario') as given, but those mounted or in a Secret, and the scenario's own entry (MODEL).
+ */
+export function runnerEnv(
+  settings: RunSettings,
+  scenarioEnv: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const { env: name, scope } of SETTINGS) {
+    const value = settings[name];
+    if (scope === 'scenario' && !MOUNTED.has(name) && value !== undefined) env[name] = value;
+  }
+  return { ...env, ...scenarioEnv };
+}
+
 /** Resolves everything `benchManifests` needs for one model; bad settings fail here with one line. */
 export async function k8sInput(options: K8sOptions): Promise<ManifestInput> {
   // A catalog model only: the runners generate or read its payloads from the catalog entry.
@@ -64,16 +84,7 @@ export async function k8sInput(options: K8sOptions): Promise<ManifestInput> {
   checkJudgedLevels(target);
   const { entry } = target;
   const { settings } = target.run;
-  // The runners' environment: the settings and the scenario's entry; payloads and budget are mounted files,
-  // headers come from a Secret.
-  const {
-    PAYLOAD: _payload,
-    THRESHOLDS: _thresholds,
-    HEADERS: _headers,
-    HEADERS_FILE: _headersFile,
-    ...given
-  } = options.settings;
-  const env: Record<string, string> = { ...given, ...target.scenarioEnv };
+  const env = runnerEnv(options.settings, target.scenarioEnv);
   const name = options.name ?? `k6-triton-${entry.id.replace(/[^a-z0-9-]/g, '-')}`;
   const headers = headersSecret(options.settings, name, options.headersSecret);
   const budget = target.budgetJson;

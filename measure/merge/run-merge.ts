@@ -55,11 +55,9 @@ function recordedPlan(target: Target, settings: RunSettings, recorded: Recorded,
   const asked = settings.CONCURRENCY !== undefined || settings.REQUEST_RATE !== undefined;
   const plan = asked
     ? target.run
-    : planAt(
-        target,
-        levels[0]!.mode,
-        levels.map((l) => l.level).sort((a, b) => a - b),
-      );
+    : planAt(target, {
+        levels: { mode: levels[0]!.mode, levels: levels.map((l) => l.level).sort((a, b) => a - b) },
+      });
   return plan;
 }
 

@@ -13,7 +13,7 @@ import type { SearchBudget } from '../capacity/search.ts';
 import { watchSignals } from '../core/interrupt.ts';
 import { type PrepareOptions, type Prepared, prepare } from '../core/prepare.ts';
 import type { RuntimeChoice } from '../core/runner.ts';
-import { type RunSettings, resolveTarget, runDir, withLevels } from '../core/target.ts';
+import { type RunSettings, resolveTarget, runDir } from '../core/target.ts';
 import { buildGrid, configLabel, type GridAxes } from './grid.ts';
 import { appliedConfig, overrideMismatches, withOverride } from './override.ts';
 import { type ConfigOutcome, rankConfigs } from './rank.ts';
@@ -41,7 +41,8 @@ export async function runSweep(options: SweepOptions): Promise<number> {
   // The bench's own plan, resolved once so a bad setting fails before any server is touched.
   const target = resolveTarget(
     options.model,
-    withPromptWorkload(options.model, withLevels(options.settings, 'concurrency', options.concurrency)),
+    withPromptWorkload(options.model, options.settings, process.env, { loadGiven: true }),
+    { levels: { mode: 'concurrency', levels: options.concurrency } },
   );
   const plan = target.run;
   const budget: SearchBudget = plan.limits;

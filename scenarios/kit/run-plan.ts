@@ -26,12 +26,16 @@ import {
 } from '../../lib/load/names.ts';
 import { type LevelSchedule, levelSchedule, type ReadText } from '../../lib/load/pacing.ts';
 import { buildPlan, type LoadPlan } from '../../lib/load/scenarios.ts';
-import { type LoadPlanSettings, loadPlanFromEnv } from '../../lib/load/shapes.ts';
+import { type LoadOverride, type LoadPlanSettings, loadPlanFromEnv } from '../../lib/load/shapes.ts';
+import { type GenerativeSettings, readGenerativeSettings } from '../../lib/genai/settings.ts';
+import { type TokenBudget, tokenBudget } from '../../lib/genai/budget.ts';
 import { type MeasurementRules, measurementRulesFromEnv } from '../../lib/load/measurement.ts';
 import { readSettings, type Settings } from './settings.ts';
+import { checkSettings, type Env, read, readOr } from '../../lib/settings/read.ts';
+import { DEFAULTS, S, SETTINGS } from '../../lib/settings/schema.ts';
 
 /** Measured requests validated by default: one in this many. */
-export const DEFAULT_VALIDATE_EVERY = 1000;
+export const DEFAULT_VALIDATE_EVERY = DEFAULTS.validateEvery;
 
 /**
  * Warm-up responses each VU validates before its warm-up sends as the measured loop does. Validating every
@@ -55,6 +59,8 @@ export interface RunPlan {
   overrides: BudgetOverrides;
   /** The budget in force (the overrides over the file's numbers), worked out once here. */
   limits: BudgetLimits;
+  /** A generative budget's TTFT and ITL bounds in force (TTFT_P95_MS, ITL_P95_MS over the file's). */
+  tokens: TokenBudget;
   /** k6 options: scenarios, thresholds (budgets and the probes the report reads), tags. */
   options: Options;
   /** 1 in validateEvery measured responses is checked (outputs, labels); 0 checks none, 1 all. */
@@ -65,6 +71,8 @@ export interface RunPlan {
   levelSchedule(name: string): LevelSchedule | undefined;
   /** A sequence model's settings (lib/sequence/); absent for other models. */
   sequence?: SequenceSettings;
+  /** A generative model's request settings (lib/genai/settings.ts); absent for other models. */
+  generative?: GenerativeSettings;
 }
 
 /** Names of the exported functions the plan's scenarios call. */
@@ -91,40 +99,21 @@ export interface MixPlanFile {
 }
 
 /** Reads MIX_SLOT: a whole number >= 0, or undefined outside a mix. */
-export function mixSlotFromEnv(env: Record<string, string | undefined>): number | undefined {
-  const raw = env['MIX_SLOT'];
-  if (raw === undefined || raw === '') return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0)
-    throw new Error(`invalid MIX_SLOT="${raw}"; expected a whole number >= 0`);
-  return n;
+export function mixSlotFromEnv(env: Env): number | undefined {
+  return read(env, S.MIX_SLOT);
 }
 
 /** Reads VALIDATE_EVERY: a whole number >= 0. */
-export function validateEveryFromEnv(env: Record<string, string | undefined>): number {
-  const raw = env['VALIDATE_EVERY'];
-  if (raw === undefined || raw.trim() === '') return DEFAULT_VALIDATE_EVERY;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) {
-    throw new Error(
-      `invalid VALIDATE_EVERY="${raw}"; expected a whole number >= 0 (1 checks every response, 0 none)`,
-    );
-  }
-  return n;
+export function validateEveryFromEnv(env: Env): number {
+  return readOr(env, S.VALIDATE_EVERY, DEFAULT_VALIDATE_EVERY);
 }
 
 /**
  * Reads MAX_VUS (open loop): the most VUs a request-rate level may use, as perf_analyzer's --max-threads
  * bounds its request-rate workers. Undefined when unset.
  */
-export function maxVusFromEnv(env: Record<string, string | undefined>): number | undefined {
-  const raw = env['MAX_VUS'];
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) {
-    throw new Error(`invalid MAX_VUS="${raw}"; expected a whole number >= 1 (VUs per request-rate level)`);
-  }
-  return n;
+export function maxVusFromEnv(env: Env): number | undefined {
+  return read(env, S.MAX_VUS);
 }
 
 /**
@@ -145,19 +134,25 @@ function inFlightVus(level: number, request_s: number): number {
   return Math.ceil(level * request_s * 4) + 2;
 }
 
+/** The settings the scenario reads, checked all at once before any is used. */
+const SCENARIO_SETTINGS = SETTINGS.filter((s) => s.scope === 'scenario');
+
 /**
- * Resolves the run plan; throws one readable line for any invalid setting or budget. `readText` reads the
- * SCHEDULE or REQUEST_INTERVALS file (k6's open() in a scenario, readFileSync on Node).
+ * Resolves the run plan; throws one readable line for each invalid setting (all of them at once), or for a bad
+ * budget. `readText` reads the SCHEDULE or REQUEST_INTERVALS file (k6's open() in a scenario, readFileSync on
+ * Node); `levels` gives the levels (and window) as numbers over the environment's (capacity, a second pass).
  */
 export function resolveRunPlan(
   entry: ModelEntry,
-  env: Record<string, string | undefined>,
+  env: Env,
   budgetJson: string,
   budgetPath: string,
   readText?: ReadText,
+  levels?: LoadOverride,
 ): RunPlan {
+  checkSettings(env, SCENARIO_SETTINGS);
   const settings = readSettings(env, entry);
-  const load = loadPlanFromEnv(env, entry.load, readText, [entry.id, settings.modelName]);
+  const load = loadPlanFromEnv(env, entry.load, readText, [entry.id, settings.modelName], levels);
   const { pacing } = load;
   // One level's schedule at a time: a VU keeps only the level it is in.
   let cached: { level: number; schedule: LevelSchedule } | undefined;
@@ -243,6 +238,7 @@ export function resolveRunPlan(
     budget,
     overrides,
     limits: effectiveBudget(budget, overrides),
+    tokens: tokenBudget(budget, env),
     options,
     // A sequence run checks every echoed step (scenarios/kit/sequence-loop.ts), so its report says so.
     validateEvery: sequence ? 1 : validateEveryFromEnv(env),
@@ -252,5 +248,6 @@ export function resolveRunPlan(
       return level ? scheduleAt(level.level) : undefined;
     },
     ...(sequence ? { sequence } : {}),
+    ...(entry.payload.kind === 'prompt' ? { generative: readGenerativeSettings(env, entry.payload) } : {}),
   };
 }

@@ -3,17 +3,17 @@
  * one-line error naming the variable when invalid. Pure: no k6 imports, so vitest can test it.
  */
 import type { ModelEntry } from '../../models/types.ts';
+import { type Env, readOr } from '../../lib/settings/read.ts';
+import {
+  PROTOCOLS,
+  type Protocol,
+  S,
+  STREAM_PROTOCOLS,
+  type StreamProtocol,
+} from '../../lib/settings/schema.ts';
 import { impliedEndpoints, notImplied, settingName } from './endpoints.ts';
 
-/** How requests travel: binary tensor extension over HTTP, plain JSON over HTTP, or gRPC. */
-export const PROTOCOLS = ['http', 'http-json', 'grpc'] as const;
-/**
- * How a generative model streams (scenarios/llm.ts): gRPC ModelStreamInfer, or server-sent events from Triton's
- * generate_stream or OpenAI's chat or completions endpoints with `stream: true` (k6/x/sse).
- */
-export const STREAM_PROTOCOLS = ['grpc', 'generate', 'openai-chat', 'openai-completions'] as const;
-export type StreamProtocol = (typeof STREAM_PROTOCOLS)[number];
-export type Protocol = (typeof PROTOCOLS)[number] | StreamProtocol;
+export { PROTOCOLS, type Protocol, STREAM_PROTOCOLS, type StreamProtocol };
 
 export interface Settings {
   /** HTTP base URL, without trailing slash. */
@@ -48,14 +48,6 @@ export const DEFAULT_SETTINGS = {
   url: 'http://127.0.0.1:8000',
   protocol: 'http' as Protocol,
 };
-
-function positiveInt(env: Record<string, string | undefined>, key: string, fallback: number): number {
-  const raw = env[key];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`invalid ${key}="${raw}"; expected a positive integer`);
-  return n;
-}
 
 /** Parses HEADERS="Name:value,Other:value" (the seeds' -H flags) into a map. */
 export function parseHeaders(raw: string | undefined): Record<string, string> {
@@ -117,7 +109,7 @@ export function endpointHint(settings: Pick<Settings, 'protocol' | 'grpcImplied'
 }
 
 /** Reads every setting for a model from the environment. */
-export function readSettings(env: Record<string, string | undefined>, entry: ModelEntry): Settings {
+export function readSettings(env: Env, entry: ModelEntry): Settings {
   // A generative model streams, so it takes the stream protocols and defaults to gRPC.
   const streams = entry.scenario === 'llm';
   const allowed: readonly Protocol[] = streams ? STREAM_PROTOCOLS : PROTOCOLS;
@@ -127,7 +119,7 @@ export function readSettings(env: Record<string, string | undefined>, entry: Mod
       `invalid PROTOCOL="${env.PROTOCOL}"${streams ? ` for ${entry.id}` : ''}; expected one of: ${allowed.join(', ')}`,
     );
   }
-  const batch = positiveInt(env, 'BATCH', entry.defaultBatch);
+  const batch = readOr(env, S.BATCH, entry.defaultBatch);
   if (entry.maxBatchSize === 0 && batch !== 1) {
     throw new Error(
       `invalid BATCH=${batch} for ${entry.name}: the model has no batch dimension (max_batch_size 0)`,

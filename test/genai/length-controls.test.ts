@@ -1,6 +1,6 @@
 /** The output-length inputs per LLM backend (lib/genai/length-controls.ts), as genai-perf sends them. */
 import { describe, expect, it } from 'vitest';
-import { llmBackendFromEnv, openAiLengthFields, promptInputs } from '../../lib/genai/length-controls.ts';
+import { openAiLengthFields, promptInputs } from '../../lib/genai/length-controls.ts';
 
 describe('output length per backend', () => {
   it('TensorRT-LLM: max_tokens and min_length the same, the prompt not echoed', () => {
@@ -24,13 +24,8 @@ describe('output length per backend', () => {
     expect(inputs.map((t) => t.name)).not.toContain('max_tokens');
   });
 
-  it('OpenAI: max_tokens (vLLM also min_tokens, ignore_eos); LLM_BACKEND checked', () => {
+  it('OpenAI: max_tokens (vLLM also min_tokens, ignore_eos)', () => {
     expect(openAiLengthFields(3)).toEqual({ max_tokens: 3 });
     expect(openAiLengthFields(3, 'vllm')).toEqual({ max_tokens: 3, min_tokens: 3, ignore_eos: true });
-    expect(llmBackendFromEnv({})).toBe('trtllm');
-    expect(llmBackendFromEnv({ LLM_BACKEND: 'vllm' })).toBe('vllm');
-    expect(() => llmBackendFromEnv({ LLM_BACKEND: 'tgi' })).toThrow(
-      'invalid LLM_BACKEND="tgi"; expected one of trtllm, vllm',
-    );
   });
 });

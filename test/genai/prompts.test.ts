@@ -11,7 +11,6 @@ import {
   datasetRequests,
   makePromptWorkload,
   type PromptWorkloadOptions,
-  parseLengthSpec,
   syntheticPrompt,
 } from '../../payloads/prompts.ts';
 import { loadTokenizer } from '../../payloads/tokenizer.ts';
@@ -107,16 +106,6 @@ describe('synthetic prompts', () => {
     expect(() => makePromptWorkload(base({ prefixTokens: 50 }), {})).toThrow(
       'an input length of 50 tokens does not exceed the shared prefix of 50; raise INPUT_TOKENS or lower PREFIX_TOKENS',
     );
-  });
-
-  it('lengths: a fixed length, mean,stddev or min:max; anything else named with the forms', () => {
-    expect(parseLengthSpec('200', 'INPUT_TOKENS')).toEqual({ mean: 200, stddev: 0 });
-    expect(parseLengthSpec('200,20', 'INPUT_TOKENS')).toEqual({ mean: 200, stddev: 20 });
-    expect(parseLengthSpec('100:300', 'INPUT_TOKENS')).toEqual({ min: 100, max: 300 });
-    for (const bad of ['0', 'x', '300:100', '1.5:3', '200,-1'])
-      expect(() => parseLengthSpec(bad, 'OUTPUT_TOKENS')).toThrow(
-        `invalid OUTPUT_TOKENS="${bad}"; expected a length (200), mean,stddev (200,20) or a range min:max (100:300), lengths >= 1`,
-      );
   });
 });
 

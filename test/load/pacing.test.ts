@@ -48,7 +48,7 @@ describe('pacing settings', () => {
     [{ SCHEDULE_SPEED: '2' }, 'SCHEDULE_SPEED="2" is set without SCHEDULE'],
     [{ SCHEDULE: 'rec.jsonl', SCHEDULE_SPEED: 'fast' }, 'SCHEDULE_SPEED="fast" is invalid'],
     [{ SCHEDULE: 'rec.jsonl', STEP_DURATION: '5s' }, "a schedule's window is its own span"],
-    [{ REQUEST_RATE: '5', ARRIVALS: 'poisson', ARRIVALS_SEED: '-1' }, 'ARRIVALS_SEED="-1" is invalid'],
+    [{ REQUEST_RATE: '5', ARRIVALS: 'poisson', ARRIVALS_SEED: '-1' }, 'invalid ARRIVALS_SEED="-1"'],
   ])('refuses %j in one line', (env, message) => {
     const error = thrown(() => loadPlanFromEnv(env, mnist.load, read, ['mnist']));
     expect(error).toContain(message);

@@ -26,7 +26,12 @@ describe('resolveTarget', () => {
     expect(() => resolveTarget('mnist', { PROTOCOL: 'generate' })).toThrow(
       'invalid PROTOCOL="generate"; expected one of: http, http-json, grpc',
     );
-    expect(target.entry.payload).toEqual({ kind: 'prompt' });
+    expect(target.entry.payload).toEqual({ kind: 'prompt', inputTokens: 200, outputTokens: 100 });
+    // Its request settings are resolved with the plan, over the calibration's lengths.
+    expect(target.run.generative).toMatchObject({
+      outputTokens: { mean: 100, stddev: 0 },
+      backend: 'trtllm',
+    });
     expect(target.run.budget.ttft_p95_ms).toBeGreaterThan(0);
     expect(target.run.budget.itl_p95_ms).toBeGreaterThan(0);
     expect(target.run.load.levels).toEqual([1, 2, 4, 8, 16]);
@@ -57,8 +62,15 @@ describe('resolveTarget', () => {
       REQUEST_RATE: '2.5,10',
     });
     const levels = [0.1 + 0.2, 1234.5];
-    const plan = planAt(resolveTarget('mnist', settings), 'request-rate', levels);
+    const plan = planAt(resolveTarget('mnist', settings), { levels: { mode: 'request-rate', levels } });
+    expect(plan.load.mode).toBe('request-rate');
     expect(plan.plan.levels.map((l) => l.level)).toEqual(levels);
+    // Capacity's first level: given as a number, the settings' own levels dropped, never parsed from text.
+    const first = resolveTarget('mnist', settings, { levels: { mode: 'concurrency', levels: [3] } });
+    expect(first.run.load).toMatchObject({ mode: 'concurrency', levels: [3] });
+    expect(first.settings).toEqual(settings);
+    // A later pass's window, the levels kept.
+    expect(planAt(first, { window_s: 7.5 }).load).toMatchObject({ levels: [1, 2], window_s: 7.5 });
   });
 
   it("puts a run's folder under the model's, with the command's prefix", () => {

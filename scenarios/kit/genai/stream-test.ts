@@ -30,7 +30,7 @@ import { sleepFor } from '../wait.ts';
 import { missedBudgetLines, runVerdictLine } from '../../../lib/summary/verdicts.ts';
 import { judgeLevels } from '../../../lib/summary/judge.ts';
 import type { K6SummaryData } from '../../../lib/summary/from-summary.ts';
-import { generativeBudgetExprs, type TokenBudget, tokenBudget } from '../../../lib/genai/budget.ts';
+import { generativeBudgetExprs, type TokenBudget } from '../../../lib/genai/budget.ts';
 import { EMPTY_FINAL_PARAMETER, readDecoupledResponse } from '../../../lib/genai/decoupled.ts';
 import {
   generativeLevels,
@@ -38,7 +38,10 @@ import {
   type TokenSources,
   tokenLines,
 } from '../../../lib/genai/level-summary.ts';
-import { llmBackendFromEnv, type PromptInput, promptInputs } from '../../../lib/genai/length-controls.ts';
+import { type PromptInput, promptInputs } from '../../../lib/genai/length-controls.ts';
+import { drawLength, type GenerativeSettings } from '../../../lib/genai/settings.ts';
+import { fixedLength } from '../../../lib/settings/kinds.ts';
+import { createRandom } from '../../../lib/random/random.ts';
 import { type GenerationRecord, meetsSlo, requestMetrics, type Slo } from '../../../lib/genai/metrics.ts';
 import { GENAI_RECORD } from '../../../lib/genai/names.ts';
 import {
@@ -64,11 +67,7 @@ export interface GenerativeTest {
   handleSummary(data: Record<string, unknown>): Record<string, string>;
 }
 
-/**
- * The request's lengths, INPUT_TOKENS and OUTPUT_TOKENS over the entry's calibration workload; for a repeat
- * model also the delays it asks for, FIRST_DELAY_MS before the first response and TOKEN_DELAY_MS before each
- * other one (whole ms, as the backend's DELAY is), over the calibration's TTFT and ITL.
- */
+/** One request's lengths; for a repeat model also the delays it asks for (whole ms, as the backend's DELAY is). */
 export interface Workload {
   inputTokens: number;
   outputTokens: number;
@@ -76,30 +75,25 @@ export interface Workload {
   tokenDelay_ms?: number;
 }
 
-function whole(env: Record<string, string | undefined>, name: string, fallback: number, least = 1): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < least)
-    throw new Error(`invalid ${name}="${raw}"; expected a whole number >= ${least}`);
-  return n;
-}
-
-/** Reads INPUT_TOKENS and OUTPUT_TOKENS (and a repeat model's FIRST_DELAY_MS, TOKEN_DELAY_MS). */
-export function workloadFromEnv(
-  entry: GenerativeModelEntry,
-  env: Record<string, string | undefined>,
-): Workload {
-  const c = entry.calibration;
-  const workload: Workload = {
-    inputTokens: whole(env, 'INPUT_TOKENS', c.inputTokens),
-    outputTokens: whole(env, 'OUTPUT_TOKENS', c.outputTokens),
+/**
+ * The lengths of the run's requests: one request when INPUT_TOKENS and OUTPUT_TOKENS are fixed, else
+ * PROMPT_COUNT requests with lengths drawn from them (mean,stddev or min:max), seeded by PROMPT_SEED.
+ */
+export function workloads(g: GenerativeSettings): Workload[] {
+  const delays = {
+    ...(g.firstDelay_ms !== undefined ? { firstDelay_ms: g.firstDelay_ms } : {}),
+    ...(g.tokenDelay_ms !== undefined ? { tokenDelay_ms: g.tokenDelay_ms } : {}),
   };
-  if (entry.backend === 'repeat') {
-    workload.firstDelay_ms = whole(env, 'FIRST_DELAY_MS', Math.round(c.ttft_ms), 0);
-    workload.tokenDelay_ms = whole(env, 'TOKEN_DELAY_MS', Math.round(c.itl_ms), 0);
-  }
-  return workload;
+  const input = fixedLength(g.inputTokens);
+  const output = fixedLength(g.outputTokens);
+  if (input !== undefined && output !== undefined)
+    return [{ inputTokens: input, outputTokens: output, ...delays }];
+  const rng = createRandom(g.promptSeed);
+  return Array.from({ length: g.promptCount }, () => ({
+    inputTokens: drawLength(g.inputTokens, rng),
+    outputTokens: drawLength(g.outputTokens, rng),
+    ...delays,
+  }));
 }
 
 /** The delays a repeat request asks for, ms: the first response's, then each other one's. */
@@ -149,51 +143,52 @@ export interface PlannedRequests {
 
 /**
  * The run's requests. A repeat model gets `outputTokens` values to send back with the requested delays. A
- * prompt model sends the workload file PAYLOAD names (payloads/prompt-workload.ts; the bench makes one), each
- * request with its output length pinned as LLM_BACKEND takes it; without PAYLOAD, one prompt of INPUT_TOKENS
- * words asking for OUTPUT_TOKENS (its input length an estimate: whitespace words).
+ * prompt model sends the workload file `payload` names (payloads/prompt-workload.ts; the bench makes one), each
+ * request with its output length pinned as LLM_BACKEND takes it; without one, prompts of INPUT_TOKENS words
+ * asking for OUTPUT_TOKENS (their input length an estimate: whitespace words).
  */
 export function plannedRequests(
   entry: GenerativeModelEntry,
   modelName: string,
-  env: Record<string, string | undefined>,
+  generative: GenerativeSettings,
+  payload: string,
   readText: (path: string) => string,
 ): PlannedRequests {
   if (entry.backend === 'repeat') {
-    const s = workloadFromEnv(entry, env);
-    const inputs: PromptInput[] = [
-      { name: 'IN', datatype: 'INT32', values: Array.from({ length: s.outputTokens }, (_, i) => i) },
-      { name: 'DELAY', datatype: 'UINT32', values: requestedDelays(s) },
-      { name: 'WAIT', datatype: 'UINT32', values: [0] },
-    ];
     return {
-      requests: [
-        {
+      requests: workloads(generative).map((s) => {
+        const inputs: PromptInput[] = [
+          { name: 'IN', datatype: 'INT32', values: Array.from({ length: s.outputTokens }, (_, i) => i) },
+          { name: 'DELAY', datatype: 'UINT32', values: requestedDelays(s) },
+          { name: 'WAIT', datatype: 'UINT32', values: [0] },
+        ];
+        return {
           body: requestBody(modelName, inputs),
           inputs,
           inputTokens: s.inputTokens,
           outputTokens: s.outputTokens,
-        },
-      ],
+        };
+      }),
       inputSource: 'estimate',
     };
   }
-  const backend = llmBackendFromEnv(env);
   const plan = (prompt: string, inputTokens: number, outputTokens: number): PlannedRequest => {
-    const inputs = promptInputs(backend, prompt, outputTokens);
+    const inputs = promptInputs(generative.backend, prompt, outputTokens);
     return { body: requestBody(modelName, inputs), inputs, inputTokens, outputTokens };
   };
-  const path = env['PAYLOAD']?.trim();
-  if (path) {
-    const workload = parseWorkload(readText(path), path);
+  if (payload) {
+    const workload = parseWorkload(readText(payload), payload);
     return {
       requests: workload.requests.map((r) => plan(r.prompt, r.inputTokens, r.outputTokens)),
       inputSource: workload.inputTokenSource,
     };
   }
-  const s = workloadFromEnv(entry, env);
-  const prompt = Array.from({ length: s.inputTokens }, (_, i) => `w${i}`).join(' ');
-  return { requests: [plan(prompt, s.inputTokens, s.outputTokens)], inputSource: 'estimate' };
+  return {
+    requests: workloads(generative).map((s) =>
+      plan(Array.from({ length: s.inputTokens }, (_, i) => `w${i}`).join(' '), s.inputTokens, s.outputTokens),
+    ),
+    inputSource: 'estimate',
+  };
 }
 
 /** The per-level thresholds: the budget where it applies, probes for everything the summary reads. */
@@ -446,14 +441,20 @@ export function generativeTest(
   const run = resolveRunPlan(generativeModelEntry(entry), env, budgetJson, budgetPath, (path) => open(path));
   const { settings } = run;
   const protocol = settings.protocol as StreamProtocol;
-  const { requests, inputSource } = plannedRequests(entry, settings.modelName, env, (path) => open(path));
+  const { requests, inputSource } = plannedRequests(
+    entry,
+    settings.modelName,
+    run.generative!,
+    settings.payload,
+    (path) => open(path),
+  );
   // OpenAI streams end with usage, the server's own counts (record.ts takes them); elsewhere output lengths come
   // from the stream's responses, one token each as the LLM backends stream: an estimate.
   const fromServer = protocol === 'openai-chat' || protocol === 'openai-completions';
   const sources: TokenSources = fromServer
     ? { input: 'server', output: 'server' }
     : { input: inputSource, output: 'estimate' };
-  const tokens = tokenBudget(run.budget, env);
+  const { tokens } = run;
   const slo = budgetSlo(tokens, run.limits.p95_ms);
   const options: Options = {
     ...run.options,

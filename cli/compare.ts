@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { compareRuns, DEFAULT_TOLERANCES, parsePercent } from '../measure/compare/compare.ts';
 import { comparisonJunit, comparisonMarkdown } from '../measure/compare/compare-table.ts';
 import { loadRun } from '../measure/compare/load-runs.ts';
-import { EXIT } from '../measure/exit-codes.ts';
+import { EXIT } from '../measure/core/exit-codes.ts';
 import { writeResult } from '../report/not-written.ts';
 
 /** Adds the `compare` subcommand to the program. */

@@ -4,7 +4,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { TABLE_PAGE, withSettingsTable } from '../lib/settings/docs-table.ts';
-import { EXIT } from '../measure/exit-codes.ts';
+import { EXIT } from '../measure/core/exit-codes.ts';
 import { packagePath } from '../measure/core/paths.ts';
 
 const path = packagePath(...TABLE_PAGE.split('/'));

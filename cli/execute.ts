@@ -1,6 +1,6 @@
 /** Runs a commander program to its exit code; errors print as one line, as every command's do. */
 import { type Command, CommanderError } from 'commander';
-import { EXIT, exitAfterWrites } from '../measure/exit-codes.ts';
+import { EXIT, exitAfterWrites } from '../measure/core/exit-codes.ts';
 import { takeNotWritten } from '../report/not-written.ts';
 
 /** Parses argv with `program` and returns the process exit code; result files not written are said last. */

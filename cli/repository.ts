@@ -5,7 +5,7 @@
  */
 import { type Command, InvalidArgumentError } from 'commander';
 import { modelIds, SEQUENCE_MODELS } from '../models/index.ts';
-import { writeCatalogRepository } from '../models/repository/export.ts';
+import { writeCatalogRepository } from '../measure/repository/export.ts';
 
 /** Parses one `--precision <id>=<P>` into the map of earlier ones. */
 function precisionPair(value: string, previous: Record<string, string> = {}): Record<string, string> {

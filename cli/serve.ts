@@ -4,7 +4,7 @@
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { parseDuration_s } from '../lib/load/parse.ts';
-import { withCatalog } from '../models/repository/built-in.ts';
+import { withCatalog } from '../measure/repository/built-in.ts';
 import {
   modelTable,
   parseProbability,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { compareRuns, parsePercent } from '../measure/compare/compare.ts';
-import { EXIT } from '../measure/exit-codes.ts';
+import { EXIT } from '../measure/core/exit-codes.ts';
 import { comparisonJunit, comparisonMarkdown } from '../measure/compare/compare-table.ts';
 import { loadRun } from '../measure/compare/load-runs.ts';
 import { main } from '../cli/main.ts';

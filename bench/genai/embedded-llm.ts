@@ -14,7 +14,7 @@ import { GenerateStreamDecoder } from '../../lib/genai/generate-stream.ts';
 import { type GenerationRecord, type LevelMetrics, levelMetrics } from '../../lib/genai/metrics.ts';
 import { failRecord, newRecord, recordDecoupled, recordGenerate } from '../../lib/genai/record.ts';
 import { GPT2 } from '../../models/generative.ts';
-import { startCatalogServer } from '../../models/repository/built-in.ts';
+import { startCatalogServer } from '../../measure/repository/built-in.ts';
 import { gpt2InferRequest, inferenceClient, type Msg } from '../../packages/server/test/generative-client.ts';
 import { postStreamed } from '../../test/e2e/triton/repeat-stream.ts';
 

@@ -15,7 +15,7 @@ import { readDecoupledResponse } from '../../lib/genai/decoupled.ts';
 import { type Stats, summarize } from '../../lib/genai/stats.ts';
 import { startEmbedded } from '../../measure/core/embedded.ts';
 import { GPT2 } from '../../models/generative.ts';
-import { simulatedLlmTiming } from '../../models/repository/generative-config.ts';
+import { simulatedLlmTiming } from '../../measure/repository/generative-config.ts';
 import { GenerationEngine } from '@k6-triton/server';
 import { gpt2InferRequest, inferenceClient, type Msg } from '../../packages/server/test/generative-client.ts';
 import { repeatInferRequest } from '../../test/e2e/triton/repeat-stream.ts';

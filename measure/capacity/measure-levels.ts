@@ -6,7 +6,7 @@
  */
 import type { LoadMode } from '../../lib/load/shapes.ts';
 import type { GenerativeLevel, LevelResult, RunReport } from '../../lib/summary/types.ts';
-import { EXIT } from '../exit-codes.ts';
+import { EXIT } from '../core/exit-codes.ts';
 import { writeMeasured } from '../bench/run-bench.ts';
 import type { Interruption } from '../core/interrupt.ts';
 import { measure } from '../core/measure-pass.ts';

@@ -7,7 +7,7 @@ import { withPromptWorkload } from '../../payloads/prompt-workload.ts';
 import { join } from 'node:path';
 import type { LevelResult } from '../../lib/summary/types.ts';
 import { buildRunReport } from '../../lib/summary/from-summary.ts';
-import { EXIT } from '../exit-codes.ts';
+import { EXIT } from '../core/exit-codes.ts';
 import { watchSignals } from '../core/interrupt.ts';
 import { type PrepareOptions, type Prepared, prepare } from '../core/prepare.ts';
 import type { RuntimeChoice } from '../core/runner.ts';

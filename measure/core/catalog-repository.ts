@@ -1,13 +1,13 @@
 /**
  * The catalog as a Triton model repository, for a real tritonserver started without --model-repository:
- * the run's model written by `k6-triton repository`'s export (models/repository/export.ts) into
+ * the run's model written by `k6-triton repository`'s export (measure/repository/export.ts) into
  * build/triton-repository/ (git-ignored) before each start, so it follows the catalog and the run's PRECISION.
  */
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { GENERATIVE } from '../../models/generative.ts';
-import { pbtxtOf, writeCatalogRepository } from '../../models/repository/export.ts';
-import { configFromGenerative } from '../../models/repository/generative-config.ts';
+import { pbtxtOf, writeCatalogRepository } from '../repository/export.ts';
+import { configFromGenerative } from '../repository/generative-config.ts';
 import { packagePath } from './paths.ts';
 
 /** Where the exported repository goes: beside the runtime's build, git-ignored. */

@@ -3,7 +3,7 @@
  * process (its own core and event loop), so it never competes with the load generator.
  * Reports its ports to the parent over IPC and stops on 'stop' or when the parent goes away.
  */
-import { withCatalog } from '../../models/repository/built-in.ts';
+import { withCatalog } from '../repository/built-in.ts';
 import { startServer } from '@k6-triton/server';
 import type { EmbeddedOptions } from './embedded.ts';
 

@@ -5,7 +5,7 @@
  * own process groups, so a terminal's Ctrl-C (sent to the bench's group) reaches them once, through here,
  * never twice (a second signal makes k6 exit without its summary).
  */
-import { EXIT } from '../exit-codes.ts';
+import { EXIT } from './exit-codes.ts';
 
 /** The signals a bench honours. */
 export type StopSignal = 'SIGINT' | 'SIGTERM';

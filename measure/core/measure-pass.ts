@@ -17,7 +17,7 @@ import {
 } from '../../lib/summary/server-metrics.ts';
 import type { LevelResult, PartialLevel, RunReport } from '../../lib/summary/types.ts';
 import { us_to_ms } from '../../lib/units.ts';
-import { EXIT } from '../exit-codes.ts';
+import { EXIT } from './exit-codes.ts';
 import { type CpuSample, cpuShare_pct } from './cpu.ts';
 import type { Interruption } from './interrupt.ts';
 import { extractRecords, recordsOutputArgs } from './genai-records.ts';

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { packagePath } from './paths.ts';
 import { type CpuSample, sampleCpu } from './cpu.ts';
-import { EXIT } from '../exit-codes.ts';
+import { EXIT } from './exit-codes.ts';
 import type { Interruption } from './interrupt.ts';
 import { childCommand } from './process-group.ts';
 

@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { noteNotWritten } from '../../report/not-written.ts';
-import { EXIT } from '../exit-codes.ts';
+import { EXIT } from './exit-codes.ts';
 
 /** What a runtime file held: its JSON, or why there is none. */
 type Read<T> = { value: T } | { missing: true } | { cut: number };

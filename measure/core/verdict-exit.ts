@@ -4,7 +4,7 @@
  * inconclusive (0 with --allow-inconclusive), 0 met. docs/ci-gates-and-compare.md has the table.
  */
 import type { RunReport, RunVerdict } from '../../lib/summary/types.ts';
-import { EXIT } from '../exit-codes.ts';
+import { EXIT } from './exit-codes.ts';
 import { verdictOf } from '../../lib/summary/judge.ts';
 
 /** The exit code of a verdict reached by a runtime that exited `runExit`. */

@@ -3,7 +3,7 @@
  * runners' samples, judge the budgets on the pool, build the level results and write one report.
  */
 import { verdictExitCode } from '../core/verdict-exit.ts';
-import { EXIT } from '../exit-codes.ts';
+import { EXIT } from '../core/exit-codes.ts';
 import { resolve } from 'node:path';
 import type { RunPlan } from '../../scenarios/kit/run-plan.ts';
 import { parseLevelName, WINDOW_LENGTH_METRIC } from '../../lib/load/names.ts';

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { us_to_ms } from '../../lib/units.ts';
 import { writeResult } from '../../report/not-written.ts';
-import { EXIT } from '../exit-codes.ts';
+import { EXIT } from '../core/exit-codes.ts';
 import type { Measurement, SearchBudget, SearchConfig, Trial } from '../capacity/search.ts';
 import { DEFAULT_MAX_TRIALS, nextStep } from '../capacity/search.ts';
 import type { SearchLimits } from '../capacity/run-capacity.ts';

@@ -7,7 +7,7 @@
  */
 import { withPromptWorkload } from '../../payloads/prompt-workload.ts';
 import { join } from 'node:path';
-import { EXIT } from '../exit-codes.ts';
+import { EXIT } from '../core/exit-codes.ts';
 import { measureLevels } from '../capacity/measure-levels.ts';
 import type { SearchBudget } from '../capacity/search.ts';
 import { watchSignals } from '../core/interrupt.ts';

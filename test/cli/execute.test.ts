@@ -6,7 +6,7 @@ import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { execute } from '../../cli/execute.ts';
 import { noteNotWritten, takeNotWritten } from '../../report/not-written.ts';
-import { EXIT, exitAfterWrites } from '../../measure/exit-codes.ts';
+import { EXIT, exitAfterWrites } from '../../measure/core/exit-codes.ts';
 
 /** A program whose one command notes `files` as not written, prints a line, then ends with `code`. */
 function program(files: string[], code: number | Error): Command {

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { findK6 } from '../../measure/core/runner.ts';
 import type { RunReport } from '../../lib/summary/types.ts';
 import { modelIds } from '../../models/index.ts';
-import { EXIT } from '../../measure/exit-codes.ts';
+import { EXIT } from '../../measure/core/exit-codes.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const LEVELS = ['c1', 'c2'];

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { exportCatalogRepository } from '../../measure/core/catalog-repository.ts';
 import { GPT2, REPEAT } from '../../models/generative.ts';
 import { loadTokenizer } from '../../payloads/tokenizer.ts';
-import { configFromGenerative } from '../../models/repository/generative-config.ts';
+import { configFromGenerative } from '../../measure/repository/generative-config.ts';
 import { GPT2_TOKENIZER_FILE, parseConfigJson, parsePbtxt } from '@k6-triton/server';
 import { tempDirs } from '../temp-dirs.ts';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readRuntimeFiles } from '../../measure/core/runtime-files.ts';
 import { takeNotWritten } from '../../report/not-written.ts';
-import { EXIT } from '../../measure/exit-codes.ts';
+import { EXIT } from '../../measure/core/exit-codes.ts';
 import { tempDirs } from '../temp-dirs.ts';
 
 describe('readRuntimeFiles', () => {

@@ -6,12 +6,12 @@ import { decodeTensor } from '../../lib/tensor/codec.ts';
 import { CATALOG } from '../../models/catalog.ts';
 import type { Datatype } from '../../lib/tensor/datatypes.ts';
 import type { ModelEntry } from '../../models/types.ts';
-import { configFromCatalog, type ModelConfig } from '../../models/repository/catalog-config.ts';
+import { configFromCatalog, type ModelConfig } from '../../measure/repository/catalog-config.ts';
 import { DIGIT_PIXELS, loadDigitSplit } from '../../models/mnist/digits.ts';
 import { importOnnx, MNIST_MODEL_FILE, mnistModelWithBatchDim } from '../../models/mnist/export-onnx.ts';
 import { onnxConfigMismatch, parseConfigJson, tensorInfoFromOrt } from '@k6-triton/server';
-import { standInModel } from '../../models/repository/stand-in.ts';
-import { decodeOnnxModel, encodeOnnxModel } from '../../models/repository/onnx-writer.ts';
+import { standInModel } from '../../measure/repository/stand-in.ts';
+import { decodeOnnxModel, encodeOnnxModel } from '../../measure/repository/onnx-writer.ts';
 import { catalogInputs } from './catalog-inputs.ts';
 import { hasOnnxRuntime } from './has-onnx-runtime.ts';
 

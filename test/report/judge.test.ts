@@ -5,7 +5,7 @@ import { judgeVerdict, percentileInterval, runVerdict, samplesNeeded } from '../
 import { junitXml } from '../../report/junit.ts';
 import { reportMarkdown } from '../../report/markdown.ts';
 import { verdictExitCode } from '../../measure/core/verdict-exit.ts';
-import { EXIT } from '../../measure/exit-codes.ts';
+import { EXIT } from '../../measure/core/exit-codes.ts';
 import { level } from './fixture.ts';
 
 const METRIC = 'http_req_duration{scenario:c1}';

@@ -1,7 +1,7 @@
 /**
  * k6's exit codes (go.k6.io/k6/errext/exitcodes), which the runtime gives as k6 does. The tool's own
  * codes (a failed command, unwritten results, an inconclusive budget, ...) extend these in
- * measure/exit-codes.ts.
+ * measure/core/exit-codes.ts.
  */
 export const EXIT = {
   OK: 0,

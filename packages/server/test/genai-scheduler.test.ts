@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ContinuousBatcher, type GenerativeTiming, stepDuration_ms } from '../src/genai/scheduler.ts';
 import { countInputTokens, outputToken } from '../src/genai/tokens.ts';
 import { GPT2 } from '../../../models/generative.ts';
-import { simulatedLlmTiming } from '../../../models/repository/generative-config.ts';
+import { simulatedLlmTiming } from '../../../measure/repository/generative-config.ts';
 
 const TIMING: GenerativeTiming = {
   prefillPerToken_ms: 0.5,

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type { Backend, BackendFactory, TensorData } from '../src/backends/types.ts';
-import { startCatalogServer } from '../../../models/repository/built-in.ts';
+import { startCatalogServer } from '../../../measure/repository/built-in.ts';
 import type { RunningServer, ServerOptions } from '@k6-triton/server';
 
 const PROTO_DIR = fileURLToPath(new URL('../../../proto/', import.meta.url));

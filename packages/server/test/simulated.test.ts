@@ -5,7 +5,7 @@ import { hashBatch, hashItem } from '../src/backends/simulated-outputs.ts';
 import { completeConfig } from '../src/config/normalize.ts';
 import { parsePbtxt } from '../src/config/parse.ts';
 import { CATALOG } from '../../../models/catalog.ts';
-import { catalogLatencyProfiles } from '../../../models/repository/catalog-config.ts';
+import { catalogLatencyProfiles } from '../../../measure/repository/catalog-config.ts';
 
 const PROFILES = catalogLatencyProfiles();
 

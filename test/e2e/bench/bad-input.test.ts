@@ -16,7 +16,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXIT } from '../../../measure/exit-codes.ts';
+import { EXIT } from '../../../measure/core/exit-codes.ts';
 import { ensurePayloads } from '../../../payloads/index.ts';
 import { type CliRun, resultsDir, runCli } from './run-cli.ts';
 

@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startServeProcess } from '../../../bench/serve-process.ts';
-import { EXIT } from '../../../measure/exit-codes.ts';
+import { EXIT } from '../../../measure/core/exit-codes.ts';
 import { startCli } from './processes.ts';
 import { QUICK, resultsDir, runCli, runFolder } from './run-cli.ts';
 

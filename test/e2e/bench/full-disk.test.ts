@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXIT } from '../../../measure/exit-codes.ts';
+import { EXIT } from '../../../measure/core/exit-codes.ts';
 import { mountTmpfs, type Tmpfs, tmpfsRefused } from '../../tmpfs.ts';
 import { runCli } from './run-cli.ts';
 

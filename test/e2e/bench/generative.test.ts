@@ -15,7 +15,7 @@ import type { LevelResult } from '../../../lib/summary/types.ts';
 import { readRecords } from '../../../measure/core/genai-records.ts';
 import { referenceTool } from '../tools/reference-tools.ts';
 import { type CliRun, resultsDir, runCli, runFolder } from './run-cli.ts';
-import { EXIT } from '../../../measure/exit-codes.ts';
+import { EXIT } from '../../../measure/core/exit-codes.ts';
 
 const k6 = referenceTool('k6', 'K6_BIN');
 const OSL = 12;

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmbeddedServer, startEmbedded } from '../../../measure/core/embedded.ts';
-import { EXIT } from '../../../measure/exit-codes.ts';
+import { EXIT } from '../../../measure/core/exit-codes.ts';
 import { referenceTool } from '../tools/reference-tools.ts';
 import { type HostileMode, startHostileProxy } from './hostile-proxy.ts';
 import { resultsDir, runCli, runFolder } from './run-cli.ts';

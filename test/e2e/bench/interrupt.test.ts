@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startCatalogServer } from '../../../models/repository/built-in.ts';
+import { startCatalogServer } from '../../../measure/repository/built-in.ts';
 import { startInflightProxy } from './inflight-proxy.ts';
 import { alive, startCli, until, watchDescendants } from './processes.ts';
 import { resultsDir, runFolder } from './run-cli.ts';

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startCatalogServer } from '../../../models/repository/built-in.ts';
+import { startCatalogServer } from '../../../measure/repository/built-in.ts';
 import { findK6 } from '../agreement/harness.ts';
 import { startForwardingProxy } from './forwarding-proxy.ts';
 import { descendants, startCli } from './processes.ts';

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LevelResult } from '../../../lib/summary/types.ts';
 import { bundleScenario } from '../../../measure/core/bundle.ts';
 import { packagePath } from '../../../measure/core/paths.ts';
-import { EXIT } from '../../../measure/exit-codes.ts';
+import { EXIT } from '../../../measure/core/exit-codes.ts';
 import { type RunningServer, startServer } from '@k6-triton/server';
 import { referenceTool } from '../tools/reference-tools.ts';
 import { resultsDir, runCli, runFolder } from './run-cli.ts';

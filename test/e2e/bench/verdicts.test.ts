@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LevelResult, RunReport } from '../../../lib/summary/types.ts';
 import { type EmbeddedServer, startEmbedded } from '../../../measure/core/embedded.ts';
-import { EXIT } from '../../../measure/exit-codes.ts';
+import { EXIT } from '../../../measure/core/exit-codes.ts';
 import { referenceTool } from '../tools/reference-tools.ts';
 import { startHostileProxy } from './hostile-proxy.ts';
 import { resultsDir, runCli, runFolder } from './run-cli.ts';

@@ -20,7 +20,7 @@ import { type HttpResponseLike, parseHttpInferResponse } from '../../../lib/kser
 import { normalizeStatistics } from '../../../lib/kserve/stats.ts';
 import { encodeTensor } from '../../../lib/tensor/index.ts';
 import { getModel } from '../../../models/index.ts';
-import { startCatalogServer } from '../../../models/repository/built-in.ts';
+import { startCatalogServer } from '../../../measure/repository/built-in.ts';
 import type { RunningServer } from '@k6-triton/server';
 
 const PROTO_DIR = fileURLToPath(new URL('../../../proto', import.meta.url));

@@ -10,7 +10,7 @@ import { getPriority, setPriority, tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCatalogServer } from '../../../models/repository/built-in.ts';
+import { startCatalogServer } from '../../../measure/repository/built-in.ts';
 import type { RunningServer } from '@k6-triton/server';
 import { REPO_ROOT, referenceTool } from './reference-tools.ts';
 

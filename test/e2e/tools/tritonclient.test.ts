@@ -12,7 +12,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG } from '../../../models/index.ts';
-import { startCatalogServer } from '../../../models/repository/built-in.ts';
+import { startCatalogServer } from '../../../measure/repository/built-in.ts';
 import type { RunningServer } from '@k6-triton/server';
 import { REPO_ROOT, referenceTool } from './reference-tools.ts';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { csvHeader } from '../../../report/csv.ts';
-import { startCatalogServer } from '../../../models/repository/built-in.ts';
+import { startCatalogServer } from '../../../measure/repository/built-in.ts';
 import type { RunningServer } from '@k6-triton/server';
 import { resultsDir, runCli, runFolder } from '../bench/run-cli.ts';
 import { referenceTool } from './reference-tools.ts';

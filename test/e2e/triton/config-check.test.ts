@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getModel } from '../../../models/index.ts';
-import { configFromCatalog } from '../../../models/repository/catalog-config.ts';
-import { pbtxtOf, writeCatalogRepository } from '../../../models/repository/export.ts';
-import { standInModel } from '../../../models/repository/stand-in.ts';
+import { configFromCatalog } from '../../../measure/repository/catalog-config.ts';
+import { pbtxtOf, writeCatalogRepository } from '../../../measure/repository/export.ts';
+import { standInModel } from '../../../measure/repository/stand-in.ts';
 import { REAL_TRITON, startEmbeddedTarget, startRealTarget, type Target } from './servers.ts';
 
 /** DLRM's stand-in under a config that says output__0 is [2] per item; the model gives [1]. */

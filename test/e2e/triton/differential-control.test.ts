@@ -23,7 +23,7 @@ import * as protoLoader from '@grpc/proto-loader';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBinaryInferRequest } from '../../../lib/kserve/binary.ts';
 import { CATALOG } from '../../../models/catalog.ts';
-import { writeCatalogRepository } from '../../../models/repository/export.ts';
+import { writeCatalogRepository } from '../../../measure/repository/export.ts';
 import { MNIST_MODEL_FILE, mnistModelWithBatchDim } from '../../../models/mnist/export-onnx.ts';
 import { catalogInputs } from '../../onnx/catalog-inputs.ts';
 import { REAL_TRITON, startPair, type Target } from './servers.ts';

@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEQUENCE_MODELS } from '../../../models/catalog.ts';
-import { configFromCatalog } from '../../../models/repository/catalog-config.ts';
-import { pbtxtOf, writeCatalogRepository } from '../../../models/repository/export.ts';
+import { configFromCatalog } from '../../../measure/repository/catalog-config.ts';
+import { pbtxtOf, writeCatalogRepository } from '../../../measure/repository/export.ts';
 import { type GrpcAnswer, inferenceClient, type Msg, post } from './infer-clients.ts';
 import { REAL_TRITON, startPair, type Target } from './servers.ts';
 

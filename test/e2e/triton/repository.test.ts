@@ -13,7 +13,7 @@ import { outputProblems } from '../../../lib/kserve/outputs.ts';
 import type { InferResult } from '../../../lib/kserve/types.ts';
 import { CATALOG } from '../../../models/catalog.ts';
 import type { ModelEntry } from '../../../models/types.ts';
-import { writeCatalogRepository } from '../../../models/repository/export.ts';
+import { writeCatalogRepository } from '../../../measure/repository/export.ts';
 import { catalogInputs } from '../../onnx/catalog-inputs.ts';
 import { REAL_TRITON, startEmbeddedTarget, startRealTarget, type Target } from './servers.ts';
 

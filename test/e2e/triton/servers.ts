@@ -4,7 +4,7 @@
  * TRITONSERVER or ../shared/tools/bin/tritonserver; where neither exists, callers skip with REAL_TRITON.skipReason.
  */
 import { startTritonserver, type RealTriton } from '../../../measure/core/tritonserver.ts';
-import { startCatalogServer } from '../../../models/repository/built-in.ts';
+import { startCatalogServer } from '../../../measure/repository/built-in.ts';
 import type { RunningServer } from '@k6-triton/server';
 import { referenceTool } from '../tools/reference-tools.ts';
 

@@ -21,7 +21,7 @@ import type { CapacityRecord } from '../../../measure/capacity/capacity-report.t
 import type { SweepRecord } from '../../../measure/sweep/sweep-report.ts';
 import type { RunReport } from '../../../lib/summary/types.ts';
 import { getModel, modelIds } from '../../../models/index.ts';
-import { writeCatalogRepository } from '../../../models/repository/export.ts';
+import { writeCatalogRepository } from '../../../measure/repository/export.ts';
 import { type CliRun, runCli } from '../bench/run-cli.ts';
 import { referenceTool } from '../tools/reference-tools.ts';
 import { reportProblems } from './level-checks.ts';

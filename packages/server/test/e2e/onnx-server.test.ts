@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startCatalogServer } from '../../../../models/repository/built-in.ts';
+import { startCatalogServer } from '../../../../measure/repository/built-in.ts';
 import type { RunningServer } from '@k6-triton/server';
 import { DIGIT_PIXELS, loadDigitSplit } from '../../../../models/mnist/digits.ts';
 import { mnistModelWithBatchDim } from '../../../../models/mnist/export-onnx.ts';

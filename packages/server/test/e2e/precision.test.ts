@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withCatalog } from '../../../../models/repository/built-in.ts';
+import { withCatalog } from '../../../../measure/repository/built-in.ts';
 import { type RunningServer, startServer } from '@k6-triton/server';
 
 describe('built-in repository at a precision', () => {

@@ -8,7 +8,7 @@ import https from 'node:https';
 import { connect } from 'node:http2';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCatalogServer } from '../../../../models/repository/built-in.ts';
+import { startCatalogServer } from '../../../../measure/repository/built-in.ts';
 import type { RunningServer, ServerOptions } from '@k6-triton/server';
 import { selfSignedIdentity, type TlsIdentity, tlsIdentity } from '../../src/tls.ts';
 import { binaryBody, makeRepository, removeRepository } from '../helpers.ts';

@@ -2,11 +2,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { getModel } from '../../../../models/index.ts';
-import { configFromCatalog } from '../../../../models/repository/catalog-config.ts';
-import { parseConfigJson, parsePbtxt } from '../../src/config/parse.ts';
-import { decodeOnnxModel } from '../../../../models/repository/onnx-writer.ts';
-import { runCli } from '../../../../test/e2e/bench/run-cli.ts';
+import { getModel } from '../../models/index.ts';
+import { configFromCatalog } from '../../measure/repository/catalog-config.ts';
+import { parseConfigJson, parsePbtxt } from '../../packages/server/src/config/parse.ts';
+import { decodeOnnxModel } from '../../measure/repository/onnx-writer.ts';
+import { runCli } from './bench/run-cli.ts';
 
 describe('k6-triton repository', () => {
   const dirs: string[] = [];

@@ -7,9 +7,9 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { configToPbtxt, parseConfigJson } from '@k6-triton/server';
-import { CATALOG, getModel, inputsFor, modelIds, SEQUENCE_MODELS } from '../index.ts';
-import { MNIST_MODEL_FILE } from '../mnist/export-onnx.ts';
-import type { ModelEntry } from '../types.ts';
+import { CATALOG, getModel, inputsFor, modelIds, SEQUENCE_MODELS } from '../../models/index.ts';
+import { MNIST_MODEL_FILE } from '../../models/mnist/export-onnx.ts';
+import type { ModelEntry } from '../../models/types.ts';
 import { catalogEntries, configFromCatalog, type ModelConfig } from './catalog-config.ts';
 import { standInModel } from './stand-in.ts';
 

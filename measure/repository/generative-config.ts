@@ -5,7 +5,7 @@
 import type { TensorSpec } from '../../lib/kserve/types.ts';
 import { toConfigDatatype } from '../../lib/tensor/datatypes.ts';
 import { type GenerativeTiming, TIMING_PARAMETERS } from '@k6-triton/server';
-import { GENERATIVE, type GenerativeModelEntry } from '../generative.ts';
+import { GENERATIVE, type GenerativeModelEntry } from '../../models/generative.ts';
 import type { ModelConfig } from './catalog-config.ts';
 
 /** What one more sequence adds to a decode step, ms: chosen, not published (the table is at concurrency 1). */

@@ -13,7 +13,7 @@ import {
   type ServerOptions,
   startServer,
 } from '@k6-triton/server';
-import { MNIST_MODEL_FILE } from '../mnist/export-onnx.ts';
+import { MNIST_MODEL_FILE } from '../../models/mnist/export-onnx.ts';
 import {
   catalogEntries,
   catalogLatencyProfiles,

@@ -5,9 +5,9 @@
  */
 import type { TensorSpec } from '../../lib/kserve/types.ts';
 import { toConfigDatatype } from '../../lib/tensor/datatypes.ts';
-import { CATALOG, SEQUENCE_MODELS } from '../catalog.ts';
-import { inputsFor } from '../index.ts';
-import type { LatencyProfile, ModelEntry, Precision } from '../types.ts';
+import { CATALOG, SEQUENCE_MODELS } from '../../models/catalog.ts';
+import { inputsFor } from '../../models/index.ts';
+import type { LatencyProfile, ModelEntry, Precision } from '../../models/types.ts';
 
 /** A model config in Triton's JSON form; `name` names the model. */
 export type ModelConfig = { name: string } & Record<string, unknown>;

@@ -4,24 +4,24 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { encodeTensor } from '../../../lib/tensor/index.ts';
-import { getModel } from '../../../models/index.ts';
-import { followVuAcrossAwaits, runInVu } from '../../../packages/runtime/src/vu-context.ts';
-import { startCatalogServer } from '../../../models/repository/built-in.ts';
+import { encodeTensor } from '@k6-triton/lib/tensor/index.ts';
+import { getModel } from '../../../../models/index.ts';
+import { followVuAcrossAwaits, runInVu } from '../../src/vu-context.ts';
+import { startCatalogServer } from '../../../../measure/repository/built-in.ts';
 import type { RunningServer } from '@k6-triton/server';
-import { type FakeVu, fakeVu, samplesOf } from '../../../packages/runtime/test/fake-vu.ts';
+import { type FakeVu, fakeVu, samplesOf } from '../fake-vu.ts';
 
 // These tests call module functions directly across awaits, where a script's would be bound to its VU.
 followVuAcrossAwaits();
 
-vi.mock('k6/http', () => import('../../../packages/runtime/src/modules/http.ts'));
-vi.mock('k6/net/grpc', () => import('../../../packages/runtime/src/modules/grpc.ts'));
-vi.mock('k6/encoding', () => import('../../../packages/runtime/src/modules/encoding.ts'));
+vi.mock('k6/http', () => import('../../src/modules/http.ts'));
+vi.mock('k6/net/grpc', () => import('../../src/modules/grpc.ts'));
+vi.mock('k6/encoding', () => import('../../src/modules/encoding.ts'));
 
-const { KServeHttp } = await import('../../../lib/kserve/http.ts');
-const { KServeGrpc } = await import('../../../lib/kserve/grpc.ts');
+const { KServeHttp } = await import('@k6-triton/lib/kserve/http.ts');
+const { KServeGrpc } = await import('@k6-triton/lib/kserve/grpc.ts');
 
-const PROTO_DIR = fileURLToPath(new URL('../../../proto', import.meta.url));
+const PROTO_DIR = fileURLToPath(new URL('../../../../proto', import.meta.url));
 
 let server: RunningServer;
 let vu: FakeVu;

@@ -8,8 +8,8 @@
  * (click probabilities), raw values otherwise (BERT's start and end logits).
  */
 import type { TensorSpec } from '../../lib/kserve/types.ts';
-import { inputsFor } from '../index.ts';
-import type { ModelEntry } from '../types.ts';
+import { inputsFor } from '../../models/index.ts';
+import type { ModelEntry } from '../../models/types.ts';
 import {
   encodeOnnxModel,
   type OnnxDim,
@@ -130,7 +130,7 @@ export function standInModel(entry: ModelEntry, precision?: string): Uint8Array 
 
   return encodeOnnxModel({
     graphName: entry.name,
-    producer: 'k6-triton models/repository/stand-in.ts',
+    producer: 'k6-triton measure/repository/stand-in.ts',
     docString: `Stand-in for catalog model ${entry.id}: its tensors, cheap deterministic compute, not its answers`,
     metadata: { catalog_id: entry.id, precision: precision?.toUpperCase() ?? 'catalog' },
     inputs: inputs.map((t) => ({ name: t.name, datatype: t.datatype, dims: leading(t.dims) })),

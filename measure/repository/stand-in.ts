@@ -16,7 +16,7 @@ import {
   type OnnxInitializerSpec,
   type OnnxNodeSpec,
   onnxElemType,
-} from './onnx-writer.ts';
+} from '../../models/onnx/onnx-writer.ts';
 
 /** The symbolic batch dim of the stand-ins' inputs and outputs. */
 export const BATCH_DIM = 'batch';

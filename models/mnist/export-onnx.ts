@@ -1,5 +1,5 @@
 /**
- * The trained network as an ONNX model (opset 13, written by measure/repository/onnx-writer.ts): input `input.1` FP32
+ * The trained network as an ONNX model (opset 13, written by models/onnx/onnx-writer.ts): input `input.1` FP32
  * [B,1,28,28], output `output` FP32 [B,10] logits, where B is 1 (seed 003's model, the catalog's config) or a
  * symbolic dim for configs with max_batch_size > 0. `importOnnx` reads the weights back, so the shipped model can be
  * re-exported with another batch dim without training again.
@@ -7,12 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import {
-  decodeOnnxModel,
-  encodeOnnxModel,
-  type OnnxDim,
-  type OnnxNodeSpec,
-} from '../../measure/repository/onnx-writer.ts';
+import { decodeOnnxModel, encodeOnnxModel, type OnnxDim, type OnnxNodeSpec } from '../onnx/onnx-writer.ts';
 import { flatSize, KERNEL, type NetParams } from './net-shape.ts';
 
 /** Names, batch dim and metadata the exported model declares. */

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getModel } from '../../models/index.ts';
 import { configFromCatalog } from '../../measure/repository/catalog-config.ts';
-import { parseConfigJson, parsePbtxt } from '../../packages/server/src/config/parse.ts';
-import { decodeOnnxModel } from '../../measure/repository/onnx-writer.ts';
+import { parseConfigJson, parsePbtxt } from '@k6-triton/server';
+import { decodeOnnxModel } from '../../models/onnx/onnx-writer.ts';
 import { runCli } from './bench/run-cli.ts';
 
 describe('k6-triton repository', () => {

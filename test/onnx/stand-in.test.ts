@@ -11,7 +11,7 @@ import { DIGIT_PIXELS, loadDigitSplit } from '../../models/mnist/digits.ts';
 import { importOnnx, MNIST_MODEL_FILE, mnistModelWithBatchDim } from '../../models/mnist/export-onnx.ts';
 import { onnxConfigMismatch, parseConfigJson, tensorInfoFromOrt } from '@k6-triton/server';
 import { standInModel } from '../../measure/repository/stand-in.ts';
-import { decodeOnnxModel, encodeOnnxModel } from '../../measure/repository/onnx-writer.ts';
+import { decodeOnnxModel, encodeOnnxModel } from '../../models/onnx/onnx-writer.ts';
 import { catalogInputs } from './catalog-inputs.ts';
 import { hasOnnxRuntime } from './has-onnx-runtime.ts';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { writeCatalogRepository } from '../../../measure/repository/export.ts';
 import { mnistModelWithBatchDim } from '../../../models/mnist/export-onnx.ts';
-import { encodeOnnxModel, type OnnxValueSpec } from '../../../measure/repository/onnx-writer.ts';
+import { encodeOnnxModel, type OnnxValueSpec } from '../../../models/onnx/onnx-writer.ts';
 
 const MNIST_BATCH_CONFIG = `name: "mnist-batch"
 platform: "onnxruntime_onnx"

@@ -5,7 +5,7 @@
  * (the CLI's `run`). The rest is what the tool shares with the runtime: k6's exit codes, k6's
  * execution-segment grammar, how scripts are bundled for it, k6's trend histogram and whole-file writes.
  * The types runTest's options and result name are exported with it. The tool imports the runtime only
- * through this module (test/layers/runtime-wall.test.ts).
+ * through this module (test/layers/layers.test.ts).
  */
 export { runTest, type RunTestOptions, type RunTestResult } from './engine.ts';
 export { EXIT } from './exit-codes.ts';

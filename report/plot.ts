@@ -2,8 +2,7 @@
  * Plots rendered to SVG in Node with vega-lite + vega (no canvas): throughput against the load level,
  * and p95/p99 latency against throughput (the knee) with the budget drawn as a line.
  */
-import { compile, type TopLevelSpec } from 'vega-lite';
-import { parse, View } from 'vega';
+import type { TopLevelSpec } from 'vega-lite';
 import type { LevelResult } from '../lib/summary/types.ts';
 import { us_to_ms } from '../lib/units.ts';
 
@@ -197,6 +196,9 @@ export function latencySpec(
 
 /** Renders a vega-lite spec to an SVG string in Node. */
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  // Loaded here, not with the module: vega-lite costs ~0.8 s of CPU to load, which every command that
+  // imports the report writer paid, those that stop before any plot (bad flags, unreachable servers) too.
+  const [{ compile }, { parse, View }] = await Promise.all([import('vega-lite'), import('vega')]);
   const view = new View(parse(compile(spec).spec), { renderer: 'none' });
   try {
     return await view.toSVG();

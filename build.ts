@@ -4,8 +4,9 @@
  * (dist/<name>.cjs, packages/runtime/src/loader/prebuilt.ts). Usage: node --import tsx build.ts [scenario ... | --runtime]
  */
 import { readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { buildSidecar, SCENARIO_BUILD_OPTIONS } from './measure/core/bundle.ts';
 
@@ -33,8 +34,21 @@ export async function buildScenarios(entries = scenarioEntries()): Promise<strin
 /** Where prebuilt runtimes go; build/stamp.json names the current one (see bin/k6-triton.js). */
 export const RUNTIME_BUILD_DIR = join(ROOT, 'build');
 
-/** Source folders the runtime's build is made from; a file newer than the build makes it stale. */
-export const RUNTIME_SOURCES = ['cli', 'packages/runtime/src', 'lib', 'models', 'measure', 'report'];
+/** Source folders the build is made from (the CLI reaches all of them); a file newer than it makes it stale. */
+export const RUNTIME_SOURCES = [
+  'cli',
+  'measure',
+  'report',
+  'payloads',
+  'models',
+  'scenarios',
+  'lib',
+  'packages/runtime/src',
+  'packages/server/src',
+];
+
+/** The runtime's own folder: its supervisor finds worker.js beside itself in the build, so its paths stay. */
+const RUNTIME_SRC = join(ROOT, 'packages', 'runtime', 'src');
 
 /**
  * npm packages stay in node_modules; this project's own workspace packages (@k6-triton/*: TypeScript
@@ -50,8 +64,29 @@ const npmPackagesExternal: Plugin = {
 };
 
 /**
- * Bundles `k6-triton run` and its worker thread to plain JavaScript (packages stay in node_modules),
- * so the load generator starts without the TypeScript loader. Each build gets its own folder and
+ * A bundled module keeps the location of its source: `import.meta.url` becomes the source file's URL, so the
+ * files found beside a module (protos, the shipped model, the guard script, onnx-worker.js) are found from the
+ * build as from the sources. The runtime's files keep the bundle's own URL (worker.js sits beside them).
+ */
+const sourceLocations: Plugin = {
+  name: 'source-locations',
+  setup(b) {
+    b.onLoad({ filter: /\.ts$/ }, async (args) => {
+      if (args.path.startsWith(RUNTIME_SRC)) return undefined;
+      const text = await readFile(args.path, 'utf8');
+      if (!text.includes('import.meta.')) return undefined;
+      const contents = text
+        .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href))
+        .replaceAll('import.meta.dirname', JSON.stringify(dirname(args.path)));
+      return { contents, loader: 'ts' };
+    });
+  },
+};
+
+/**
+ * Bundles the command line (`cli.js`), `k6-triton run` and its worker thread, and the embedded server's child
+ * process to plain JavaScript (packages stay in node_modules): the load generator starts without the
+ * TypeScript loader, and every command starts in a fraction of the loader's time. Each build gets its own folder and
  * build/stamp.json is replaced in one rename: runs that started from an older build keep their
  * files, and builds racing each other (parallel tests) cannot mix.
  */
@@ -66,13 +101,15 @@ export async function buildRuntime(): Promise<string> {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    plugins: [npmPackagesExternal],
+    plugins: [npmPackagesExternal, sourceLocations],
     sourcemap: true,
     logLevel: 'warning',
     splitting: true,
     entryPoints: {
+      cli: join(ROOT, 'cli', 'main.ts'),
       run: join(ROOT, 'cli', 'run-entry.ts'),
-      worker: join(ROOT, 'packages', 'runtime', 'src', 'worker-main.ts'),
+      worker: join(RUNTIME_SRC, 'worker-main.ts'),
+      'embedded-child': join(ROOT, 'measure', 'core', 'embedded-child.ts'),
     },
     outdir: dir,
     chunkNames: '[name]-[hash]',

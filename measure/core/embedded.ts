@@ -1,5 +1,6 @@
 /** Starts and stops the embedded server in a child process for a bench run. */
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ServerOptions, TlsIdentity } from '@k6-triton/server';
 import type { Interruption } from './interrupt.ts';
@@ -59,12 +60,10 @@ export async function startEmbedded(
   options: EmbeddedOptions = {},
   interruption?: Interruption,
 ): Promise<EmbeddedServer> {
-  // What fork() would run (this node, the tsx loader, an IPC channel), through childCommand so that
-  // the server's own group stays in the bench's session.
-  const script = fileURLToPath(new URL('./embedded-child.ts', import.meta.url));
-  // tsx by its resolved path: a bare 'tsx' would be looked up from the working directory, which need not be ours.
-  const tsx = import.meta.resolve('tsx');
-  const start = childCommand(process.execPath, ['--import', tsx, script], interruption !== undefined);
+  // What fork() would run (this node, an IPC channel), through childCommand so that the server's own group
+  // stays in the bench's session: the build's embedded-child.js when the command started from a build
+  // (bin/k6-triton.js says where), else the source under the tsx loader.
+  const start = childCommand(process.execPath, childArgs(), interruption !== undefined);
   const child = spawn(start.program, start.args, {
     env: { ...process.env, K6_TRITON_SERVER_OPTIONS: JSON.stringify(options) },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
@@ -100,4 +99,16 @@ export async function startEmbedded(
     kill();
     throw error;
   }
+}
+
+/** The embedded server's child-process entry: the build's when there is one, else the source through tsx. */
+function childArgs(): string[] {
+  const built = process.env.K6_TRITON_BUILD_DIR;
+  if (built) return [join(built, 'embedded-child.js')];
+  // tsx by its resolved path: a bare 'tsx' would be looked up from the working directory, which need not be ours.
+  return [
+    '--import',
+    import.meta.resolve('tsx'),
+    fileURLToPath(new URL('./embedded-child.ts', import.meta.url)),
+  ];
 }

@@ -43,9 +43,7 @@ describe('k6-triton repository', () => {
       { name: 'input__1', datatype: 'INT32', dims: ['batch', 26] },
     ]);
     const mnist = readFileSync(join(dir, 'onnx-mnist-cpu', '1', 'model.onnx'));
-    expect(mnist.equals(readFileSync(join(import.meta.dirname, '../../../models/mnist/model.onnx')))).toBe(
-      true,
-    );
+    expect(mnist.equals(readFileSync(join(import.meta.dirname, '../../models/mnist/model.onnx')))).toBe(true);
   });
 
   it('refuses an unknown model, an unknown precision and a folder it cannot write, in one line each', async () => {

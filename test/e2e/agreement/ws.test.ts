@@ -82,9 +82,9 @@ describe.skipIf(!K6)('k6/ws and k6/websockets agree with real k6', () => {
   });
 
   it('a graceful stop closes open sockets of both modules; the same counts, nothing recorded after it', async () => {
-    // The runtime's own scripts (test/runtime/scripts), run here under real k6 too.
+    // The runtime's own scripts (packages/runtime/test/scripts), run here under real k6 too.
     for (const name of ['ws-connect-interrupted.js', 'ws-interrupted.js']) {
-      const { k6: k, node: n } = await runBoth(k6, `../../../runtime/scripts/${name}`, {
+      const { k6: k, node: n } = await runBoth(k6, `../../../../packages/runtime/test/scripts/${name}`, {
         env: { WS_URL: server.url },
       });
       expect([name, k.code, n.code]).toEqual([name, 0, 0]);

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SEQUENCE_METRICS } from '../../../lib/sequence/names.ts';
-import { startServer } from '@k6-triton/server';
+import { startCatalogServer } from '../../../measure/repository/built-in.ts';
 import { referenceTool } from '../tools/reference-tools.ts';
 import { resultsDir, runCli, runFolder } from './run-cli.ts';
 
@@ -151,7 +151,7 @@ describe('bench sequence on the embedded server', () => {
   );
 
   it('counts sequences a failed request cut short as orphaned, and their threshold fails the run', async () => {
-    const server = await startServer({
+    const server = await startCatalogServer({
       httpPort: 0,
       grpcPort: -1,
       metricsPort: -1,

@@ -13,7 +13,8 @@ import type { LevelResult } from '../../../lib/summary/types.ts';
 import { bundleScenario } from '../../../measure/core/bundle.ts';
 import { packagePath } from '../../../measure/core/paths.ts';
 import { EXIT } from '../../../measure/core/exit-codes.ts';
-import { type RunningServer, startServer } from '@k6-triton/server';
+import type { RunningServer } from '@k6-triton/server';
+import { startCatalogServer } from '../../../measure/repository/built-in.ts';
 import { referenceTool } from '../tools/reference-tools.ts';
 import { resultsDir, runCli, runFolder } from './run-cli.ts';
 
@@ -55,7 +56,7 @@ describe('token lengths mean,stddev', () => {
     let server: RunningServer;
     let bundle: string;
     beforeAll(async () => {
-      server = await startServer({ httpPort: 0, grpcPort: 0, metricsPort: -1 });
+      server = await startCatalogServer({ httpPort: 0, grpcPort: 0, metricsPort: -1 });
       bundle = await bundleScenario(packagePath('scenarios', 'llm.ts'));
     }, 60_000);
     afterAll(async () => {

@@ -67,8 +67,8 @@ describe.skipIf(!REAL_TRITON.path)(`bench on a tritonserver it starts ${REAL_TRI
   it('stops when the process that started it is killed outright', async () => {
     // A process that starts tritonserver, prints its URL and waits: killed with SIGKILL, it runs no handler.
     const script = [
-      "import { startTritonserver } from './measure/tritonserver.ts';",
-      "import { exportCatalogRepository } from './measure/catalog-repository.ts';",
+      "import { startTritonserver } from './measure/core/tritonserver.ts';",
+      "import { exportCatalogRepository } from './measure/core/catalog-repository.ts';",
       "import { mkdtempSync } from 'node:fs';",
       "const dir = await exportCatalogRepository({ modelId: 'mnist' }, mkdtempSync('/tmp/k6t-guard-'));",
       `const s = await startTritonserver({ binary: ${JSON.stringify(REAL_TRITON.path)}, repository: dir });`,

@@ -28,9 +28,9 @@ export class BackendRegistry {
     this.#factories.set('repeat', async () => repeatFactory);
     this.#factories.set('identity', async () => identityFactory);
     this.#factories.set('onnxruntime', async () => {
-      // A variable specifier keeps bundlers and tsc from requiring the optional module up front.
-      const path = './onnx.ts';
-      const mod = (await import(path)) as { onnxFactory?: BackendFactory; default?: BackendFactory };
+      // Imported when a model needs it: onnx.ts loads onnxruntime-node, which a server without ONNX models never
+      // touches (a bundle makes it a chunk of its own).
+      const mod = (await import('./onnx.ts')) as { onnxFactory?: BackendFactory; default?: BackendFactory };
       const factory = mod.onnxFactory ?? mod.default;
       if (!factory) throw new Error('packages/server/src/backends/onnx.ts exports no onnxFactory');
       return factory;

@@ -4,7 +4,7 @@ import { check } from 'k6';
 import grpc from 'k6/net/grpc';
 
 const client = new grpc.Client();
-client.load(['../../../runtime/fixtures'], 'echo.proto');
+client.load(['../../../../packages/runtime/test/fixtures'], 'echo.proto');
 
 export const options = { vus: 1, iterations: 5 };
 

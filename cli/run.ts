@@ -5,7 +5,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 // The supervisor, not the engine: the engine and the libraries it loads (esbuild, undici, HDR
 // histograms) belong to the worker thread only, so the main thread stays small.
-import { parseSegment, parseSequence, runSupervised } from '@k6-triton/runtime';
+import { EXIT, parseSegment, parseSequence, runSupervised } from '@k6-triton/runtime';
 
 function positiveInt(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`must be a whole number >= 0, got "${value}"`);
@@ -28,6 +28,17 @@ function checked(parse: (v: string) => unknown): (value: string) => string {
     }
     return value;
   };
+}
+
+/** Go's strconv.ParseBool, as k6 reads a boolean K6_* variable (`false` means false); undefined when unset. */
+export function envBool(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
+  const value = env[name];
+  if (value === undefined) return undefined;
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false;
+  throw new Error(
+    `env var '${name}' is not a valid boolean value: strconv.ParseBool: parsing "${value}": invalid syntax`,
+  );
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -82,11 +93,9 @@ export function registerRun(program: Command): void {
         .argParser(checked(parseSequence))
         .env('K6_EXECUTION_SEGMENT_SEQUENCE'),
     )
-    .addOption(
-      new Option('--insecure-skip-tls-verify', "don't verify the servers' TLS certificates").env(
-        'K6_INSECURE_SKIP_TLS_VERIFY',
-      ),
-    )
+    // K6_INSECURE_SKIP_TLS_VERIFY and K6_NO_THRESHOLDS are read as k6 reads them (envBool), not by commander,
+    // which takes any value of a boolean's variable, "false" included, as set.
+    .option('--insecure-skip-tls-verify', "don't verify the servers' TLS certificates")
     .option('-e, --env <KEY=VALUE>', 'environment variable for __ENV (repeatable)', keyValue, {})
     .option(
       '--secret-source <type=config>',
@@ -130,6 +139,17 @@ export function registerRun(program: Command): void {
     .option('--no-color', 'no colors in the output')
     .option('--no-include-system-env-vars', 'keep the system environment out of __ENV')
     .action(async (script: string, flags: RunFlags) => {
+      let insecureEnv: boolean | undefined;
+      let noThresholdsEnv: boolean | undefined;
+      try {
+        insecureEnv = envBool(process.env, 'K6_INSECURE_SKIP_TLS_VERIFY');
+        noThresholdsEnv = envBool(process.env, 'K6_NO_THRESHOLDS');
+      } catch (err) {
+        // k6's words and exit code (255) for a variable it cannot read.
+        process.stderr.write(`k6-triton: ${(err as Error).message}\n`);
+        process.exitCode = EXIT.GENERIC;
+        return;
+      }
       const result = await runSupervised({
         script,
         // The scenarios' stats probes record which runtime measured (lib/load/metrics.ts createWindowRecord),
@@ -145,13 +165,13 @@ export function registerRun(program: Command): void {
           tags: Object.keys(flags.tag).length ? flags.tag : undefined,
           executionSegment: flags.executionSegment,
           executionSegmentSequence: flags.executionSegmentSequence,
-          insecureSkipTLSVerify: flags.insecureSkipTlsVerify || undefined,
+          insecureSkipTLSVerify: flags.insecureSkipTlsVerify || insecureEnv || undefined,
         },
         out: flags.out,
         summaryExport: flags.summaryExport,
         summaryMode: flags.summaryMode,
         noSummary: !flags.summary,
-        noThresholds: !flags.thresholds,
+        noThresholds: !flags.thresholds || noThresholdsEnv === true,
         quiet: flags.quiet,
         noColor: !flags.color,
         secretSources: flags.secretSource,

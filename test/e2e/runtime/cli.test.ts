@@ -73,4 +73,17 @@ describe('k6-triton run', () => {
     expect(data.metrics.iterations.count).toBe(3);
     expect(data.metrics.waiting_time.thresholds).toBeUndefined();
   });
+
+  it('reads K6_NO_THRESHOLDS as k6 does: true skips thresholds, false keeps them, anything else exits 255', async () => {
+    const script = scriptPath('thresholds-fail.js');
+    const asked = await run(['-q', '-i', '1', script], { K6_NO_THRESHOLDS: 'true' });
+    const kept = await run(['-q', '-i', '1', script], { K6_NO_THRESHOLDS: 'false' });
+    const bad = await run(['-q', '-i', '1', script], { K6_NO_THRESHOLDS: 'maybe' });
+    expect([asked.code, kept.code, bad.code], `${asked.stderr}${kept.stderr}${bad.stderr}`).toEqual([
+      0, 99, 255,
+    ]);
+    expect(bad.stderr).toContain(
+      `env var 'K6_NO_THRESHOLDS' is not a valid boolean value: strconv.ParseBool: parsing "maybe": invalid syntax`,
+    );
+  });
 });

@@ -8,7 +8,8 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { settingOn } from '../measure/core/tls.ts';
+import { readOr } from '../lib/settings/read.ts';
+import { S } from '../lib/settings/schema.ts';
 
 /** The flags, as commander names them, with perf_analyzer's spelling for messages. */
 const SSL_FLAGS = {
@@ -106,9 +107,10 @@ export function sslSettings(flags: Flags, env: Record<string, string>): Record<s
   }
   const peer = oneOf(flags, 'sslHttpsVerifyPeer', ['0', '1']);
   const host = oneOf(flags, 'sslHttpsVerifyHost', ['0', '1', '2']);
-  if (peer === '1' && settingOn(env.INSECURE_SKIP_TLS_VERIFY))
+  const skipAsked = readOr(env, S.INSECURE_SKIP_TLS_VERIFY, false);
+  if (peer === '1' && skipAsked)
     throw new Error('--ssl-https-verify-peer 1 and --insecure-skip-tls-verify disagree; give one');
-  const skip = peer === '0' || settingOn(env.INSECURE_SKIP_TLS_VERIFY);
+  const skip = peer === '0' || skipAsked;
   if (host === '0' && !skip)
     throw new Error(
       "--ssl-https-verify-host 0 cannot be honoured alone: k6 checks the server's name whenever it verifies its certificate; add --ssl-https-verify-peer 0 to verify neither",

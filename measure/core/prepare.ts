@@ -16,7 +16,9 @@ import type { Interruption } from './interrupt.ts';
 import { type LocalServer, type ServedModel, startLocalServer } from './local-server.ts';
 import { runEndpoints } from './endpoints.ts';
 import type { Target } from './target.ts';
-import { checkTrusted, runTls, runtimeTlsArgs, settingOn, trustFile } from './tls.ts';
+import { checkTrusted, runTls, runtimeTlsArgs, trustFile } from './tls.ts';
+import { readOr } from '../../lib/settings/read.ts';
+import { S } from '../../lib/settings/schema.ts';
 import { tlsIdentity } from '@k6-triton/server';
 
 /** How the server a command starts (when the run names no TRITON_URL) is set up, and what it is asked. */
@@ -125,7 +127,7 @@ export async function prepare(
   // A catalog model's payloads are checked before any server starts; a generic model's inputs are the server's.
   const early =
     target.entry.id === 'generic' ? undefined : await checkedPayload(target, target.entry, options);
-  const serveTls = settingOn(target.settings.TLS);
+  const serveTls = readOr(target.settings, S.TLS, false);
   if (serveTls && target.settings.TRITON_URL) {
     throw new Error(
       `--tls (TLS=1) starts the embedded server with TLS; with TRITON_URL=${target.settings.TRITON_URL} give an https:// URL (and TRITON_GRPC_URL=grpcs://host:port) instead`,

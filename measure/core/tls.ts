@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { isIP } from 'node:net';
 import tls from 'node:tls';
+import { readOr } from '../../lib/settings/read.ts';
+import { S } from '../../lib/settings/schema.ts';
 import type { RunSettings } from './target.ts';
 
 /** How the runtime treats the server's certificate. */
@@ -19,15 +21,10 @@ export interface RunTls {
   caFile?: string;
 }
 
-/** Is a yes/no setting on ("1", "true", "yes")? */
-export function settingOn(value: string | undefined): boolean {
-  return value !== undefined && /^(1|true|yes|on)$/i.test(value.trim());
-}
-
 /** The run's TLS settings: TLS_CA and INSECURE_SKIP_TLS_VERIFY. */
 export function runTls(settings: RunSettings): RunTls {
   return {
-    skipVerify: settingOn(settings.INSECURE_SKIP_TLS_VERIFY),
+    skipVerify: readOr(settings, S.INSECURE_SKIP_TLS_VERIFY, false),
     ...(settings.TLS_CA ? { caFile: resolve(settings.TLS_CA) } : {}),
   };
 }

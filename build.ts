@@ -35,7 +35,7 @@ export async function buildScenarios(entries = scenarioEntries()): Promise<strin
 export const RUNTIME_BUILD_DIR = join(ROOT, 'build');
 
 /** Source folders the build is made from (the CLI reaches all of them); a file newer than it makes it stale. */
-export const RUNTIME_SOURCES = [
+export const BUILD_SOURCES = [
   'cli',
   'measure',
   'report',
@@ -115,7 +115,7 @@ export async function buildRuntime(): Promise<string> {
     chunkNames: '[name]-[hash]',
   });
   const stamp = join(RUNTIME_BUILD_DIR, `stamp.json.${process.pid}`);
-  writeFileSync(stamp, JSON.stringify({ dir: basename(dir), built_ms, sources: RUNTIME_SOURCES }));
+  writeFileSync(stamp, JSON.stringify({ dir: basename(dir), built_ms, sources: BUILD_SOURCES }));
   renameSync(stamp, join(RUNTIME_BUILD_DIR, 'stamp.json'));
   return join(dir, 'run.js');
 }

@@ -3,14 +3,11 @@
  * process (its own core and event loop), so it never competes with the load generator.
  * Reports its ports to the parent over IPC and stops on 'stop' or when the parent goes away.
  */
-import { withCatalog } from '../repository/built-in.ts';
-import { startServer } from '@k6-triton/server';
+import { startCatalogServer } from '../repository/built-in.ts';
 import type { EmbeddedOptions } from './embedded.ts';
 
 const { precisions, ...options }: EmbeddedOptions = JSON.parse(process.env.K6_TRITON_SERVER_OPTIONS ?? '{}');
-const server = await startServer(
-  await withCatalog({ httpPort: 0, grpcPort: 0, metricsPort: 0, ...options }, precisions),
-);
+const server = await startCatalogServer({ httpPort: 0, grpcPort: 0, metricsPort: 0, ...options }, precisions);
 process.send?.({ httpPort: server.httpPort, grpcPort: server.grpcPort, metricsPort: server.metricsPort });
 
 async function stop(): Promise<void> {

@@ -8,12 +8,12 @@ export type WirePath = 'own' | 'library';
 
 let current: WirePath = 'own';
 
-/** The path new requests and new gRPC connections take. */
+/** The path new unary gRPC calls take. */
 export function wirePath(): WirePath {
   return current;
 }
 
-/** Sets the path for requests and gRPC connections made from now on (benchmarks only). */
+/** Sets the path for unary gRPC calls made from now on (benchmarks only). */
 export function setWirePath(path: WirePath): void {
   current = path;
 }

@@ -13,6 +13,8 @@ import { generatorWarning } from '../../../lib/summary/generator.ts';
 const run = promisify(execFile);
 const CLI = fileURLToPath(new URL('../../../bin/k6-triton.js', import.meta.url));
 const SCRIPT = fileURLToPath(new URL('../../scenario/scripts/generator-cost.js', import.meta.url));
+/** How long the server waits before it answers. */
+const REQUEST_MS = 100;
 
 describe('generator cost', () => {
   it('is the iteration time beyond the request, bound above 10% of the iteration', () => {
@@ -30,10 +32,12 @@ describe('the load-generator warning, end to end under the Node runtime', () => 
   let server: Server;
   let url: string;
   beforeAll(async () => {
-    // Answers after 20 ms of waiting (no CPU), so the request dominates a lean iteration even on a busy machine.
+    // Answers after 100 ms of waiting (no CPU), so the request dominates a lean iteration even on a busy
+    // machine: the 10% bound leaves 10 ms of the generator's own time, far above what a loaded event loop adds
+    // (with 20 ms, a loaded CI machine's few ms of scheduling crossed the 2 ms bound).
     server = createServer((req, res) => {
       req.resume();
-      req.on('end', () => setTimeout(() => res.end('ok'), 20));
+      req.on('end', () => setTimeout(() => res.end('ok'), REQUEST_MS));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
@@ -63,7 +67,8 @@ describe('the load-generator warning, end to end under the Node runtime', () => 
   });
 
   it('fires when the generator is slowed on purpose', async () => {
-    const result = await level(8);
+    // 40 ms of busy work a 100 ms request: the generator's share is about 29%, well past the 10% bound.
+    const result = await level(40);
     expect(result.generator?.bound).toBe(true);
     expect(generatorWarning(result)).toMatch(/^c1: load generator bound: .* the server may hold more$/);
   });

@@ -109,6 +109,8 @@ export async function buildRuntime(): Promise<string> {
       cli: join(ROOT, 'cli', 'main.ts'),
       run: join(ROOT, 'cli', 'run-entry.ts'),
       worker: join(RUNTIME_SRC, 'worker-main.ts'),
+      // A blocking VU's thread (blocking/thread-vu.ts starts `./vu-thread.js` beside itself).
+      'vu-thread': join(RUNTIME_SRC, 'blocking', 'vu-thread-main.ts'),
       'embedded-child': join(ROOT, 'measure', 'core', 'embedded-child.ts'),
     },
     outdir: dir,

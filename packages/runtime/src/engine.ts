@@ -30,6 +30,8 @@ import type { SummaryData } from './summary/data.ts';
 import type { SummaryMode } from './summary/text.ts';
 import { buildThresholds, type ThresholdSet } from './thresholds.ts';
 import { VU } from './vu.ts';
+import { vuModeFromEnv, vuModeLine } from './blocking/mode.ts';
+import { ThreadVu } from './blocking/thread-vu.ts';
 
 /** Options of one run; the CLI maps k6's flags onto these. */
 export interface RunTestOptions {
@@ -114,7 +116,7 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
   }
   let program: Program;
   try {
-    program = await loadProgram(opts.script);
+    program = await loadProgram(opts.script, vuModeFromEnv(process.env));
   } catch (err) {
     return fail(EXIT.SCRIPT_EXCEPTION, (err as Error).message);
   }
@@ -166,9 +168,29 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
     http: options.http,
   };
   vu0.options = moduleOptions;
+  const plannedVus = peakPlannedVus(options.scenarios);
+  const blocking = program.blocking;
+  // Blocking mode: each VU's thread, the first ones started together (a thread's start is mostly waiting).
+  const threadVu = (id: number): ThreadVu => {
+    const vu = new ThreadVu(id, run, blocking!, program.modules.get('k6/http'));
+    vu.options = moduleOptions;
+    vu.initializing = vu.start().then(() => {
+      vu.initializing = null;
+    });
+    // Awaited by the pool in turn; after a failed init the others' failures are not news.
+    vu.initializing.catch(() => {});
+    return vu;
+  };
+  const prestarted = new Map<number, ThreadVu>();
+  if (blocking) for (let id = 1; id <= plannedVus; id++) prestarted.set(id, threadVu(id));
   const pool = new VuPool(
     run,
     (id) => {
+      if (blocking) {
+        const vu = prestarted.get(id) ?? threadVu(id);
+        prestarted.delete(id);
+        return vu;
+      }
       const vu = new VU(id, run);
       vu.options = moduleOptions;
       const init = program.instantiate(vu);
@@ -180,7 +202,6 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
     },
     registry.get('vus_max')!,
   );
-  const plannedVus = peakPlannedVus(options.scenarios);
   if (!opts.quiet) {
     stdout(
       banner({
@@ -189,6 +210,7 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
         scenarios: options.scenarios,
         maxVus: plannedVus,
         maxDuration_ms: Math.max(...options.scenarios.map((c) => c.startTime_ms + maxScenarioDuration_ms(c))),
+        ...(blocking ? { vuMode: vuModeLine(blocking.reason) } : {}),
       }),
     );
   }
@@ -197,9 +219,19 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
   const onStray = (err: unknown) => logScriptError(err, null);
   process.on('unhandledRejection', onStray);
   process.on('uncaughtException', onStray);
+  // setup(), teardown() and handleSummary() of a blocking run: VU 0's own thread.
+  let lifecycleVu: ThreadVu | null = null;
   try {
     try {
       await pool.preallocate(plannedVus);
+      if (
+        blocking &&
+        ['setup', 'teardown', 'handleSummary'].some((n) => typeof vu0.exports[n] === 'function')
+      ) {
+        lifecycleVu = new ThreadVu(0, run, blocking, program.modules.get('k6/http'));
+        lifecycleVu.options = moduleOptions;
+        await lifecycleVu.start();
+      }
     } catch (err) {
       if (run.abortRequest) return fail(EXIT.SCRIPT_ABORTED, run.abortRequest.reason);
       logScriptError(err, null);
@@ -208,7 +240,7 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
     const phases = new RunPhases({
       run,
       pool,
-      vu0,
+      vu0: lifecycleVu ?? vu0,
       options,
       thresholds,
       io: { stdout, stderr },
@@ -232,7 +264,9 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
   } finally {
     process.off('unhandledRejection', onStray);
     process.off('uncaughtException', onStray);
+    for (const vu of prestarted.values()) await vu.retire();
     await pool.retireAll();
+    await lifecycleVu?.retire();
     await vu0.retire();
     await pipeline.close().catch(() => {});
   }

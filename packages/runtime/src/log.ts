@@ -14,6 +14,11 @@ export function setLogSink(fn: (line: string) => void): (line: string) => void {
   return prev;
 }
 
+/** Writes a finished log line (a blocking VU thread's, blocking/thread-vu.ts) to the current sink. */
+export function writeLogLine(line: string): void {
+  sink(line);
+}
+
 export type Level = 'INFO' | 'WARN' | 'ERRO' | 'DEBU';
 
 /** Secret values read (k6/secrets), longest first; log lines show them as k6 does, redacted. */

@@ -30,6 +30,8 @@ export function banner(opts: {
   scenarios: readonly ScenarioConfig[];
   maxVus: number;
   maxDuration_ms: number;
+  /** The VU mode when it is not the default event loop (blocking/mode.ts). */
+  vuMode?: string;
 }): string {
   const n = opts.scenarios.length;
   const lines = [
@@ -37,6 +39,7 @@ export function banner(opts: {
     `     execution: local (k6-triton node runtime)`,
     `        script: ${opts.script}`,
     `        output: ${opts.outputs.length ? opts.outputs.join(', ') : '-'}`,
+    ...(opts.vuMode ? [`       vu mode: ${opts.vuMode}`] : []),
     '',
     `     scenarios: (100.00%) ${n} scenario${n === 1 ? '' : 's'}, ${opts.maxVus} max VUs, ${formatDuration_ms(opts.maxDuration_ms)} max duration (incl. graceful stop):`,
   ];

@@ -38,6 +38,16 @@ export async function parseBundle(code: string, path: string): Promise<AnyNode> 
   }
 }
 
+/** The transform's refusal: `place` says where and what ("script.js:6:35 a callback makes a synchronous call"). */
+export class SyncRefusedError extends ScriptLoadError {
+  constructor(
+    message: string,
+    readonly place: string,
+  ) {
+    super(message);
+  }
+}
+
 interface Fn {
   node: AnyNode;
   /** The name a call reaches it by: a declaration's or variable's (`name`), or a method's (`member`). */
@@ -236,9 +246,11 @@ export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): P
     const instead = label.startsWith('k6/ws')
       ? 'Call ws.connect() from the exported functions through plain calls'
       : 'Use "await http.asyncRequest(...)" there';
-    throw new ScriptLoadError(
-      `${label}: ${what} at ${where(n)}; the Node runtime awaits them only through plain ` +
+    const at = where(n);
+    throw new SyncRefusedError(
+      `${label}: ${what} at ${at}; the Node runtime awaits them only through plain ` +
         `function calls from the exported functions. ${instead}, or run the script with k6`,
+      `${at} ${what.replace(/makes one/, 'makes a synchronous call')}`,
     );
   };
   const awaitCall = (c: Call, seed = false): void => {

@@ -44,7 +44,7 @@ export function unsupported(name: string): string {
 export async function resolveK6Modules(
   imports: Map<string, ModuleImports>,
   scriptDir: string,
-  options: { promiseForms?: boolean } = {},
+  options: { promiseForms?: boolean; blocking?: boolean } = {},
 ): Promise<Map<string, Namespace>> {
   const out = new Map<string, Namespace>();
   for (const [spec, used] of imports) {
@@ -66,9 +66,10 @@ export async function resolveK6Modules(
     const def = (ns['default'] ?? {}) as Namespace;
     // Functions a module can only refuse (k6/http's synchronous calls) fail now, with their own message,
     // unless the script reads asyncRequest too: then it picks the form at run time (as lib/scenario does).
-    // A script whose bundle awaits them (await-sync.ts) gets their promise forms instead.
+    // A script whose bundle awaits them (await-sync.ts) gets their promise forms instead, and a blocking
+    // VU (blocking/) its blocking forms.
     const refused =
-      used.names.has('asyncRequest') || options.promiseForms
+      used.names.has('asyncRequest') || options.promiseForms || options.blocking
         ? []
         : ((ns['SYNC_HTTP_FUNCTIONS'] as string[] | undefined) ?? []);
     for (const name of used.names) {

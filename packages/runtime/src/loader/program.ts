@@ -11,7 +11,14 @@ import { runInThisContext } from 'node:vm';
 import { k6Console } from '../log.ts';
 import type { VU } from '../vu.ts';
 import { bindToVu, runInVu, type VuState } from '../vu-context.ts';
-import { awaitSyncCalls, needsAwaitSync } from './await-sync.ts';
+import { awaitSyncCalls, needsAwaitSync, SyncRefusedError } from './await-sync.ts';
+import {
+  BLOCKING_MODULES,
+  type BlockingReason,
+  blockingRefusal,
+  VU_MODE_ENV,
+  type VuMode,
+} from '../blocking/mode.ts';
 import { bundleScript } from './bundle.ts';
 import { ScriptLoadError } from './load-error.ts';
 import { ESM_INIT_HELPERS } from './esm-init.ts';
@@ -95,8 +102,36 @@ function wrapperSource(code: string, asyncInit: boolean): string {
   return `${prefix}${code}\n}; })`;
 }
 
+/** What a VU thread needs to compile the script as the engine did (blocking mode, blocking/). */
+export interface ThreadSource {
+  path: string;
+  /** The wrapped script (wrapperSource). */
+  wrapped: string;
+  asyncInit: boolean;
+  imports: [string, { names: string[]; requiredOnly?: boolean }][];
+  map?: string;
+}
+
+/** A run in blocking VU mode: why, and the source its VU threads compile. */
+export interface BlockingPlan {
+  reason: BlockingReason;
+  source: ThreadSource;
+}
+
+/** Compiles a wrapped script (wrapperSource) under the script's file name. */
+export function compileWrapped(wrapped: string, path: string): Wrapper {
+  try {
+    return runInThisContext(wrapped, { filename: path }) as Wrapper;
+  } catch (err) {
+    throw new ScriptLoadError(`cannot compile ${path}: ${(err as Error).message}`);
+  }
+}
+
 /** A compiled script plus the k6 modules it imports. */
 export class Program {
+  /** Set when the VUs run in blocking mode (each on its own thread, blocking/). */
+  blocking: BlockingPlan | null = null;
+
   constructor(
     readonly path: string,
     readonly wrapper: Wrapper,
@@ -170,32 +205,60 @@ export class Program {
   }
 }
 
-/** Bundles, checks and compiles the script at `path`. */
-export async function loadProgram(path: string): Promise<Program> {
+/** Bundles, checks and compiles the script at `path`; `vuMode` forces a VU mode (default auto). */
+export async function loadProgram(path: string, vuMode: VuMode = 'auto'): Promise<Program> {
   const abs = resolve(path);
   const bundled = await bundleScript(abs);
   // The script's global timers are k6's (program scope below), so their module loads with the script's.
   if (TIMER_GLOBALS_RE.test(bundled.code) && !bundled.imports.has('k6/timers'))
     bundled.imports.set('k6/timers', { names: new Set() });
-  const awaitSync = needsAwaitSync(bundled.imports, bundled.code);
+  let reason: BlockingReason | null = vuMode === 'blocking' ? { why: `${VU_MODE_ENV}=blocking` } : null;
+  const awaitSync = !reason && needsAwaitSync(bundled.imports, bundled.code);
   // k6/ws's connect() has no asynchronous form: it is awaited whatever else the script does.
-  if (awaitSync || bundled.imports.has('k6/ws'))
-    bundled.code = await awaitSyncCalls(bundled.code, {
-      path: abs,
-      grpc: awaitSync && bundled.imports.has('k6/net/grpc'),
-      http: awaitSync,
-      ...(bundled.map ? { map: bundled.map } : {}),
-    });
-  bundled.code = await markThrows(bundled.code, abs);
-  const modules = await resolveK6Modules(bundled.imports, dirname(abs), { promiseForms: awaitSync });
-  let wrapper: Wrapper;
-  try {
-    wrapper = runInThisContext(wrapperSource(bundled.code, bundled.asyncInit ?? false), {
-      filename: abs,
-    }) as Wrapper;
-  } catch (err) {
-    throw new ScriptLoadError(`cannot compile ${abs}: ${(err as Error).message}`);
+  if (!reason && (awaitSync || bundled.imports.has('k6/ws'))) {
+    try {
+      bundled.code = await awaitSyncCalls(bundled.code, {
+        path: abs,
+        grpc: awaitSync && bundled.imports.has('k6/net/grpc'),
+        http: awaitSync,
+        ...(bundled.map ? { map: bundled.map } : {}),
+      });
+    } catch (err) {
+      // Where the transform cannot keep k6's semantics, each VU gets a thread that blocks instead,
+      // unless the script needs a module blocking VUs lack (then the refusal stands).
+      const blockable =
+        err instanceof SyncRefusedError &&
+        vuMode === 'auto' &&
+        [...bundled.imports.keys()].every((spec) => BLOCKING_MODULES.has(spec));
+      if (!blockable) throw err;
+      reason = { why: err.place };
+    }
   }
+  if (reason)
+    for (const spec of bundled.imports.keys())
+      if (!BLOCKING_MODULES.has(spec)) throw blockingRefusal(spec, reason);
+  bundled.code = await markThrows(bundled.code, abs);
+  const modules = await resolveK6Modules(bundled.imports, dirname(abs), {
+    promiseForms: awaitSync,
+    blocking: reason !== null,
+  });
+  const asyncInit = bundled.asyncInit ?? false;
+  const wrapped = wrapperSource(bundled.code, asyncInit);
+  const wrapper = compileWrapped(wrapped, abs);
   if (bundled.map) registerSourceMap(abs, bundled.map);
-  return new Program(abs, wrapper, modules, bundled.asyncInit ?? false);
+  const program = new Program(abs, wrapper, modules, asyncInit);
+  if (reason) {
+    const imports = [...bundled.imports].map(
+      ([spec, used]) =>
+        [spec, { names: [...used.names], ...(used.requiredOnly ? { requiredOnly: true } : {}) }] as [
+          string,
+          { names: string[]; requiredOnly?: boolean },
+        ],
+    );
+    program.blocking = {
+      reason,
+      source: { path: abs, wrapped, asyncInit, imports, ...(bundled.map ? { map: bundled.map } : {}) },
+    };
+  }
+  return program;
 }

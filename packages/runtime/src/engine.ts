@@ -30,7 +30,7 @@ import type { SummaryData } from './summary/data.ts';
 import type { SummaryMode } from './summary/text.ts';
 import { buildThresholds, type ThresholdSet } from './thresholds.ts';
 import { VU } from './vu.ts';
-import { vuModeFromEnv, vuModeLine } from './blocking/mode.ts';
+import { type VuMode, vuModeFromEnv, vuModeLine } from './blocking/mode.ts';
 import { ThreadVu } from './blocking/thread-vu.ts';
 
 /** Options of one run; the CLI maps k6's flags onto these. */
@@ -63,6 +63,8 @@ export interface RunTestOptions {
   tty?: { stdout: boolean; stderr: boolean };
   /** --secret-source values: file=PATH, mock=K=V,… (k6/secrets). */
   secretSources?: string[];
+  /** How VUs run (blocking/mode.ts); default: K6_TRITON_VU_MODE, else auto. */
+  vuMode?: VuMode;
   /** Set on the supervised worker: the supervisor's side of the run. */
   control?: RunControl;
 }
@@ -116,7 +118,7 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
   }
   let program: Program;
   try {
-    program = await loadProgram(opts.script, vuModeFromEnv(process.env));
+    program = await loadProgram(opts.script, opts.vuMode ?? vuModeFromEnv(process.env));
   } catch (err) {
     return fail(EXIT.SCRIPT_EXCEPTION, (err as Error).message);
   }

@@ -1,0 +1,75 @@
+/**
+ * Agreement on synchronous k6/http calls the Node runtime's loader cannot await (scripts/blocking-*.js:
+ * in callbacks, getters, a describe()-style wrapper, setup and teardown), which it runs in blocking VU
+ * mode: the same exit codes, request counts, checks by group, threshold verdicts and custom metrics as
+ * real k6. Real k6 comes from K6_BIN or ../shared/tools/bin/k6; without it the suite is skipped.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { count, findK6, groupTree, runBoth, thresholdVerdicts } from './harness.ts';
+
+const { bin: K6, looked } = findK6();
+if (!K6)
+  console.log(`blocking agreement skipped: no k6 binary (looked for ${looked.join(', ')}; set K6_BIN)`);
+
+describe.skipIf(!K6)('blocking VU mode agrees with real k6', () => {
+  const k6 = K6 ?? '';
+  let server: Server;
+  let base = '';
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      req.resume();
+      const url = req.url ?? '/';
+      if (url === '/set-cookie') res.setHeader('Set-Cookie', 'sid=abc; Path=/');
+      if (url === '/fail') res.statusCode = 500;
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ ok: true, path: url, cookie: req.headers.cookie ?? '' }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => server?.close());
+
+  it('calls in a forEach, a getter and a wrapper: counts, groups, checks, cookies, thresholds (-u 4, 12 shared)', async () => {
+    const { k6: k, node: n } = await runBoth(k6, 'blocking-callbacks.js', { env: { BASE: base } });
+    expect(k.code, k.stderr).toBe(0);
+    expect(n.code, n.stderr).toBe(0);
+    for (const o of [k, n]) {
+      expect(count(o, 'iterations')).toBe(12);
+      expect(count(o, 'http_reqs')).toBe(72);
+      expect(count(o, 'wrapped_calls')).toBe(12);
+      expect(o.summary?.metrics['echo_time']?.['max']).toBeGreaterThan(0);
+    }
+    const tree = groupTree(k.summary?.root_group);
+    expect(JSON.stringify(tree)).toContain('::suite::cookies::cookies: kept');
+    expect(groupTree(n.summary?.root_group)).toEqual(tree);
+    expect(thresholdVerdicts(n.summary)).toEqual(thresholdVerdicts(k.summary));
+    expect(Object.values(thresholdVerdicts(k.summary))).toEqual([false, false, false]);
+  });
+
+  it('a crossed threshold on a custom metric exits 99 on both', async () => {
+    const { k6: k, node: n } = await runBoth(k6, 'blocking-callbacks.js', { env: { BASE: base, FAIL: '1' } });
+    expect(k.code, k.stderr).toBe(99);
+    expect(n.code, n.stderr).toBe(99);
+    expect(thresholdVerdicts(n.summary)).toEqual(thresholdVerdicts(k.summary));
+  });
+
+  it('setup and teardown, an iteration that throws, a failed request: the same counts and exit code', async () => {
+    const { k6: k, node: n } = await runBoth(k6, 'blocking-lifecycle.js', { env: { BASE: base } });
+    expect(k.code, k.stderr).toBe(0);
+    expect(n.code, n.stderr).toBe(0);
+    for (const o of [k, n]) {
+      expect(count(o, 'iterations')).toBe(6);
+      expect(count(o, 'http_reqs')).toBe(16);
+      expect(o.stderr).toContain('thrown in iteration 3');
+    }
+    expect(groupTree(n.summary?.root_group)).toEqual(groupTree(k.summary?.root_group));
+    expect(thresholdVerdicts(n.summary)).toEqual(thresholdVerdicts(k.summary));
+    expect(n.summary?.metrics['http_req_failed']).toMatchObject({
+      passes: k.summary?.metrics['http_req_failed']?.['passes'],
+      fails: k.summary?.metrics['http_req_failed']?.['fails'],
+    });
+  });
+});

@@ -5,6 +5,8 @@ import exec from 'k6/execution';
 export const options = { vus: 1, iterations: 50 };
 
 export default function () {
-  [0].forEach(() => http.get(`${__ENV.BASE}/a`));
+  [0].forEach(() => {
+    http.get(`${__ENV.BASE}/a`);
+  });
   if (exec.scenario.iterationInTest === 2) exec.test.abort('enough');
 }

@@ -15,5 +15,7 @@ export function long() {
 }
 
 export function after() {
-  [0].forEach(() => check(http.get(`${__ENV.BASE}/a`), { 'after 200': (r) => r.status === 200 }));
+  [0].forEach(() => {
+    check(http.get(`${__ENV.BASE}/a`), { 'after 200': (r) => r.status === 200 });
+  });
 }

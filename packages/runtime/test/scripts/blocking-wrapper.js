@@ -15,7 +15,9 @@ const site = {
 export const options = { vus: 2, iterations: 4 };
 
 export default function () {
-  ['/a', '/b'].forEach((p) => check(http.get(`${__ENV.BASE}${p}`), { 'list 200': (r) => r.status === 200 }));
+  ['/a', '/b'].forEach((p) => {
+    check(http.get(`${__ENV.BASE}${p}`), { 'list 200': (r) => r.status === 200 });
+  });
   describe('wrapped', () => {
     check(site.home, { 'getter 200': (r) => r.status === 200 });
     calls.add(1);

@@ -15,7 +15,9 @@ export function setup() {
 }
 
 export default function (data) {
-  data.paths.forEach((p) => http.get(`${BASE}/it${p}`));
+  data.paths.forEach((p) => {
+    http.get(`${BASE}/it${p}`);
+  });
   const n = exec.scenario.iterationInTest;
   if (n === 3) throw new Error(`thrown in iteration ${n}`);
   if (n === 4) [0].map(() => http.get(`${BASE}/fail`));
@@ -23,5 +25,7 @@ export default function (data) {
 }
 
 export function teardown() {
-  [0].forEach(() => check(http.get(`${BASE}/a`), { 'teardown: 200': (r) => r.status === 200 }));
+  [0].forEach(() => {
+    check(http.get(`${BASE}/a`), { 'teardown: 200': (r) => r.status === 200 });
+  });
 }

@@ -6,13 +6,12 @@
  * its requests (start-up included). Memory rows: every VU sleeps 1 s per iteration; peak RSS (MiB).
  * Real k6 comes from K6_BIN, else ../shared/tools/bin/k6.
  */
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startServer } from './servers.ts';
+import { timedRun } from './timed-run.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SCRIPTS = join(ROOT, 'bench', 'runtime', 'scripts');
@@ -40,46 +39,9 @@ const clients = [
 ];
 if (!existsSync(k6)) console.log(`real k6: absent at ${k6} (set K6_BIN); no comparison`);
 
-interface Run {
-  reqs: number;
-  cpu_s: number;
-  wall_s: number;
-  rss_mib: number;
-  code: number;
-}
-
-/** One run under /usr/bin/time: requests from the summary export, CPU and peak RSS from time. */
-function run(
-  cmd: string[],
-  script: string,
-  vus: number,
-  duration: string,
-  env: Record<string, string>,
-): Promise<Run> {
-  const dir = mkdtempSync(join(tmpdir(), 'k6t-sync-'));
-  const summary = join(dir, 'summary.json');
-  const args = ['-f', 'TIME %U %S %e %M', ...cmd, 'run', '-q', '--vus', String(vus), '--duration', duration];
-  args.push('--summary-export', summary, join(SCRIPTS, script));
-  return new Promise((resolve) => {
-    execFile(
-      '/usr/bin/time',
-      args,
-      { env: { ...process.env, ...env }, timeout: 120_000 },
-      (err, _out, stderr) => {
-        const m = /TIME ([\d.]+) ([\d.]+) ([\d.]+) (\d+)/.exec(stderr);
-        const s = existsSync(summary) ? JSON.parse(readFileSync(summary, 'utf8')) : null;
-        rmSync(dir, { recursive: true, force: true });
-        resolve({
-          reqs: (s?.metrics?.http_reqs?.count as number | undefined) ?? 0,
-          cpu_s: m ? Number(m[1]) + Number(m[2]) : 0,
-          wall_s: m ? Number(m[3]) : 0,
-          rss_mib: m ? Number(m[4]) / 1024 : 0,
-          code: err ? Number((err as { code?: number }).code ?? 1) : 0,
-        });
-      },
-    );
-  });
-}
+/** One run of `script` at `vus` for `duration`. */
+const run = (cmd: string[], script: string, vus: number, duration: string, env: Record<string, string>) =>
+  timedRun(cmd, ['--vus', String(vus), '--duration', duration], join(SCRIPTS, script), env, 120_000);
 
 const server = await startServer('http', 16);
 const TARGET = `http://127.0.0.1:${server.port}/`;

@@ -9,13 +9,12 @@
  * --iterations = VUs): wall time and CPU of the whole process; and peak RSS with every VU sleeping 1 s
  * per iteration for 5 s. Times and RSS from /usr/bin/time.
  */
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startServer } from './servers.ts';
+import { timedRun } from './timed-run.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SCRIPT = join(ROOT, 'bench', 'runtime', 'scripts', 'http-get-sync.js');
@@ -29,40 +28,10 @@ const { values } = parseArgs({
 });
 const MODES = ['event-loop', 'blocking'] as const;
 
-interface Run {
-  reqs: number;
-  cpu_s: number;
-  wall_s: number;
-  rss_mib: number;
-  code: number;
-}
-
-/** One `k6-triton run` under /usr/bin/time: requests from the summary export, CPU, wall time and peak RSS. */
-function run(mode: string, shape: string[], env: Record<string, string>): Promise<Run> {
-  const dir = mkdtempSync(join(tmpdir(), 'k6t-vumode-'));
-  const summary = join(dir, 'summary.json');
-  const args = ['-f', 'TIME %U %S %e %M', process.execPath, join(ROOT, 'bin/k6-triton.js'), 'run', '-q'];
-  args.push(...shape, '--summary-export', summary, SCRIPT);
-  return new Promise((resolve) => {
-    execFile(
-      '/usr/bin/time',
-      args,
-      { env: { ...process.env, ...env, K6_TRITON_VU_MODE: mode }, timeout: 300_000 },
-      (err, _out, stderr) => {
-        const m = /TIME ([\d.]+) ([\d.]+) ([\d.]+) (\d+)/.exec(stderr);
-        const s = existsSync(summary) ? JSON.parse(readFileSync(summary, 'utf8')) : null;
-        rmSync(dir, { recursive: true, force: true });
-        resolve({
-          reqs: (s?.metrics?.http_reqs?.count as number | undefined) ?? 0,
-          cpu_s: m ? Number(m[1]) + Number(m[2]) : 0,
-          wall_s: m ? Number(m[3]) : 0,
-          rss_mib: m ? Number(m[4]) / 1024 : 0,
-          code: err ? Number((err as { code?: number }).code ?? 1) : 0,
-        });
-      },
-    );
-  });
-}
+const CMD = [process.execPath, join(ROOT, 'bin/k6-triton.js')];
+/** One `k6-triton run` of the script in `mode` with `shape`'s flags. */
+const run = (mode: string, shape: string[], env: Record<string, string>) =>
+  timedRun(CMD, shape, SCRIPT, { ...env, K6_TRITON_VU_MODE: mode });
 
 const server = await startServer('http', 16);
 const TARGET = `http://127.0.0.1:${server.port}/`;
@@ -87,7 +56,9 @@ for (let r = 1; r <= Number(values.rounds); r++) {
     }
   }
 }
-console.log('\n| mode | VUs | start-up run: wall s | start-up run: CPU s | peak RSS MiB, VUs sleeping | exit | load |');
+console.log(
+  '\n| mode | VUs | start-up run: wall s | start-up run: CPU s | peak RSS MiB, VUs sleeping | exit | load |',
+);
 console.log('|---|---:|---:|---:|---:|---:|---:|');
 for (const vus of values['start-vus']!.split(',').map(Number)) {
   for (const mode of MODES) {

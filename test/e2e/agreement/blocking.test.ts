@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { count, findK6, groupTree, runBoth, thresholdVerdicts } from './harness.ts';
+import { count, findK6, groupTree, runBoth, sumByTag, thresholdVerdicts } from './harness.ts';
 
 const { bin: K6, looked } = findK6();
 if (!K6)
@@ -71,5 +71,24 @@ describe.skipIf(!K6)('blocking VU mode agrees with real k6', () => {
       passes: k.summary?.metrics['http_req_failed']?.['passes'],
       fails: k.summary?.metrics['http_req_failed']?.['fails'],
     });
+  });
+
+  it('batch, http.url names, response callbacks and exec.vu.tags: the same requests, failures and tags', async () => {
+    const { k6: k, node: n } = await runBoth(k6, 'blocking-batch.js', { env: { BASE: base } });
+    expect(k.code, k.stderr).toBe(0);
+    expect(n.code, n.stderr).toBe(0);
+    expect(count(k, 'http_reqs')).toBe(10);
+    expect(count(n, 'http_reqs')).toBe(10);
+    expect(groupTree(n.summary?.root_group)).toEqual(groupTree(k.summary?.root_group));
+    expect(n.summary?.metrics['http_req_failed']).toMatchObject({
+      passes: k.summary?.metrics['http_req_failed']?.['passes'],
+      fails: k.summary?.metrics['http_req_failed']?.['fails'],
+    });
+    const names = (o: typeof k) => Object.keys(sumByTag(o.records, 'http_reqs', 'name')).sort();
+    expect(names(n)).toEqual(names(k));
+    // k6 names an http.url request by its template: each placeholder, the base URL's too, is a dollar sign and braces.
+    expect(names(k)).toContain(`\${}/u/\${}`);
+    expect(sumByTag(n.records, 'iterations', 'phase')).toEqual({ batch: 2 });
+    expect(sumByTag(n.records, 'iterations', 'phase')).toEqual(sumByTag(k.records, 'iterations', 'phase'));
   });
 });

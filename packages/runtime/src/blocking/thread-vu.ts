@@ -153,12 +153,19 @@ export class ThreadVu extends VU {
     const call = this.#call;
     this.#call = null;
     if (!call) return;
+    this.#syncCustomTags(m.customTags ?? {});
     if (!m.error) {
       call.resolve(m.value);
       return;
     }
     const err = decodeError(m.error);
     call.reject(m.error.abort ? Object.assign(new TestAbortError(), { message: m.error.message }) : err);
+  }
+
+  /** Takes the thread's exec.vu.tags (they tag the iteration's samples, which the engine makes). */
+  #syncCustomTags(tags: Tags): void {
+    for (const k of Object.keys(this.customTags)) if (!(k in tags)) this.setCustomTag(k, undefined);
+    for (const k of Object.keys(tags)) if (this.customTags[k] !== tags[k]) this.setCustomTag(k, tags[k]);
   }
 
   #fail(err: unknown): void {

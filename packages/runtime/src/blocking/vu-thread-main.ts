@@ -186,12 +186,15 @@ async function runExport(m: Extract<ToThread, { type: 'run' }>): Promise<void> {
   }
   vu.setGroup(run.rootGroup);
   pipeline.flushToEngine();
-  if (error) return post({ type: 'done', error });
+  // exec.vu.tags set here also tag the engine's samples of the iteration (iterations, iteration_duration).
+  const customTags = Object.keys(vu.customTags).length > 0 ? { ...vu.customTags } : undefined;
+  if (error) return post({ type: 'done', error, ...(customTags ? { customTags } : {}) });
   try {
-    post({ type: 'done', value });
+    post({ type: 'done', value, ...(customTags ? { customTags } : {}) });
   } catch {
     // Not structured-cloneable (functions in setup's data): k6 hands it on as JSON anyway.
-    post({ type: 'done', value: value === undefined ? undefined : JSON.parse(JSON.stringify(value)) });
+    const json = value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+    post({ type: 'done', value: json, ...(customTags ? { customTags } : {}) });
   }
 }
 

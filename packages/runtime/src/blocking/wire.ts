@@ -63,7 +63,7 @@ export type FromThread =
   | { type: 'samples'; samples: WireSample[] }
   | { type: 'log'; line: string }
   | { type: 'abort'; reason: string; counted: boolean }
-  | { type: 'done'; value?: unknown; error?: WireError };
+  | { type: 'done'; value?: unknown; error?: WireError; customTags?: Tags };
 
 const TAGGED = '__k6tritonTaggedUrl';
 const STATUSES = '__k6tritonExpectedStatuses';

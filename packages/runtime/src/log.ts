@@ -4,7 +4,7 @@
  */
 import { consoleValue } from './console-format.ts';
 
-const started_ms = performance.now();
+let started_ms = performance.now();
 let sink: (line: string) => void = (line) => process.stderr.write(line);
 
 /** Redirects log lines (tests capture them); returns the previous sink. */
@@ -12,6 +12,16 @@ export function setLogSink(fn: (line: string) => void): (line: string) => void {
   const prev = sink;
   sink = fn;
   return prev;
+}
+
+/** When log lines' seconds start, in ms since the epoch. */
+export function logStartEpoch(): number {
+  return performance.timeOrigin + started_ms;
+}
+
+/** Counts log lines' seconds from `epoch_ms` (a blocking VU's thread takes the engine's start). */
+export function setLogStartEpoch(epoch_ms: number): void {
+  started_ms = epoch_ms - performance.timeOrigin;
 }
 
 /** Writes a finished log line (a blocking VU thread's, blocking/thread-vu.ts) to the current sink. */

@@ -8,7 +8,7 @@
  */
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import type { Group } from '../groups.ts';
-import { writeLogLine } from '../log.ts';
+import { logStartEpoch, writeLogLine } from '../log.ts';
 import type { BlockingPlan } from '../loader/program.ts';
 import { EXIT, TestAbortError, type TestRun } from '../run-state.ts';
 import { VU } from '../vu.ts';
@@ -89,6 +89,7 @@ export class ThreadVu extends VU {
         options: { raw: options?.raw ?? {}, tags: options?.tags ?? {} },
         port: port2,
         signal,
+        logStart_epoch_ms: logStartEpoch(),
       };
       const worker = new Worker(new URL('./vu-thread.js', import.meta.url), {
         workerData: data,

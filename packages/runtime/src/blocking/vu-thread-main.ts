@@ -9,7 +9,7 @@ import { type MessagePort, parentPort, receiveMessageOnPort, workerData } from '
 import { resolveK6Modules } from '../loader/k6-modules.ts';
 import { compileWrapped, Program, type ThreadSource } from '../loader/program.ts';
 import { thrownFrames } from '../loader/thrown.ts';
-import { setLogSink } from '../log.ts';
+import { setLogSink, setLogStartEpoch } from '../log.ts';
 import { type Metric, MetricRegistry } from '../metrics/registry.ts';
 import { nowEpochMs, SamplePipeline } from '../metrics/pipeline.ts';
 import type { ExpectedStatuses } from '../modules/http-params.ts';
@@ -40,12 +40,15 @@ export interface ThreadData {
   /** The call port's thread end and the word this thread waits on (0 waiting, 1 answered). */
   port: MessagePort;
   signal: SharedArrayBuffer;
+  /** The engine's log start (its lines' seconds count from there). */
+  logStart_epoch_ms: number;
 }
 
 const data = workerData as ThreadData;
 const parent = parentPort!;
 const post = (m: FromThread) => parent.postMessage(m);
 setLogSink((line) => post({ type: 'log', line }));
+setLogStartEpoch(data.logStart_epoch_ms);
 
 /** Samples wait here until the next synchronous call, or the end of the call the engine asked for. */
 class ForwardingPipeline extends SamplePipeline {
@@ -168,7 +171,7 @@ function groupAt(path: string) {
 }
 
 /** Runs the exported function the engine asked for, as the VU the engine's message describes. */
-async function runExport(m: Extract<ToThread, { type: 'run' }>): Promise<void> {
+async function runExport(m: ToThread): Promise<void> {
   const sc = m.scenario as ScenarioRuntime | null;
   if ((sc?.config.name ?? null) !== (vu.scenario?.config.name ?? null)) vu.setScenario(sc);
   vu.iterationInScenario = m.iterationInScenario;
@@ -207,7 +210,4 @@ try {
   pipeline.flushToEngine();
   post({ type: 'init-error', error: encodeError(err, thrownFrames(err)) });
 }
-parent.on('message', (m: ToThread) => {
-  if (m.type === 'stop') process.exit(0);
-  else void runExport(m);
-});
+parent.on('message', (m: ToThread) => void runExport(m));

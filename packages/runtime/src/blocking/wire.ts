@@ -42,19 +42,17 @@ export interface CallRequest {
 /** The reply: the Response(s) as data, or an error to throw in the VU. */
 export type CallReply = { ok: true; value: unknown } | { ok: false; error: WireError };
 
-/** The engine's thread to a VU thread (its parentPort). */
-export type ToThread =
-  | {
-      type: 'run';
-      name: string;
-      arg: unknown;
-      scenario: unknown;
-      iterationInScenario: number;
-      iterationInInstance: number;
-      iterationInTest: number;
-      group: string;
-    }
-  | { type: 'stop' };
+/** The engine's thread to a VU thread (its parentPort): run an exported function as the VU described. */
+export interface ToThread {
+  type: 'run';
+  name: string;
+  arg: unknown;
+  scenario: unknown;
+  iterationInScenario: number;
+  iterationInInstance: number;
+  iterationInTest: number;
+  group: string;
+}
 
 /** A VU thread to the engine's thread (its parentPort). */
 export type FromThread =

@@ -1,0 +1,30 @@
+/**
+ * Agreement on JavaScript and k6 API semantics that scripts and the libraries they vendor rely on
+ * (issue 37): each script runs under real k6 and the Node runtime, and its checks, exit code and log
+ * lines must be the same. Real k6 comes from K6_BIN or ../shared/tools/bin/k6; without it the suite is
+ * skipped, saying so.
+ */
+import { describe, expect, it } from 'vitest';
+import { checkCounts, findK6, type Outcome, runBoth } from './harness.ts';
+
+const { bin: K6, looked } = findK6();
+if (!K6)
+  console.log(`semantics agreement skipped: no k6 binary (looked for ${looked.join(', ')}; set K6_BIN)`);
+
+/** The check counts of a run, which must all pass. */
+function passingChecks(o: Outcome): Record<string, [number, number]> {
+  const c = checkCounts(o.summary?.root_group);
+  expect(Object.keys(c).length, o.stderr).toBeGreaterThan(0);
+  for (const [name, [, fails]] of Object.entries(c)) expect(fails, `${name}\n${o.stderr}`).toBe(0);
+  return c;
+}
+
+describe.skipIf(!K6)('semantics agree with real k6', () => {
+  const k6 = K6 ?? '';
+
+  it('`throw a, b` throws b, having evaluated a', async () => {
+    const { k6: k, node: n } = await runBoth(k6, 'throw-sequence.js');
+    expect(n.code, n.stderr).toBe(k.code);
+    expect(passingChecks(n)).toEqual(passingChecks(k));
+  });
+});

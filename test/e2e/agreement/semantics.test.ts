@@ -27,4 +27,18 @@ describe.skipIf(!K6)('semantics agree with real k6', () => {
     expect(n.code, n.stderr).toBe(k.code);
     expect(passingChecks(n)).toEqual(passingChecks(k));
   });
+
+  it('scripts are strict code, as ES modules are in k6 (CommonJS modules too)', async () => {
+    const { k6: k, node: n } = await runBoth(k6, 'untyped/strict-mode.js');
+    expect(n.code, n.stderr).toBe(k.code);
+    expect(Object.keys(passingChecks(k))).toHaveLength(5);
+    expect(passingChecks(n)).toEqual(passingChecks(k));
+  });
+
+  it('a write to a SharedArray or its items throws a TypeError', async () => {
+    const { k6: k, node: n } = await runBoth(k6, 'untyped/shared-array-frozen.js');
+    expect(n.code, n.stderr).toBe(k.code);
+    expect(Object.keys(passingChecks(k))).toHaveLength(8);
+    expect(passingChecks(n)).toEqual(passingChecks(k));
+  });
 });

@@ -87,10 +87,11 @@ function wrapperSource(code: string, asyncInit: boolean): string {
     'const { setTimeout, clearTimeout, setInterval, clearInterval } = __k6.timers; const crypto = __k6.crypto;',
     `const ${THROWN_FN} = __k6.thrown;`,
     '__k6.track(function (iteration, env) { __ITER = iteration; __ENV = env; });',
-    // An ES module's body (esm-init.ts) is strict code and may await.
+    // k6 runs scripts as ES modules, strict code (CommonJS modules too); an init context that awaits
+    // (esm-init.ts) is an async function's body.
     asyncInit
       ? `return async function (exports, require, module, __filename, __dirname, console) { "use strict"; ${ESM_INIT_HELPERS}`
-      : 'return function (exports, require, module, __filename, __dirname, console) {',
+      : 'return function (exports, require, module, __filename, __dirname, console) { "use strict";',
   ].join(' ');
   return `${prefix}${code}\n}; })`;
 }

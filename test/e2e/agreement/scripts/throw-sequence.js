@@ -7,7 +7,8 @@ export default function () {
   let n = 0;
   let caught;
   try {
-    throw (n++, new Error('not this'), n++, 'the last value');
+    // biome-ignore format lint/complexity/noCommaOperator: the minified form under test
+    throw (n++, new Error('not this')), n++, 'the last value';
   } catch (e) {
     caught = e;
   }
@@ -17,7 +18,8 @@ export default function () {
   });
   const err = (() => {
     try {
-      throw (n++, new TypeError('a TypeError, last'));
+      // biome-ignore format lint/complexity/noCommaOperator: the minified form under test
+      throw n++, new TypeError('a TypeError, last');
     } catch (e) {
       return e;
     }

@@ -41,4 +41,19 @@ describe.skipIf(!K6)('semantics agree with real k6', () => {
     expect(Object.keys(passingChecks(k))).toHaveLength(8);
     expect(passingChecks(n)).toEqual(passingChecks(k));
   });
+
+  it('import.meta.resolve() resolves against the calling module, as in k6', async () => {
+    const { k6: k, node: n } = await runBoth(k6, 'import-meta.js');
+    expect(n.code, n.stderr).toBe(k.code);
+    const want = passingChecks(k);
+    expect(Object.keys(want)).toContain(
+      '::a bare name: The moduleSpecifier "k6/http" couldn\'t be recognised as something k6 supports.',
+    );
+    expect(
+      Object.keys(want).some(
+        (c) => c.startsWith('::lib: file:///') && c.endsWith('/scripts/lib/beside-lib.json'),
+      ),
+    ).toBe(true);
+    expect(passingChecks(n)).toEqual(want);
+  });
 });

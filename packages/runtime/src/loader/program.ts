@@ -15,6 +15,7 @@ import { awaitSyncCalls, needsAwaitSync } from './await-sync.ts';
 import { bundleScript } from './bundle.ts';
 import { ScriptLoadError } from './load-error.ts';
 import { ESM_INIT_HELPERS } from './esm-init.ts';
+import { IMPORT_META_FN, importMetaFactory } from './import-meta.ts';
 import type { MetricType } from '../metrics/registry.ts';
 import { k6Crypto } from '../webcrypto.ts';
 import { resolveK6Modules } from './k6-modules.ts';
@@ -39,6 +40,8 @@ interface ScriptScope {
   timers: Pick<typeof globalThis, 'setTimeout' | 'clearTimeout' | 'setInterval' | 'clearInterval'>;
   /** The global `crypto` (webcrypto.ts). */
   crypto: typeof k6Crypto;
+  /** A module's `import.meta`, by its file URL (loader/import-meta.ts). */
+  importMeta: ReturnType<typeof importMetaFactory>;
   /** Records where a value that is not an Error is thrown (loader/thrown.ts). */
   thrown: (v: unknown) => unknown;
   /** Receives the setter the VU calls when its iteration or environment changes. */
@@ -86,6 +89,7 @@ function wrapperSource(code: string, asyncInit: boolean): string {
     'let __VU = __k6.vu, __ITER = 0, __ENV = __k6.env; const open = __k6.open;',
     'const { setTimeout, clearTimeout, setInterval, clearInterval } = __k6.timers; const crypto = __k6.crypto;',
     `const ${THROWN_FN} = __k6.thrown;`,
+    `const ${IMPORT_META_FN} = __k6.importMeta;`,
     '__k6.track(function (iteration, env) { __ITER = iteration; __ENV = env; });',
     // k6 runs scripts as ES modules, strict code (CommonJS modules too); an init context that awaits
     // (esm-init.ts) is an async function's body.
@@ -146,6 +150,7 @@ export class Program {
       timers: (modules.get('k6/timers') as ScriptScope['timers'] | undefined) ?? globalThis,
       crypto: k6Crypto,
       thrown: recordThrown,
+      importMeta: importMetaFactory(),
       track: (update) => vu.trackScriptGlobals(update),
     });
     const done = () => {

@@ -8,7 +8,6 @@ export const options = { iterations: 1 };
 export default function () {
   let thrown = null;
   try {
-    // biome-ignore lint/correctness/noUndeclaredVariables: what strict mode refuses
     undeclaredName = 1;
   } catch (e) {
     thrown = e;

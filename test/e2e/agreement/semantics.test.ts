@@ -56,4 +56,16 @@ describe.skipIf(!K6)('semantics agree with real k6', () => {
     ).toBe(true);
     expect(passingChecks(n)).toEqual(want);
   });
+
+  it('exec.test.fail() marks the test failed, lets it run on and exits 110 (over a crossed threshold)', async () => {
+    const { k6: k, node: n } = await runBoth(k6, 'test-fail.js');
+    expect(k.code, k.stderr).toBe(110);
+    expect(n.code, n.stderr).toBe(k.code);
+    expect(passingChecks(n)).toEqual(passingChecks(k));
+    for (const o of [k, n]) {
+      expect(o.stderr).toContain('test marked as failed: soft failure');
+      expect(o.stderr).toContain('test run was marked as failed');
+      expect(o.stderr).not.toContain('have been crossed');
+    }
+  });
 });

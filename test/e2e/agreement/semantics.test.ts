@@ -68,4 +68,13 @@ describe.skipIf(!K6)('semantics agree with real k6', () => {
       expect(o.stderr).not.toContain('have been crossed');
     }
   });
+
+  it('http.url`...` returns the same object: name, url, clean_url, clean() and getURL()', async () => {
+    const { k6: k, node: n } = await runBoth(k6, 'http-url.js');
+    expect(n.code, n.stderr).toBe(k.code);
+    const want = passingChecks(k);
+    expect(Object.keys(want)).toHaveLength(11);
+    expect(Object.keys(want)).toContain('::credentials own keys name,url,clean_url,clean,getURL');
+    expect(passingChecks(n)).toEqual(want);
+  });
 });

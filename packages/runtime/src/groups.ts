@@ -56,6 +56,14 @@ export class Group {
   }
 }
 
+/** The group at `path` ("::a::b", as a sample's group tag holds it) under `root`, created on first use. */
+export function groupAtPath(root: Group, path: string): Group {
+  let g = root;
+  if (path === '') return g;
+  for (const name of path.slice(2).split('::')) g = g.group(name);
+  return g;
+}
+
 /** The root group of a test run (name and path ""). */
 export function newRootGroup(): Group {
   return new Group('', '', null);

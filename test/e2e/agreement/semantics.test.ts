@@ -5,7 +5,7 @@
  * skipped, saying so.
  */
 import { describe, expect, it } from 'vitest';
-import { checkCounts, findK6, type Outcome, runBoth } from './harness.ts';
+import { checkCounts, findK6, groupTree, type Outcome, runBoth } from './harness.ts';
 
 const { bin: K6, looked } = findK6();
 if (!K6)
@@ -76,5 +76,17 @@ describe.skipIf(!K6)('semantics agree with real k6', () => {
     expect(Object.keys(want)).toHaveLength(11);
     expect(Object.keys(want)).toContain('::credentials own keys name,url,clean_url,clean,getURL');
     expect(passingChecks(n)).toEqual(want);
+  });
+
+  it("checks recorded through new Rate('checks') are listed and counted in the summary", async () => {
+    const { k6: k, node: n } = await runBoth(k6, 'rate-checks.js');
+    expect(n.code, n.stderr).toBe(k.code);
+    expect(groupTree(n.summary?.root_group)).toEqual(groupTree(k.summary?.root_group));
+    for (const o of [k, n]) {
+      expect(o.stdout).toMatch(/checks_total\.+: 16\s/);
+      expect(o.stdout).toMatch(/checks_succeeded\.+: 81\.25% 13 out of 16/);
+      expect(o.stdout).toContain('✓ recorded through the Rate');
+      expect(o.stdout).toContain('✗ a Rate check in a group');
+    }
   });
 });

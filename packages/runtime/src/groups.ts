@@ -8,6 +8,9 @@ function md5(s: string): string {
   return createHash('md5').update(s).digest('hex');
 }
 
+/** k6's error for a group or check name with its path separator. */
+export const NAME_WITH_SEPARATOR = "group and check names may not contain '::'";
+
 /** Pass/fail counts of one check inside one group. */
 export class CheckStats {
   passes = 0;
@@ -38,7 +41,7 @@ export class Group {
   group(name: string): Group {
     let g = this.groups.get(name);
     if (!g) {
-      if (name.includes('::')) throw new Error(`group and check names may not contain '::': "${name}"`);
+      if (name.includes('::')) throw new Error(NAME_WITH_SEPARATOR);
       g = new Group(name, `${this.path}::${name}`, this);
       this.groups.set(name, g);
     }

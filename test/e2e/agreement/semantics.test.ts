@@ -89,4 +89,14 @@ describe.skipIf(!K6)('semantics agree with real k6', () => {
       expect(o.stdout).toContain('✗ a Rate check in a group');
     }
   });
+
+  it("group(''), check() and fail() at their edges: the same groups, checks and errors", async () => {
+    const { k6: k, node: n } = await runBoth(k6, 'check-group-fail.js');
+    expect(n.code, n.stderr).toBe(k.code);
+    const want = checkCounts(k.summary?.root_group);
+    expect(want['::in an empty group in an empty group']).toEqual([1, 0]);
+    expect(Object.keys(want)).toContain("::fail('custom') -> GoError: custom");
+    expect(checkCounts(n.summary?.root_group)).toEqual(want);
+    expect(groupTree(n.summary?.root_group)).toEqual(groupTree(k.summary?.root_group));
+  });
 });

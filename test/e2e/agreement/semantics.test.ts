@@ -99,4 +99,13 @@ describe.skipIf(!K6)('semantics agree with real k6', () => {
     expect(checkCounts(n.summary?.root_group)).toEqual(want);
     expect(groupTree(n.summary?.root_group)).toEqual(groupTree(k.summary?.root_group));
   });
+
+  it('code after a bare sleep() runs after it, wherever the loader can keep the order', async () => {
+    const { k6: k, node: n } = await runBoth(k6, 'sleep-order.js');
+    expect(n.code, n.stderr).toBe(k.code);
+    const want = passingChecks(k);
+    expect(Object.keys(want)).toHaveLength(6);
+    expect(Object.keys(want).every((c) => !c.endsWith(': false'))).toBe(true);
+    expect(passingChecks(n)).toEqual(want);
+  });
 });

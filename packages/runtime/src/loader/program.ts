@@ -184,12 +184,15 @@ export async function loadProgram(path: string): Promise<Program> {
   if (TIMER_GLOBALS_RE.test(bundled.code) && !bundled.imports.has('k6/timers'))
     bundled.imports.set('k6/timers', { names: new Set() });
   const awaitSync = needsAwaitSync(bundled.imports, bundled.code);
+  // k6's sleep() blocks: code after a bare sleep() runs after it wherever the transform can keep that.
+  const sleeps = bundled.imports.get('k6')?.names.has('sleep') === true;
   // k6/ws's connect() has no asynchronous form: it is awaited whatever else the script does.
-  if (awaitSync || bundled.imports.has('k6/ws'))
+  if (awaitSync || sleeps || bundled.imports.has('k6/ws'))
     bundled.code = await awaitSyncCalls(bundled.code, {
       path: abs,
       grpc: awaitSync && bundled.imports.has('k6/net/grpc'),
       http: awaitSync,
+      sleep: sleeps,
       ...(bundled.map ? { map: bundled.map } : {}),
     });
   bundled.code = await markThrows(bundled.code, abs);

@@ -7,7 +7,10 @@
  * the init context), neither it nor the functions it calls are made async, and their sleeps stay bare
  * (the iteration still lasts the sleep; the code after it runs at once).
  */
-import type { AnyNode } from './await-sync.ts';
+import type { Node } from 'acorn';
+
+/** An acorn node, as await-sync.ts walks them. */
+type AnyNode = Node & Record<string, unknown>;
 
 /** A function of the bundle, as await-sync.ts records it. */
 export interface SleepFn {

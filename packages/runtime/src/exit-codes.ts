@@ -14,6 +14,8 @@ export const EXIT = {
   EXTERNAL_ABORT: 105,
   SCRIPT_EXCEPTION: 107,
   SCRIPT_ABORTED: 108,
+  /** exec.test.fail() marked the test failed; it ran to its end. */
+  MARKED_AS_FAILED: 110,
   /** k6's generic error, for a run refused before it starts (a bad --secret-source). */
   GENERIC: 255,
 } as const;

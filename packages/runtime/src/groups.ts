@@ -8,6 +8,9 @@ function md5(s: string): string {
   return createHash('md5').update(s).digest('hex');
 }
 
+/** k6's error for a group or check name with its path separator. */
+export const NAME_WITH_SEPARATOR = "group and check names may not contain '::'";
+
 /** Pass/fail counts of one check inside one group. */
 export class CheckStats {
   passes = 0;
@@ -38,7 +41,7 @@ export class Group {
   group(name: string): Group {
     let g = this.groups.get(name);
     if (!g) {
-      if (name.includes('::')) throw new Error(`group and check names may not contain '::': "${name}"`);
+      if (name.includes('::')) throw new Error(NAME_WITH_SEPARATOR);
       g = new Group(name, `${this.path}::${name}`, this);
       this.groups.set(name, g);
     }
@@ -54,6 +57,14 @@ export class Group {
     }
     return c;
   }
+}
+
+/** The group at `path` ("::a::b", as a sample's group tag holds it) under `root`, created on first use. */
+export function groupAtPath(root: Group, path: string): Group {
+  let g = root;
+  if (path === '') return g;
+  for (const name of path.slice(2).split('::')) g = g.group(name);
+  return g;
 }
 
 /** The root group of a test run (name and path ""). */

@@ -254,11 +254,14 @@ export class RunPhases {
     // k6's one error line for every summary file not written; the exit code stays the run's, as k6's does.
     if (failures.length > 0)
       logLine('ERRO', 'failed to handle the end-of-test summary', { error: summaryFilesMessage(failures) });
-    if (live() && !verdict.ok)
-      logLine('ERRO', `thresholds on metrics '${failedMetrics(verdict.failedKeys)}' have been crossed`);
     let exitCode = this.#exitCode;
     if (run.abortRequest) exitCode = run.abortRequest.code;
+    // exec.test.fail() wins over crossed thresholds, whose line k6 then leaves out.
+    else if (exitCode === EXIT.OK && run.markedFailed) exitCode = EXIT.MARKED_AS_FAILED;
     else if (exitCode === EXIT.OK && !verdict.ok) exitCode = EXIT.THRESHOLDS_FAILED;
+    if (exitCode === EXIT.MARKED_AS_FAILED) logLine('ERRO', 'test run was marked as failed');
+    else if (live() && !verdict.ok)
+      logLine('ERRO', `thresholds on metrics '${failedMetrics(verdict.failedKeys)}' have been crossed`);
     return { exitCode, summaryData: data };
   }
 

@@ -57,6 +57,8 @@ export class TestRun {
    * (k6/net/grpc's streams, which keep an iteration alive in k6).
    */
   iterationHooks: ((vu: VuState) => Promise<void>)[] = [];
+  /** exec.test.fail() was called: the run goes on and ends with exit code 110. */
+  markedFailed = false;
   /** Set on the first abort request: the exit code and reason. */
   abortRequest: { code: number; reason: string } | null = null;
   #onAbort: (() => void)[] = [];

@@ -18,8 +18,11 @@ export class VU implements VuState {
   initializing: Promise<void> | null = null;
   /** The scenario's exec function in this VU's module instance. */
   execFn: (data: unknown) => unknown = () => undefined;
-  /** Calls execFn with the VU's data; bound once so an iteration creates no closure. */
-  readonly callExec = (): unknown => this.execFn(this.data);
+  /** Calls execFn with the VU's data (`this` undefined, as in k6); bound once so an iteration creates no closure. */
+  readonly callExec = (): unknown => {
+    const fn = this.execFn;
+    return fn(this.data);
+  };
   /** This VU's copy of setup()'s data (k6 hands every VU its own deserialized copy). */
   data: unknown = undefined;
   dataReady = false;

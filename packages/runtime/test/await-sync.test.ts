@@ -13,6 +13,41 @@ const bundle = (body: string) =>
 
 const transform = (body: string, grpc = false) => awaitSyncCalls(bundle(body), { path: 's.js', grpc });
 
+describe("awaitSyncCalls's bare sleep() pass (sleep: true)", () => {
+  const sleeps = (body: string) => awaitSyncCalls(bundle(body), { path: 's.js', grpc: false, sleep: true });
+
+  it('makes the functions on the way from an exported function to a bare sleep() async, and awaits them', async () => {
+    const out = await sleeps(
+      [
+        'function pause() { (0, import_k6.sleep)(1); return 2; }',
+        'const api = { wait() { return pause(); } };',
+        'async function mine() { (0, import_k6.sleep)(1); }',
+        'function main() { api.wait(); mine(); (0, import_k6.group)("g", () => { (0, import_k6.sleep)(1); }); }',
+      ].join('\n'),
+    );
+    expect(out).toContain('async function pause() { (await (0, import_k6.sleep)(1)); return 2; }');
+    expect(out).toContain('const api = { async wait() { return (await pause()); } };');
+    expect(out).toContain('async function mine() { (await (0, import_k6.sleep)(1)); }');
+    expect(out).toContain(
+      // An async function's own sleep is awaited in it; its calls stay as the script wrote them.
+      'async function main() { (await api.wait()); mine(); (await (0, import_k6.group)("g", async () => { (await (0, import_k6.sleep)(1)); })); }',
+    );
+  });
+
+  it('leaves a sleep bare where a function on its way cannot become async, and what that function calls', async () => {
+    const body = [
+      'function pause() { (0, import_k6.sleep)(1); }',
+      'function each() { [1].forEach(() => { pause(); }); }',
+      'function atInit() { (0, import_k6.sleep)(1); }',
+      'atInit();',
+      'const get = { get v() { (0, import_k6.sleep)(1); return 1; } };',
+      'function main() { each(); return get.v; }',
+    ].join('\n');
+    // Nothing can keep its order here: the bundle is unchanged, and no load error.
+    expect(await sleeps(body)).toBe(bundle(body));
+  });
+});
+
 describe('awaitSyncCalls', () => {
   it('awaits sync calls and the calls of every function on the way up, and sleep() in those', async () => {
     const out = await transform(

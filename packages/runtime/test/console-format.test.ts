@@ -42,6 +42,11 @@ describe('stack traces of thrown values that are not Errors', () => {
     expect(await markThrows(plain, 'x.js')).toBe(plain);
   });
 
+  it('keeps `throw a, b` one value: the wrapper gets the sequence, which throws b', async () => {
+    const out = await markThrows('throw n++, "last";', 'x.js');
+    expect(out).toBe('throw __k6tThrown((n++, "last"));');
+  });
+
   it('records where a value was thrown', () => {
     const where = () => recordThrown('recorded here');
     where();

@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -51,8 +51,9 @@ export interface LegacyGroup {
   checks: Record<string, { name: string; path: string; id: string; passes: number; fails: number }>;
 }
 
-/** Absolute path of an agreement script. */
+/** Absolute path of an agreement script (a name under scripts/, or an absolute path as it is). */
 export function script(name: string): string {
+  if (isAbsolute(name)) return name;
   return fileURLToPath(new URL(`./scripts/${name}`, import.meta.url));
 }
 

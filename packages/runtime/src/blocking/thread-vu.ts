@@ -7,7 +7,7 @@
  * VU's next call starts a new one (its init context runs again).
  */
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
-import type { Group } from '../groups.ts';
+import { groupAtPath } from '../groups.ts';
 import { logStartEpoch, writeLogLine } from '../log.ts';
 import type { BlockingPlan } from '../loader/program.ts';
 import { EXIT, TestAbortError, type TestRun } from '../run-state.ts';
@@ -31,21 +31,14 @@ const YOUNG_GENERATION_MB = 1;
 
 type Fn = (...args: unknown[]) => unknown;
 
-/** The group at `path` ("::a::b") of the run's tree, created on first use. */
-function groupAt(root: Group, path: string): Group {
-  let g = root;
-  if (path) for (const name of path.split('::').slice(1)) g = g.group(name);
-  return g;
-}
-
 /** Records a thread's samples; checks and group durations also count in the run's group tree (k6.ts's job in-process). */
 export function recordThreadSamples(run: TestRun, samples: WireSample[]): void {
   for (const s of samples) {
     if (s.metric === 'checks') {
-      const stats = groupAt(run.rootGroup, s.tags['group'] ?? '').check(s.tags['check'] ?? '');
+      const stats = groupAtPath(run.rootGroup, s.tags['group'] ?? '').check(s.tags['check'] ?? '');
       if (s.value) stats.passes++;
       else stats.fails++;
-    } else if (s.metric === 'group_duration') groupAt(run.rootGroup, s.tags['group'] ?? '');
+    } else if (s.metric === 'group_duration') groupAtPath(run.rootGroup, s.tags['group'] ?? '');
     const m = run.registry.get(s.metric);
     if (m) run.pipeline.add(m, s.value, s.tags, s.time, s.metadata);
     else run.pipeline.addByName(s.metric, s.value, s.tags, s.time);

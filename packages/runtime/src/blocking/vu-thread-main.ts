@@ -6,6 +6,7 @@
  */
 import { dirname } from 'node:path';
 import { type MessagePort, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
+import { groupAtPath } from '../groups.ts';
 import { resolveK6Modules } from '../loader/k6-modules.ts';
 import { compileWrapped, Program, type ThreadSource } from '../loader/program.ts';
 import { thrownFrames } from '../loader/thrown.ts';
@@ -163,13 +164,6 @@ async function load(): Promise<void> {
   await program.instantiate(vu);
 }
 
-/** The group at `path` ("::a::b") of this thread's tree, created on first use. */
-function groupAt(path: string) {
-  let g = run.rootGroup;
-  for (const name of path.split('::').slice(1)) g = g.group(name);
-  return g;
-}
-
 /** Runs the exported function the engine asked for, as the VU the engine's message describes. */
 async function runExport(m: ToThread): Promise<void> {
   const sc = m.scenario as ScenarioRuntime | null;
@@ -177,7 +171,7 @@ async function runExport(m: ToThread): Promise<void> {
   vu.iterationInScenario = m.iterationInScenario;
   vu.iterationInInstance = m.iterationInInstance;
   vu.iterationInTest = m.iterationInTest;
-  vu.setGroup(groupAt(m.group));
+  vu.setGroup(groupAtPath(run.rootGroup, m.group));
   const fn = vu.exports[m.name] as (a: unknown) => unknown;
   let value: unknown;
   let error: ReturnType<typeof encodeError> | undefined;

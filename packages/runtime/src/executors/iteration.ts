@@ -49,8 +49,9 @@ export function activateVu(vu: VU, ctx: IterationContext): void {
     const init = vu.initializing;
     vu.execFn = async (data) => {
       await init;
-      vu.execFn = vu.exports[exec] as (data: unknown) => unknown;
-      return vu.execFn(data);
+      const fn = vu.exports[exec] as (data: unknown) => unknown;
+      vu.execFn = fn;
+      return fn(data);
     };
   }
   if (!vu.dataReady) {

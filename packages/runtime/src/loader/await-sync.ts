@@ -10,6 +10,7 @@
  */
 import type { Node } from 'acorn';
 import { dirname } from 'node:path';
+import { awaitBareSleeps } from './await-sleep.ts';
 import { ScriptLoadError } from './load-error.ts';
 import { SYNC_HTTP_FUNCTIONS } from '../modules/http-sync-names.ts';
 import { SourceMapper } from './source-map.ts';
@@ -74,6 +75,8 @@ export interface AwaitSyncOptions {
   grpc: boolean;
   /** Await k6/http's synchronous calls (default true; false when the script picks their form itself). */
   http?: boolean;
+  /** Make k6's bare `sleep()` hold wherever the functions on its way can become async (await-sleep.ts). */
+  sleep?: boolean;
 }
 
 const isFunction = (n: AnyNode): boolean =>
@@ -278,7 +281,12 @@ export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): P
     return false;
   };
   for (const c of calls) if (syncCalls(c)) awaitCall(c, true);
-  if (awaited.size === 0) return code;
+  const isSleep = (c: Call): boolean => {
+    const m = moduleMember(unwrapCallee(c.node['callee'] as AnyNode), locals);
+    return m !== null && m[0] === 'k6' && m[1] === 'sleep';
+  };
+  const sleeps = options.sleep === true && calls.some(isSleep);
+  if (awaited.size === 0 && !sleeps) return code;
   // Errors name what the script calls: ws.connect alone, else k6/http (and gRPC) as before.
   if ([...awaited].every((n) => moduleMember(unwrapCallee(n['callee'] as AnyNode), locals)?.[0] === 'k6/ws'))
     label = "k6/ws's connect()";
@@ -338,13 +346,27 @@ export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): P
     }
   }
 
+  if (sleeps)
+    awaitBareSleeps({
+      calls,
+      byName,
+      byMember,
+      valueRefs,
+      memberRefs,
+      isSleep,
+      groupCall: (n) => {
+        const call = groupCallOf(n, parentCall, locals);
+        return call ? callOf.get(call)! : null;
+      },
+      isExportGetter: (r) => r.parent.type === 'ArrowFunctionExpression' && r.parent['body'] === r.node,
+      isModuleMember: (n) => moduleMember(n, locals) !== null,
+      made,
+      awaited,
+    });
+
   // Edits: "async " before each function made async, "(await " ... ")" around each awaited call,
   // and around `sleep()` calls inside the functions made async.
-  for (const c of calls) {
-    if (!c.fn || !made.has(c.fn)) continue;
-    const m = moduleMember(unwrapCallee(c.node['callee'] as AnyNode), locals);
-    if (m && m[0] === 'k6' && m[1] === 'sleep') awaited.add(c.node);
-  }
+  for (const c of calls) if (c.fn && made.has(c.fn) && isSleep(c)) awaited.add(c.node);
   const inserts: Array<{ pos: number; text: string }> = [];
   for (const f of made) inserts.push({ pos: f.keyStart ?? f.node.start, text: 'async ' });
   for (const n of awaited) {

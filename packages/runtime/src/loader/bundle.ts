@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { BuildOptions } from 'esbuild';
 import { esmToAsyncBody } from './esm-init.ts';
+import { importMetaPlugin } from './import-meta.ts';
 import { ScriptLoadError } from './load-error.ts';
 import { readSidecar } from './prebuilt.ts';
 
@@ -148,6 +149,7 @@ export async function bundleScript(path: string): Promise<BundledScript> {
       absWorkingDir: dirname(path),
       outfile: path,
       allowOverwrite: true,
+      plugins: [importMetaPlugin()],
     });
     const code = result.outputFiles.find((f) => !f.path.endsWith('.map'))!.text;
     const map = result.outputFiles.find((f) => f.path.endsWith('.map'))?.text;

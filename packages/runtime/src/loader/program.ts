@@ -22,6 +22,7 @@ import {
 import { bundleScript } from './bundle.ts';
 import { ScriptLoadError } from './load-error.ts';
 import { ESM_INIT_HELPERS } from './esm-init.ts';
+import { IMPORT_META_FN, importMetaFactory } from './import-meta.ts';
 import type { MetricType } from '../metrics/registry.ts';
 import { k6Crypto } from '../webcrypto.ts';
 import { resolveK6Modules } from './k6-modules.ts';
@@ -46,6 +47,8 @@ interface ScriptScope {
   timers: Pick<typeof globalThis, 'setTimeout' | 'clearTimeout' | 'setInterval' | 'clearInterval'>;
   /** The global `crypto` (webcrypto.ts). */
   crypto: typeof k6Crypto;
+  /** A module's `import.meta`, by its file URL (loader/import-meta.ts). */
+  importMeta: ReturnType<typeof importMetaFactory>;
   /** Records where a value that is not an Error is thrown (loader/thrown.ts). */
   thrown: (v: unknown) => unknown;
   /** Receives the setter the VU calls when its iteration or environment changes. */
@@ -93,11 +96,13 @@ function wrapperSource(code: string, asyncInit: boolean): string {
     'let __VU = __k6.vu, __ITER = 0, __ENV = __k6.env; const open = __k6.open;',
     'const { setTimeout, clearTimeout, setInterval, clearInterval } = __k6.timers; const crypto = __k6.crypto;',
     `const ${THROWN_FN} = __k6.thrown;`,
+    `const ${IMPORT_META_FN} = __k6.importMeta;`,
     '__k6.track(function (iteration, env) { __ITER = iteration; __ENV = env; });',
-    // An ES module's body (esm-init.ts) is strict code and may await.
+    // k6 runs scripts as ES modules, strict code (CommonJS modules too); an init context that awaits
+    // (esm-init.ts) is an async function's body.
     asyncInit
       ? `return async function (exports, require, module, __filename, __dirname, console) { "use strict"; ${ESM_INIT_HELPERS}`
-      : 'return function (exports, require, module, __filename, __dirname, console) {',
+      : 'return function (exports, require, module, __filename, __dirname, console) { "use strict";',
   ].join(' ');
   return `${prefix}${code}\n}; })`;
 }
@@ -180,6 +185,7 @@ export class Program {
       timers: (modules.get('k6/timers') as ScriptScope['timers'] | undefined) ?? globalThis,
       crypto: k6Crypto,
       thrown: recordThrown,
+      importMeta: importMetaFactory(),
       track: (update) => vu.trackScriptGlobals(update),
     });
     const done = () => {
@@ -214,13 +220,17 @@ export async function loadProgram(path: string, vuMode: VuMode = 'auto'): Promis
     bundled.imports.set('k6/timers', { names: new Set() });
   let reason: BlockingReason | null = vuMode === 'blocking' ? { why: `${VU_MODE_ENV}=blocking` } : null;
   const awaitSync = !reason && needsAwaitSync(bundled.imports, bundled.code);
+  // k6's sleep() blocks: code after a bare sleep() runs after it wherever the transform can keep that
+  // (a blocking VU's sleep() blocks its thread).
+  const sleeps = !reason && bundled.imports.get('k6')?.names.has('sleep') === true;
   // k6/ws's connect() has no asynchronous form: it is awaited whatever else the script does.
-  if (!reason && (awaitSync || bundled.imports.has('k6/ws'))) {
+  if (!reason && (awaitSync || sleeps || bundled.imports.has('k6/ws'))) {
     try {
       bundled.code = await awaitSyncCalls(bundled.code, {
         path: abs,
         grpc: awaitSync && bundled.imports.has('k6/net/grpc'),
         http: awaitSync,
+        sleep: sleeps,
         ...(bundled.map ? { map: bundled.map } : {}),
       });
     } catch (err) {
@@ -239,7 +249,7 @@ export async function loadProgram(path: string, vuMode: VuMode = 'auto'): Promis
       if (!BLOCKING_MODULES.has(spec)) throw blockingRefusal(spec, reason);
   bundled.code = await markThrows(bundled.code, abs);
   const modules = await resolveK6Modules(bundled.imports, dirname(abs), {
-    promiseForms: awaitSync,
+    promiseForms: awaitSync && reason === null,
     blocking: reason !== null,
   });
   const asyncInit = bundled.asyncInit ?? false;

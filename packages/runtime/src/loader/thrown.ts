@@ -60,7 +60,9 @@ export async function markThrows(code: string, path: string): Promise<string> {
   let at = 0;
   for (const a of args.sort((x, y) => x.start - y.start)) {
     if (a.start < at) continue; // a throw inside another's value: the outer one is wrapped
-    out += `${code.slice(at, a.start)}${THROWN_FN}(${code.slice(a.start, a.end)})`;
+    // `throw a, b` throws b: a sequence stays one argument, in parentheses.
+    const value = code.slice(a.start, a.end);
+    out += `${code.slice(at, a.start)}${THROWN_FN}(${a.type === 'SequenceExpression' ? `(${value})` : value})`;
     at = a.end;
   }
   return out + code.slice(at);

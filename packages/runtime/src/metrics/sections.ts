@@ -18,8 +18,9 @@ export class Section {
       this.sinks.set(metric, s);
     }
     s.add(value);
-    if (metric.name === 'checks') {
-      const name = tags['check'] ?? '';
+    // A `checks` sample without a `check` tag (a script's own) counts in the totals only, as in k6.
+    const name = tags['check'];
+    if (metric.name === 'checks' && name !== undefined) {
       let c = this.checks.get(name);
       if (!c) {
         c = { passes: 0, fails: 0 };

@@ -8,6 +8,7 @@ import Papa from 'papaparse';
 import { currentRuntimeVu } from '../vu.ts';
 import { SharedArray } from './data.ts';
 import { File } from './fs.ts';
+import { GoError } from './go-error.ts';
 
 /** The options k6's csv functions take. */
 export interface CsvOptions {
@@ -19,11 +20,6 @@ export interface CsvOptions {
 }
 
 type CsvRecord = string[] | Record<string, string>;
-
-/** What k6 throws for a Go error: name "GoError". */
-export class GoError extends Error {
-  override name = 'GoError';
-}
 
 /** k6's first look at the options (its options object's own checks); `context` prefixes the reason. */
 function readOptions(o: CsvOptions, context: string): void {

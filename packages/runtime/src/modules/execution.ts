@@ -1,5 +1,6 @@
 /** `k6/execution`: the running VU, scenario, instance and test, read from the current VU. */
 import { EXIT } from '../exit-codes.ts';
+import { logLine } from '../log.ts';
 import { TestAbortError } from '../run-state.ts';
 import { currentRuntimeVu } from '../vu.ts';
 
@@ -129,6 +130,18 @@ export const test = {
     // Requested before throwing, so a script that catches the error still stops.
     vu.run.requestAbort(EXIT.SCRIPT_ABORTED, err.message);
     throw err;
+  },
+  /** Marks the test failed and logs why, as k6 does; the run goes on and exits 110. */
+  fail(reason?: unknown): void {
+    const vu = currentRuntimeVu();
+    if (vu.inInit) throw new Error('execution.test.fail() called outside of VU context');
+    logLine(
+      'ERRO',
+      reason === undefined || reason === null
+        ? 'test marked as failed'
+        : `test marked as failed: ${String(reason)}`,
+    );
+    vu.run.markedFailed = true;
   },
   get options(): Record<string, unknown> {
     return currentRuntimeVu().run.options?.raw ?? {};

@@ -3,6 +3,7 @@ import type { Tags } from '../vu-context.ts';
 import { parseDuration_ms } from '@k6-triton/lib/duration.ts';
 import type { ResponseType } from '../transport/wire-types.ts';
 import { CookieJar, type ParamCookie, parseParamCookies } from './http-cookies.ts';
+import { type GoUrl, goUrl } from './http-url.ts';
 
 /** k6's default request timeout (params.timeout). */
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -42,12 +43,25 @@ export class ExpectedStatuses {
 /** k6's default response callback: 200-399 are expected. */
 export const DEFAULT_EXPECTED = new ExpectedStatuses([{ min: 200, max: 399 }]);
 
-/** k6's http.url`...` result: the URL plus a `name` tag with the template's placeholders. */
+/**
+ * k6's http.url`...` result: the URL, a `name` tag with the template's placeholders, the URL with its
+ * credentials masked (`clean_url`, `clean()`) and the parsed URL (`getURL()`), own properties in k6's order.
+ */
 export class TaggedUrl {
-  constructor(
-    readonly url: string,
-    readonly name: string,
-  ) {}
+  readonly name: string;
+  readonly url: string;
+  readonly clean_url: string;
+  readonly clean: () => string;
+  readonly getURL: () => GoUrl;
+  constructor(url: string, name: string) {
+    const clean = maskCredentials(url);
+    // k6 names a URL without placeholders by its clean form.
+    this.name = name === url ? clean : name;
+    this.url = url;
+    this.clean_url = clean;
+    this.clean = () => clean;
+    this.getURL = () => goUrl(url);
+  }
   toString(): string {
     return this.url;
   }

@@ -1,5 +1,7 @@
 /** The `k6` module: check, group, sleep, fail, randomSeed, with k6's semantics and metrics. */
+import { NAME_WITH_SEPARATOR } from '../groups.ts';
 import { currentRuntimeVu } from '../vu.ts';
+import { GoError } from './go-error.ts';
 
 type Checker = ((value: unknown) => unknown) | unknown;
 
@@ -13,12 +15,22 @@ export function check(
   tags?: Record<string, unknown>,
 ): boolean {
   const vu = currentRuntimeVu();
+  if (sets === undefined || sets === null) throw new GoError('no checks provided to `check`');
   const checks = vu.run.registry.get('checks')!;
   const base = vu.tags();
   let all = true;
   for (const name of Object.keys(sets)) {
+    if (name.includes('::')) throw new GoError(NAME_WITH_SEPARATOR);
     const c = sets[name];
-    const ok = Boolean(typeof c === 'function' ? (c as (v: unknown) => unknown)(value) : c);
+    if (isAsyncFunction(c)) throw new GoError(ASYNC_CHECK);
+    // A check that throws counts as failed, then its error ends the check() call, as in k6.
+    let thrown: { err: unknown } | null = null;
+    let ok = false;
+    try {
+      ok = Boolean(typeof c === 'function' ? (c as (v: unknown) => unknown)(value) : c);
+    } catch (err) {
+      thrown = { err };
+    }
     const stats = vu.group.check(name);
     if (ok) stats.passes++;
     else {
@@ -28,9 +40,17 @@ export function check(
     const t: Record<string, string> = { ...base, check: name };
     if (tags) for (const k of Object.keys(tags)) t[k] = String(tags[k]);
     if (!vu.retired) vu.run.pipeline.add(checks, ok ? 1 : 0, t);
+    if (thrown) throw thrown.err;
   }
   return all;
 }
+
+const ASYNC_CHECK =
+  'the built-in check() does not support async functions as arguments. Use the JavaScript utils library as a ' +
+  'replacement. Refer to https://grafana.com/docs/k6/latest/javascript-api/jslib/utils/check/ for more info';
+
+const isAsyncFunction = (f: unknown): boolean =>
+  typeof f === 'function' && Object.prototype.toString.call(f) === '[object AsyncFunction]';
 
 /**
  * Runs fn inside group `name` (nested groups get path ::a::b), emits group_duration and returns
@@ -38,9 +58,11 @@ export function check(
  */
 export function group<T>(name: string, fn: () => T): T {
   const vu = currentRuntimeVu();
-  if (typeof name !== 'string' || name === '') throw new Error('group() needs a non-empty name');
+  if (typeof fn !== 'function') throw new GoError('group() requires a callback as a second argument');
+  if (String(name).includes('::')) throw new GoError(NAME_WITH_SEPARATOR);
   const parent = vu.group;
-  const g = parent.group(name);
+  // k6 keeps an empty name at the root in the root (path ""); elsewhere it nests as any name.
+  const g = name === '' && parent.parent === null ? parent : parent.group(String(name));
   vu.setGroup(g);
   const start = performance.now();
   const finish = () => {
@@ -80,9 +102,9 @@ export function sleep(seconds: number): PromiseLike<void> {
   return currentRuntimeVu().sleep(seconds);
 }
 
-/** Throws an error with `message`, ending the iteration as k6's fail() does. */
+/** Throws k6's GoError with `message`, ending the iteration as k6's fail() does. */
 export function fail(message?: string): never {
-  throw new Error(message ?? '');
+  throw new GoError(message === undefined ? '' : String(message));
 }
 
 /** Seeds Math.random for this process (k6 seeds it per VU; one event loop shares one generator). */

@@ -1,4 +1,5 @@
 /** `k6/metrics`: custom Counter, Gauge, Rate and Trend metrics, declared in the init context. */
+import { groupAtPath } from '../groups.ts';
 import type { Metric, MetricType } from '../metrics/registry.ts';
 import { currentRuntimeVu, type VU } from '../vu.ts';
 
@@ -30,6 +31,12 @@ abstract class CustomMetric {
       for (const k of Object.keys(tags)) t[k] = String(tags[k]);
     }
     if (vu.retired) return true;
+    // k6 lists a `checks` sample with a `check` tag as that check, in the group its `group` tag names.
+    if (this.#metric.name === 'checks' && t['check'] !== undefined) {
+      const stats = groupAtPath(vu.run.rootGroup, t['group'] ?? '').check(t['check']);
+      if (v !== 0) stats.passes++;
+      else stats.fails++;
+    }
     // A copy: the script may change the VU's metadata before an output writes this sample.
     const md = vu.metadata;
     for (const _ in md) {

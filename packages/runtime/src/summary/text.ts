@@ -150,10 +150,20 @@ function allChecks(g: SummaryGroup): SummaryGroup['checks'] {
   return [...g.checks, ...g.groups.flatMap(allChecks)];
 }
 
-function checksBlock(checks: SectionCheck[], indent: string, durationS: number, nameWidth: number): string[] {
-  if (checks.length === 0) return [];
-  const passes = checks.reduce((a, c) => a + c.passes, 0);
-  const fails = checks.reduce((a, c) => a + c.fails, 0);
+/**
+ * The checks block: totals from the `checks` metric (as k6 counts them: samples a script adds to it
+ * without a `check` tag too), then each check listed.
+ */
+function checksBlock(
+  checks: SectionCheck[],
+  metric: SummaryMetric | undefined,
+  indent: string,
+  durationS: number,
+  nameWidth: number,
+): string[] {
+  const passes = metric?.values['passes'] ?? checks.reduce((a, c) => a + c.passes, 0);
+  const fails = metric?.values['fails'] ?? checks.reduce((a, c) => a + c.fails, 0);
+  if (checks.length === 0 && passes + fails === 0) return [];
   const total = passes + fails;
   const rows: [string, string, string][] = [
     ['checks_total', String(total), `${strip(durationS > 0 ? total / durationS : 0, 6)}/s`],
@@ -208,7 +218,7 @@ function metricsBlock(
   // Names are dotted to one column for the whole summary; deeper sections give up their indent.
   const nameWidth = Math.max(35 - (indent.length - 4), ...allLines.map((l) => l.name.length + l.indent + 3));
   const rendered = renderLines(allLines, indent, nameWidth, fmt);
-  const out = checksBlock(checks, indent, durationS, nameWidth);
+  const out = checksBlock(checks, metrics['checks'], indent, durationS, nameWidth);
   let i = 0;
   for (const [title, names] of groups) {
     if (names.length === 0) continue;

@@ -25,11 +25,12 @@ describe('blocking VU mode', () => {
     const r = await runScript('blocking-wrapper.js', { env: { BASE: base }, quiet: false });
     expect(r.exitCode, r.log).toBe(0);
     expect(r.stdout).toMatch(
-      /\n {7}vu mode: blocking \(one thread per VU: .*blocking-wrapper\.js:10:\d+ a getter makes a synchronous call\)\n/,
+      /\n {7}vu mode: blocking \(one thread per VU: .*blocking-wrapper\.js:11:\d+ a getter makes a synchronous call\)\n/,
     );
     expect(checks(r)).toEqual({
       'list 200': { passes: 8, fails: 0 },
       'getter 200': { passes: 4, fails: 0 },
+      'instance counters': { passes: 4, fails: 0 },
     });
     expect(r.summaryData?.root_group.groups.map((g) => g.name)).toEqual(['wrapped']);
     expect(values(r, 'http_reqs')['count']).toBe(12);

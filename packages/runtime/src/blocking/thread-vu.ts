@@ -127,6 +127,7 @@ export class ThreadVu extends VU {
   async #run(name: string, arg: unknown): Promise<unknown> {
     await this.start();
     const sc = this.scenario;
+    const run = this.run;
     const m: ToThread = {
       type: 'run',
       name,
@@ -136,6 +137,13 @@ export class ThreadVu extends VU {
       iterationInInstance: this.iterationInInstance,
       iterationInTest: this.iterationInTest,
       group: this.group.path,
+      instance: {
+        iterationsCompleted: run.iterationsCompleted,
+        iterationsInterrupted: run.iterationsInterrupted,
+        vusActive: run.vusActive,
+        vusInitialized: run.vusInitialized,
+        elapsed_ms: run.start_ms ? performance.now() - run.start_ms : 0,
+      },
     };
     return new Promise((resolve, reject) => {
       this.#call = { resolve, reject };

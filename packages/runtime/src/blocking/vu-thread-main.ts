@@ -172,6 +172,12 @@ async function runExport(m: ToThread): Promise<void> {
   vu.iterationInInstance = m.iterationInInstance;
   vu.iterationInTest = m.iterationInTest;
   vu.setGroup(groupAtPath(run.rootGroup, m.group));
+  const i = m.instance;
+  run.iterationsCompleted = i.iterationsCompleted;
+  run.iterationsInterrupted = i.iterationsInterrupted;
+  run.vusActive = i.vusActive;
+  run.vusInitialized = i.vusInitialized;
+  run.start_ms = i.elapsed_ms ? performance.now() - i.elapsed_ms : 0;
   const fn = vu.exports[m.name] as (a: unknown) => unknown;
   let value: unknown;
   let error: ReturnType<typeof encodeError> | undefined;

@@ -52,6 +52,14 @@ export interface ToThread {
   iterationInInstance: number;
   iterationInTest: number;
   group: string;
+  /** The run's counters for exec.instance, as of this call; `elapsed_ms` since the scenarios started (0 before). */
+  instance: {
+    iterationsCompleted: number;
+    iterationsInterrupted: number;
+    vusActive: number;
+    vusInitialized: number;
+    elapsed_ms: number;
+  };
 }
 
 /** A VU thread to the engine's thread (its parentPort). */

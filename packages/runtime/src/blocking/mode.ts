@@ -27,7 +27,6 @@ export const BLOCKING_MODULES: ReadonlySet<string> = new Set([
   'k6/encoding',
   'k6/crypto',
   'k6/data',
-  'k6/secrets',
   'k6/experimental/fs',
   'k6/experimental/csv',
 ]);

@@ -80,6 +80,7 @@ export class ThreadVu extends VU {
         vu: this.idInTest,
         env: this.env,
         options: { raw: options?.raw ?? {}, tags: options?.tags ?? {} },
+        moduleOptions: this.options,
         port: port2,
         signal,
         logStart_epoch_ms: logStartEpoch(),

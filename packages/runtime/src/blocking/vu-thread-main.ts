@@ -17,7 +17,7 @@ import type { ExpectedStatuses } from '../modules/http-params.ts';
 import type { TestOptions } from '../options/index.ts';
 import { type ScenarioRuntime, TestAbortError, TestRun } from '../run-state.ts';
 import { currentRuntimeVu, VU } from '../vu.ts';
-import { runInVu, type Sample, type Tags } from '../vu-context.ts';
+import { type ModuleOptions, runInVu, type Sample, type Tags } from '../vu-context.ts';
 import {
   type CallReply,
   type CallRequest,
@@ -38,6 +38,8 @@ export interface ThreadData {
   env: Record<string, string>;
   /** The consolidated options' raw form and test-wide tags (exec.test.options, sample tags). */
   options: { raw: Record<string, unknown>; tags: Tags };
+  /** The options k6 modules honour (TLS, discardResponseBodies, ...), for the thread's own async calls. */
+  moduleOptions: ModuleOptions;
   /** The call port's thread end and the word this thread waits on (0 waiting, 1 answered). */
   port: MessagePort;
   signal: SharedArrayBuffer;
@@ -83,6 +85,7 @@ const pipeline = new ForwardingPipeline(registry);
 const run = new TestRun(registry, pipeline, data.env, data.source.path);
 run.options = data.options as unknown as TestOptions;
 const vu = new VU(data.vu, run);
+vu.options = data.moduleOptions;
 run.onAbort(() => post({ type: 'abort', reason: run.abortRequest!.reason, counted: vu.abortedTest }));
 
 const signal = new Int32Array(data.signal);

@@ -17,7 +17,9 @@ function byServer(o: Outcome, tag: string): Record<string, string[]> {
   for (const r of o.records) {
     if (r.type !== 'Point' || r.metric !== 'http_reqs') continue;
     const server = r.data.tags?.['server'] ?? '';
-    (out[server] ??= new Set()).add(r.data.tags?.[tag] ?? '(none)');
+    const values = out[server] ?? new Set<string>();
+    values.add(r.data.tags?.[tag] ?? '(none)');
+    out[server] = values;
   }
   return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, [...v].sort()]));
 }

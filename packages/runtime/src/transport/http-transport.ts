@@ -15,6 +15,7 @@ import { k6Timings, type Timings } from '../modules/http-timings.ts';
 import type { WireRequest, WireResult } from './wire-types.ts';
 import { type ClientTls, DEFAULT_CLIENT_TLS, tlsConnectOptions } from './tls-client.ts';
 import { goStatusText } from './status-text.ts';
+import { goCipherName } from './tls-options.ts';
 
 /** k6 dials with a 30 s timeout; our own request timer usually fires first. */
 const DIAL_TIMEOUT_MS = 30_000;
@@ -158,7 +159,7 @@ function tlsFacts(socket: Socket | null): { tlsVersion: string; tlsCipherSuite: 
   const protocol = socket.getProtocol() ?? '';
   return {
     tlsVersion: protocol.startsWith('TLSv') ? `tls${protocol.slice(4).padEnd(3, '.0')}` : '',
-    tlsCipherSuite: socket.getCipher()?.standardName ?? '',
+    tlsCipherSuite: goCipherName(socket.getCipher()?.standardName ?? ''),
   };
 }
 

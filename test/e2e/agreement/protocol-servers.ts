@@ -3,6 +3,7 @@
  * self-signed certificate: HTTPS with HTTP/2 and HTTP/1.1 (ALPN), HTTP/2 only, HTTP/1.1 only, and plain
  * HTTP/2 (h2c, prior knowledge). Each answers any request with a small HTML page naming the protocol it saw.
  */
+import { createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createSecureServer, createServer as createH2cServer } from 'node:http2';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -59,4 +60,9 @@ export function startH1Tls(
 /** Plain HTTP/2 with prior knowledge (h2c), no HTTP/1.1. */
 export function startH2c(handler: Handler = echoVersion): Promise<Listening> {
   return listen(createH2cServer(handler) as unknown as Server, 'http');
+}
+
+/** Plain HTTP/1.1. */
+export function startHttp(handler: Handler = echoVersion): Promise<Listening> {
+  return listen(createHttpServer(handler), 'http');
 }

@@ -1,5 +1,6 @@
 /** k6's http.Response: the fields and methods scripts read, with k6's names and shapes. */
 import type { Timings } from './http-timings.ts';
+import { parseHTML, type Selection } from './html.ts';
 
 /** Header names already made canonical: a server sends the same few names in every response. */
 const canonicalNames = new Map<string, string>();
@@ -206,17 +207,20 @@ export class Response {
     return selector === undefined ? this.#parsed : selectPath(this.#parsed, selector);
   }
 
-  /** k6's HTML parsing needs goquery; this runtime does not have it. */
-  html(): never {
-    throw new Error('k6 API Response.html is not supported by the Node runtime; run with k6');
+  /** k6's Response.html([selector]): the body parsed as HTML (k6/html's Selection), or the part a selector finds. */
+  html(selector?: string): Selection {
+    const body = this.body;
+    if (body === null) throw new Error('invalid type <nil>, expected string, []byte or ArrayBuffer');
+    const doc = parseHTML(typeof body === 'string' ? body : Buffer.from(body).toString('utf8'), this.url);
+    return selector === undefined ? doc : doc.find(selector);
   }
 
-  /** Form and link helpers depend on html(). */
+  /** Form and link helpers are synchronous requests the loader does not await yet. */
   submitForm(): never {
     throw new Error('k6 API Response.submitForm is not supported by the Node runtime; run with k6');
   }
 
-  /** Form and link helpers depend on html(). */
+  /** Form and link helpers are synchronous requests the loader does not await yet. */
   clickLink(): never {
     throw new Error('k6 API Response.clickLink is not supported by the Node runtime; run with k6');
   }

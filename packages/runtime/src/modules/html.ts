@@ -8,6 +8,7 @@
 import { createRequire } from 'node:module';
 import type { Cheerio, CheerioAPI } from 'cheerio';
 import type { AnyNode, Element as DomElement } from 'domhandler';
+import { encodeValues } from './go-values.ts';
 
 type Cheerio$ = typeof import('cheerio');
 let lib: Cheerio$ | undefined;
@@ -23,13 +24,6 @@ type Matcher = string | Sel | AnyNode | ((i: number, el: AnyNode) => boolean);
 export function parseHTML(src: unknown, url = ''): Selection {
   const $ = cheerio().load(String(src ?? ''));
   return new Selection($, $.root() as Sel, url);
-}
-
-/** Go's url.QueryEscape, as k6's serialize() encodes: only A-Z a-z 0-9 - _ . ~ stay, spaces become +. */
-function queryEscape(s: string): string {
-  return encodeURIComponent(s)
-    .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
-    .replace(/%20/g, '+');
 }
 
 /** k6's reading of a data-* value: JSON objects and arrays, booleans, canonical numbers, else the text. */
@@ -355,10 +349,7 @@ export class Selection {
       if (typeof value === 'string') values.set(name, [value]);
       else if (Array.isArray(value)) values.set(name, value.map(String));
     }
-    return [...values.keys()]
-      .sort()
-      .flatMap((k) => values.get(k)!.map((v) => `${queryEscape(k)}=${queryEscape(v)}`))
-      .join('&');
+    return encodeValues(values);
   }
 }
 

@@ -33,6 +33,7 @@ import {
   withoutCredentials,
 } from './http-params.ts';
 import { SYNC_HTTP_FUNCTIONS } from './http-sync-names.ts';
+import { FileData, file } from './http-form.ts';
 import { canonicalHeaderKey, headersFromRaw, type RequestInfo, Response } from './http-response.ts';
 import { VuConnections } from '../transport/http-transport.ts';
 import type { WireResult } from '../transport/wire-types.ts';
@@ -476,14 +477,7 @@ export function url(strings: TemplateStringsArray, ...values: unknown[]): Tagged
   return new TaggedUrl(full, name);
 }
 
-function unsupported(name: string): () => never {
-  return () => {
-    throw new Error(`k6 API http.${name} is not supported by the Node runtime; run with k6`);
-  };
-}
-
-/** k6's http.file (multipart uploads): not supported here. */
-export const file = unsupported('file');
+export { file, FileData };
 /** k6's http.cookieJar(): the VU's jar for this iteration (the one requests use without a `jar` param). */
 export function cookieJar(): CookieJar {
   const vu = currentVu();

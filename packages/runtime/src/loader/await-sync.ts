@@ -358,11 +358,11 @@ function groupCallOf(n: AnyNode, parentCall: Map<AnyNode, AnyNode>, locals: Loca
 
 /**
  * Whether a script makes k6's synchronous calls: it names a synchronous k6/http function, or calls a
- * gRPC client's invoke(), without naming their async forms (a script that reads asyncRequest or
+ * gRPC client's invoke() or healthCheck(), without naming their async forms (a script that reads asyncRequest or
  * asyncInvoke chooses the form at run time, as lib/scenario does, and keeps its code as it is).
  */
 export function needsAwaitSync(imports: Map<string, { names: Set<string> }>, code: string): boolean {
   const http = imports.get('k6/http')?.names;
   if (http && !http.has('asyncRequest') && [...SYNC_HTTP].some((n) => http.has(n))) return true;
-  return imports.has('k6/net/grpc') && /\.invoke\(/.test(code) && !code.includes('asyncInvoke');
+  return imports.has('k6/net/grpc') && /\.(invoke|healthCheck)\(/.test(code) && !code.includes('asyncInvoke');
 }

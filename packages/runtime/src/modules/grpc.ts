@@ -34,7 +34,9 @@ import {
   HealthCheckServiceUnkown,
   HealthCheckServing,
   HealthCheckUnknown,
+  type HealthCheckStatus,
   healthCheckError,
+  healthStatus,
 } from './grpc-health.ts';
 import { loadProtos, type MethodDef, type MethodInfo, methodInfo } from './grpc-protos.ts';
 import { openStream, Stream, waitForStreams } from './grpc-stream.ts';
@@ -467,7 +469,7 @@ export class Client {
    * a failed call throws grpc-go's error. k6's is synchronous; here it is a promise to await, whose
    * `status` read without await throws, saying so.
    */
-  healthCheck(service?: string): Promise<{ status: number }> {
+  healthCheck(service?: string): Promise<{ status: HealthCheckStatus }> {
     const p = this.#healthCheck(service ?? '');
     Object.defineProperty(p, 'status', {
       get() {
@@ -477,11 +479,11 @@ export class Client {
     return p;
   }
 
-  async #healthCheck(service: string): Promise<{ status: number }> {
+  async #healthCheck(service: string): Promise<{ status: HealthCheckStatus }> {
     if (!this.#methods.has(HEALTH_CHECK.path)) this.#methods.set(HEALTH_CHECK.path, HEALTH_CHECK);
     const r = await this.asyncInvoke(HEALTH_CHECK.path, { service });
     if (r.status !== StatusOK) throw healthCheckError(r.status, r.error?.message ?? '');
-    return { status: ((r.message as { status?: number } | null)?.status ?? 0) as number };
+    return { status: healthStatus((r.message as { status?: number } | null)?.status ?? 0) };
   }
 
   /** The method definition for k6's method argument ("pkg.Service/Method", leading slash optional). */

@@ -72,7 +72,7 @@ export interface ResponseInit {
  * gjson-style selector used by k6's Response.json(selector): dot-separated keys, numeric parts index
  * arrays, `#` is an array's length, and `\.` escapes a dot in a key.
  */
-function selectPath(value: unknown, selector: string): unknown {
+export function selectPath(value: unknown, selector: string): unknown {
   const parts = selector.split(/(?<!\\)\./).map((p) => p.replace(/\\\./g, '.'));
   let cur: unknown = value;
   for (const part of parts) {

@@ -19,6 +19,8 @@ const SYNC_HTTP = new Set(SYNC_HTTP_FUNCTIONS);
 
 /** gRPC Client methods that are synchronous in k6 and promises here. */
 const GRPC_AWAITED = new Set(['invoke', 'connect', 'healthCheck']);
+/** k6/http Response methods that make a (synchronous in k6) request. */
+const RESPONSE_AWAITED = new Set(['submitForm', 'clickLink']);
 
 export type AnyNode = Node & Record<string, unknown>;
 
@@ -64,6 +66,8 @@ export interface AwaitSyncOptions {
   grpc: boolean;
   /** Await k6/http's synchronous calls (default true; false when the script picks their form itself). */
   http?: boolean;
+  /** Await `.submitForm()` and `.clickLink()` calls (the script imports k6/http). */
+  responses?: boolean;
 }
 
 const isFunction = (n: AnyNode): boolean =>
@@ -261,9 +265,12 @@ export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): P
     const m = moduleMember(callee, locals);
     if (m && m[0] === 'k6/ws' && m[1] === 'connect') return true;
     if (m && m[0] === 'k6/http' && SYNC_HTTP.has(m[1])) return options.http !== false;
-    if (options.grpc && callee.type === 'MemberExpression' && !callee['computed'])
-      return GRPC_AWAITED.has(propertyName(callee['property'] as AnyNode) ?? '');
-    return false;
+    if (callee.type !== 'MemberExpression' || callee['computed']) return false;
+    const member = propertyName(callee['property'] as AnyNode) ?? '';
+    return (
+      (options.grpc && GRPC_AWAITED.has(member)) ||
+      (options.responses === true && RESPONSE_AWAITED.has(member))
+    );
   };
   for (const c of calls) if (syncCalls(c)) awaitCall(c, true);
   if (awaited.size === 0) return code;
@@ -364,5 +371,7 @@ function groupCallOf(n: AnyNode, parentCall: Map<AnyNode, AnyNode>, locals: Loca
 export function needsAwaitSync(imports: Map<string, { names: Set<string> }>, code: string): boolean {
   const http = imports.get('k6/http')?.names;
   if (http && !http.has('asyncRequest') && [...SYNC_HTTP].some((n) => http.has(n))) return true;
+  if (imports.has('k6/http') && /\.(submitForm|clickLink)\(/.test(code) && !code.includes('asyncRequest'))
+    return true;
   return imports.has('k6/net/grpc') && /\.(invoke|healthCheck)\(/.test(code) && !code.includes('asyncInvoke');
 }

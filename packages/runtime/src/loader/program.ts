@@ -184,6 +184,7 @@ export async function loadProgram(path: string): Promise<Program> {
       path: abs,
       grpc: awaitSync && bundled.imports.has('k6/net/grpc'),
       http: awaitSync,
+      responses: awaitSync && bundled.imports.has('k6/http'),
       ...(bundled.map ? { map: bundled.map } : {}),
     });
   bundled.code = await markThrows(bundled.code, abs);

@@ -34,7 +34,13 @@ import {
 } from './http-params.ts';
 import { SYNC_HTTP_FUNCTIONS } from './http-sync-names.ts';
 import { FileData, file } from './http-form.ts';
-import { canonicalHeaderKey, headersFromRaw, type RequestInfo, Response } from './http-response.ts';
+import {
+  canonicalHeaderKey,
+  headersFromRaw,
+  type RequestInfo,
+  Response,
+  setFollowUpRequester,
+} from './http-response.ts';
 import { VuConnections } from '../transport/http-transport.ts';
 import type { WireResult } from '../transport/wire-types.ts';
 
@@ -297,6 +303,7 @@ export async function asyncRequest(
     }
     if (error) warnFailed(method_, target.tagUrl, error);
     return new Response({
+      owner: vu,
       url: target.tagUrl,
       status: result.status,
       statusText: error ? '' : `${result.status} ${result.statusText}`,
@@ -315,6 +322,11 @@ export async function asyncRequest(
     });
   }
 }
+
+// Response.submitForm() and clickLink() send through asyncRequest, as the VU that made the response.
+setFollowUpRequester((owner, method, url, body, params) =>
+  runInVu(owner as VuState, () => asyncRequest(method, url, body as Body, params as Params)),
+);
 
 function syncUnsupported(name: string, method: string): never {
   throw new Error(

@@ -6,19 +6,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findK6, type LegacyGroup, runBoth, script } from './harness.ts';
+import { checkPaths, findK6, runBoth, script } from './harness.ts';
 import { type Listening, startHttp } from './protocol-servers.ts';
 
 const { bin: K6, looked } = findK6();
 if (!K6) console.log(`k6/html agreement skipped: no k6 binary (looked for ${looked.join(', ')}; set K6_BIN)`);
-
-/** Every check's path → passes/fails (values in names compared as text: they are JSON from the same code). */
-function checks(g: LegacyGroup | undefined, out: Record<string, string> = {}): Record<string, string> {
-  if (!g) return out;
-  for (const c of Object.values(g.checks)) out[c.path] = `${c.passes}/${c.fails}`;
-  for (const sub of Object.values(g.groups)) checks(sub, out);
-  return out;
-}
 
 describe.skipIf(!K6)('k6/html agreement with real k6', () => {
   let server: Listening;
@@ -37,10 +29,10 @@ describe.skipIf(!K6)('k6/html agreement with real k6', () => {
     const { k6: k, node: n } = await runBoth(K6 ?? '', 'html.js', { env: { BASE: server.url } });
     expect(k.code, k.stderr).toBe(0);
     expect(n.code, n.stderr).toBe(0);
-    const want = checks(k.summary?.root_group);
+    const want = checkPaths(k.summary?.root_group);
     for (const name of ['welcome message is correct', 'title is correct', 'checkout complete'])
       expect(want[`::examples::${name}`]).toBe('1/0');
-    const got = checks(n.summary?.root_group);
+    const got = checkPaths(n.summary?.root_group);
     const differ = Object.keys({ ...want, ...got }).filter((k) => !(k in want) || !(k in got));
     expect(differ.sort()).toEqual([]);
     expect(got).toEqual(want);

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findK6, type LegacyGroup, runBoth } from './harness.ts';
+import { checkPaths, findK6, runBoth } from './harness.ts';
 import { type Listening, startHttp } from './protocol-servers.ts';
 
 const { bin: K6, looked } = findK6();
@@ -41,13 +41,6 @@ function echo(req: IncomingMessage, res: ServerResponse): void {
   req.on('end', () => res.end(describeBody(req.headers['content-type'] ?? '', Buffer.concat(chunks))));
 }
 
-/** Every check's path → passes/fails. */
-function checks(g: LegacyGroup | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const c of Object.values(g?.checks ?? {})) out[c.path] = `${c.passes}/${c.fails}`;
-  return out;
-}
-
 describe.skipIf(!K6)('http.file and form bodies agreement with real k6', () => {
   let server: Listening;
   beforeAll(async () => {
@@ -61,9 +54,9 @@ describe.skipIf(!K6)('http.file and form bodies agreement with real k6', () => {
     const { k6: k, node: n } = await runBoth(K6 ?? '', 'multipart.js', { env: { BASE: server.url } });
     expect(k.code, k.stderr).toBe(0);
     expect(n.code, n.stderr).toBe(0);
-    const want = checks(k.summary?.root_group);
+    const want = checkPaths(k.summary?.root_group);
     expect(Object.values(want).every((v) => v === '1/0')).toBe(true);
     expect(Object.keys(want).some((name) => name.includes('"framed":true'))).toBe(true);
-    expect(checks(n.summary?.root_group)).toEqual(want);
+    expect(checkPaths(n.summary?.root_group)).toEqual(want);
   }, 90_000);
 });

@@ -35,7 +35,7 @@ export default function () {
     errors.push(`no link: ${text(e)}`);
   }
   try {
-    page.clickLink({ selector: 'a.nohref' });
+    page.clickLink({ selector: 'span.nohref' });
   } catch (e) {
     errors.push(`no href: ${text(e)}`);
   }

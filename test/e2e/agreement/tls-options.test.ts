@@ -3,8 +3,12 @@
  * runtime with each set of options against local HTTPS servers; both must negotiate the same version and
  * cipher suite (res.tls_version, res.tls_cipher_suite), or fail with the same error code.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { selfSignedIdentity } from '@k6-triton/server';
+import { type RunningServer, selfSignedIdentity } from '@k6-triton/server';
+import { startCatalogServer } from '../../../measure/repository/built-in.ts';
 import { checkCounts, findK6, runBoth } from './harness.ts';
 import { type Listening, startH1Tls } from './protocol-servers.ts';
 
@@ -53,6 +57,8 @@ describe.skipIf(!K6)('TLS options agreement with real k6', () => {
   let modern: Listening;
   let old: Listening;
   let tls13: Listening;
+  let catalog: RunningServer;
+  let dir = '';
 
   beforeAll(async () => {
     const id = await selfSignedIdentity();
@@ -63,9 +69,13 @@ describe.skipIf(!K6)('TLS options agreement with real k6', () => {
       ciphers: 'ALL:@SECLEVEL=0',
     });
     tls13 = await startH1Tls(id, undefined, { minVersion: 'TLSv1.3' });
-  }, 30_000);
+    catalog = await startCatalogServer({ httpPort: 0, grpcPort: 0, metricsPort: -1, tls: id });
+    dir = mkdtempSync(join(tmpdir(), 'k6t-tls-options-'));
+    writeFileSync(join(dir, 'ca.pem'), id.cert);
+  }, 60_000);
   afterAll(async () => {
-    await Promise.all([modern?.close(), old?.close(), tls13?.close()]);
+    await Promise.all([modern?.close(), old?.close(), tls13?.close(), catalog?.stop()]);
+    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it.each(CASES)(
@@ -98,4 +108,26 @@ describe.skipIf(!K6)('TLS options agreement with real k6', () => {
       expect(n.stderr).toContain(words);
     }
   }, 90_000);
+
+  it.each([
+    [{}, [1, 0]],
+    [{ tlsVersion: 'tls1.2', tlsCipherSuites: ['TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256'] }, [1, 0]],
+    // An ECDSA suite against the RSA certificate: no handshake, in k6 as here.
+    [{ tlsVersion: 'tls1.2', tlsCipherSuites: ['TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256'] }, [0, 1]],
+  ])(
+    'gRPC over TLS with options %j: connected %j',
+    async (options, connected) => {
+      const { k6: k, node: n } = await runBoth(K6 ?? '', 'grpc-tls-options.js', {
+        env: {
+          GRPC_ADDR: `127.0.0.1:${catalog.grpcPort}`,
+          CA_FILE: join(dir, 'ca.pem'),
+          TLS_OPTIONS: JSON.stringify(options),
+        },
+      });
+      const want = checkCounts(k.summary?.root_group);
+      expect(want['::connected']).toEqual(connected);
+      expect(checkCounts(n.summary?.root_group)).toEqual(want);
+    },
+    90_000,
+  );
 });

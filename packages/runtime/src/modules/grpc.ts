@@ -268,7 +268,7 @@ function hostOf(address: string): string {
 }
 
 /**
- * TLS credentials as k6 builds them: the test's insecureSkipTLSVerify and tlsAuth, then connect()'s own
+ * TLS credentials as k6 builds them: the test's insecureSkipTLSVerify, tlsAuth, tlsVersion and tlsCipherSuites, then connect()'s own
  * `tls` (its cacerts join the roots, its cert replaces tlsAuth's).
  */
 function tlsCredentials(
@@ -289,10 +289,15 @@ function tlsCredentials(
       ? createPrivateKey({ key, passphrase }).export({ type: 'pkcs8', format: 'pem' })
       : key
     : undefined;
-  return grpcjs.credentials.createSsl(
-    roots.length ? Buffer.from(roots.join('\n')) : null,
-    privateKey ? Buffer.from(privateKey) : null,
-    cert ? Buffer.from(cert) : null,
+  // A secure context rather than createSsl: it also carries tlsVersion and tlsCipherSuites, as k6's does.
+  const context = tls.createSecureContext({
+    ...(roots.length ? { ca: roots.join('\n') } : {}),
+    ...(privateKey ? { key: privateKey } : {}),
+    ...(cert ? { cert } : {}),
+    ...test.protocol,
+  });
+  return grpcjs.credentials.createFromSecureContext(
+    context,
     base.rejectUnauthorized ? {} : { rejectUnauthorized: false, checkServerIdentity: () => undefined },
   );
 }

@@ -19,7 +19,7 @@ export interface TlsAuthEntry {
 export interface ClientTls {
   insecureSkipTLSVerify: boolean;
   tlsAuth: TlsAuthEntry[];
-  /** tlsVersion and tlsCipherSuites: k6/http, k6/ws and k6/websockets honour them (k6 gRPC too; grpc-js here does not). */
+  /** tlsVersion and tlsCipherSuites, which every protocol honours, as in k6. */
   protocol?: TlsProtocolOptions;
 }
 

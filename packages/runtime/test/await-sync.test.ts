@@ -155,5 +155,7 @@ describe('needsAwaitSync', () => {
     const grpc = new Map([['k6/net/grpc', { names: new Set(['Client']) }]]);
     expect(needsAwaitSync(grpc, 'client.invoke("m", {})')).toBe(true);
     expect(needsAwaitSync(grpc, 'await client.asyncInvoke("m", {})')).toBe(false);
+    // k6's grpc_healthcheck example: connect() and healthCheck(), no invoke().
+    expect(needsAwaitSync(grpc, 'client.connect(a); client.healthCheck().status')).toBe(true);
   });
 });

@@ -8,9 +8,9 @@ import { secretSources } from '../src/modules/secret-sources.ts';
 const dir = mkdtempSync(join(tmpdir(), 'k6t-secrets-'));
 writeFileSync(join(dir, 'a.env'), 'user=ada\r\ntoken=x=y\n');
 
-const lookup = (f: () => string): string => {
+const lookup = (f: () => string | Promise<string>): string => {
   try {
-    return f();
+    return f() as string;
   } catch (err) {
     return `rejected: ${String(err)}`;
   }
@@ -47,9 +47,15 @@ describe('secretSources', () => {
     ['mock=novalue', 'parsing "novalue", needs ='],
     ['file=missing.env', 'open missing.env: no such file or directory'],
     ['file=a.env,colour=red', 'unknown configuration key for file secret source "colour"'],
+    ['url=', 'missing or invalid config: urlTemplate is required'],
     [
-      'url=http://127.0.0.1/',
-      'secret source "url" is not supported by the Node runtime; use file or mock, or run with k6',
+      'url=urlTemplate=http://h/{key},bogus=1',
+      'missing or invalid config: unknown configuration key: "bogus"',
+    ],
+    ['url=urlTemplate=http://h/x', 'missing or invalid config: urlTemplate must contain {key} placeholder'],
+    [
+      'cloud=x',
+      'secret source "cloud" is not supported by the Node runtime; use file or mock, or run with k6',
     ],
     ['mock=default,a=1', ''],
   ])('--secret-source %s', (line, message) => {

@@ -222,3 +222,14 @@ export function declaredMetrics(o: Outcome): string[] {
     .filter((m) => m !== 'vus' && m !== 'vus_max')
     .sort();
 }
+
+/** Every check's path (groups included) → "passes/fails", names compared as text. */
+export function checkPaths(
+  g: LegacyGroup | undefined,
+  out: Record<string, string> = {},
+): Record<string, string> {
+  if (!g) return out;
+  for (const c of Object.values(g.checks)) out[c.path] = `${c.passes}/${c.fails}`;
+  for (const sub of Object.values(g.groups)) checkPaths(sub, out);
+  return out;
+}

@@ -57,7 +57,7 @@ describe('exit codes', () => {
   it('fails at load time for a k6 module or name the runtime does not implement', async () => {
     const mod = await runScript('unsupported-module.js');
     expect(mod.exitCode).toBe(107);
-    expect(mod.log).toContain('k6 API k6/html is not supported by the Node runtime; run with k6');
+    expect(mod.log).toContain('k6 API k6/browser is not supported by the Node runtime; run with k6');
     const name = await runScript('unsupported-name.js');
     expect(name.exitCode).toBe(107);
     expect(name.log).toContain(

@@ -20,6 +20,8 @@ const SYNC_HTTP = new Set(SYNC_HTTP_FUNCTIONS);
 
 /** gRPC Client methods that are synchronous in k6 and promises here. */
 const GRPC_AWAITED = new Set(['invoke', 'connect', 'healthCheck']);
+/** k6/http Response methods that make a (synchronous in k6) request. */
+const RESPONSE_AWAITED = new Set(['submitForm', 'clickLink']);
 
 export type AnyNode = Node & Record<string, unknown>;
 
@@ -77,6 +79,8 @@ export interface AwaitSyncOptions {
   http?: boolean;
   /** Make k6's bare `sleep()` hold wherever the functions on its way can become async (await-sleep.ts). */
   sleep?: boolean;
+  /** Await `.submitForm()` and `.clickLink()` calls (the script imports k6/http). */
+  responses?: boolean;
 }
 
 const isFunction = (n: AnyNode): boolean =>
@@ -276,9 +280,12 @@ export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): P
     const m = moduleMember(callee, locals);
     if (m && m[0] === 'k6/ws' && m[1] === 'connect') return true;
     if (m && m[0] === 'k6/http' && SYNC_HTTP.has(m[1])) return options.http !== false;
-    if (options.grpc && callee.type === 'MemberExpression' && !callee['computed'])
-      return GRPC_AWAITED.has(propertyName(callee['property'] as AnyNode) ?? '');
-    return false;
+    if (callee.type !== 'MemberExpression' || callee['computed']) return false;
+    const member = propertyName(callee['property'] as AnyNode) ?? '';
+    return (
+      (options.grpc && GRPC_AWAITED.has(member)) ||
+      (options.responses === true && RESPONSE_AWAITED.has(member))
+    );
   };
   for (const c of calls) if (syncCalls(c)) awaitCall(c, true);
   const isSleep = (c: Call): boolean => {
@@ -392,11 +399,13 @@ function groupCallOf(n: AnyNode, parentCall: Map<AnyNode, AnyNode>, locals: Loca
 
 /**
  * Whether a script makes k6's synchronous calls: it names a synchronous k6/http function, or calls a
- * gRPC client's invoke(), without naming their async forms (a script that reads asyncRequest or
+ * gRPC client's invoke() or healthCheck(), without naming their async forms (a script that reads asyncRequest or
  * asyncInvoke chooses the form at run time, as lib/scenario does, and keeps its code as it is).
  */
 export function needsAwaitSync(imports: Map<string, { names: Set<string> }>, code: string): boolean {
   const http = imports.get('k6/http')?.names;
   if (http && !http.has('asyncRequest') && [...SYNC_HTTP].some((n) => http.has(n))) return true;
-  return imports.has('k6/net/grpc') && /\.invoke\(/.test(code) && !code.includes('asyncInvoke');
+  if (imports.has('k6/http') && /\.(submitForm|clickLink)\(/.test(code) && !code.includes('asyncRequest'))
+    return true;
+  return imports.has('k6/net/grpc') && /\.(invoke|healthCheck)\(/.test(code) && !code.includes('asyncInvoke');
 }

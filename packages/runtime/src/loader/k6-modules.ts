@@ -20,6 +20,7 @@ const LOADERS: Record<string, () => Promise<Namespace>> = {
   'k6/crypto': () => import('../modules/crypto.ts'),
   'k6/timers': () => import('../modules/timers.ts'),
   'k6/http': () => import('../modules/http.ts'),
+  'k6/html': () => import('../modules/html.ts'),
   'k6/net/grpc': () => import('../modules/grpc.ts'),
   'k6/secrets': () => import('../modules/secrets.ts'),
   'k6/experimental/fs': () => import('../modules/fs.ts'),

@@ -231,6 +231,7 @@ export async function loadProgram(path: string, vuMode: VuMode = 'auto'): Promis
         grpc: awaitSync && bundled.imports.has('k6/net/grpc'),
         http: awaitSync,
         sleep: sleeps,
+        responses: awaitSync && bundled.imports.has('k6/http'),
         ...(bundled.map ? { map: bundled.map } : {}),
       });
     } catch (err) {

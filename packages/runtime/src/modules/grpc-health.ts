@@ -5,11 +5,39 @@
 import protobuf from 'protobufjs';
 import type { MethodDef } from './grpc-protos.ts';
 
-export const HealthCheckUnknown = 0;
-export const HealthCheckServing = 1;
-export const HealthCheckNotServing = 2;
+/**
+ * One grpc.health.v1 serving status as k6 exposes it: a Go enum value, so an object (not `===` a number
+ * literal) that prints its name (`${status}` is "SERVING"), serializes to its number, and is the very
+ * constant a result's `status` is (one object per status, so `===` holds).
+ */
+export class HealthCheckStatus {
+  constructor(
+    readonly number: number,
+    readonly name: string,
+  ) {}
+  valueOf(): number {
+    return this.number;
+  }
+  toString(): string {
+    return this.name;
+  }
+  toJSON(): number {
+    return this.number;
+  }
+}
+
+export const HealthCheckUnknown = new HealthCheckStatus(0, 'UNKNOWN');
+export const HealthCheckServing = new HealthCheckStatus(1, 'SERVING');
+export const HealthCheckNotServing = new HealthCheckStatus(2, 'NOT_SERVING');
 /** Spelled as k6 spells it. */
-export const HealthCheckServiceUnkown = 3;
+export const HealthCheckServiceUnkown = new HealthCheckStatus(3, 'SERVICE_UNKNOWN');
+
+const STATUSES = [HealthCheckUnknown, HealthCheckServing, HealthCheckNotServing, HealthCheckServiceUnkown];
+
+/** The constant of a status number (a number Go has no name for prints as the number, as Go's enum does). */
+export function healthStatus(n: number): HealthCheckStatus {
+  return STATUSES[n] ?? new HealthCheckStatus(n, String(n));
+}
 
 // The status is read as its number, which k6's constants compare with.
 const root = protobuf.Root.fromJSON({

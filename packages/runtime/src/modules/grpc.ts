@@ -34,7 +34,9 @@ import {
   HealthCheckServiceUnkown,
   HealthCheckServing,
   HealthCheckUnknown,
+  type HealthCheckStatus,
   healthCheckError,
+  healthStatus,
 } from './grpc-health.ts';
 import { loadProtos, type MethodDef, type MethodInfo, methodInfo } from './grpc-protos.ts';
 import { openStream, Stream, waitForStreams } from './grpc-stream.ts';
@@ -266,7 +268,7 @@ function hostOf(address: string): string {
 }
 
 /**
- * TLS credentials as k6 builds them: the test's insecureSkipTLSVerify and tlsAuth, then connect()'s own
+ * TLS credentials as k6 builds them: the test's insecureSkipTLSVerify, tlsAuth, tlsVersion and tlsCipherSuites, then connect()'s own
  * `tls` (its cacerts join the roots, its cert replaces tlsAuth's).
  */
 function tlsCredentials(
@@ -287,10 +289,15 @@ function tlsCredentials(
       ? createPrivateKey({ key, passphrase }).export({ type: 'pkcs8', format: 'pem' })
       : key
     : undefined;
-  return grpcjs.credentials.createSsl(
-    roots.length ? Buffer.from(roots.join('\n')) : null,
-    privateKey ? Buffer.from(privateKey) : null,
-    cert ? Buffer.from(cert) : null,
+  // A secure context rather than createSsl: it also carries tlsVersion and tlsCipherSuites, as k6's does.
+  const context = tls.createSecureContext({
+    ...(roots.length ? { ca: roots.join('\n') } : {}),
+    ...(privateKey ? { key: privateKey } : {}),
+    ...(cert ? { cert } : {}),
+    ...test.protocol,
+  });
+  return grpcjs.credentials.createFromSecureContext(
+    context,
     base.rejectUnauthorized ? {} : { rejectUnauthorized: false, checkServerIdentity: () => undefined },
   );
 }
@@ -467,7 +474,7 @@ export class Client {
    * a failed call throws grpc-go's error. k6's is synchronous; here it is a promise to await, whose
    * `status` read without await throws, saying so.
    */
-  healthCheck(service?: string): Promise<{ status: number }> {
+  healthCheck(service?: string): Promise<{ status: HealthCheckStatus }> {
     const p = this.#healthCheck(service ?? '');
     Object.defineProperty(p, 'status', {
       get() {
@@ -477,11 +484,11 @@ export class Client {
     return p;
   }
 
-  async #healthCheck(service: string): Promise<{ status: number }> {
+  async #healthCheck(service: string): Promise<{ status: HealthCheckStatus }> {
     if (!this.#methods.has(HEALTH_CHECK.path)) this.#methods.set(HEALTH_CHECK.path, HEALTH_CHECK);
     const r = await this.asyncInvoke(HEALTH_CHECK.path, { service });
     if (r.status !== StatusOK) throw healthCheckError(r.status, r.error?.message ?? '');
-    return { status: ((r.message as { status?: number } | null)?.status ?? 0) as number };
+    return { status: healthStatus((r.message as { status?: number } | null)?.status ?? 0) };
   }
 
   /** The method definition for k6's method argument ("pkg.Service/Method", leading slash optional). */

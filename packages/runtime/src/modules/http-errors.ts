@@ -31,6 +31,49 @@ export const TLS_UNKNOWN_AUTHORITY = new Set([
   'CERT_UNTRUSTED',
 ]);
 
+/** Go's texts of the TLS alerts (crypto/tls alert.go), by alert number. */
+const GO_ALERTS: Record<number, string> = {
+  0: 'close notify',
+  10: 'unexpected message',
+  20: 'bad record MAC',
+  21: 'decryption failed',
+  22: 'record overflow',
+  30: 'decompression failure',
+  40: 'handshake failure',
+  42: 'bad certificate',
+  43: 'unsupported certificate',
+  44: 'revoked certificate',
+  45: 'expired certificate',
+  46: 'unknown certificate',
+  47: 'illegal parameter',
+  48: 'unknown certificate authority',
+  49: 'access denied',
+  50: 'error decoding message',
+  51: 'error decrypting message',
+  70: 'protocol version not supported',
+  71: 'insufficient security level',
+  80: 'internal error',
+  86: 'inappropriate fallback',
+  90: 'user canceled',
+  100: 'no renegotiation',
+  109: 'missing extension',
+  110: 'unsupported extension',
+  112: 'unrecognized name',
+  116: 'certificate required',
+  120: 'no application protocol',
+};
+
+/**
+ * An alert the server sent (OpenSSL: "SSL alert number 70"): Go reports it as a net.OpError without a
+ * network, which k6 files under 1010, in Go's words.
+ */
+function remoteAlert(message: string): K6HttpError | null {
+  const m = /SSL alert number (\d+)/.exec(message);
+  if (!m) return null;
+  const n = Number(m[1]);
+  return { code: 1010, message: `remote error: tls: ${GO_ALERTS[n] ?? `alert(${n})`}` };
+}
+
 /** Finds the innermost error that carries a Node `code` (undici wraps socket errors in `cause`). */
 function errorWithCode(err: unknown): { code?: string; message: string; syscall?: string } {
   let cur = err as { code?: string; message?: string; syscall?: string; cause?: unknown } | undefined;
@@ -89,7 +132,8 @@ export function k6ErrorFor(err: unknown): K6HttpError {
       return { code: ERR_INVALID_URL, message };
     default:
       if (code && TLS_UNKNOWN_AUTHORITY.has(code)) return { code: 1310, message: 'x509: unknown authority' };
-      if (code?.startsWith('ERR_SSL') || code?.startsWith('ERR_TLS')) return { code: 1300, message };
+      if (code?.startsWith('ERR_SSL') || code?.startsWith('ERR_TLS'))
+        return remoteAlert(message) ?? { code: 1300, message };
       // undici's "other side closed" is Go's io.EOF: k6 reports it as a generic error.
       if (code === 'UND_ERR_SOCKET' || code === 'K6_EOF') return { code: ERR_GENERIC, message: 'EOF' };
       return { code: ERR_GENERIC, message };

@@ -4,6 +4,7 @@ import { parseDuration_ms } from '@k6-triton/lib/duration.ts';
 import type { ResponseType } from '../transport/wire-types.ts';
 import { CookieJar, type ParamCookie, parseParamCookies } from './http-cookies.ts';
 import { type GoUrl, goUrl } from './http-url.ts';
+import { formBody } from './http-form.ts';
 
 /** k6's default request timeout (params.timeout). */
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -222,7 +223,7 @@ export interface WireBody {
 
 /**
  * Converts the body for the wire without copying binary data (views share the caller's memory).
- * A plain object is sent form-urlencoded, as k6 does, and sets Content-Type when absent; the headers
+ * A plain object is sent form-urlencoded or multipart (http-form.ts), as k6 does, and sets Content-Type when absent; the headers
  * passed in are never changed (a params object's headers are shared by its requests, see http.ts).
  */
 export function wireBody(body: Body, headers: Record<string, string>): WireBody {
@@ -233,20 +234,9 @@ export function wireBody(body: Body, headers: Record<string, string>): WireBody 
     return { body: Buffer.from(body.buffer, body.byteOffset, body.byteLength), headers };
   }
   if (typeof body === 'object') {
-    const form = new URLSearchParams();
-    for (const [k, v] of Object.entries(body)) {
-      if (v !== null && typeof v === 'object') {
-        throw new Error(
-          `k6 API http.file (multipart body field ${k}) is not supported by the Node runtime; run with k6`,
-        );
-      }
-      form.append(k, String(v));
-    }
+    const form = formBody(body);
     const typed = Object.keys(headers).some((k) => k.toLowerCase() === 'content-type');
-    return {
-      body: form.toString(),
-      headers: typed ? headers : { ...headers, 'Content-Type': 'application/x-www-form-urlencoded' },
-    };
+    return { body: form.body, headers: typed ? headers : { ...headers, 'Content-Type': form.contentType } };
   }
   return { body: String(body), headers };
 }

@@ -1,5 +1,7 @@
 /** k6's http.Response: the fields and methods scripts read, with k6's names and shapes. */
 import type { Timings } from './http-timings.ts';
+import { encodeValues } from './go-values.ts';
+import { parseHTML, type Selection } from './html.ts';
 
 /** Header names already made canonical: a server sends the same few names in every response. */
 const canonicalNames = new Map<string, string>();
@@ -45,6 +47,8 @@ export interface RequestInfo {
 
 /** Everything a Response is built from. */
 export interface ResponseInit {
+  /** The VU that made the request: submitForm() and clickLink() send as it. */
+  owner?: unknown;
   url: string;
   status: number;
   statusText: string;
@@ -71,7 +75,7 @@ export interface ResponseInit {
  * gjson-style selector used by k6's Response.json(selector): dot-separated keys, numeric parts index
  * arrays, `#` is an array's length, and `\.` escapes a dot in a key.
  */
-function selectPath(value: unknown, selector: string): unknown {
+export function selectPath(value: unknown, selector: string): unknown {
   const parts = selector.split(/(?<!\\)\./).map((p) => p.replace(/\\\./g, '.'));
   let cur: unknown = value;
   for (const part of parts) {
@@ -102,6 +106,48 @@ function assigned<T>(v: T): Lazy<T> {
   return typeof v === 'function' ? () => v : v;
 }
 
+/** submitForm()'s argument, k6's names. */
+export interface SubmitFormArgs {
+  formSelector?: unknown;
+  submitSelector?: unknown;
+  fields?: Record<string, unknown>;
+  params?: unknown;
+}
+
+type Requester = (
+  owner: unknown,
+  method: string,
+  url: string,
+  body: unknown,
+  params: unknown,
+) => Promise<Response>;
+let requester: Requester | null = null;
+/** How submitForm() and clickLink() send: k6/http's asyncRequest, handed over by http.ts (which imports this module). */
+export function setFollowUpRequester(fn: Requester): void {
+  requester = fn;
+}
+
+/** The request of submitForm()/clickLink(); a `.status` read without await says what to do. */
+function followUp(
+  res: Response,
+  name: string,
+  method: string,
+  url: string,
+  body: unknown,
+  params: unknown,
+): Promise<Response> {
+  if (!requester) throw new Error(`k6/http Response.${name}() needs k6/http`);
+  const p = requester(res.owner, method, url, body, params);
+  Object.defineProperty(p, 'status', {
+    get() {
+      throw new Error(
+        `k6/http Response.${name}() is asynchronous on the Node runtime where the loader cannot await it (all VUs share one event loop); use "await res.${name}(...)", or run the script with k6`,
+      );
+    },
+  });
+  return p;
+}
+
 /** k6's Response object. */
 export class Response {
   url: string;
@@ -121,12 +167,14 @@ export class Response {
   tls_cipher_suite = '';
   ocsp = { status: 'unknown' };
   #parsed: unknown = undefined;
+  #owner: unknown;
   #parsedOk = false;
   #headers: Lazy<Record<string, string>>;
   #body: Lazy<string | ArrayBuffer | null>;
   #request: Lazy<RequestInfo>;
 
   constructor(init: ResponseInit) {
+    this.#owner = init.owner;
     this.url = init.url;
     this.status = init.status;
     this.status_text = init.statusText;
@@ -188,6 +236,11 @@ export class Response {
     },
   );
 
+  /** The VU that made the request (not a field scripts see). */
+  get owner(): unknown {
+    return this.#owner;
+  }
+
   /** Parses the body as JSON (once) and optionally returns the part a gjson selector names, as k6 does. */
   json(selector?: string): unknown {
     if (!this.#parsedOk) {
@@ -206,18 +259,55 @@ export class Response {
     return selector === undefined ? this.#parsed : selectPath(this.#parsed, selector);
   }
 
-  /** k6's HTML parsing needs goquery; this runtime does not have it. */
-  html(): never {
-    throw new Error('k6 API Response.html is not supported by the Node runtime; run with k6');
+  /** k6's Response.html([selector]): the body parsed as HTML (k6/html's Selection), or the part a selector finds. */
+  html(selector?: string): Selection {
+    const body = this.body;
+    if (body === null) throw new Error('invalid type <nil>, expected string, []byte or ArrayBuffer');
+    const doc = parseHTML(typeof body === 'string' ? body : Buffer.from(body).toString('utf8'), this.url);
+    return selector === undefined ? doc : doc.find(selector);
   }
 
-  /** Form and link helpers depend on html(). */
-  submitForm(): never {
-    throw new Error('k6 API Response.submitForm is not supported by the Node runtime; run with k6');
+  /**
+   * k6's submitForm({ formSelector, submitSelector, fields, params }): submits the form as a browser would
+   * (its method and action, its values, the submit button's, then `fields`). k6's call is synchronous; the
+   * loader awaits it where it awaits k6/http's calls, elsewhere it is a promise (its `status` throws, saying so).
+   */
+  submitForm(args: SubmitFormArgs = {}): Promise<Response> {
+    const formSelector = args.formSelector === undefined ? 'form' : String(args.formSelector);
+    const form = this.html(formSelector);
+    if (form.size() === 0)
+      throw new Error(`no form found for selector '${formSelector}' in response '${this.url}'`);
+    const method = String(form.attr('method') ?? 'GET').toUpperCase();
+    const action = form.attr('action');
+    const target = new URL(action === undefined ? this.url : String(action), this.url);
+    const values = form.serializeObject();
+    // A multiple select's values reach k6's body as one Go slice, which it prints as "[a b]" (GET: "a,b").
+    if (method !== 'GET')
+      for (const [k, v] of Object.entries(values)) if (Array.isArray(v)) values[k] = `[${v.join(' ')}]`;
+    const submit = form.find(
+      args.submitSelector === undefined ? '[type="submit"]' : String(args.submitSelector),
+    );
+    const [submitName, submitValue] = [submit.attr('name'), submit.val()];
+    if (submitName !== undefined && submitValue !== undefined) values[String(submitName)] = submitValue;
+    Object.assign(values, args.fields ?? {});
+    if (method === 'GET') {
+      target.search = encodeValues(new Map(Object.entries(values).map(([k, v]) => [k, [String(v)]])));
+      return followUp(this, 'submitForm', method, target.href, null, args.params);
+    }
+    return followUp(this, 'submitForm', method, target.href, values, args.params);
   }
 
-  /** Form and link helpers depend on html(). */
-  clickLink(): never {
-    throw new Error('k6 API Response.clickLink is not supported by the Node runtime; run with k6');
+  /** k6's clickLink({ selector, params }): a GET of the first matching element's href, resolved on this URL. */
+  clickLink(args: { selector?: unknown; params?: unknown } = {}): Promise<Response> {
+    const selector = args.selector === undefined ? 'a[href]' : String(args.selector);
+    const link = this.html(selector);
+    if (link.size() === 0)
+      throw new Error(`no element found for selector '${selector}' in response '${this.url}'`);
+    const href = link.attr('href');
+    if (href === undefined)
+      throw new Error(
+        `no valid href attribute value found on element '${selector}' in response '${this.url}'`,
+      );
+    return followUp(this, 'clickLink', 'GET', new URL(String(href), this.url).href, undefined, args.params);
   }
 }

@@ -33,7 +33,14 @@ import {
   withoutCredentials,
 } from './http-params.ts';
 import { SYNC_HTTP_FUNCTIONS } from './http-sync-names.ts';
-import { canonicalHeaderKey, headersFromRaw, type RequestInfo, Response } from './http-response.ts';
+import { FileData, file } from './http-form.ts';
+import {
+  canonicalHeaderKey,
+  headersFromRaw,
+  type RequestInfo,
+  Response,
+  setFollowUpRequester,
+} from './http-response.ts';
 import { VuConnections } from '../transport/http-transport.ts';
 import type { WireResult } from '../transport/wire-types.ts';
 
@@ -245,7 +252,7 @@ export async function asyncRequest(
         tagUrl: target.tagUrl,
         name: target.name,
         status: result.status,
-        proto: error ? '' : 'HTTP/1.1',
+        proto: error ? '' : result.proto,
         tlsVersion: result.tlsVersion,
         error,
         timings: result.timings,
@@ -296,10 +303,11 @@ export async function asyncRequest(
     }
     if (error) warnFailed(method_, target.tagUrl, error);
     return new Response({
+      owner: vu,
       url: target.tagUrl,
       status: result.status,
       statusText: error ? '' : `${result.status} ${result.statusText}`,
-      proto: error ? '' : 'HTTP/1.1',
+      proto: error ? '' : result.proto,
       headers: redirectHeaders ?? (error ? {} : () => headersFromRaw(result.rawHeaders())),
       body: () => body(result, p.responseType),
       timings: result.timings,
@@ -314,6 +322,11 @@ export async function asyncRequest(
     });
   }
 }
+
+// Response.submitForm() and clickLink() send through asyncRequest, as the VU that made the response.
+setFollowUpRequester((owner, method, url, body, params) =>
+  runInVu(owner as VuState, () => asyncRequest(method, url, body as Body, params as Params)),
+);
 
 function syncUnsupported(name: string, method: string): never {
   throw new Error(
@@ -476,14 +489,7 @@ export function url(strings: TemplateStringsArray, ...values: unknown[]): Tagged
   return new TaggedUrl(full, name);
 }
 
-function unsupported(name: string): () => never {
-  return () => {
-    throw new Error(`k6 API http.${name} is not supported by the Node runtime; run with k6`);
-  };
-}
-
-/** k6's http.file (multipart uploads): not supported here. */
-export const file = unsupported('file');
+export { file, FileData };
 /** k6's http.cookieJar(): the VU's jar for this iteration (the one requests use without a `jar` param). */
 export function cookieJar(): CookieJar {
   const vu = currentVu();

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { redactFromLogs } from '../log.ts';
+import { UrlSecretSource, urlSourceConfig } from './secret-url.ts';
 
 /** What a secret source lookup rejects with: a Go error's text (k6 rejects with its error, not an Error). */
 export class SecretError {
@@ -15,11 +16,11 @@ export class SecretError {
   }
 }
 
-type Source = Map<string, string>;
+type Source = Map<string, string> | UrlSecretSource;
 
 /** Parses KEY=VALUE pairs (lines of a file, or a mock's comma list); k6's message for one without "=". */
-function pairs(items: string[]): Source {
-  const out: Source = new Map();
+function pairs(items: string[]): Map<string, string> {
+  const out = new Map<string, string>();
   for (const item of items) {
     const eq = item.indexOf('=');
     if (eq < 0) throw new Error(`parsing "${item}", needs =`);
@@ -28,7 +29,7 @@ function pairs(items: string[]): Source {
   return out;
 }
 
-function fileSource(config: string, cwd: string): Source {
+function fileSource(config: string, cwd: string): Map<string, string> {
   let filename = '';
   for (const kv of config.split(',')) {
     const eq = kv.indexOf('=');
@@ -50,17 +51,28 @@ function fileSource(config: string, cwd: string): Source {
 const BUILDERS: Record<string, (config: string, cwd: string) => Source> = {
   file: fileSource,
   mock: (config) => pairs(config.split(',')),
+  url: (config, cwd) => new UrlSecretSource(urlSourceConfig(config, cwd, process.env)),
 };
 
 /** The test's secret sources by name ("default" among them when one is), read by k6/secrets. */
 export class SecretSources {
   constructor(readonly sources: Map<string, Source>) {}
 
-  /** The value of `key` in the source `name`; rejects with k6's texts. */
-  get(name: string, key: string): string {
+  /** The value of `key` in the source `name` (a promise from a url source); rejects with k6's texts. */
+  get(name: string, key: string): string | Promise<string> {
     if (this.sources.size === 0) throw new SecretError('no secret sources are configured');
     const source = this.sources.get(name);
     if (!source) throw new SecretError(`no secret source with name "${name}" is configured`);
+    if (source instanceof UrlSecretSource)
+      return source.get(key).then(
+        (value) => {
+          redactFromLogs(value);
+          return value;
+        },
+        (err: Error) => {
+          throw new SecretError(err.message);
+        },
+      );
     const value = source.get(key);
     if (value === undefined) throw new SecretError('no value');
     redactFromLogs(value);
@@ -81,7 +93,7 @@ export function secretSources(lines: string[], cwd = process.cwd()): SecretSourc
     } else if (line.trim() === '') throw new Error(`couldn't parse secret source configuration "${line}"`);
     const build = BUILDERS[type];
     if (!build) {
-      if (type === 'url' || type === 'cloud')
+      if (type === 'cloud')
         throw new Error(
           `secret source "${type}" is not supported by the Node runtime; use file or mock, or run with k6`,
         );

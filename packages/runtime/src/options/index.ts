@@ -7,6 +7,7 @@ import { validateTrendStat, DEFAULT_TREND_STATS } from '../metrics/values.ts';
 import { parseDuration_ms } from '@k6-triton/lib/duration.ts';
 import { logLine } from '../log.ts';
 import { type ClientTls, parseTlsAuth } from '../transport/tls-client.ts';
+import { parseTlsProtocol } from '../transport/tls-options.ts';
 import type { HttpOptions } from '../vu-context.ts';
 import { parseScenario, type ScenarioConfig, segmentScenario } from './scenarios.ts';
 import { ExecutionTuple, parseSegment, parseSequence, type Segment } from './segment.ts';
@@ -43,7 +44,7 @@ export interface TestOptions {
   systemTags: string[] | undefined;
   discardResponseBodies: boolean;
   noConnectionReuse: boolean;
-  /** insecureSkipTLSVerify and tlsAuth. */
+  /** insecureSkipTLSVerify, tlsAuth, tlsVersion and tlsCipherSuites. */
   tls: ClientTls;
   /** maxRedirects, batch, batchPerHost, noCookiesReset. */
   http: HttpOptions;
@@ -152,6 +153,7 @@ function consolidate(script: unknown, over: OptionOverrides): TestOptions {
       insecureSkipTLSVerify:
         over.insecureSkipTLSVerify ?? boolOpt(s['insecureSkipTLSVerify'], 'insecureSkipTLSVerify'),
       tlsAuth: parseTlsAuth(s['tlsAuth']),
+      protocol: parseTlsProtocol(s['tlsVersion'], s['tlsCipherSuites']),
     },
     http: httpOptions(s),
     setupTimeout_ms: parseDuration_ms(s['setupTimeout'] ?? '60s', 'setupTimeout'),

@@ -14,6 +14,8 @@ import { RequestTimeoutError } from '../modules/http-errors.ts';
 import { k6Timings, type Timings } from '../modules/http-timings.ts';
 import type { WireRequest, WireResult } from './wire-types.ts';
 import { type ClientTls, DEFAULT_CLIENT_TLS, tlsConnectOptions } from './tls-client.ts';
+import { goStatusText } from './status-text.ts';
+import { goCipherName } from './tls-options.ts';
 
 /** k6 dials with a 30 s timeout; our own request timer usually fires first. */
 const DIAL_TIMEOUT_MS = 30_000;
@@ -44,6 +46,8 @@ class Slot {
   constructor(lib: Undici, origin: string, connector: buildConnector.connector) {
     this.client = new lib.Client(origin, {
       pipelining: 1,
+      // HTTP/2 when the TLS server picks it by ALPN, as Go's client (k6) does; plain HTTP stays HTTP/1.1 (no h2c).
+      allowH2: true,
       keepAliveTimeout: IDLE_KEEP_ALIVE_MS,
       keepAliveMaxTimeout: IDLE_KEEP_ALIVE_MS,
       headersTimeout: 0,
@@ -144,13 +148,18 @@ class Exchange {
   }
 }
 
+/** k6's Response.proto: the protocol ALPN picked on the connection. */
+function protoOf(socket: Socket | null): string {
+  return socket instanceof TLSSocket && socket.alpnProtocol === 'h2' ? 'HTTP/2.0' : 'HTTP/1.1';
+}
+
 /** The negotiated TLS version and cipher as k6 names them (Go's crypto/tls constants). */
 function tlsFacts(socket: Socket | null): { tlsVersion: string; tlsCipherSuite: string } {
   if (!(socket instanceof TLSSocket)) return { tlsVersion: '', tlsCipherSuite: '' };
   const protocol = socket.getProtocol() ?? '';
   return {
     tlsVersion: protocol.startsWith('TLSv') ? `tls${protocol.slice(4).padEnd(3, '.0')}` : '',
-    tlsCipherSuite: socket.getCipher()?.standardName ?? '',
+    tlsCipherSuite: goCipherName(socket.getCipher()?.standardName ?? ''),
   };
 }
 
@@ -175,7 +184,11 @@ export class VuConnections {
     const host = req.url.hostname;
     let connector = this.#connectors.get(host);
     if (!connector) {
-      connector = lib.buildConnector({ timeout: DIAL_TIMEOUT_MS, ...tlsConnectOptions(this.tls, host) });
+      connector = lib.buildConnector({
+        timeout: DIAL_TIMEOUT_MS,
+        allowH2: true,
+        ...tlsConnectOptions(this.tls, host),
+      });
       this.#connectors.set(host, connector);
     }
     const slot = this.#acquire(lib, req.url.origin, connector);
@@ -190,9 +203,12 @@ export class VuConnections {
         const sent_bytes = socket && ex.gotConn >= 0 ? socket.bytesWritten - ex.baseWritten : 0;
         const received_bytes = socket && ex.gotConn >= 0 ? socket.bytesRead - ex.baseRead : 0;
         slot.busy = false;
+        const proto = protoOf(socket);
         resolve({
           status: error ? 0 : ex.status,
-          statusText: error ? '' : ex.statusText,
+          // HTTP/2 has no reason phrase; Go's client puts its own text there.
+          statusText: error ? '' : proto === 'HTTP/2.0' ? goStatusText(ex.status) : ex.statusText,
+          proto,
           rawHeaders: error ? () => [] : () => ex.rawHeaders,
           setCookie: !error && ex.rawHeaders.some((h, i) => i % 2 === 0 && /^set-cookie$/i.test(String(h))),
           chunks: error ? [] : ex.chunks,

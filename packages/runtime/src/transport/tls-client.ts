@@ -4,6 +4,7 @@
  * which SSL_CERT_FILE replaces; this runtime reads SSL_CERT_FILE the same way.
  */
 import { readFileSync } from 'node:fs';
+import type { TlsProtocolOptions } from './tls-options.ts';
 
 /** One `tlsAuth` entry: the client certificate and key offered to the listed domains. */
 export interface TlsAuthEntry {
@@ -18,6 +19,8 @@ export interface TlsAuthEntry {
 export interface ClientTls {
   insecureSkipTLSVerify: boolean;
   tlsAuth: TlsAuthEntry[];
+  /** tlsVersion and tlsCipherSuites, which every protocol honours, as in k6. */
+  protocol?: TlsProtocolOptions;
 }
 
 /** No skip, no client certificates: k6's defaults. */
@@ -72,14 +75,21 @@ export function trustedRoots(env: NodeJS.ProcessEnv = process.env): string | und
   return roots ?? undefined;
 }
 
-/** node:tls options for a connection to `host`: verification, roots and the client certificate. */
+/** node:tls options for a connection to `host`: verification, roots, the client certificate, versions and ciphers. */
 export function tlsConnectOptions(
   tls: ClientTls,
   host: string,
-): { rejectUnauthorized: boolean; ca?: string; cert?: string; key?: string; passphrase?: string } {
+): TlsProtocolOptions & {
+  rejectUnauthorized: boolean;
+  ca?: string;
+  cert?: string;
+  key?: string;
+  passphrase?: string;
+} {
   const auth = tlsAuthFor(tls, host);
   const ca = trustedRoots();
   return {
+    ...tls.protocol,
     rejectUnauthorized: !tls.insecureSkipTLSVerify,
     ...(ca ? { ca } : {}),
     ...(auth ? { cert: auth.cert, key: auth.key } : {}),

@@ -20,6 +20,8 @@ export interface WireRequest {
 export interface WireResult {
   status: number;
   statusText: string;
+  /** k6's Response.proto: "HTTP/2.0" when ALPN picked h2, else "HTTP/1.1". */
+  proto: string;
   /** The raw header list, made when asked: name, value, name, value... */
   rawHeaders: () => ReadonlyArray<Buffer | string>;
   /** The response has a Set-Cookie header: its headers are worth reading for the cookie jar. */

@@ -14,6 +14,7 @@ import { SectionTracker } from './metrics/sections.ts';
 import { SamplePipeline } from './metrics/pipeline.ts';
 import { systemTagFilter } from './metrics/system-tags.ts';
 import { MetricRegistry } from './metrics/registry.ts';
+import { useUserAgent } from './modules/http-params.ts';
 import { type SecretSources, secretSources } from './modules/secret-sources.ts';
 import {
   consolidateOptions,
@@ -157,6 +158,7 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
     return fail(EXIT.INVALID_CONFIG, (err as Error).message);
   }
   run.options = options;
+  useUserAgent(options.userAgent);
   if (opts.summaryMode === 'full') pipeline.sections = new SectionTracker();
   pipeline.tagFilter = systemTagFilter(options.systemTags);
   const moduleOptions = {

@@ -14,6 +14,15 @@ export { sidecarBanner, sidecarPath } from './loader/prebuilt.ts';
 export { TrendHistogram } from './metrics/histogram.ts';
 export type { OptionOverrides } from './options/index.ts';
 export { parseSegment, parseSequence } from './options/segment.ts';
+export {
+  K6_SURFACE,
+  type SurfaceRow,
+  flagRow,
+  refusedEnv,
+  refusedFlag,
+  refusedOptions,
+} from './options/k6-surface.ts';
+export { parseStage } from './options/shortcuts.ts';
 export type { SummaryData } from './summary/data.ts';
 export type { SummaryMode } from './summary/text.ts';
 export { runSupervised } from './supervisor.ts';

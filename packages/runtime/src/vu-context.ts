@@ -41,6 +41,8 @@ export interface HttpOptions {
   batch: number;
   batchPerHost: number;
   noCookiesReset: boolean;
+  /** k6's `throw`: a transport error throws instead of returning a response with `error`. */
+  throw: boolean;
 }
 
 /** What a protocol module sees of the VU that called it. */

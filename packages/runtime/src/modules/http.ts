@@ -99,9 +99,10 @@ function requestInfo(
   return { method, url, headers: h, body: text, cookies: requestCookiesInfo(cookies) };
 }
 
-function warnFailed(method: string, url: string, err: K6HttpError): void {
-  // k6 logs every failed request at warning level (its `throw` option is false by default).
+function warnFailed(method: string, url: string, err: K6HttpError, throwErrors = false): void {
+  // k6 logs every failed request at warning level, or throws it under its `throw` option.
   const msg = `${method[0]}${method.slice(1).toLowerCase()} ${JSON.stringify(url)}: ${err.message}`;
+  if (throwErrors) throw new Error(msg);
   logLine('WARN', 'Request Failed', { error: msg });
 }
 
@@ -139,6 +140,7 @@ const DEFAULT_HTTP_OPTIONS: HttpOptions = {
   batch: 20,
   batchPerHost: 6,
   noCookiesReset: false,
+  throw: false,
 };
 
 /** The VU's cookie jar: a new one each iteration, as k6 starts one (unless noCookiesReset). */
@@ -187,7 +189,7 @@ export async function asyncRequest(
     target = parseUrl(url);
   } catch (e) {
     const err = k6ErrorFor(Object.assign(e as Error, { code: 'ERR_INVALID_URL' }));
-    warnFailed(method_, String(url), err);
+    warnFailed(method_, String(url), err, vu.options.http?.throw);
     return failedResponse(String(url), err, requestInfo(method_, String(url), headers, wire, []));
   }
   let digest: { user: string; pass: string } | null = null;
@@ -294,7 +296,7 @@ export async function asyncRequest(
       target = { url: next, tagUrl: next.href, name: next.href };
       continue;
     }
-    if (error) warnFailed(method_, target.tagUrl, error);
+    if (error) warnFailed(method_, target.tagUrl, error, vu.options.http?.throw);
     return new Response({
       url: target.tagUrl,
       status: result.status,

@@ -20,6 +20,7 @@ import {
   refusedOptions,
   type SurfaceRow,
 } from '../../../packages/runtime/src/options/k6-surface.ts';
+import { SURFACE_PAGE, surfacePage } from '../../../packages/runtime/src/options/k6-surface-doc.ts';
 import { scriptPath } from '../../../packages/runtime/test/run-script.ts';
 import { findK6 } from '../agreement/harness.ts';
 
@@ -184,6 +185,10 @@ describe("k6's run surface table", () => {
         : [`${key(r)}: ${where.join(': ')}`];
     });
     expect(missing).toEqual([]);
+  });
+
+  it('is the table docs/runtime-options.md shows (make docs-runtime-options)', () => {
+    expect(readFileSync(join(root, SURFACE_PAGE), 'utf8')).toBe(surfacePage());
   });
 
   it("registers every flag of the table on `run`, with k6's short forms", () => {

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { K6_SURFACE, parseStage, refusedFlag, type SurfaceRow } from '@k6-triton/runtime';
+import { K6_SURFACE, type LogSettings, parseStage, refusedFlag, type SurfaceRow } from '@k6-triton/runtime';
 
 /** Go's strconv.ParseBool, as k6 reads a boolean K6_* variable (`false` means false); undefined when unset. */
 export function envBool(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
@@ -167,4 +167,20 @@ export function readConfig(path: string | undefined): ConfigFile {
   } = parsed as Record<string, unknown>;
   const outs = out === undefined || out === null ? [] : Array.isArray(out) ? out.map(String) : [String(out)];
   return { options, out: outs };
+}
+
+/** `--log-output`'s parser: k6's stderr, stdout, none and file=PATH; loki is refused naming it; else k6's words. */
+export function logOutput(value: string): LogSettings['output'] {
+  if (value === 'stderr' || value === 'stdout' || value === 'none') return { to: value };
+  const [kind = '', rest] = [value.split('=')[0], value.slice(value.indexOf('=') + 1)];
+  if (kind === 'file') {
+    if (!value.includes('='))
+      throw new InvalidArgumentError('error while parsing logfile configuration key `file` with no value');
+    return { to: 'file', path: rest!.split(',')[0]! };
+  }
+  if (kind === 'loki')
+    throw new InvalidArgumentError(
+      `log output "${value}" is not supported by the Node runtime; use file=PATH, or run with k6`,
+    );
+  throw new InvalidArgumentError(`unsupported log output '${value}'`);
 }

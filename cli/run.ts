@@ -5,7 +5,15 @@
 import { type Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 // The supervisor, not the engine: the engine and the libraries it loads (esbuild, undici, HDR
 // histograms) belong to the worker thread only, so the main thread stays small.
-import { EXIT, parseSegment, parseSequence, parseStage, refusedEnv, runSupervised } from '@k6-triton/runtime';
+import {
+  EXIT,
+  type LogSettings,
+  parseSegment,
+  parseSequence,
+  parseStage,
+  refusedEnv,
+  runSupervised,
+} from '@k6-triton/runtime';
 import {
   addRefusedFlags,
   type ConfigFile,
@@ -16,6 +24,7 @@ import {
   flagRefusals,
   readConfig,
   stageFlag,
+  logOutput,
   summaryMode,
 } from './run-k6-surface.ts';
 
@@ -80,6 +89,10 @@ interface RunFlags {
   systemTags?: string;
   discardResponseBodies?: boolean;
   config?: string;
+  logOutput?: LogSettings['output'];
+  logFormat?: string;
+  consoleOutput?: string;
+  verbose?: boolean;
   quiet?: boolean;
   color: boolean;
   includeSystemEnvVars: boolean;
@@ -189,7 +202,18 @@ export function registerRun(program: Command): void {
     .option('--compatibility-mode <mode>', 'JavaScript compatibility mode: extended')
     .option('-t, --type <type>', 'test type: js')
     .option('--traces-output <output>', 'traces output: none')
-    .option('--log-output <output>', 'log output: stderr')
+    .addOption(
+      new Option('--log-output <output>', 'log output: stderr, stdout, none or file=PATH')
+        .argParser(logOutput)
+        .env('K6_LOG_OUTPUT'),
+    )
+    .addOption(new Option('--log-format <format>', 'log format: json or raw').env('K6_LOG_FORMAT'))
+    .addOption(
+      new Option('--console-output <file>', "the script's console lines to this file").env(
+        'K6_CONSOLE_OUTPUT',
+      ),
+    )
+    .option('-v, --verbose', 'show console.debug')
     .option('--no-usage-report', 'no usage report (the Node runtime never sends one)');
   addRefusedFlags(run);
   run.action(async (script: string, flags: RunFlags) => {
@@ -257,6 +281,12 @@ export function registerRun(program: Command): void {
       quiet: flags.quiet,
       noColor: !flags.color,
       secretSources: flags.secretSource,
+      log: {
+        format: flags.logFormat === 'json' || flags.logFormat === 'raw' ? flags.logFormat : 'text',
+        output: flags.logOutput ?? { to: 'stderr' },
+        consoleFile: flags.consoleOutput,
+        verbose: flags.verbose === true,
+      },
     });
     process.exitCode = result.exitCode;
     // A timer or socket the script left open must not keep the process alive after the test,

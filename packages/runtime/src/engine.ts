@@ -9,7 +9,7 @@ import { peakPlannedVus, maxScenarioDuration_ms } from './executors/index.ts';
 import { logScriptError } from './executors/iteration.ts';
 import { VuPool } from './executors/pool.ts';
 import { loadProgram, type Program } from './loader/program.ts';
-import { forgetRedactions, logLine } from './log.ts';
+import { configureLog, forgetRedactions, type LogSettings, logLine, setConsoleFile } from './log.ts';
 import { SectionTracker } from './metrics/sections.ts';
 import { SamplePipeline } from './metrics/pipeline.ts';
 import { systemTagFilter } from './metrics/system-tags.ts';
@@ -62,6 +62,8 @@ export interface RunTestOptions {
   tty?: { stdout: boolean; stderr: boolean };
   /** --secret-source values: file=PATH, mock=K=V,… (k6/secrets). */
   secretSources?: string[];
+  /** --log-format, --log-output, --console-output, -v (unset: k6's defaults, or what the process set). */
+  log?: LogSettings;
   /** Set on the supervised worker: the supervisor's side of the run. */
   control?: RunControl;
 }
@@ -107,6 +109,13 @@ const SIGNAL_ABORT = (signal: string) =>
 async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Promise<RunTestResult> {
   const stdout = opts.stdout ?? ((s: string) => void process.stdout.write(s));
   const stderr = opts.stderr ?? ((s: string) => void process.stderr.write(s));
+  if (opts.log) {
+    try {
+      configureLog(opts.log, stdout);
+    } catch (err) {
+      return fail(EXIT.GENERIC, (err as Error).message);
+    }
+  }
   let secrets: SecretSources;
   try {
     secrets = secretSources(opts.secretSources ?? []);
@@ -159,6 +168,12 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
   }
   run.options = options;
   useUserAgent(options.userAgent);
+  const consoleOutput = options.raw['consoleOutput'];
+  if (consoleOutput !== undefined && consoleOutput !== null) {
+    if (typeof consoleOutput !== 'string')
+      return fail(EXIT.INVALID_CONFIG, 'invalid option consoleOutput: expected a file path');
+    setConsoleFile(consoleOutput);
+  }
   if (opts.summaryMode === 'full') pipeline.sections = new SectionTracker();
   pipeline.tagFilter = systemTagFilter(options.systemTags);
   const moduleOptions = {

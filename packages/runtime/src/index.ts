@@ -9,6 +9,7 @@
  */
 export { runTest, type RunTestOptions, type RunTestResult } from './engine.ts';
 export { EXIT } from './exit-codes.ts';
+export type { LogSettings } from './log.ts';
 export { SCRIPT_CJS_OPTIONS } from './loader/bundle.ts';
 export { sidecarBanner, sidecarPath } from './loader/prebuilt.ts';
 export { TrendHistogram } from './metrics/histogram.ts';
@@ -18,6 +19,7 @@ export {
   K6_SURFACE,
   type SurfaceRow,
   flagRow,
+  refusalLine,
   refusedEnv,
   refusedFlag,
   refusedOptions,

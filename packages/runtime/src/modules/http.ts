@@ -102,7 +102,8 @@ function requestInfo(
 function warnFailed(method: string, url: string, err: K6HttpError, throwErrors = false): void {
   // k6 logs every failed request at warning level, or throws it under its `throw` option.
   const msg = `${method[0]}${method.slice(1).toLowerCase()} ${JSON.stringify(url)}: ${err.message}`;
-  if (throwErrors) throw new Error(msg);
+  // k6 throws the Go error itself: String(e) is `GoError: Get "url": ...`.
+  if (throwErrors) throw Object.defineProperty(new Error(msg), 'name', { value: 'GoError' });
   logLine('WARN', 'Request Failed', { error: msg });
 }
 

@@ -21,7 +21,7 @@ export default async function () {
   try {
     await http.asyncRequest('GET', 'http://127.0.0.1:1/');
   } catch (e) {
-    threw = String(e).startsWith('Error: Get "http://127.0.0.1:1/"');
+    threw = String(e).startsWith('GoError: Get "http://127.0.0.1:1/": ');
   }
   check(null, { 'transport error thrown': () => threw });
   if (__ENV.WANT_NO_SYSTEM_ENV) check(null, { 'no system env': () => __ENV.PATH_CHECK === undefined });

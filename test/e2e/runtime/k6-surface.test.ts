@@ -117,7 +117,10 @@ const HONOURED_BY: Record<string, [string, string]> = {
   '--out': ['test/e2e/runtime/cli.test.ts', 'rejects an unknown output'],
   '--no-usage-report': ['test/e2e/runtime/k6-surface.test.ts', 'accepts the honoured values'],
   '--config': ['test/e2e/runtime/k6-surface.test.ts', 'reads the config file below the script'],
-  '--log-output': ['test/e2e/runtime/k6-surface.test.ts', 'accepts the honoured values'],
+  '--log-output': ['test/e2e/runtime/k6-surface.test.ts', 'logs as --log-format'],
+  '--log-format': ['test/e2e/runtime/k6-surface.test.ts', 'logs as --log-format'],
+  consoleOutput: ['test/e2e/runtime/k6-surface.test.ts', 'logs as --log-format'],
+  '--verbose': ['test/e2e/runtime/k6-surface.test.ts', 'logs as --log-format'],
   '--no-color': ['test/e2e/runtime/k6-surface.test.ts', 'accepts the honoured values'],
   '--quiet': ['test/e2e/runtime/k6-surface.test.ts', 'honours the flags'],
   '--secret-source': ['packages/runtime/test/secret-sources.test.ts', 'makes a single source the default'],
@@ -452,6 +455,52 @@ describe('honoured rows', () => {
     expect(r.code).toBe(EXIT.OK);
     expect(r.stdout).not.toContain('HANDLED');
     expect(existsSync(join(dir, 'never.json'))).toBe(false);
+  });
+
+  it('logs as --log-format, --log-output, --console-output and -v say', async () => {
+    const script = join(dir, 'console.js');
+    writeFileSync(
+      script,
+      "export default function () { console.log('hello log'); console.debug('debug line'); }\n",
+    );
+    const logFile = join(dir, 'k6.log');
+    const consoleFile = join(dir, 'console.txt');
+    const [json, file, toConsole, loki] = await Promise.all([
+      run(['-q', '--summary-mode', 'disabled', '--log-format', 'json', '-v', script]),
+      run([
+        '-q',
+        '--summary-mode',
+        'disabled',
+        `--log-output=file=${logFile}`,
+        '--log-format',
+        'raw',
+        script,
+      ]),
+      run(['-q', '--summary-mode', 'disabled', script], {
+        K6_CONSOLE_OUTPUT: consoleFile,
+        K6_LOG_OUTPUT: 'stdout',
+      }),
+      run(['-q', '--log-output', 'loki=http://x', script]),
+    ]);
+    expect([json.code, file.code, toConsole.code, loki.code]).toEqual([
+      EXIT.OK,
+      EXIT.OK,
+      EXIT.OK,
+      EXIT.GENERIC,
+    ]);
+    const lines = json.stderr
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.level, l.msg, l.source])).toEqual([
+      ['info', 'hello log', 'console'],
+      ['debug', 'debug line', 'console'],
+    ]);
+    expect(file.stderr).not.toContain('hello log');
+    expect(readFileSync(logFile, 'utf8')).toBe('hello log\n');
+    expect(toConsole.stderr + toConsole.stdout).not.toContain('hello log');
+    expect(readFileSync(consoleFile, 'utf8')).toMatch(/^INFO\[\d+\] hello log\n$/);
+    expect(loki.stderr).toContain('log output "loki=http://x" is not supported by the Node runtime');
   });
 
   it('accepts the inert options (cloud, ext, metricSamplesBufferSize) and warns of unknown ones as k6', async () => {

@@ -93,6 +93,7 @@ interface RunFlags {
   logFormat?: string;
   consoleOutput?: string;
   verbose?: boolean;
+  httpDebug?: string | true;
   quiet?: boolean;
   color: boolean;
   includeSystemEnvVars: boolean;
@@ -214,6 +215,11 @@ export function registerRun(program: Command): void {
       ),
     )
     .option('-v, --verbose', 'show console.debug')
+    .addOption(
+      new Option('--http-debug [mode]', 'log requests and responses; =full adds the bodies').env(
+        'K6_HTTP_DEBUG',
+      ),
+    )
     .option('--no-usage-report', 'no usage report (the Node runtime never sends one)');
   addRefusedFlags(run);
   run.action(async (script: string, flags: RunFlags) => {
@@ -252,6 +258,7 @@ export function registerRun(program: Command): void {
         throw: flags.throw,
         systemTags: flags.systemTags?.split(',').map((t) => t.trim()),
         discardResponseBodies: flags.discardResponseBodies,
+        httpDebug: flags.httpDebug === true ? 'headers' : flags.httpDebug,
       }),
     };
     const result = await runSupervised({
@@ -297,6 +304,11 @@ export function registerRun(program: Command): void {
   run.exitOverride((err) => {
     throw err.exitCode === 0 ? err : new CommanderError(EXIT.GENERIC, err.code, err.message);
   });
+  // k6's `--http-debug` takes no value unless given with `=` (`--http-debug=full`); commander would take the
+  // next word (the script) as its value.
+  const parseOptions = run.parseOptions.bind(run);
+  run.parseOptions = (argv: string[]) =>
+    parseOptions(argv.map((a) => (a === '--http-debug' ? '--http-debug=headers' : a)));
   // k6's words for a flag it does not have (`--no-summary`, gone in k6 v2, among them).
   const internal = run as unknown as { unknownOption: (flag: string) => void };
   internal.unknownOption = (flag: string) =>

@@ -43,6 +43,8 @@ export interface HttpOptions {
   noCookiesReset: boolean;
   /** k6's `throw`: a transport error throws instead of returning a response with `error`. */
   throw: boolean;
+  /** k6's `httpDebug`: requests and responses dumped to the log. */
+  debug: 'off' | 'headers' | 'full';
 }
 
 /** What a protocol module sees of the VU that called it. */

@@ -133,6 +133,7 @@ const HONOURED_BY: Record<string, [string, string]> = {
   tlsVersion: ['packages/runtime/src/options/k6-surface.ts', 'protocols helper'],
   tlsCipherSuites: ['packages/runtime/src/options/k6-surface.ts', 'protocols helper'],
   noCookiesReset: ['packages/runtime/test/http-cookies.test.ts', 'noReset'],
+  httpDebug: ['test/e2e/runtime/k6-surface.test.ts', 'dumps requests and responses with --http-debug'],
   metricSamplesBufferSize: ['test/e2e/runtime/k6-surface.test.ts', 'accepts the inert options'],
   cloud: ['test/e2e/runtime/k6-surface.test.ts', 'accepts the inert options'],
   ext: ['test/e2e/runtime/k6-surface.test.ts', 'accepts the inert options'],
@@ -501,6 +502,39 @@ describe('honoured rows', () => {
     expect(toConsole.stderr + toConsole.stdout).not.toContain('hello log');
     expect(readFileSync(consoleFile, 'utf8')).toMatch(/^INFO\[\d+\] hello log\n$/);
     expect(loki.stderr).toContain('log output "loki=http://x" is not supported by the Node runtime');
+  });
+
+  it('dumps requests and responses with --http-debug (headers) and --http-debug=full (bodies too)', async () => {
+    const script = join(dir, 'debug.js');
+    writeFileSync(
+      script,
+      "import http from 'k6/http';\nexport default async function () { await http.asyncRequest('GET', `${__ENV.BASE}/ua`); }\n",
+    );
+    const [headers, full] = await Promise.all([
+      run(['-q', '-e', `BASE=${base}`, '--log-format', 'json', '--http-debug', script]),
+      run(['-q', '-e', `BASE=${base}`, '--log-format', 'json', script], { K6_HTTP_DEBUG: 'full' }),
+    ]);
+    expect([headers.code, full.code]).toEqual([EXIT.OK, EXIT.OK]);
+    const dumps = (r: Ran) =>
+      r.stderr
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .filter((l) => l.source === 'http-debug');
+    const host = new URL(base).host;
+    for (const [r, body] of [
+      [headers, ''],
+      [full, 'body'],
+    ] as const) {
+      const [req, res] = dumps(r);
+      expect(req.msg).toBe(
+        `Request:\nGET /ua HTTP/1.1\nHost: ${host}\nUser-Agent: Grafana k6 (k6-triton Node runtime)\n\n\n`,
+      );
+      expect(res.msg).toMatch(/^Response:\nHTTP\/1\.1 200 OK\n/);
+      expect(res.msg.endsWith(`\n\n${body}\n`)).toBe(true);
+      expect(res).toMatchObject({ level: 'info', scenario: 'default', vu: '1', iter: '0' });
+      expect(res.request_id).toBe(req.request_id);
+    }
   });
 
   it('accepts the inert options (cloud, ext, metricSamplesBufferSize) and warns of unknown ones as k6', async () => {

@@ -4,6 +4,7 @@
  * promise forms (PROMISE_FORMS, loader/await-sync.ts); anywhere else they throw a clear error naming
  * asyncRequest. Connections are kept alive per VU, as k6.
  */
+import { logExchange } from './http-debug.ts';
 import { logLine } from '../log.ts';
 import { type BatchJob, runBatch } from './http-batch.ts';
 import { currentVu, runInVu, type HttpOptions, type Tags, type VuState } from '../vu-context.ts';
@@ -142,6 +143,7 @@ const DEFAULT_HTTP_OPTIONS: HttpOptions = {
   batchPerHost: 6,
   noCookiesReset: false,
   throw: false,
+  debug: 'off',
 };
 
 /** The VU's cookie jar: a new one each iteration, as k6 starts one (unless noCookiesReset). */
@@ -229,8 +231,8 @@ export async function asyncRequest(
       const [m, u, h, b] = [method_, target.tagUrl, sent, wire];
       info = () => requestInfo(m, u, h, b, pairs);
     }
-    const send = (h: Record<string, string>) =>
-      state.connections.send({
+    const send = (h: Record<string, string>) => {
+      const req = {
         method: method_,
         url: target.url,
         headers: h,
@@ -238,7 +240,19 @@ export async function asyncRequest(
         timeout_ms: p.timeout_ms,
         responseType: p.responseType,
         reuseConnection: !vu.options.noConnectionReuse,
+      };
+      const debug = vu.options.http?.debug ?? 'off';
+      if (debug === 'off') return state.connections.send(req);
+      return state.connections.send(req).then((r) => {
+        logExchange(debug, req, r, {
+          group: vuTags['group'] ?? '',
+          iter: Math.max(0, vu.iterationInInstance ?? 0),
+          scenario: vuTags['scenario'] ?? '',
+          vu: vu.idInTest,
+        });
+        return r;
       });
+    };
     const record = (result: WireResult, cb: ExpectedStatuses | null) => {
       const error = result.error ? k6ErrorFor(result.error) : null;
       vu.emitLater(requestSamples, {

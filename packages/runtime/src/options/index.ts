@@ -10,6 +10,7 @@ import { parseDuration_ms } from '@k6-triton/lib/duration.ts';
 import { logLine } from '../log.ts';
 import { type ClientTls, parseTlsAuth } from '../transport/tls-client.ts';
 import type { HttpOptions } from '../vu-context.ts';
+import { parseHttpDebug } from '../modules/http-debug.ts';
 import { refusedOptions, unknownOptions } from './k6-surface.ts';
 import { parseScenario, type ScenarioConfig, segmentScenario } from './scenarios.ts';
 import { ExecutionTuple, parseSegment, parseSequence, type Segment } from './segment.ts';
@@ -98,6 +99,7 @@ function httpOptions(s: Record<string, unknown>): HttpOptions {
     batchPerHost: intOpt(s['batchPerHost'], 'batchPerHost', 6),
     noCookiesReset: boolOpt(s['noCookiesReset'], 'noCookiesReset'),
     throw: boolOpt(s['throw'], 'throw'),
+    debug: parseHttpDebug(s['httpDebug']),
   };
 }
 

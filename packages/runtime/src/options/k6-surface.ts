@@ -153,8 +153,8 @@ export const K6_SURFACE: readonly SurfaceRow[] = [
     flag: '--http-debug',
     value: 'optional',
     env: 'K6_HTTP_DEBUG',
-    status: 'refused',
-    note: 'log what you need from the response in the script (console.log(res.status, res.headers)), or run with k6',
+    status: 'honoured',
+    note: "each request and response logged (INFO, source=http-debug) in k6's layout; `full` adds the bodies",
   },
   {
     option: 'insecureSkipTLSVerify',

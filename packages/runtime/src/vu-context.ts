@@ -9,6 +9,7 @@
  * request about 30 us of client CPU (paired runs of the minimal HTTP script at c1); tests that call
  * module functions directly across awaits turn it on with followVuAcrossAwaits().
  */
+import type { HostMap } from './transport/hosts.ts';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ClientTls } from './transport/tls-client.ts';
 
@@ -43,6 +44,8 @@ export interface HttpOptions {
   noCookiesReset: boolean;
   /** k6's `throw`: a transport error throws instead of returning a response with `error`. */
   throw: boolean;
+  /** k6's `hosts`: DNS overrides for k6/http's dials. */
+  hosts: HostMap;
   /** k6's `httpDebug`: requests and responses dumped to the log. */
   debug: 'off' | 'headers' | 'full';
 }

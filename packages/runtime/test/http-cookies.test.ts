@@ -110,6 +110,7 @@ describe('k6/http digest auth, cookies and batches against a local server', () =
       noCookiesReset: true,
       throw: false,
       debug: 'off',
+      hosts: [],
     };
     await runInVu(noReset, () => asyncRequest('GET', `${server.base}/cookies/set?k=v`));
     noReset.iterationInInstance = 1;

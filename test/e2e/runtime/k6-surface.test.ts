@@ -59,7 +59,6 @@ function onValue(r: SurfaceRow): string {
 /** A script option value that turns a refused option on. */
 function optionOnValue(r: SurfaceRow): unknown {
   if (r.value === 'none') return true;
-  if (r.option === 'hosts') return { 'a.test': '127.0.0.1' };
   if (r.option === 'rps') return 5;
   if (['blacklistIPs', 'blockHostnames'].includes(r.option!)) return ['10.0.0.0/8'];
   return 'x';
@@ -133,6 +132,7 @@ const HONOURED_BY: Record<string, [string, string]> = {
   tlsVersion: ['packages/runtime/src/options/k6-surface.ts', 'protocols helper'],
   tlsCipherSuites: ['packages/runtime/src/options/k6-surface.ts', 'protocols helper'],
   noCookiesReset: ['packages/runtime/test/http-cookies.test.ts', 'noReset'],
+  hosts: ['test/e2e/runtime/k6-surface.test.ts', "dials the hosts option's address"],
   httpDebug: ['test/e2e/runtime/k6-surface.test.ts', 'dumps requests and responses with --http-debug'],
   metricSamplesBufferSize: ['test/e2e/runtime/k6-surface.test.ts', 'accepts the inert options'],
   cloud: ['test/e2e/runtime/k6-surface.test.ts', 'accepts the inert options'],
@@ -239,14 +239,11 @@ describe('refused rows', () => {
       ]);
       expect(refusedOptions({ [row.option!]: false })).toEqual([]);
     }
-    const script = join(dir, 'hosts.js');
-    writeFileSync(
-      script,
-      "export const options = { hosts: { 'a.test': '127.0.0.1' } };\nexport default function () {}\n",
-    );
+    const script = join(dir, 'rps.js');
+    writeFileSync(script, 'export const options = { rps: 5 };\nexport default function () {}\n');
     const r = await run(['-q', script]);
     expect(r.code).toBe(EXIT.INVALID_CONFIG);
-    expect(r.stderr).toContain(refusalLine('option "hosts"', K6_SURFACE.find((x) => x.option === 'hosts')!));
+    expect(r.stderr).toContain(refusalLine('option "rps"', K6_SURFACE.find((x) => x.option === 'rps')!));
   });
 
   it("refuses --no-summary and --summary-mode legacy in k6's words, exit 255", async () => {
@@ -535,6 +532,34 @@ describe('honoured rows', () => {
       expect(res).toMatchObject({ level: 'info', scenario: 'default', vu: '1', iter: '0' });
       expect(res.request_id).toBe(req.request_id);
     }
+  });
+
+  it("dials the hosts option's address for k6/http (host and host:port keys) and refuses it for WebSockets", async () => {
+    const port = new URL(base).port;
+    const script = join(dir, 'hosts-ok.js');
+    writeFileSync(
+      script,
+      [
+        "import http from 'k6/http';",
+        "import ws from 'k6/ws';",
+        "import { check } from 'k6';",
+        `export const options = { hosts: { 'mapped.test': '127.0.0.1', 'ported.test:80': '127.0.0.1:${port}' } };`,
+        'export default async function () {',
+        `  const a = await http.asyncRequest('GET', 'http://mapped.test:${port}/ua');`,
+        "  const b = await http.asyncRequest('GET', 'http://ported.test/ua');",
+        "  check(a, { 'host mapped': (r) => r.status === 200 });",
+        "  check(b, { 'host:port mapped': (r) => r.status === 200 });",
+        '  let refused = false;',
+        `  try { await ws.connect('ws://mapped.test:${port}/', () => {}); } catch (e) { refused = String(e).includes('option "hosts" maps mapped.test'); }`,
+        "  check(null, { 'ws refused': () => refused });",
+        '}',
+      ].join('\n'),
+    );
+    const r = await run(['-q', '--summary-export', join(dir, 'hosts.json'), script]);
+    expect(r.code, r.stderr).toBe(EXIT.OK);
+    const checks = exported('hosts.json').root_group.checks;
+    for (const name of ['host mapped', 'host:port mapped', 'ws refused'])
+      expect(checks[name], name).toMatchObject({ passes: 1, fails: 0 });
   });
 
   it('accepts the inert options (cloud, ext, metricSamplesBufferSize) and warns of unknown ones as k6', async () => {

@@ -56,7 +56,7 @@ function vuHttp(vu: VuState): VuHttp {
   let s = vuStates.get(vu);
   if (!s) {
     const created: VuHttp = {
-      connections: new VuConnections(vu.options.tls),
+      connections: new VuConnections(vu.options.tls, vu.options.http?.hosts),
       responseCallback: undefined,
       jar: null,
       jarIteration: Number.NaN,
@@ -144,6 +144,7 @@ const DEFAULT_HTTP_OPTIONS: HttpOptions = {
   noCookiesReset: false,
   throw: false,
   debug: 'off',
+  hosts: [],
 };
 
 /** The VU's cookie jar: a new one each iteration, as k6 starts one (unless noCookiesReset). */

@@ -4,6 +4,7 @@
  * tags and the session's samples (ws_sessions, ws_connecting, ws_session_duration, and the socket's wire bytes as
  * data_sent/data_received), and the close codes' texts as gorilla/websocket, k6's library, words them.
  */
+import { refuseMappedDial } from '../transport/hosts.ts';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -104,6 +105,12 @@ function headersOf(res: IncomingMessage): Record<string, string> {
 
 /** Opens a WebSocket to `url` as `vu` would (its TLS options); never rejects: a failure is in the result. */
 export function handshake(vu: VuState, url: URL, options: HandshakeOptions): Promise<Handshake> {
+  refuseMappedDial(
+    vu.options.http?.hosts,
+    'WebSockets',
+    url.hostname,
+    Number(url.port) || (url.protocol === 'wss:' ? 443 : 80),
+  );
   const headers = { ...options.headers };
   if (!Object.keys(headers).some((k) => k.toLowerCase() === 'user-agent')) headers['User-Agent'] = USER_AGENT;
   const start_ms = performance.now();

@@ -11,6 +11,7 @@ import { logLine } from '../log.ts';
 import { type ClientTls, parseTlsAuth } from '../transport/tls-client.ts';
 import type { HttpOptions } from '../vu-context.ts';
 import { parseHttpDebug } from '../modules/http-debug.ts';
+import { parseHosts } from '../transport/hosts.ts';
 import { refusedOptions, unknownOptions } from './k6-surface.ts';
 import { parseScenario, type ScenarioConfig, segmentScenario } from './scenarios.ts';
 import { ExecutionTuple, parseSegment, parseSequence, type Segment } from './segment.ts';
@@ -100,6 +101,7 @@ function httpOptions(s: Record<string, unknown>): HttpOptions {
     noCookiesReset: boolOpt(s['noCookiesReset'], 'noCookiesReset'),
     throw: boolOpt(s['throw'], 'throw'),
     debug: parseHttpDebug(s['httpDebug']),
+    hosts: parseHosts(s['hosts']),
   };
 }
 

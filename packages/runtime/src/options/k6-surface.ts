@@ -461,8 +461,8 @@ export const K6_SURFACE: readonly SurfaceRow[] = [
   },
   {
     option: 'hosts',
-    status: 'refused',
-    note: 'put the address in the URL (and a Host header), or run with k6',
+    status: 'honoured',
+    note: 'k6/http dials the mapped address (`host`, `host:port` and `*.domain` keys; an address or name, with an optional port); WebSocket and gRPC connections are refused while it is set',
   },
   {
     option: 'noCookiesReset',

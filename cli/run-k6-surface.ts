@@ -36,6 +36,7 @@ const ENV_BOOL_OPTIONS = {
   noSetup: 'K6_NO_SETUP',
   noTeardown: 'K6_NO_TEARDOWN',
   noConnectionReuse: 'K6_NO_CONNECTION_REUSE',
+  noVUConnectionReuse: 'K6_NO_VU_CONNECTION_REUSE',
   throw: 'K6_THROW',
   discardResponseBodies: 'K6_DISCARD_RESPONSE_BODIES',
   noCookiesReset: 'K6_NO_COOKIES_RESET',

@@ -94,6 +94,8 @@ interface RunFlags {
   consoleOutput?: string;
   verbose?: boolean;
   httpDebug?: string | true;
+  vuConnectionReuse: boolean;
+  rps?: number;
   quiet?: boolean;
   color: boolean;
   includeSystemEnvVars: boolean;
@@ -191,6 +193,8 @@ export function registerRun(program: Command): void {
     )
     .addOption(new Option('--user-agent <ua>', 'User-Agent of k6/http requests').env('K6_USER_AGENT'))
     .option('--no-connection-reuse', 'disable keep-alive connections')
+    .option('--no-vu-connection-reuse', "don't reuse connections between iterations")
+    .addOption(new Option('--rps <n>', 'limit requests per second').argParser(positiveInt).env('K6_RPS'))
     .addOption(
       new Option('--min-iteration-duration <duration>', 'minimum duration of an iteration')
         .argParser(checked((v) => parseDuration_ms(v, '--min-iteration-duration')))
@@ -259,6 +263,8 @@ export function registerRun(program: Command): void {
         systemTags: flags.systemTags?.split(',').map((t) => t.trim()),
         discardResponseBodies: flags.discardResponseBodies,
         httpDebug: flags.httpDebug === true ? 'headers' : flags.httpDebug,
+        noVUConnectionReuse: flags.vuConnectionReuse ? undefined : true,
+        rps: flags.rps,
       }),
     };
     const result = await runSupervised({

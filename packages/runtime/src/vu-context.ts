@@ -44,6 +44,10 @@ export interface HttpOptions {
   noCookiesReset: boolean;
   /** k6's `throw`: a transport error throws instead of returning a response with `error`. */
   throw: boolean;
+  /** k6's `rps`: requests per second across all VUs (unset or 0: no limit). */
+  rps?: number;
+  /** k6's `noVUConnectionReuse`: a VU's connections are closed between its iterations. */
+  noVUConnectionReuse?: boolean;
   /** k6's `hosts`: DNS overrides for k6/http's dials. */
   hosts: HostMap;
   /** k6's `httpDebug`: requests and responses dumped to the log. */

@@ -51,7 +51,7 @@ const key = (r: SurfaceRow) => r.option ?? r.flag ?? r.env!;
 function onValue(r: SurfaceRow): string {
   if (r.value === 'none') return 'true';
   if (r.flag === '--http-debug') return 'full';
-  if (['--max-redirects', '--rps'].includes(r.flag ?? '')) return '5';
+  if (r.flag === '--max-redirects') return '5';
   if (r.flag === '--address') return 'localhost:6565';
   return 'x';
 }
@@ -59,7 +59,6 @@ function onValue(r: SurfaceRow): string {
 /** A script option value that turns a refused option on. */
 function optionOnValue(r: SurfaceRow): unknown {
   if (r.value === 'none') return true;
-  if (r.option === 'rps') return 5;
   if (['blacklistIPs', 'blockHostnames'].includes(r.option!)) return ['10.0.0.0/8'];
   return 'x';
 }
@@ -133,6 +132,8 @@ const HONOURED_BY: Record<string, [string, string]> = {
   tlsCipherSuites: ['packages/runtime/src/options/k6-surface.ts', 'protocols helper'],
   noCookiesReset: ['packages/runtime/test/http-cookies.test.ts', 'noReset'],
   hosts: ['test/e2e/runtime/k6-surface.test.ts', "dials the hosts option's address"],
+  rps: ['test/e2e/runtime/k6-surface.test.ts', 'limits requests with --rps'],
+  noVUConnectionReuse: ['test/e2e/runtime/k6-surface.test.ts', 'limits requests with --rps'],
   httpDebug: ['test/e2e/runtime/k6-surface.test.ts', 'dumps requests and responses with --http-debug'],
   metricSamplesBufferSize: ['test/e2e/runtime/k6-surface.test.ts', 'accepts the inert options'],
   cloud: ['test/e2e/runtime/k6-surface.test.ts', 'accepts the inert options'],
@@ -239,11 +240,11 @@ describe('refused rows', () => {
       ]);
       expect(refusedOptions({ [row.option!]: false })).toEqual([]);
     }
-    const script = join(dir, 'rps.js');
-    writeFileSync(script, 'export const options = { rps: 5 };\nexport default function () {}\n');
+    const script = join(dir, 'dns.js');
+    writeFileSync(script, "export const options = { dns: { ttl: '1m' } };\nexport default function () {}\n");
     const r = await run(['-q', script]);
     expect(r.code).toBe(EXIT.INVALID_CONFIG);
-    expect(r.stderr).toContain(refusalLine('option "rps"', K6_SURFACE.find((x) => x.option === 'rps')!));
+    expect(r.stderr).toContain(refusalLine('option "dns"', K6_SURFACE.find((x) => x.option === 'dns')!));
   });
 
   it("refuses --no-summary and --summary-mode legacy in k6's words, exit 255", async () => {
@@ -560,6 +561,36 @@ describe('honoured rows', () => {
     const checks = exported('hosts.json').root_group.checks;
     for (const name of ['host mapped', 'host:port mapped', 'ws refused'])
       expect(checks[name], name).toMatchObject({ passes: 1, fails: 0 });
+  });
+
+  it('limits requests with --rps and opens new connections per iteration with --no-vu-connection-reuse', async () => {
+    let connections = 0;
+    const counting = createServer((_req, res) => res.end('ok'));
+    counting.on('connection', () => connections++);
+    await new Promise<void>((r) => counting.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(counting.address() as AddressInfo).port}/`;
+    const script = join(dir, 'two-requests.js');
+    writeFileSync(
+      script,
+      "import http from 'k6/http';\nexport default async function () { await http.asyncRequest('GET', __ENV.URL); await http.asyncRequest('GET', __ENV.URL); }\n",
+    );
+    try {
+      const reuse = await run(['-q', '-i', '3', '-e', `URL=${url}`, '--no-vu-connection-reuse', script]);
+      expect(reuse.code).toBe(EXIT.OK);
+      // One connection per iteration (its two requests share it); without the flag one for the whole run.
+      expect(connections).toBe(3);
+      const limited = await run(
+        ['-q', '-u', '2', '-d', '1s', '-e', `URL=${url}`, '--summary-export', join(dir, 'rps.json'), script],
+        { K6_RPS: '4' },
+      );
+      expect(limited.code).toBe(EXIT.OK);
+      // 4 a second for 1 s: a handful, where an unlimited run makes thousands.
+      const n = exported('rps.json').metrics.http_reqs.count;
+      expect(n).toBeGreaterThanOrEqual(2);
+      expect(n).toBeLessThanOrEqual(8);
+    } finally {
+      counting.close();
+    }
   });
 
   it('accepts the inert options (cloud, ext, metricSamplesBufferSize) and warns of unknown ones as k6', async () => {

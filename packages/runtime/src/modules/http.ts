@@ -46,6 +46,8 @@ interface VuHttp {
   responseCallback: ExpectedStatuses | null | undefined;
   jar: CookieJar | null;
   jarIteration: number;
+  /** The iteration the connections serve, under noVUConnectionReuse. */
+  connIteration: number;
 }
 
 const vuStates = new WeakMap<VuState, VuHttp>();
@@ -60,6 +62,7 @@ function vuHttp(vu: VuState): VuHttp {
       responseCallback: undefined,
       jar: null,
       jarIteration: Number.NaN,
+      connIteration: Number.NaN,
     };
     vuStates.set(vu, created);
     vu.onRetire(() => created.connections.close());
@@ -147,6 +150,28 @@ const DEFAULT_HTTP_OPTIONS: HttpOptions = {
   hosts: [],
 };
 
+/** noVUConnectionReuse: a VU's first request of an iteration closes the connections of its last one, as k6. */
+function freshConnections(vu: VuState, state: VuHttp): void {
+  const iteration = vu.iterationInInstance ?? -1;
+  if (state.connIteration === iteration) return;
+  if (!Number.isNaN(state.connIteration)) {
+    void state.connections.close();
+    state.connections = new VuConnections(vu.options.tls, vu.options.http?.hosts);
+  }
+  state.connIteration = iteration;
+}
+
+/** When the next request may start under k6's rps option (one limiter for all VUs, as k6's). */
+let rpsNext_ms = 0;
+
+/** Waits for rps's turn: requests start at most `rps` a second. */
+function rpsTurn(rps: number): Promise<void> | null {
+  const now = performance.now();
+  const at = Math.max(now, rpsNext_ms);
+  rpsNext_ms = at + 1000 / rps;
+  return at > now ? new Promise((resolve) => setTimeout(resolve, at - now)) : null;
+}
+
 /** The VU's cookie jar: a new one each iteration, as k6 starts one (unless noCookiesReset). */
 function vuJar(vu: VuState, state: VuHttp): CookieJar {
   const iteration = vu.iterationInInstance ?? -1;
@@ -170,7 +195,10 @@ export async function asyncRequest(
 ): Promise<Response> {
   const vu = currentVu();
   if (vu.inInit) throw new Error('Making http requests in the init context is not supported');
+  const rps = vu.options.http?.rps ?? 0;
+  if (rps > 0) await rpsTurn(rps);
   const state = vuHttp(vu);
+  if (vu.options.http?.noVUConnectionReuse) freshConnections(vu, state);
   const p = normalizeParams(params, vu.options.discardResponseBodies);
   const expected =
     p.responseCallback !== undefined

@@ -102,6 +102,8 @@ function httpOptions(s: Record<string, unknown>): HttpOptions {
     throw: boolOpt(s['throw'], 'throw'),
     debug: parseHttpDebug(s['httpDebug']),
     hosts: parseHosts(s['hosts']),
+    rps: intOpt(s['rps'], 'rps', 0),
+    noVUConnectionReuse: boolOpt(s['noVUConnectionReuse'], 'noVUConnectionReuse'),
   };
 }
 

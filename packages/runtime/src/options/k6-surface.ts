@@ -137,8 +137,8 @@ export const K6_SURFACE: readonly SurfaceRow[] = [
     flag: '--rps',
     value: 'required',
     env: 'K6_RPS',
-    status: 'refused',
-    note: 'use an arrival-rate executor (constant-arrival-rate) for a fixed request rate, or run with k6',
+    status: 'honoured',
+    note: 'k6/http requests start at most this many a second, across all VUs (0: no limit)',
   },
   {
     option: 'userAgent',
@@ -177,8 +177,8 @@ export const K6_SURFACE: readonly SurfaceRow[] = [
     flag: '--no-vu-connection-reuse',
     value: 'none',
     env: 'K6_NO_VU_CONNECTION_REUSE',
-    status: 'refused',
-    note: 'use --no-connection-reuse (no reuse at all), or run with k6',
+    status: 'honoured',
+    note: "k6/http connections are not reused across a VU's iterations",
   },
   {
     option: 'minIterationDuration',

@@ -3,7 +3,7 @@
  * when the committed page differs instead of writing.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { SURFACE_PAGE, surfacePage } from '../packages/runtime/src/options/k6-surface-doc.ts';
+import { SURFACE_PAGE, surfacePage } from '@k6-triton/runtime';
 import { EXIT } from '../measure/core/exit-codes.ts';
 import { packagePath } from '../measure/core/paths.ts';
 

@@ -25,6 +25,8 @@ export interface EnvOptions {
   tags: Record<string, string>;
   insecureSkipTLSVerify?: boolean;
   noThresholds?: boolean;
+  includeSystemEnvVars?: boolean;
+  noColor?: boolean;
 }
 
 /** Keeps the defined entries of `o`. */
@@ -78,6 +80,8 @@ export function envOptions(env: NodeJS.ProcessEnv): EnvOptions {
     tags,
     insecureSkipTLSVerify: envBool(env, 'K6_INSECURE_SKIP_TLS_VERIFY'),
     noThresholds: envBool(env, 'K6_NO_THRESHOLDS'),
+    includeSystemEnvVars: envBool(env, 'K6_INCLUDE_SYSTEM_ENV_VARS'),
+    noColor: envBool(env, 'K6_NO_COLOR'),
   };
 }
 

@@ -272,7 +272,11 @@ export function registerRun(program: Command): void {
       // The scenarios' stats probes record which runtime measured (lib/load/metrics.ts createWindowRecord),
       // so a merged report can say so; real k6 never sets it. A -e K6_TRITON_RUNTIME still wins.
       env: { K6_TRITON_RUNTIME: 'node', ...flags.env },
-      includeSystemEnv: flags.includeSystemEnvVars,
+      // The flag wins; else K6_INCLUDE_SYSTEM_ENV_VARS (k6's default: true).
+      includeSystemEnv:
+        run.getOptionValueSource('includeSystemEnvVars') === 'cli'
+          ? flags.includeSystemEnvVars
+          : (env.includeSystemEnvVars ?? true),
       overrides: {
         vus: flags.vus,
         duration: flags.duration,
@@ -292,7 +296,7 @@ export function registerRun(program: Command): void {
       noSummary: flags.summaryMode === 'disabled',
       noThresholds: !flags.thresholds || env.noThresholds === true,
       quiet: flags.quiet,
-      noColor: !flags.color,
+      noColor: !flags.color || env.noColor === true,
       secretSources: flags.secretSource,
       log: {
         format: flags.logFormat === 'json' || flags.logFormat === 'raw' ? flags.logFormat : 'text',

@@ -13,14 +13,15 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerRun } from '../../../cli/run.ts';
-import { EXIT } from '../../../packages/runtime/src/exit-codes.ts';
 import {
+  EXIT,
   K6_SURFACE,
   refusalLine,
   refusedOptions,
+  SURFACE_PAGE,
   type SurfaceRow,
-} from '../../../packages/runtime/src/options/k6-surface.ts';
-import { SURFACE_PAGE, surfacePage } from '../../../packages/runtime/src/options/k6-surface-doc.ts';
+  surfacePage,
+} from '@k6-triton/runtime';
 import { scriptPath } from '../../../packages/runtime/test/run-script.ts';
 import { findK6 } from '../agreement/harness.ts';
 
@@ -311,6 +312,8 @@ describe('honoured rows', () => {
         `BASE=${base}`,
         '-e',
         'WANT_UA=env-agent/1',
+        '-e',
+        'WANT_NO_SYSTEM_ENV=1',
         '-o',
         `json=${out}`,
         '--summary-export',
@@ -319,6 +322,8 @@ describe('honoured rows', () => {
       ],
       {
         K6_USER_AGENT: 'env-agent/1',
+        K6_INCLUDE_SYSTEM_ENV_VARS: 'false',
+        PATH_CHECK: 'x',
         K6_THROW: 'true',
         K6_NO_TEARDOWN: 'true',
         K6_SYSTEM_TAGS: 'status,method',
@@ -333,6 +338,7 @@ describe('honoured rows', () => {
     const checks = exported('env.json').root_group.checks;
     expect(checks['user agent']).toMatchObject({ passes: 1, fails: 0 });
     expect(checks['transport error thrown']).toMatchObject({ passes: 1, fails: 0 });
+    expect(checks['no system env']).toMatchObject({ passes: 1, fails: 0 });
     const req = readFileSync(out, 'utf8')
       .split('\n')
       .filter(Boolean)

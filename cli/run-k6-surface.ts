@@ -58,6 +58,12 @@ export function envOptions(env: NodeJS.ProcessEnv): EnvOptions {
       throw new EnvConfigError(`envconfig.Process: assigning K6_STAGES to Stages: ${(err as Error).message}`);
     }
   }
+  for (const [option, name] of [
+    ['blacklistIPs', 'K6_BLACKLIST_IPS'],
+    ['blockHostnames', 'K6_BLOCK_HOSTNAMES'],
+  ] as const) {
+    if (env[name] !== undefined) options[option] = env[name].split(',').map((t) => t.trim());
+  }
   if (env['K6_SYSTEM_TAGS'] !== undefined)
     options['systemTags'] = env['K6_SYSTEM_TAGS'].split(',').map((t) => t.trim());
   for (const [option, name] of [

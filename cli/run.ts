@@ -60,6 +60,11 @@ function checked(parse: (v: string) => unknown): (value: string) => string {
   };
 }
 
+/** A repeatable, comma-separated flag's values (undefined when not given), as k6's slice flags. */
+function list(values: string[]): string[] | undefined {
+  return values.length > 0 ? values.flatMap((v) => v.split(',').map((x) => x.trim())) : undefined;
+}
+
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
@@ -95,6 +100,8 @@ interface RunFlags {
   verbose?: boolean;
   httpDebug?: string | true;
   vuConnectionReuse: boolean;
+  blacklistIp: string[];
+  blockHostnames: string[];
   rps?: number;
   quiet?: boolean;
   color: boolean;
@@ -194,6 +201,8 @@ export function registerRun(program: Command): void {
     .addOption(new Option('--user-agent <ua>', 'User-Agent of k6/http requests').env('K6_USER_AGENT'))
     .option('--no-connection-reuse', 'disable keep-alive connections')
     .option('--no-vu-connection-reuse', "don't reuse connections between iterations")
+    .option('--blacklist-ip <cidr>', 'fail requests to this IP range (repeatable)', collect, [])
+    .option('--block-hostnames <pattern>', 'fail requests to this hostname pattern (repeatable)', collect, [])
     .addOption(new Option('--rps <n>', 'limit requests per second').argParser(positiveInt).env('K6_RPS'))
     .addOption(
       new Option('--min-iteration-duration <duration>', 'minimum duration of an iteration')
@@ -264,6 +273,8 @@ export function registerRun(program: Command): void {
         discardResponseBodies: flags.discardResponseBodies,
         httpDebug: flags.httpDebug === true ? 'headers' : flags.httpDebug,
         noVUConnectionReuse: flags.vuConnectionReuse ? undefined : true,
+        blacklistIPs: list(flags.blacklistIp),
+        blockHostnames: list(flags.blockHostnames),
         rps: flags.rps,
       }),
     };

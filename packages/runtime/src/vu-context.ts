@@ -9,7 +9,7 @@
  * request about 30 us of client CPU (paired runs of the minimal HTTP script at c1); tests that call
  * module functions directly across awaits turn it on with followVuAcrossAwaits().
  */
-import type { HostMap } from './transport/hosts.ts';
+import type { DialPolicy } from './transport/dial-policy.ts';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ClientTls } from './transport/tls-client.ts';
 
@@ -48,8 +48,8 @@ export interface HttpOptions {
   rps?: number;
   /** k6's `noVUConnectionReuse`: a VU's connections are closed between its iterations. */
   noVUConnectionReuse?: boolean;
-  /** k6's `hosts`: DNS overrides for k6/http's dials. */
-  hosts: HostMap;
+  /** k6's `hosts`, `blockHostnames` and `blacklistIPs`: where k6/http may dial. */
+  dial: DialPolicy;
   /** k6's `httpDebug`: requests and responses dumped to the log. */
   debug: 'off' | 'headers' | 'full';
 }

@@ -1,3 +1,4 @@
+import { OPEN_DIAL } from '../src/transport/dial-policy.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBatch } from '../src/modules/http-batch.ts';
 import {
@@ -110,7 +111,7 @@ describe('k6/http digest auth, cookies and batches against a local server', () =
       noCookiesReset: true,
       throw: false,
       debug: 'off',
-      hosts: [],
+      dial: OPEN_DIAL,
     };
     await runInVu(noReset, () => asyncRequest('GET', `${server.base}/cookies/set?k=v`));
     noReset.iterationInInstance = 1;

@@ -59,6 +59,22 @@ describe.skipIf(!K6)('options agreement with real k6', () => {
     expect(env.node.summary?.metrics['vus_max']?.['value']).toBe(2);
   });
 
+  it('blockHostnames and blacklistIPs fail requests with the same error codes', async () => {
+    const r = await runBoth(K6!, 'blocked-dials.js');
+    expect([r.k6.code, r.node.code]).toEqual([0, 0]);
+    const checks = (o: typeof r.k6) =>
+      Object.fromEntries(
+        Object.values(o.summary?.root_group.checks ?? {}).map((c) => [c.name, [c.passes, c.fails]]),
+      );
+    const want = {
+      'blocked hostname: 1111': [1, 0],
+      'blacklisted ip: 1110': [1, 0],
+      'blacklisted after lookup: 1110': [1, 0],
+    };
+    expect(checks(r.k6)).toEqual(want);
+    expect(checks(r.node)).toEqual(want);
+  });
+
   it('userAgent is sent and throw throws a GoError, in both', async () => {
     const r = await runBoth(K6!, 'user-agent-throw.js', { env: { BASE: base } });
     expect([r.k6.code, r.node.code]).toEqual([0, 0]);

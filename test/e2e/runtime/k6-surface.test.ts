@@ -60,7 +60,6 @@ function onValue(r: SurfaceRow): string {
 /** A script option value that turns a refused option on. */
 function optionOnValue(r: SurfaceRow): unknown {
   if (r.value === 'none') return true;
-  if (['blacklistIPs', 'blockHostnames'].includes(r.option!)) return ['10.0.0.0/8'];
   return 'x';
 }
 
@@ -135,6 +134,14 @@ const HONOURED_BY: Record<string, [string, string]> = {
   hosts: ['test/e2e/runtime/k6-surface.test.ts', "dials the hosts option's address"],
   rps: ['test/e2e/runtime/k6-surface.test.ts', 'limits requests with --rps'],
   noVUConnectionReuse: ['test/e2e/runtime/k6-surface.test.ts', 'limits requests with --rps'],
+  blacklistIPs: [
+    'test/e2e/runtime/k6-surface.test.ts',
+    'fails requests to blocked hostnames and blacklisted IPs',
+  ],
+  blockHostnames: [
+    'test/e2e/runtime/k6-surface.test.ts',
+    'fails requests to blocked hostnames and blacklisted IPs',
+  ],
   httpDebug: ['test/e2e/runtime/k6-surface.test.ts', 'dumps requests and responses with --http-debug'],
   metricSamplesBufferSize: ['test/e2e/runtime/k6-surface.test.ts', 'accepts the inert options'],
   cloud: ['test/e2e/runtime/k6-surface.test.ts', 'accepts the inert options'],
@@ -557,7 +564,7 @@ describe('honoured rows', () => {
         "  check(a, { 'host mapped': (r) => r.status === 200 });",
         "  check(b, { 'host:port mapped': (r) => r.status === 200 });",
         '  let refused = false;',
-        `  try { await ws.connect('ws://mapped.test:${port}/', () => {}); } catch (e) { refused = String(e).includes('option "hosts" maps mapped.test'); }`,
+        `  try { await ws.connect('ws://mapped.test:${port}/', () => {}); } catch (e) { refused = String(e).includes('option "hosts" applies to k6/http only'); }`,
         "  check(null, { 'ws refused': () => refused });",
         '}',
       ].join('\n'),
@@ -597,6 +604,43 @@ describe('honoured rows', () => {
     } finally {
       counting.close();
     }
+  });
+
+  it('fails requests to blocked hostnames and blacklisted IPs (flags), and refuses a WebSocket dial under them', async () => {
+    const script = join(dir, 'blocked.js');
+    writeFileSync(
+      script,
+      [
+        "import http from 'k6/http';",
+        "import ws from 'k6/ws';",
+        "import { check } from 'k6';",
+        'export default async function () {',
+        "  const a = await http.asyncRequest('GET', 'http://x.blocked.test/');",
+        `  const b = await http.asyncRequest('GET', '${base}/ua');`,
+        "  check(a, { 'blocked hostname': (r) => r.error_code === 1111 && r.error === 'hostname is blocked' });",
+        "  check(b, { 'blacklisted ip': (r) => r.error_code === 1110 && r.error === 'ip is blacklisted' });",
+        '  let refused = false;',
+        `  try { await ws.connect('${base.replace('http', 'ws')}/', () => {}); } catch (e) { refused = String(e).includes('option "blacklistIPs" applies to k6/http only'); }`,
+        "  check(null, { 'ws refused': () => refused });",
+        '}',
+      ].join('\n'),
+    );
+    const r = await run([
+      '-q',
+      '--block-hostnames',
+      '*.blocked.test',
+      '--blacklist-ip',
+      '127.0.0.0/8',
+      '--summary-export',
+      join(dir, 'blocked.json'),
+      script,
+    ]);
+    expect(r.code, r.stderr).toBe(EXIT.OK);
+    expect(r.stderr).toContain('hostname (x.blocked.test) is in a blocked pattern (*.blocked.test)');
+    expect(r.stderr).toContain('IP (127.0.0.1) is in a blacklisted range (127.0.0.0/8)');
+    const checks = exported('blocked.json').root_group.checks;
+    for (const name of ['blocked hostname', 'blacklisted ip', 'ws refused'])
+      expect(checks[name], name).toMatchObject({ passes: 1, fails: 0 });
   });
 
   it('accepts the inert options (cloud, ext, metricSamplesBufferSize) and warns of unknown ones as k6', async () => {

@@ -4,6 +4,7 @@
  * promise forms (PROMISE_FORMS, loader/await-sync.ts); anywhere else they throw a clear error naming
  * asyncRequest. Connections are kept alive per VU, as k6.
  */
+import { OPEN_DIAL } from '../transport/dial-policy.ts';
 import { logExchange } from './http-debug.ts';
 import { logLine } from '../log.ts';
 import { type BatchJob, runBatch } from './http-batch.ts';
@@ -58,7 +59,7 @@ function vuHttp(vu: VuState): VuHttp {
   let s = vuStates.get(vu);
   if (!s) {
     const created: VuHttp = {
-      connections: new VuConnections(vu.options.tls, vu.options.http?.hosts),
+      connections: new VuConnections(vu.options.tls, vu.options.http?.dial),
       responseCallback: undefined,
       jar: null,
       jarIteration: Number.NaN,
@@ -105,7 +106,7 @@ function requestInfo(
 
 function warnFailed(method: string, url: string, err: K6HttpError, throwErrors = false): void {
   // k6 logs every failed request at warning level, or throws it under its `throw` option.
-  const msg = `${method[0]}${method.slice(1).toLowerCase()} ${JSON.stringify(url)}: ${err.message}`;
+  const msg = `${method[0]}${method.slice(1).toLowerCase()} ${JSON.stringify(url)}: ${err.detail ?? err.message}`;
   // k6 throws the Go error itself: String(e) is `GoError: Get "url": ...`.
   if (throwErrors) throw Object.defineProperty(new Error(msg), 'name', { value: 'GoError' });
   logLine('WARN', 'Request Failed', { error: msg });
@@ -147,7 +148,7 @@ const DEFAULT_HTTP_OPTIONS: HttpOptions = {
   noCookiesReset: false,
   throw: false,
   debug: 'off',
-  hosts: [],
+  dial: OPEN_DIAL,
 };
 
 /** noVUConnectionReuse: a VU's first request of an iteration closes the connections of its last one, as k6. */
@@ -156,7 +157,7 @@ function freshConnections(vu: VuState, state: VuHttp): void {
   if (state.connIteration === iteration) return;
   if (!Number.isNaN(state.connIteration)) {
     void state.connections.close();
-    state.connections = new VuConnections(vu.options.tls, vu.options.http?.hosts);
+    state.connections = new VuConnections(vu.options.tls, vu.options.http?.dial);
   }
   state.connIteration = iteration;
 }

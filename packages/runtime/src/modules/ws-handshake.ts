@@ -4,7 +4,7 @@
  * tags and the session's samples (ws_sessions, ws_connecting, ws_session_duration, and the socket's wire bytes as
  * data_sent/data_received), and the close codes' texts as gorilla/websocket, k6's library, words them.
  */
-import { refuseMappedDial } from '../transport/hosts.ts';
+import { refuseOtherDial } from '../transport/dial-policy.ts';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -105,8 +105,8 @@ function headersOf(res: IncomingMessage): Record<string, string> {
 
 /** Opens a WebSocket to `url` as `vu` would (its TLS options); never rejects: a failure is in the result. */
 export function handshake(vu: VuState, url: URL, options: HandshakeOptions): Promise<Handshake> {
-  refuseMappedDial(
-    vu.options.http?.hosts,
+  refuseOtherDial(
+    vu.options.http?.dial,
     'WebSockets',
     url.hostname,
     Number(url.port) || (url.protocol === 'wss:' ? 443 : 80),

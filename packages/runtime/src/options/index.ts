@@ -11,7 +11,7 @@ import { logLine } from '../log.ts';
 import { type ClientTls, parseTlsAuth } from '../transport/tls-client.ts';
 import type { HttpOptions } from '../vu-context.ts';
 import { parseHttpDebug } from '../modules/http-debug.ts';
-import { parseHosts } from '../transport/hosts.ts';
+import { parseDialPolicy } from '../transport/dial-policy.ts';
 import { refusedOptions, unknownOptions } from './k6-surface.ts';
 import { parseScenario, type ScenarioConfig, segmentScenario } from './scenarios.ts';
 import { ExecutionTuple, parseSegment, parseSequence, type Segment } from './segment.ts';
@@ -101,7 +101,7 @@ function httpOptions(s: Record<string, unknown>): HttpOptions {
     noCookiesReset: boolOpt(s['noCookiesReset'], 'noCookiesReset'),
     throw: boolOpt(s['throw'], 'throw'),
     debug: parseHttpDebug(s['httpDebug']),
-    hosts: parseHosts(s['hosts']),
+    dial: parseDialPolicy(s),
     rps: intOpt(s['rps'], 'rps', 0),
     noVUConnectionReuse: boolOpt(s['noVUConnectionReuse'], 'noVUConnectionReuse'),
   };

@@ -202,16 +202,16 @@ export const K6_SURFACE: readonly SurfaceRow[] = [
     flag: '--blacklist-ip',
     value: 'required',
     env: 'K6_BLACKLIST_IPS',
-    status: 'refused',
-    note: 'drop it (the Node runtime cannot block addresses), or run with k6',
+    status: 'honoured',
+    note: 'k6/http requests to an address in these CIDR ranges fail (1110 ip is blacklisted); a WebSocket or gRPC connection is refused while it is set',
   },
   {
     option: 'blockHostnames',
     flag: '--block-hostnames',
     value: 'required',
     env: 'K6_BLOCK_HOSTNAMES',
-    status: 'refused',
-    note: 'drop it (the Node runtime cannot block hostnames), or run with k6',
+    status: 'honoured',
+    note: 'k6/http requests to a matching hostname (exact or `*.domain`) fail (1111 hostname is blocked); a WebSocket or gRPC connection to one is refused naming the option',
   },
   {
     option: 'summaryTrendStats',
@@ -462,7 +462,7 @@ export const K6_SURFACE: readonly SurfaceRow[] = [
   {
     option: 'hosts',
     status: 'honoured',
-    note: 'k6/http dials the mapped address (`host`, `host:port` and `*.domain` keys; an address or name, with an optional port); WebSocket and gRPC connections are refused while it is set',
+    note: 'k6/http dials the mapped address (`host`, `host:port` and `*.domain` keys; an address or name, with an optional port); a WebSocket or gRPC connection to a mapped host is refused naming the option',
   },
   {
     option: 'noCookiesReset',

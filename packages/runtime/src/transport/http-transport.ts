@@ -7,13 +7,13 @@
  */
 import { performance } from 'node:perf_hooks';
 import { EventEmitter } from 'node:events';
-import { isIP, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import type { buildConnector, Client } from 'undici';
 import { RequestTimeoutError } from '../modules/http-errors.ts';
 import { k6Timings, type Timings } from '../modules/http-timings.ts';
 import type { WireRequest, WireResult } from './wire-types.ts';
-import { type HostMap, mapHost } from './hosts.ts';
+import { type DialPolicy, OPEN_DIAL, policyConnector } from './dial-policy.ts';
 import { type ClientTls, DEFAULT_CLIENT_TLS, tlsConnectOptions } from './tls-client.ts';
 
 /** k6 dials with a 30 s timeout; our own request timer usually fires first. */
@@ -155,18 +155,6 @@ function tlsFacts(socket: Socket | null): { tlsVersion: string; tlsCipherSuite: 
   };
 }
 
-/** A connector that dials `hosts`' address for a mapped host, keeping the TLS server name the URL's. */
-function dialMapped(connector: buildConnector.connector, hosts: HostMap): buildConnector.connector {
-  return (opts, callback) => {
-    const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);
-    const to = mapHost(hosts, opts.hostname, port);
-    if (!to) return connector(opts, callback);
-    // undici names the TLS server from `host` unless servername is given: keep the URL's name.
-    const servername = opts.servername ?? (isIP(opts.hostname) ? undefined : opts.hostname);
-    return connector({ ...opts, hostname: to.host, port: String(to.port), servername }, callback);
-  };
-}
-
 /** All connections of one VU, keyed by origin; close() ends them (VU retired or test over). */
 export class VuConnections {
   readonly #slots = new Map<string, Slot[]>();
@@ -176,8 +164,8 @@ export class VuConnections {
 
   constructor(
     private readonly tls: ClientTls = DEFAULT_CLIENT_TLS,
-    /** k6's hosts option: the dial goes to the mapped address; the URL, Host and TLS name stay. */
-    private readonly hosts: HostMap = [],
+    /** k6's hosts, blockHostnames and blacklistIPs options. */
+    private readonly dial: DialPolicy = OPEN_DIAL,
   ) {}
 
   /** Sends one request on an idle connection of this VU (or a new one) and resolves with the result. */
@@ -193,7 +181,7 @@ export class VuConnections {
     let connector = this.#connectors.get(host);
     if (!connector) {
       connector = lib.buildConnector({ timeout: DIAL_TIMEOUT_MS, ...tlsConnectOptions(this.tls, host) });
-      if (this.hosts.length > 0) connector = dialMapped(connector, this.hosts);
+      connector = policyConnector(connector, this.dial);
       this.#connectors.set(host, connector);
     }
     const slot = this.#acquire(lib, req.url.origin, connector);

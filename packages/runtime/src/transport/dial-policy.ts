@@ -1,0 +1,191 @@
+/**
+ * Where k6/http may dial, from k6's options: `hosts` (DNS overrides: a key is a hostname, a hostname with a
+ * port, `test.k6.io:443`, or a wildcard, `*.k6.io`; a value is an address or a hostname, with an optional port;
+ * the request keeps its URL, Host header and TLS name), `blockHostnames` (patterns, exact or `*.domain`) and
+ * `blacklistIPs` (CIDR ranges), failing a dial with k6's errors (1111 hostname is blocked, 1110 ip is blacklisted).
+ */
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
+import type { buildConnector } from 'undici';
+
+interface HostRule {
+  host: string;
+  port: number | null;
+  wildcard: boolean;
+  to: string;
+  toPort: number | null;
+}
+
+/** The parsed option: empty when unset. */
+export type HostMap = readonly HostRule[];
+
+/** `host`, `host:port`, `[v6]` or `[v6]:port`, or a bare IPv6 address (no port). */
+function splitHostPort(text: string, what: string): { host: string; port: number | null } {
+  const v6 = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
+  if (v6) return { host: v6[1]!, port: v6[2] ? Number(v6[2]) : null };
+  if ((text.match(/:/g) ?? []).length > 1) return { host: text, port: null };
+  const [host = '', port] = text.split(':');
+  if (host === '' || (port !== undefined && !/^\d+$/.test(port)))
+    throw new Error(`invalid option hosts: ${what} ${JSON.stringify(text)} is not a host or host:port`);
+  return { host, port: port === undefined ? null : Number(port) };
+}
+
+/** Reads k6's hosts option (an object of strings). */
+export function parseHosts(value: unknown): HostMap {
+  if (value === undefined || value === null) return [];
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new Error('invalid option hosts: expected an object {"host": "address"}');
+  return Object.entries(value as Record<string, unknown>).map(([key, to]) => {
+    if (typeof to !== 'string')
+      throw new Error(`invalid option hosts: the value of ${JSON.stringify(key)} must be a string`);
+    const k = splitHostPort(key, 'key');
+    const v = splitHostPort(to, 'value');
+    const wildcard = k.host.startsWith('*.');
+    return {
+      host: (wildcard ? k.host.slice(1) : k.host).toLowerCase(),
+      port: k.port,
+      wildcard,
+      to: v.host,
+      toPort: v.port,
+    };
+  });
+}
+
+/** Where a dial to `hostname:port` goes under `hosts` (the most specific rule: host:port, host, wildcard), or null. */
+export function mapHost(
+  hosts: HostMap,
+  hostname: string,
+  port: number,
+): { host: string; port: number } | null {
+  if (hosts.length === 0) return null;
+  const name = hostname.toLowerCase();
+  const rule =
+    hosts.find((r) => !r.wildcard && r.host === name && r.port === port) ??
+    hosts.find((r) => !r.wildcard && r.host === name && r.port === null) ??
+    hosts.find((r) => r.wildcard && name.endsWith(r.host) && (r.port === null || r.port === port));
+  return rule ? { host: rule.to, port: rule.toPort ?? port } : null;
+}
+
+/** The dial options of a test. */
+export interface DialPolicy {
+  hosts: HostMap;
+  /** blockHostnames' patterns, lower-cased: `name` or `*.domain`. */
+  blocked: readonly string[];
+  /** blacklistIPs' ranges, each as given and as a BlockList. */
+  blacklist: ReadonlyArray<{ range: string; list: BlockList }>;
+}
+
+/** No overrides, nothing blocked: k6's defaults. */
+export const OPEN_DIAL: DialPolicy = { hosts: [], blocked: [], blacklist: [] };
+
+function strings(value: unknown, what: string): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string'))
+    throw new Error(`invalid option ${what}: expected an array of strings`);
+  return value as string[];
+}
+
+/** Reads the hosts, blockHostnames and blacklistIPs options. */
+export function parseDialPolicy(options: Record<string, unknown>): DialPolicy {
+  const blacklist = strings(options['blacklistIPs'], 'blacklistIPs').map((range) => {
+    const [net = '', bits] = range.split('/');
+    const family = isIP(net);
+    const prefix = bits === undefined ? (family === 6 ? 128 : 32) : Number(bits);
+    if (family === 0 || !Number.isInteger(prefix))
+      throw new Error(`invalid option blacklistIPs: ${JSON.stringify(range)} is not a CIDR range`);
+    const list = new BlockList();
+    list.addSubnet(net, prefix, family === 6 ? 'ipv6' : 'ipv4');
+    return { range, list };
+  });
+  return {
+    hosts: parseHosts(options['hosts']),
+    blocked: strings(options['blockHostnames'], 'blockHostnames').map((p) => p.toLowerCase()),
+    blacklist,
+  };
+}
+
+/** The blockHostnames pattern `hostname` matches, or null. */
+function blockedBy(policy: DialPolicy, hostname: string): string | null {
+  const name = hostname.toLowerCase();
+  return policy.blocked.find((p) => (p.startsWith('*.') ? name.endsWith(p.slice(1)) : name === p)) ?? null;
+}
+
+/** The blacklistIPs range `ip` is in, or null. */
+function blacklistedBy(policy: DialPolicy, ip: string): string | null {
+  const family = isIP(ip) === 6 ? 'ipv6' : 'ipv4';
+  return policy.blacklist.find((b) => b.list.check(ip, family))?.range ?? null;
+}
+
+/** A dial the policy refuses; http-errors.ts maps its code to k6's. */
+export class DialRefusedError extends Error {
+  constructor(
+    readonly code: 'K6_BLOCKED_HOSTNAME' | 'K6_BLACKLISTED_IP',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A connector that applies the policy: refuses blocked names and blacklisted addresses, dials `hosts`' address. */
+export function policyConnector(
+  connector: buildConnector.connector,
+  policy: DialPolicy,
+): buildConnector.connector {
+  if (policy.hosts.length === 0 && policy.blocked.length === 0 && policy.blacklist.length === 0)
+    return connector;
+  return (opts, callback) => {
+    const pattern = blockedBy(policy, opts.hostname);
+    if (pattern)
+      return callback(
+        new DialRefusedError(
+          'K6_BLOCKED_HOSTNAME',
+          `hostname (${opts.hostname}) is in a blocked pattern (${pattern})`,
+        ),
+        null,
+      );
+    const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);
+    const to = mapHost(policy.hosts, opts.hostname, port) ?? { host: opts.hostname, port };
+    // undici names the TLS server from `host` unless servername is given: keep the URL's name.
+    const servername = opts.servername ?? (isIP(opts.hostname) ? undefined : opts.hostname);
+    const dial = (address: string) =>
+      connector({ ...opts, hostname: address, port: String(to.port), servername }, callback);
+    if (policy.blacklist.length === 0) return dial(to.host);
+    const resolved = isIP(to.host) ? Promise.resolve(to.host) : lookup(to.host).then((r) => r.address);
+    resolved.then(
+      (ip) => {
+        const range = blacklistedBy(policy, ip);
+        if (range)
+          callback(
+            new DialRefusedError('K6_BLACKLISTED_IP', `IP (${ip}) is in a blacklisted range (${range})`),
+            null,
+          );
+        else dial(ip);
+      },
+      (err: Error) => callback(err, null),
+    );
+  };
+}
+
+/**
+ * Throws when the policy would change a WebSocket or gRPC dial (`what`): the runtime applies it to k6/http
+ * only, so it refuses rather than dial where k6 would not.
+ */
+export function refuseOtherDial(
+  policy: DialPolicy | undefined,
+  what: string,
+  hostname: string,
+  port: number,
+): void {
+  if (!policy) return;
+  const option = mapHost(policy.hosts, hostname, port)
+    ? 'hosts'
+    : blockedBy(policy, hostname)
+      ? 'blockHostnames'
+      : policy.blacklist.length > 0
+        ? 'blacklistIPs'
+        : null;
+  if (!option) return;
+  throw new Error(
+    `option "${option}" applies to k6/http only on the Node runtime, not to ${what} (${hostname}); drop it, or run with k6`,
+  );
+}

@@ -101,6 +101,7 @@ interface RunFlags {
   httpDebug?: string | true;
   vuConnectionReuse: boolean;
   blacklistIp: string[];
+  dns?: string;
   blockHostnames: string[];
   rps?: number;
   quiet?: boolean;
@@ -201,6 +202,7 @@ export function registerRun(program: Command): void {
     .addOption(new Option('--user-agent <ua>', 'User-Agent of k6/http requests').env('K6_USER_AGENT'))
     .option('--no-connection-reuse', 'disable keep-alive connections')
     .option('--no-vu-connection-reuse', "don't reuse connections between iterations")
+    .addOption(new Option('--dns <config>', 'DNS: ttl=5m,select=random,policy=preferIPv4').env('K6_DNS'))
     .option('--blacklist-ip <cidr>', 'fail requests to this IP range (repeatable)', collect, [])
     .option('--block-hostnames <pattern>', 'fail requests to this hostname pattern (repeatable)', collect, [])
     .addOption(new Option('--rps <n>', 'limit requests per second').argParser(positiveInt).env('K6_RPS'))
@@ -274,6 +276,7 @@ export function registerRun(program: Command): void {
         httpDebug: flags.httpDebug === true ? 'headers' : flags.httpDebug,
         noVUConnectionReuse: flags.vuConnectionReuse ? undefined : true,
         blacklistIPs: list(flags.blacklistIp),
+        dns: flags.dns,
         blockHostnames: list(flags.blockHostnames),
         rps: flags.rps,
       }),

@@ -142,6 +142,7 @@ const HONOURED_BY: Record<string, [string, string]> = {
     'test/e2e/runtime/k6-surface.test.ts',
     'fails requests to blocked hostnames and blacklisted IPs',
   ],
+  dns: ['test/e2e/runtime/k6-surface.test.ts', 'resolves k6/http hosts as the dns option says'],
   httpDebug: ['test/e2e/runtime/k6-surface.test.ts', 'dumps requests and responses with --http-debug'],
   metricSamplesBufferSize: ['test/e2e/runtime/k6-surface.test.ts', 'accepts the inert options'],
   cloud: ['test/e2e/runtime/k6-surface.test.ts', 'accepts the inert options'],
@@ -248,11 +249,16 @@ describe('refused rows', () => {
       ]);
       expect(refusedOptions({ [row.option!]: false })).toEqual([]);
     }
-    const script = join(dir, 'dns.js');
-    writeFileSync(script, "export const options = { dns: { ttl: '1m' } };\nexport default function () {}\n");
+    const script = join(dir, 'local-ips.js');
+    writeFileSync(
+      script,
+      "export const options = { localIPs: '127.0.0.2' };\nexport default function () {}\n",
+    );
     const r = await run(['-q', script]);
     expect(r.code).toBe(EXIT.INVALID_CONFIG);
-    expect(r.stderr).toContain(refusalLine('option "dns"', K6_SURFACE.find((x) => x.option === 'dns')!));
+    expect(r.stderr).toContain(
+      refusalLine('option "localIPs"', K6_SURFACE.find((x) => x.option === 'localIPs')!),
+    );
   });
 
   it("refuses --no-summary and --summary-mode legacy in k6's words, exit 255", async () => {
@@ -641,6 +647,40 @@ describe('honoured rows', () => {
     const checks = exported('blocked.json').root_group.checks;
     for (const name of ['blocked hostname', 'blacklisted ip', 'ws refused'])
       expect(checks[name], name).toMatchObject({ passes: 1, fails: 0 });
+  });
+
+  it('resolves k6/http hosts as the dns option says (policy onlyIPv6 leaves localhost without an address here)', async () => {
+    const port = new URL(base).port;
+    const script = join(dir, 'dns.js');
+    writeFileSync(
+      script,
+      [
+        "import http from 'k6/http';",
+        "import { check } from 'k6';",
+        "export const options = { dns: { ttl: 'inf', select: 'roundRobin', policy: 'onlyIPv4' } };",
+        'export default async function () {',
+        `  const r = await http.asyncRequest('GET', 'http://localhost:${port}/ua');`,
+        '  check(r, { [`dns ${__ENV.EXPECT}`]: (x) => (__ENV.EXPECT === "ok" ? x.status === 200 : x.error_code === 1101) });',
+        '}',
+      ].join('\n'),
+    );
+    // localhost resolves to 127.0.0.1 alone on the test machines; --dns (a flag) wins over the script's option.
+    const [v4, v6] = await Promise.all([
+      run(['-q', '-e', 'EXPECT=ok', '--summary-export', join(dir, 'dns4.json'), script]),
+      run([
+        '-q',
+        '-e',
+        'EXPECT=none',
+        '--dns',
+        'policy=onlyIPv6',
+        '--summary-export',
+        join(dir, 'dns6.json'),
+        script,
+      ]),
+    ]);
+    expect([v4.code, v6.code]).toEqual([EXIT.OK, EXIT.OK]);
+    expect(exported('dns4.json').root_group.checks['dns ok']).toMatchObject({ passes: 1, fails: 0 });
+    expect(exported('dns6.json').root_group.checks['dns none']).toMatchObject({ passes: 1, fails: 0 });
   });
 
   it('accepts the inert options (cloud, ext, metricSamplesBufferSize) and warns of unknown ones as k6', async () => {

@@ -101,7 +101,7 @@ function httpOptions(s: Record<string, unknown>): HttpOptions {
     noCookiesReset: boolOpt(s['noCookiesReset'], 'noCookiesReset'),
     throw: boolOpt(s['throw'], 'throw'),
     debug: parseHttpDebug(s['httpDebug']),
-    dial: parseDialPolicy(s),
+    dial: parseDialPolicy(s, (v) => parseDuration_ms(v, 'dns ttl')),
     rps: intOpt(s['rps'], 'rps', 0),
     noVUConnectionReuse: boolOpt(s['noVUConnectionReuse'], 'noVUConnectionReuse'),
   };

@@ -274,8 +274,8 @@ export const K6_SURFACE: readonly SurfaceRow[] = [
     flag: '--dns',
     value: 'required',
     env: 'K6_DNS',
-    status: 'refused',
-    note: "drop it (the Node runtime resolves through the system's resolver), or run with k6",
+    status: 'honoured',
+    note: "k6/http's lookups: ttl (inf, 0 or a duration), select (first, random, roundRobin), policy (preferIPv4, preferIPv6, onlyIPv4, onlyIPv6, any); unset, the system's resolver picks as Node does",
   },
   {
     flag: '--include-system-env-vars',

@@ -106,7 +106,10 @@ export function logLine(level: Level, message: string, fields: Record<string, st
 
 /** A line of the script's console: to --console-output's file when set (without the source field, as k6). */
 function consoleLine(level: Level, message: string): void {
-  if (!consoleSink) return logLine(level, message, { source: 'console' });
+  if (!consoleSink) {
+    logLine(level, message, { source: 'console' });
+    return;
+  }
   const line = render(level, message, {});
   consoleSink(secrets.length === 0 ? line : redacted(line));
 }

@@ -525,7 +525,7 @@ describe('honoured rows', () => {
     const script = join(dir, 'debug.js');
     writeFileSync(
       script,
-      "import http from 'k6/http';\nexport default async function () { await http.asyncRequest('GET', `${__ENV.BASE}/ua`); }\n",
+      "import http from 'k6/http';\nexport default async function () { await http.asyncRequest('GET', __ENV.BASE + '/ua'); }\n",
     );
     const [headers, full] = await Promise.all([
       run(['-q', '-e', `BASE=${base}`, '--log-format', 'json', '--http-debug', script]),
@@ -660,7 +660,7 @@ describe('honoured rows', () => {
         "export const options = { dns: { ttl: 'inf', select: 'roundRobin', policy: 'onlyIPv4' } };",
         'export default async function () {',
         `  const r = await http.asyncRequest('GET', 'http://localhost:${port}/ua');`,
-        '  check(r, { [`dns ${__ENV.EXPECT}`]: (x) => (__ENV.EXPECT === "ok" ? x.status === 200 : x.error_code === 1101) });',
+        '  check(r, { ["dns " + __ENV.EXPECT]: (x) => (__ENV.EXPECT === "ok" ? x.status === 200 : x.error_code === 1101) });',
         '}',
       ].join('\n'),
     );

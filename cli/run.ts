@@ -102,6 +102,7 @@ interface RunFlags {
   vuConnectionReuse: boolean;
   blacklistIp: string[];
   dns?: string;
+  localIps?: string;
   blockHostnames: string[];
   rps?: number;
   quiet?: boolean;
@@ -202,6 +203,7 @@ export function registerRun(program: Command): void {
     .addOption(new Option('--user-agent <ua>', 'User-Agent of k6/http requests').env('K6_USER_AGENT'))
     .option('--no-connection-reuse', 'disable keep-alive connections')
     .option('--no-vu-connection-reuse', "don't reuse connections between iterations")
+    .addOption(new Option('--local-ips <ranges>', 'source addresses of the VUs').env('K6_LOCAL_IPS'))
     .addOption(new Option('--dns <config>', 'DNS: ttl=5m,select=random,policy=preferIPv4').env('K6_DNS'))
     .option('--blacklist-ip <cidr>', 'fail requests to this IP range (repeatable)', collect, [])
     .option('--block-hostnames <pattern>', 'fail requests to this hostname pattern (repeatable)', collect, [])
@@ -277,6 +279,7 @@ export function registerRun(program: Command): void {
         noVUConnectionReuse: flags.vuConnectionReuse ? undefined : true,
         blacklistIPs: list(flags.blacklistIp),
         dns: flags.dns,
+        localIPs: flags.localIps,
         blockHostnames: list(flags.blockHostnames),
         rps: flags.rps,
       }),

@@ -143,6 +143,7 @@ const HONOURED_BY: Record<string, [string, string]> = {
     'fails requests to blocked hostnames and blacklisted IPs',
   ],
   dns: ['test/e2e/runtime/k6-surface.test.ts', 'resolves k6/http hosts as the dns option says'],
+  localIPs: ['test/e2e/runtime/k6-surface.test.ts', 'dials from the localIPs addresses'],
   httpDebug: ['test/e2e/runtime/k6-surface.test.ts', 'dumps requests and responses with --http-debug'],
   metricSamplesBufferSize: ['test/e2e/runtime/k6-surface.test.ts', 'accepts the inert options'],
   cloud: ['test/e2e/runtime/k6-surface.test.ts', 'accepts the inert options'],
@@ -249,15 +250,12 @@ describe('refused rows', () => {
       ]);
       expect(refusedOptions({ [row.option!]: false })).toEqual([]);
     }
-    const script = join(dir, 'local-ips.js');
-    writeFileSync(
-      script,
-      "export const options = { localIPs: '127.0.0.2' };\nexport default function () {}\n",
-    );
+    const script = join(dir, 'paused.js');
+    writeFileSync(script, 'export const options = { paused: true };\nexport default function () {}\n');
     const r = await run(['-q', script]);
     expect(r.code).toBe(EXIT.INVALID_CONFIG);
     expect(r.stderr).toContain(
-      refusalLine('option "localIPs"', K6_SURFACE.find((x) => x.option === 'localIPs')!),
+      refusalLine('option "paused"', K6_SURFACE.find((x) => x.option === 'paused')!),
     );
   });
 
@@ -681,6 +679,32 @@ describe('honoured rows', () => {
     expect([v4.code, v6.code]).toEqual([EXIT.OK, EXIT.OK]);
     expect(exported('dns4.json').root_group.checks['dns ok']).toMatchObject({ passes: 1, fails: 0 });
     expect(exported('dns6.json').root_group.checks['dns none']).toMatchObject({ passes: 1, fails: 0 });
+  });
+
+  it('dials from the localIPs addresses, one per VU (--local-ips)', async () => {
+    const seen = new Set<string>();
+    const recording = createServer((req, res) => {
+      seen.add(req.socket.remoteAddress ?? '');
+      res.end('ok');
+    });
+    await new Promise<void>((r) => recording.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(recording.address() as AddressInfo).port}/`;
+    const script = join(dir, 'local-ips.js');
+    writeFileSync(
+      script,
+      [
+        "import http from 'k6/http';",
+        "export const options = { scenarios: { each: { executor: 'per-vu-iterations', vus: 2, iterations: 2 } } };",
+        'export default async function () { await http.asyncRequest("GET", __ENV.URL); }',
+      ].join('\n'),
+    );
+    try {
+      const r = await run(['-q', '-e', `URL=${url}`, '--local-ips', '127.0.0.2-127.0.0.3', script]);
+      expect(r.code, r.stderr).toBe(EXIT.OK);
+      expect([...seen].sort()).toEqual(['127.0.0.2', '127.0.0.3']);
+    } finally {
+      recording.close();
+    }
   });
 
   it('accepts the inert options (cloud, ext, metricSamplesBufferSize) and warns of unknown ones as k6', async () => {

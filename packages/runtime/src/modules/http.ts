@@ -4,7 +4,7 @@
  * promise forms (PROMISE_FORMS, loader/await-sync.ts); anywhere else they throw a clear error naming
  * asyncRequest. Connections are kept alive per VU, as k6.
  */
-import { OPEN_DIAL } from '../transport/dial-policy.ts';
+import { localAddressFor, OPEN_DIAL } from '../transport/dial-policy.ts';
 import { logExchange } from './http-debug.ts';
 import { logLine } from '../log.ts';
 import { type BatchJob, runBatch } from './http-batch.ts';
@@ -55,11 +55,17 @@ const vuStates = new WeakMap<VuState, VuHttp>();
 /** setResponseCallback called from the init context applies to VUs that did not set their own. */
 let initResponseCallback: ExpectedStatuses | null = DEFAULT_EXPECTED;
 
+/** A VU's connections, under the test's dial options and from its localIPs address. */
+function vuConnections(vu: VuState): VuConnections {
+  const dial = vu.options.http?.dial ?? OPEN_DIAL;
+  return new VuConnections(vu.options.tls, dial, localAddressFor(dial.localIps, vu.idInTest - 1));
+}
+
 function vuHttp(vu: VuState): VuHttp {
   let s = vuStates.get(vu);
   if (!s) {
     const created: VuHttp = {
-      connections: new VuConnections(vu.options.tls, vu.options.http?.dial),
+      connections: vuConnections(vu),
       responseCallback: undefined,
       jar: null,
       jarIteration: Number.NaN,
@@ -157,7 +163,7 @@ function freshConnections(vu: VuState, state: VuHttp): void {
   if (state.connIteration === iteration) return;
   if (!Number.isNaN(state.connIteration)) {
     void state.connections.close();
-    state.connections = new VuConnections(vu.options.tls, vu.options.http?.dial);
+    state.connections = vuConnections(vu);
   }
   state.connIteration = iteration;
 }

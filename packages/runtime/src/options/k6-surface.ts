@@ -266,8 +266,8 @@ export const K6_SURFACE: readonly SurfaceRow[] = [
     flag: '--local-ips',
     value: 'required',
     env: 'K6_LOCAL_IPS',
-    status: 'refused',
-    note: 'drop it (the Node runtime binds no source addresses), or run with k6',
+    status: 'honoured',
+    note: 'k6/http dials from these addresses (a, a-b, CIDR), one per VU round-robin; a WebSocket or gRPC connection is refused while it is set',
   },
   {
     option: 'dns',

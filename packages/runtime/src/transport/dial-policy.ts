@@ -75,10 +75,12 @@ export interface DialPolicy {
   blacklist: ReadonlyArray<{ range: string; list: BlockList }>;
   /** The dns option's resolver; null: the system's lookup, as undici does it. */
   dns: DnsResolver | null;
+  /** localIPs: the source addresses VUs dial from, round-robin by VU. */
+  localIps: readonly IpRange[];
 }
 
 /** No overrides, nothing blocked: k6's defaults. */
-export const OPEN_DIAL: DialPolicy = { hosts: [], blocked: [], blacklist: [], dns: null };
+export const OPEN_DIAL: DialPolicy = { hosts: [], blocked: [], blacklist: [], dns: null, localIps: [] };
 
 function strings(value: unknown, what: string): string[] {
   if (value === undefined || value === null) return [];
@@ -108,6 +110,7 @@ export function parseDialPolicy(
     blocked: strings(options['blockHostnames'], 'blockHostnames').map((p) => p.toLowerCase()),
     blacklist,
     dns: dns ? new DnsResolver(dns) : null,
+    localIps: parseLocalIps(options['localIPs']),
   };
 }
 
@@ -133,18 +136,24 @@ export class DialRefusedError extends Error {
   }
 }
 
-/** A connector that applies the policy: refuses blocked names and blacklisted addresses, dials `hosts`' address. */
+/**
+ * A connector that applies the policy: refuses blocked names and blacklisted addresses, dials `hosts`' address
+ * (resolved as the dns option says), from `localAddress` (the VU's localIPs address) when given.
+ */
 export function policyConnector(
   connector: buildConnector.connector,
   policy: DialPolicy,
+  localAddress: string | null = null,
 ): buildConnector.connector {
   if (
     policy.hosts.length === 0 &&
     policy.blocked.length === 0 &&
     policy.blacklist.length === 0 &&
     !policy.dns
-  )
-    return connector;
+  ) {
+    if (!localAddress) return connector;
+    return (opts, callback) => connector({ ...opts, localAddress }, callback);
+  }
   return (opts, callback) => {
     const pattern = blockedBy(policy, opts.hostname);
     if (pattern)
@@ -160,7 +169,16 @@ export function policyConnector(
     // undici names the TLS server from `host` unless servername is given: keep the URL's name.
     const servername = opts.servername ?? (isIP(opts.hostname) ? undefined : opts.hostname);
     const dial = (address: string) =>
-      connector({ ...opts, hostname: address, port: String(to.port), servername }, callback);
+      connector(
+        {
+          ...opts,
+          hostname: address,
+          port: String(to.port),
+          servername,
+          localAddress: localAddress ?? opts.localAddress,
+        },
+        callback,
+      );
     if (policy.blacklist.length === 0 && !policy.dns) return dial(to.host);
     const resolved = isIP(to.host)
       ? Promise.resolve(to.host)
@@ -199,7 +217,9 @@ export function refuseOtherDial(
       ? 'blockHostnames'
       : policy.blacklist.length > 0
         ? 'blacklistIPs'
-        : null;
+        : policy.localIps.length > 0
+          ? 'localIPs'
+          : null;
   if (!option) return;
   throw new Error(
     `option "${option}" applies to k6/http only on the Node runtime, not to ${what} (${hostname}); drop it, or run with k6`,
@@ -294,4 +314,65 @@ export class DnsResolver {
     entry.next++;
     return address;
   }
+}
+
+/** One localIPs range: `count` addresses from `start`. */
+interface IpRange {
+  start: bigint;
+  count: bigint;
+  v6: boolean;
+}
+
+function ipToBig(ip: string): bigint {
+  if (isIP(ip) === 4) return ip.split('.').reduce((n, part) => (n << 8n) | BigInt(Number(part)), 0n);
+  const [head = '', tail = ''] = ip.includes('::') ? ip.split('::') : [ip, ''];
+  const h = head ? head.split(':') : [];
+  const t = tail ? tail.split(':') : [];
+  const groups = ip.includes('::') ? [...h, ...Array(8 - h.length - t.length).fill('0'), ...t] : h;
+  return groups.reduce((n, g) => (n << 16n) | BigInt(Number.parseInt(g || '0', 16)), 0n);
+}
+
+function bigToIp(n: bigint, v6: boolean): string {
+  if (!v6) return [24n, 16n, 8n, 0n].map((s) => String((n >> s) & 255n)).join('.');
+  return Array.from({ length: 8 }, (_, i) => ((n >> BigInt((7 - i) * 16)) & 0xffffn).toString(16)).join(':');
+}
+
+/** Reads k6's localIPs: addresses, `a-b` ranges and CIDR blocks, comma-separated. */
+export function parseLocalIps(value: unknown): readonly IpRange[] {
+  if (value === undefined || value === null || value === '') return [];
+  if (typeof value !== 'string')
+    throw new Error('invalid option localIPs: expected a string such as "10.0.0.1,10.0.1.0/24"');
+  return value.split(',').map((raw) => {
+    const item = raw.trim();
+    const bad = () =>
+      new Error(`invalid option localIPs: ${JSON.stringify(item)} is not an address, a-b range or CIDR`);
+    if (item.includes('/')) {
+      const [net = '', bits = ''] = item.split('/');
+      const family = isIP(net);
+      const width = family === 6 ? 128 : 32;
+      const prefix = Number(bits);
+      if (family === 0 || !Number.isInteger(prefix) || prefix < 0 || prefix > width) throw bad();
+      const size = 1n << BigInt(width - prefix);
+      return { start: (ipToBig(net) / size) * size, count: size, v6: family === 6 };
+    }
+    const [from = '', to = from] = item.split('-');
+    const family = isIP(from);
+    if (family === 0 || isIP(to) !== family) throw bad();
+    const start = ipToBig(from);
+    const end = ipToBig(to);
+    if (end < start) throw bad();
+    return { start, count: end - start + 1n, v6: family === 6 };
+  });
+}
+
+/** The source address of the VU with 0-based index `vu` (round-robin over the ranges' addresses), or null. */
+export function localAddressFor(ranges: readonly IpRange[], vu: number): string | null {
+  if (ranges.length === 0) return null;
+  const total = ranges.reduce((n, r) => n + r.count, 0n);
+  let i = BigInt(Math.max(0, vu)) % total;
+  for (const r of ranges) {
+    if (i < r.count) return bigToIp(r.start + i, r.v6);
+    i -= r.count;
+  }
+  return null;
 }

@@ -164,8 +164,10 @@ export class VuConnections {
 
   constructor(
     private readonly tls: ClientTls = DEFAULT_CLIENT_TLS,
-    /** k6's hosts, blockHostnames and blacklistIPs options. */
+    /** k6's hosts, blockHostnames, blacklistIPs, dns and localIPs options. */
     private readonly dial: DialPolicy = OPEN_DIAL,
+    /** This VU's source address (localIPs), or null. */
+    private readonly localAddress: string | null = null,
   ) {}
 
   /** Sends one request on an idle connection of this VU (or a new one) and resolves with the result. */
@@ -181,7 +183,7 @@ export class VuConnections {
     let connector = this.#connectors.get(host);
     if (!connector) {
       connector = lib.buildConnector({ timeout: DIAL_TIMEOUT_MS, ...tlsConnectOptions(this.tls, host) });
-      connector = policyConnector(connector, this.dial);
+      connector = policyConnector(connector, this.dial, this.localAddress);
       this.#connectors.set(host, connector);
     }
     const slot = this.#acquire(lib, req.url.origin, connector);

@@ -239,6 +239,10 @@ export function registerRun(program: Command): void {
     )
     .option('--no-usage-report', 'no usage report (the Node runtime never sends one)');
   addRefusedFlags(run);
+  run.addHelpText(
+    'after',
+    "\nEvery option, flag and K6_* variable of k6 v2.2.0's run, honoured or refused at start: docs/runtime-options.md",
+  );
   run.action(async (script: string, flags: RunFlags) => {
     const flagLines = flagRefusals(run);
     if (flagLines.length > 0) return refuse(flagLines, EXIT.GENERIC);

@@ -259,6 +259,20 @@ describe('refused rows', () => {
     );
   });
 
+  it('refuses the values a partly honoured flag or variable does not honour (flag 255, variable 104)', async () => {
+    const partial = K6_SURFACE.filter((r) => r.honouredValues);
+    const [flags, env] = await Promise.all([
+      run(['-q', ...partial.map((r) => `${r.flag}=other`), empty]),
+      run(['-q', empty], Object.fromEntries(partial.map((r) => [r.env!, 'other']))),
+    ]);
+    expect(flags.code).toBe(EXIT.GENERIC);
+    expect(env.code).toBe(EXIT.INVALID_CONFIG);
+    for (const row of partial) {
+      expect(flags.stderr).toContain(refusalLine(`flag "${row.flag} other"`, row));
+      expect(env.stderr).toContain(refusalLine(`environment variable "${row.env}=other"`, row));
+    }
+  });
+
   it("refuses --no-summary and --summary-mode legacy in k6's words, exit 255", async () => {
     const [gone, legacy] = await Promise.all([
       run(['-q', '--no-summary', empty]),

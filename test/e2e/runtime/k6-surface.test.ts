@@ -322,6 +322,7 @@ describe('honoured rows', () => {
       'stopped at max redirects',
       'transport error thrown',
       'no system env',
+      'ws user agent',
     ])
       expect(checks[name], name).toMatchObject({ passes: 2, fails: 0 });
   });

@@ -14,6 +14,11 @@ export const USER_AGENT = 'Grafana k6 (k6-triton Node runtime)';
 /** The test's `userAgent` option (an empty string sends none); USER_AGENT when unset. One per process, like the run. */
 let defaultUserAgent = USER_AGENT;
 
+/** The User-Agent a k6/http request or WebSocket handshake sends when it sets none ('' sends none). */
+export function currentUserAgent(): string {
+  return defaultUserAgent;
+}
+
 /** Sets the User-Agent of k6/http requests that set none (k6's userAgent option); null restores the default. */
 export function useUserAgent(userAgent: string | null): void {
   const next = userAgent ?? USER_AGENT;

@@ -12,7 +12,7 @@ import WebSocket from 'ws';
 import { tlsConnectOptions } from '../transport/tls-client.ts';
 import type { Tags, VuState } from '../vu-context.ts';
 import { TLS_UNKNOWN_AUTHORITY } from './http-errors.ts';
-import { USER_AGENT } from './http-params.ts';
+import { currentUserAgent } from './http-params.ts';
 import { canonicalHeaderKey } from './http-response.ts';
 
 /** The params both modules read: headers, tags and compression ('deflate'). */
@@ -112,7 +112,10 @@ export function handshake(vu: VuState, url: URL, options: HandshakeOptions): Pro
     Number(url.port) || (url.protocol === 'wss:' ? 443 : 80),
   );
   const headers = { ...options.headers };
-  if (!Object.keys(headers).some((k) => k.toLowerCase() === 'user-agent')) headers['User-Agent'] = USER_AGENT;
+  // The test's userAgent option, as k6/ws sends it; '' sends none.
+  const agent = currentUserAgent();
+  if (agent !== '' && !Object.keys(headers).some((k) => k.toLowerCase() === 'user-agent'))
+    headers['User-Agent'] = agent;
   const start_ms = performance.now();
   let wire: Socket | null = null;
   const result: Handshake = {

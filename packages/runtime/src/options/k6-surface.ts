@@ -146,7 +146,7 @@ export const K6_SURFACE: readonly SurfaceRow[] = [
     value: 'required',
     env: 'K6_USER_AGENT',
     status: 'honoured',
-    note: "User-Agent of k6/http requests that set none; an empty string sends none (default: the runtime's own, `Grafana k6 (k6-triton Node runtime)`; k6's is `Grafana k6/<version>`)",
+    note: "User-Agent of k6/http requests and WebSocket handshakes that set none; an empty string sends none (default: the runtime's own, `Grafana k6 (k6-triton Node runtime)`; k6's is `Grafana k6/<version>`)",
   },
   {
     option: 'httpDebug',

@@ -2,6 +2,7 @@
 // shows in the requests and lifecycle. The server echoes the User-Agent in X-Ua.
 import http from 'k6/http';
 import { check } from 'k6';
+import ws from 'k6/ws';
 
 export const options = { tags: { from: 'script' } };
 
@@ -15,6 +16,9 @@ export default async function () {
     'user agent': (r) => r.headers['X-Ua'] === __ENV.WANT_UA,
     'body discarded': (r) => r.body === null,
   });
+  // A WebSocket handshake the server answers with a plain 200: its headers still come back.
+  const handshake = await ws.connect(`${__ENV.BASE.replace('http', 'ws')}/ua`, () => {});
+  check(handshake, { 'ws user agent': (r) => r.headers['X-Ua'] === __ENV.WANT_UA });
   const hop = await http.asyncRequest('GET', `${__ENV.BASE}/redirect/2`);
   check(hop, { 'stopped at max redirects': (r) => r.status === 302 });
   let threw = false;

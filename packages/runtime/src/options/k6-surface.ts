@@ -275,7 +275,7 @@ export const K6_SURFACE: readonly SurfaceRow[] = [
     value: 'required',
     env: 'K6_DNS',
     status: 'honoured',
-    note: "k6/http's lookups: ttl (inf, 0 or a duration), select (first, random, roundRobin), policy (preferIPv4, preferIPv6, onlyIPv4, onlyIPv6, any); unset, the system's resolver picks as Node does",
+    note: "k6/http's lookups: ttl (inf, 0 or a duration), select (first, random, roundRobin), policy (preferIPv4, preferIPv6, onlyIPv4, onlyIPv6, any); unset, the system's resolver picks as Node does; a WebSocket or gRPC connection is refused while it is set",
   },
   {
     flag: '--include-system-env-vars',

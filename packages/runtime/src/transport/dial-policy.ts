@@ -165,7 +165,9 @@ export function refuseOtherDial(
         ? 'blacklistIPs'
         : policy.localIps.length > 0
           ? 'localIPs'
-          : null;
+          : policy.dns
+            ? 'dns'
+            : null;
   if (!option) return;
   throw new Error(
     `option "${option}" applies to k6/http only on the Node runtime, not to ${what} (${hostname}); drop it, or run with k6`,

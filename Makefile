@@ -24,6 +24,10 @@ $(NODE_MODULES): package-lock.json
 docs-settings: $(NODE_MODULES)
 	node --import tsx cli/docs-settings.ts
 
+## docs-runtime-options: write docs/runtime-options.md from packages/runtime/src/options/k6-surface.ts
+docs-runtime-options: $(NODE_MODULES)
+	node --import tsx cli/docs-runtime-options.ts
+
 ## install: npm ci, only when node_modules is missing or older than package-lock.json
 install: $(NODE_MODULES)
 

@@ -2,10 +2,40 @@
  * `k6-triton run`: runs a k6 script on the Node runtime with k6's flags and semantics
  * (k6's exit codes; CLI flags and K6_* environment variables override the script's options, as in k6).
  */
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 // The supervisor, not the engine: the engine and the libraries it loads (esbuild, undici, HDR
 // histograms) belong to the worker thread only, so the main thread stays small.
-import { EXIT, parseSegment, parseSequence, runSupervised } from '@k6-triton/runtime';
+import {
+  EXIT,
+  type LogSettings,
+  parseSegment,
+  parseSequence,
+  parseStage,
+  refusedEnv,
+  runSupervised,
+} from '@k6-triton/runtime';
+import {
+  addRefusedFlags,
+  type ConfigFile,
+  defined,
+  EnvConfigError,
+  type EnvOptions,
+  envOptions,
+  flagRefusals,
+  readConfig,
+  stageFlag,
+  logOutput,
+  summaryMode,
+} from './run-k6-surface.ts';
+
+export { envBool } from './run-k6-surface.ts';
+
+/** Prints each line naming the command and sets k6's exit code for it. */
+function refuse(lines: string[], code: number): void {
+  for (const line of lines) process.stderr.write(`k6-triton: ${line}\n`);
+  process.exitCode = code;
+}
+import { parseDuration_ms } from '@k6-triton/lib/duration.ts';
 
 function positiveInt(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`must be a whole number >= 0, got "${value}"`);
@@ -30,15 +60,9 @@ function checked(parse: (v: string) => unknown): (value: string) => string {
   };
 }
 
-/** Go's strconv.ParseBool, as k6 reads a boolean K6_* variable (`false` means false); undefined when unset. */
-export function envBool(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
-  const value = env[name];
-  if (value === undefined) return undefined;
-  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
-  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false;
-  throw new Error(
-    `env var '${name}' is not a valid boolean value: strconv.ParseBool: parsing "${value}": invalid syntax`,
-  );
+/** A repeatable, comma-separated flag's values (undefined when not given), as k6's slice flags. */
+function list(values: string[]): string[] | undefined {
+  return values.length > 0 ? values.flatMap((v) => v.split(',').map((x) => x.trim())) : undefined;
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -53,11 +77,34 @@ interface RunFlags {
   tag: Record<string, string>;
   out: string[];
   summaryExport?: string;
-  summaryMode: 'compact' | 'full' | 'legacy';
+  summaryMode: 'compact' | 'full' | 'disabled';
   summaryTrendStats?: string;
   summaryTimeUnit?: string;
-  summary: boolean;
   thresholds: boolean;
+  stage: string[];
+  setup: boolean;
+  teardown: boolean;
+  maxRedirects?: number;
+  batch?: number;
+  batchPerHost?: number;
+  userAgent?: string;
+  connectionReuse: boolean;
+  minIterationDuration?: string;
+  throw?: boolean;
+  systemTags?: string;
+  discardResponseBodies?: boolean;
+  config?: string;
+  logOutput?: LogSettings['output'];
+  logFormat?: string;
+  consoleOutput?: string;
+  verbose?: boolean;
+  httpDebug?: string | true;
+  vuConnectionReuse: boolean;
+  blacklistIp: string[];
+  dns?: string;
+  localIps?: string;
+  blockHostnames: string[];
+  rps?: number;
   quiet?: boolean;
   color: boolean;
   includeSystemEnvVars: boolean;
@@ -69,7 +116,7 @@ interface RunFlags {
 
 /** Adds the `run` subcommand to the program. */
 export function registerRun(program: Command): void {
-  program
+  const run = program
     .command('run')
     .description('Run a k6 script (bundle, .js or .ts) on the k6-compatible Node runtime')
     .argument('<script>', 'k6 script: dist/<name>.js bundle, .js or .ts file')
@@ -117,8 +164,8 @@ export function registerRun(program: Command): void {
       ).env('K6_SUMMARY_EXPORT'),
     )
     .addOption(
-      new Option('--summary-mode <mode>', 'end-of-test summary layout')
-        .choices(['compact', 'full', 'legacy'])
+      new Option('--summary-mode <mode>', 'end-of-test summary: compact, full or disabled')
+        .argParser(summaryMode)
         .default('compact')
         .env('K6_SUMMARY_MODE'),
     )
@@ -133,52 +180,168 @@ export function registerRun(program: Command): void {
         'K6_SUMMARY_TIME_UNIT',
       ),
     )
-    .option('--no-summary', 'do not print the end-of-test summary')
     .option('--no-thresholds', 'do not evaluate thresholds')
     .option('-q, --quiet', 'no banner and no progress line')
     .option('--no-color', 'no colors in the output')
     .option('--no-include-system-env-vars', 'keep the system environment out of __ENV')
-    .action(async (script: string, flags: RunFlags) => {
-      let insecureEnv: boolean | undefined;
-      let noThresholdsEnv: boolean | undefined;
-      try {
-        insecureEnv = envBool(process.env, 'K6_INSECURE_SKIP_TLS_VERIFY');
-        noThresholdsEnv = envBool(process.env, 'K6_NO_THRESHOLDS');
-      } catch (err) {
-        // k6's words and exit code (255) for a variable it cannot read.
-        process.stderr.write(`k6-triton: ${(err as Error).message}\n`);
-        process.exitCode = EXIT.GENERIC;
-        return;
-      }
-      const result = await runSupervised({
-        script,
-        // The scenarios' stats probes record which runtime measured (lib/load/metrics.ts createWindowRecord),
-        // so a merged report can say so; real k6 never sets it. A -e K6_TRITON_RUNTIME still wins.
-        env: { K6_TRITON_RUNTIME: 'node', ...flags.env },
-        includeSystemEnv: flags.includeSystemEnvVars,
-        overrides: {
-          vus: flags.vus,
-          duration: flags.duration,
-          iterations: flags.iterations,
-          summaryTrendStats: flags.summaryTrendStats?.split(',').map((s) => s.trim()),
-          summaryTimeUnit: flags.summaryTimeUnit,
-          tags: Object.keys(flags.tag).length ? flags.tag : undefined,
-          executionSegment: flags.executionSegment,
-          executionSegmentSequence: flags.executionSegmentSequence,
-          insecureSkipTLSVerify: flags.insecureSkipTlsVerify || insecureEnv || undefined,
-        },
-        out: flags.out,
-        summaryExport: flags.summaryExport,
-        summaryMode: flags.summaryMode,
-        noSummary: !flags.summary,
-        noThresholds: !flags.thresholds || noThresholdsEnv === true,
-        quiet: flags.quiet,
-        noColor: !flags.color,
-        secretSources: flags.secretSource,
-      });
-      process.exitCode = result.exitCode;
-      // A timer or socket the script left open must not keep the process alive after the test,
-      // as k6 exits once the test is over; an unref'd timer only fires if something lingers.
-      setTimeout(() => process.exit(result.exitCode), 2000).unref();
+    .option('-s, --stage <duration:target>', 'add a ramping-vus stage (repeatable)', stageFlag, [])
+    .option('--no-setup', "don't run setup()")
+    .option('--no-teardown', "don't run teardown()")
+    .addOption(
+      new Option('--max-redirects <n>', 'follow at most n redirects')
+        .argParser(positiveInt)
+        .env('K6_MAX_REDIRECTS'),
+    )
+    .addOption(
+      new Option('--batch <n>', 'max parallel batch requests').argParser(positiveInt).env('K6_BATCH'),
+    )
+    .addOption(
+      new Option('--batch-per-host <n>', 'max parallel batch requests per host')
+        .argParser(positiveInt)
+        .env('K6_BATCH_PER_HOST'),
+    )
+    .addOption(new Option('--user-agent <ua>', 'User-Agent of k6/http requests').env('K6_USER_AGENT'))
+    .option('--no-connection-reuse', 'disable keep-alive connections')
+    .option('--no-vu-connection-reuse', "don't reuse connections between iterations")
+    .addOption(new Option('--local-ips <ranges>', 'source addresses of the VUs').env('K6_LOCAL_IPS'))
+    .addOption(new Option('--dns <config>', 'DNS: ttl=5m,select=random,policy=preferIPv4').env('K6_DNS'))
+    .option('--blacklist-ip <cidr>', 'fail requests to this IP range (repeatable)', collect, [])
+    .option('--block-hostnames <pattern>', 'fail requests to this hostname pattern (repeatable)', collect, [])
+    .addOption(new Option('--rps <n>', 'limit requests per second').argParser(positiveInt).env('K6_RPS'))
+    .addOption(
+      new Option('--min-iteration-duration <duration>', 'minimum duration of an iteration')
+        .argParser(checked((v) => parseDuration_ms(v, '--min-iteration-duration')))
+        .env('K6_MIN_ITERATION_DURATION'),
+    )
+    .option('-w, --throw', 'k6/http throws on transport errors')
+    .addOption(new Option('--system-tags <tags>', 'only these system tags on samples').env('K6_SYSTEM_TAGS'))
+    .option('--discard-response-bodies', "read but don't keep response bodies")
+    .addOption(new Option('-c, --config <file>', "k6's JSON config file").env('K6_CONFIG'))
+    .option('--compatibility-mode <mode>', 'JavaScript compatibility mode: extended')
+    .option('-t, --type <type>', 'test type: js')
+    .option('--traces-output <output>', 'traces output: none')
+    .addOption(
+      new Option('--log-output <output>', 'log output: stderr, stdout, none or file=PATH')
+        .argParser(logOutput)
+        .env('K6_LOG_OUTPUT'),
+    )
+    .addOption(new Option('--log-format <format>', 'log format: json or raw').env('K6_LOG_FORMAT'))
+    .addOption(
+      new Option('--console-output <file>', "the script's console lines to this file").env(
+        'K6_CONSOLE_OUTPUT',
+      ),
+    )
+    .option('-v, --verbose', 'show console.debug')
+    .addOption(
+      new Option('--http-debug [mode]', 'log requests and responses; =full adds the bodies').env(
+        'K6_HTTP_DEBUG',
+      ),
+    )
+    .option('--no-usage-report', 'no usage report (the Node runtime never sends one)');
+  addRefusedFlags(run);
+  run.addHelpText(
+    'after',
+    "\nEvery option, flag and K6_* variable of k6 v2.2.0's run, honoured or refused at start: docs/runtime-options.md",
+  );
+  run.action(async (script: string, flags: RunFlags) => {
+    const flagLines = flagRefusals(run);
+    if (flagLines.length > 0) return refuse(flagLines, EXIT.GENERIC);
+    const envLines = refusedEnv(process.env);
+    if (envLines.length > 0) return refuse(envLines, EXIT.INVALID_CONFIG);
+    let env: EnvOptions;
+    try {
+      env = envOptions(process.env);
+    } catch (err) {
+      // k6's words and exit codes for a variable it cannot read: 104 for an option's, 255 for a boolean flag's.
+      return refuse(
+        [(err as Error).message],
+        err instanceof EnvConfigError ? EXIT.INVALID_CONFIG : EXIT.GENERIC,
+      );
+    }
+    let config: ConfigFile;
+    try {
+      config = readConfig(flags.config);
+    } catch (err) {
+      return refuse([(err as Error).message], EXIT.INVALID_CONFIG);
+    }
+    const options: Record<string, unknown> = {
+      ...env.options,
+      ...defined({
+        stages: flags.stage.length > 0 ? flags.stage.map((s, i) => parseStage(s, i)) : undefined,
+        noSetup: flags.setup ? undefined : true,
+        noTeardown: flags.teardown ? undefined : true,
+        maxRedirects: flags.maxRedirects,
+        batch: flags.batch,
+        batchPerHost: flags.batchPerHost,
+        userAgent: flags.userAgent,
+        noConnectionReuse: flags.connectionReuse ? undefined : true,
+        minIterationDuration: flags.minIterationDuration,
+        throw: flags.throw,
+        systemTags: flags.systemTags?.split(',').map((t) => t.trim()),
+        discardResponseBodies: flags.discardResponseBodies,
+        httpDebug: flags.httpDebug === true ? 'headers' : flags.httpDebug,
+        noVUConnectionReuse: flags.vuConnectionReuse ? undefined : true,
+        blacklistIPs: list(flags.blacklistIp),
+        dns: flags.dns,
+        localIPs: flags.localIps,
+        blockHostnames: list(flags.blockHostnames),
+        rps: flags.rps,
+      }),
+    };
+    const result = await runSupervised({
+      script,
+      // The scenarios' stats probes record which runtime measured (lib/load/metrics.ts createWindowRecord),
+      // so a merged report can say so; real k6 never sets it. A -e K6_TRITON_RUNTIME still wins.
+      env: { K6_TRITON_RUNTIME: 'node', ...flags.env },
+      // The flag wins; else K6_INCLUDE_SYSTEM_ENV_VARS (k6's default: true).
+      includeSystemEnv:
+        run.getOptionValueSource('includeSystemEnvVars') === 'cli'
+          ? flags.includeSystemEnvVars
+          : (env.includeSystemEnvVars ?? true),
+      overrides: {
+        vus: flags.vus,
+        duration: flags.duration,
+        iterations: flags.iterations,
+        summaryTrendStats: flags.summaryTrendStats?.split(',').map((s) => s.trim()),
+        summaryTimeUnit: flags.summaryTimeUnit,
+        tags: Object.keys({ ...env.tags, ...flags.tag }).length ? { ...env.tags, ...flags.tag } : undefined,
+        executionSegment: flags.executionSegment,
+        executionSegmentSequence: flags.executionSegmentSequence,
+        insecureSkipTLSVerify: flags.insecureSkipTlsVerify || env.insecureSkipTLSVerify || undefined,
+        options,
+        configFile: config.options,
+      },
+      out: flags.out.length > 0 ? flags.out : config.out,
+      summaryExport: flags.summaryExport,
+      summaryMode: flags.summaryMode === 'disabled' ? 'compact' : flags.summaryMode,
+      noSummary: flags.summaryMode === 'disabled',
+      noThresholds: !flags.thresholds || env.noThresholds === true,
+      quiet: flags.quiet,
+      noColor: !flags.color || env.noColor === true,
+      secretSources: flags.secretSource,
+      log: {
+        format: flags.logFormat === 'json' || flags.logFormat === 'raw' ? flags.logFormat : 'text',
+        output: flags.logOutput ?? { to: 'stderr' },
+        consoleFile: flags.consoleOutput,
+        verbose: flags.verbose === true,
+      },
     });
+    process.exitCode = result.exitCode;
+    // A timer or socket the script left open must not keep the process alive after the test,
+    // as k6 exits once the test is over; an unref'd timer only fires if something lingers.
+    setTimeout(() => process.exit(result.exitCode), 2000).unref();
+  });
+  // k6's code (255) and words for a flag it cannot read; help keeps its 0.
+  run.exitOverride((err) => {
+    throw err.exitCode === 0 ? err : new CommanderError(EXIT.GENERIC, err.code, err.message);
+  });
+  // k6's `--http-debug` takes no value unless given with `=` (`--http-debug=full`); commander would take the
+  // next word (the script) as its value.
+  const parseOptions = run.parseOptions.bind(run);
+  run.parseOptions = (argv: string[]) =>
+    parseOptions(argv.map((a) => (a === '--http-debug' ? '--http-debug=headers' : a)));
+  // k6's words for a flag it does not have (`--no-summary`, gone in k6 v2, among them).
+  const internal = run as unknown as { unknownOption: (flag: string) => void };
+  internal.unknownOption = (flag: string) =>
+    run.error(`error: unknown flag: ${flag}`, { code: 'commander.unknownOption', exitCode: EXIT.GENERIC });
 }

@@ -9,11 +9,12 @@ import { peakPlannedVus, maxScenarioDuration_ms } from './executors/index.ts';
 import { logScriptError } from './executors/iteration.ts';
 import { VuPool } from './executors/pool.ts';
 import { loadProgram, type Program } from './loader/program.ts';
-import { forgetRedactions, logLine } from './log.ts';
+import { configureLog, forgetRedactions, type LogSettings, logLine, setConsoleFile } from './log.ts';
 import { SectionTracker } from './metrics/sections.ts';
 import { SamplePipeline } from './metrics/pipeline.ts';
 import { systemTagFilter } from './metrics/system-tags.ts';
 import { MetricRegistry } from './metrics/registry.ts';
+import { useUserAgent } from './modules/http-params.ts';
 import { type SecretSources, secretSources } from './modules/secret-sources.ts';
 import {
   consolidateOptions,
@@ -65,6 +66,8 @@ export interface RunTestOptions {
   secretSources?: string[];
   /** How VUs run (blocking/mode.ts); default: K6_TRITON_VU_MODE, else auto. */
   vuMode?: VuMode;
+  /** --log-format, --log-output, --console-output, -v (unset: k6's defaults, or what the process set). */
+  log?: LogSettings;
   /** Set on the supervised worker: the supervisor's side of the run. */
   control?: RunControl;
 }
@@ -110,6 +113,13 @@ const SIGNAL_ABORT = (signal: string) =>
 async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Promise<RunTestResult> {
   const stdout = opts.stdout ?? ((s: string) => void process.stdout.write(s));
   const stderr = opts.stderr ?? ((s: string) => void process.stderr.write(s));
+  if (opts.log) {
+    try {
+      configureLog(opts.log, stdout);
+    } catch (err) {
+      return fail(EXIT.GENERIC, (err as Error).message);
+    }
+  }
   let secrets: SecretSources;
   try {
     secrets = secretSources(opts.secretSources ?? []);
@@ -161,6 +171,13 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
     return fail(EXIT.INVALID_CONFIG, (err as Error).message);
   }
   run.options = options;
+  useUserAgent(options.userAgent);
+  const consoleOutput = options.raw['consoleOutput'];
+  if (consoleOutput !== undefined && consoleOutput !== null) {
+    if (typeof consoleOutput !== 'string')
+      return fail(EXIT.INVALID_CONFIG, 'invalid option consoleOutput: expected a file path');
+    setConsoleFile(consoleOutput);
+  }
   if (opts.summaryMode === 'full') pipeline.sections = new SectionTracker();
   pipeline.tagFilter = systemTagFilter(options.systemTags);
   const moduleOptions = {

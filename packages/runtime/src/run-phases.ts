@@ -139,7 +139,7 @@ export class RunPhases {
 
   async #setup(): Promise<void> {
     const { vu0, options } = this.x;
-    if (typeof vu0.exports['setup'] !== 'function') return;
+    if (options.noSetup || typeof vu0.exports['setup'] !== 'function') return;
     this.#enter('setup', options.setupTimeout_ms);
     try {
       const data = await callExport(vu0, 'setup', undefined, options.setupTimeout_ms);
@@ -195,7 +195,7 @@ export class RunPhases {
     const ar = run.abortRequest;
     // k6 logs test.abort() and signals as errors.
     if (ar) logLine(ar.code === EXIT.THRESHOLDS_FAILED ? 'WARN' : 'ERRO', ar.reason);
-    if (!this.#setupOk || typeof vu0.exports['teardown'] !== 'function') return;
+    if (!this.#setupOk || options.noTeardown || typeof vu0.exports['teardown'] !== 'function') return;
     this.#enter('teardown', options.teardownTimeout_ms);
     try {
       await callExport(
@@ -239,12 +239,14 @@ export class RunPhases {
     const sections = run.pipeline.sections
       ? buildSections(run.pipeline.sections, options.summaryTrendStats, duration_ms)
       : [];
-    const custom = !defaultSummary && typeof vu0.exports['handleSummary'] === 'function';
+    // --summary-mode disabled: no summary at all, as in k6 (neither handleSummary nor --summary-export).
+    const summarize = !this.x.noSummary;
+    const custom = summarize && !defaultSummary && typeof vu0.exports['handleSummary'] === 'function';
     const failures: string[] = [];
-    if (!custom || !(await this.#handleSummary(data, failures))) {
-      if (!this.x.noSummary) io.stdout(renderTextSummary(data, this.x.summaryMode, sections));
+    if (summarize && (!custom || !(await this.#handleSummary(data, failures)))) {
+      io.stdout(renderTextSummary(data, this.x.summaryMode, sections));
     }
-    if (this.x.summaryExport) {
+    if (summarize && this.x.summaryExport) {
       const failure = writeSummaryFile(
         this.x.summaryExport,
         JSON.stringify(legacySummaryExport(data), null, 4),

@@ -9,6 +9,7 @@
  * request about 30 us of client CPU (paired runs of the minimal HTTP script at c1); tests that call
  * module functions directly across awaits turn it on with followVuAcrossAwaits().
  */
+import type { DialPolicy } from './transport/dial-policy.ts';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ClientTls } from './transport/tls-client.ts';
 
@@ -41,6 +42,16 @@ export interface HttpOptions {
   batch: number;
   batchPerHost: number;
   noCookiesReset: boolean;
+  /** k6's `throw`: a transport error throws instead of returning a response with `error`. */
+  throw: boolean;
+  /** k6's `rps`: requests per second across all VUs (unset or 0: no limit). */
+  rps?: number;
+  /** k6's `noVUConnectionReuse`: a VU's connections are closed between its iterations. */
+  noVUConnectionReuse?: boolean;
+  /** k6's `hosts`, `blockHostnames` and `blacklistIPs`: where k6/http may dial. */
+  dial: DialPolicy;
+  /** k6's `httpDebug`: requests and responses dumped to the log. */
+  debug: 'off' | 'headers' | 'full';
 }
 
 /** What a protocol module sees of the VU that called it. */

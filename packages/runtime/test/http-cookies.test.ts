@@ -1,3 +1,4 @@
+import { OPEN_DIAL } from '../src/transport/dial-policy.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBatch } from '../src/modules/http-batch.ts';
 import {
@@ -103,7 +104,15 @@ describe('k6/http digest auth, cookies and batches against a local server', () =
     vu.iterationInInstance = 1;
     expect(runInVu(vu, () => cookieJar().cookiesForURL(server.base))).toEqual({});
     const noReset = Object.assign(fakeVu(), { iterationInInstance: 0 });
-    noReset.options.http = { maxRedirects: null, batch: 20, batchPerHost: 6, noCookiesReset: true };
+    noReset.options.http = {
+      maxRedirects: null,
+      batch: 20,
+      batchPerHost: 6,
+      noCookiesReset: true,
+      throw: false,
+      debug: 'off',
+      dial: OPEN_DIAL,
+    };
     await runInVu(noReset, () => asyncRequest('GET', `${server.base}/cookies/set?k=v`));
     noReset.iterationInInstance = 1;
     expect(runInVu(noReset, () => cookieJar().cookiesForURL(server.base))).toEqual({ k: ['v'] });

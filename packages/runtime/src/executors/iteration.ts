@@ -184,7 +184,29 @@ async function finishAsync(
     ctx.run.iterationsInterrupted++;
     return false;
   }
-  return countIteration(vu, ctx, start);
+  return holdMinimum(vu, ctx, start, countIteration(vu, ctx, start));
+}
+
+/**
+ * k6's minIterationDuration: a completed iteration shorter than it waits out the rest (after its
+ * iteration_duration sample, which does not include the wait, as in k6); a stop ends the wait.
+ */
+function holdMinimum(
+  vu: VU,
+  ctx: IterationContext,
+  start: number,
+  counted: boolean,
+): boolean | Promise<boolean> {
+  const min = ctx.run.options?.minIterationDuration_ms ?? 0;
+  if (!counted || min <= 0 || performance.now() >= start + min) return counted;
+  return new Promise<boolean>((resolve) => {
+    const done = () => {
+      if (vu.interrupt === done) vu.interrupt = null;
+      resolve(true);
+    };
+    vu.interrupt = done;
+    vu.waitUntil(start + min).then(done);
+  });
 }
 
 /**
@@ -218,5 +240,5 @@ export function runIteration(vu: VU, ctx: IterationContext): boolean | Promise<b
   ) {
     return finishAsync(vu, ctx, start, pending);
   }
-  return countIteration(vu, ctx, start);
+  return holdMinimum(vu, ctx, start, countIteration(vu, ctx, start));
 }

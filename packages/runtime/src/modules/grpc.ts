@@ -5,6 +5,7 @@
  * connect() returns a Promise<true> (await it, or not: the first asyncInvoke waits for it), because
  * dialing cannot block this event loop either. One Client may serve several VUs: connections are per VU.
  */
+import { refuseOtherDial } from '../transport/dial-policy.ts';
 import { performance } from 'node:perf_hooks';
 import { createPrivateKey } from 'node:crypto';
 import tls from 'node:tls';
@@ -326,6 +327,8 @@ export class Client {
     const vu = ownerVu(this);
     if (vu.inInit) throw new Error('connecting to a gRPC server in the init context is not supported');
     const p = connectParams(params);
+    const port = Number(address.slice(address.lastIndexOf(':') + 1)) || 443;
+    refuseOtherDial(vu.options.http?.dial, 'gRPC', hostOf(address), port);
     this.#closeFor(vu);
     const credentials = p.plaintext
       ? grpcjs.credentials.createInsecure()

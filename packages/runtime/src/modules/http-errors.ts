@@ -7,6 +7,8 @@
 export interface K6HttpError {
   code: number;
   message: string;
+  /** The longer text k6's "Request Failed" warning gives, when it differs from `message`. */
+  detail?: string;
 }
 
 export const ERR_GENERIC = 1000;
@@ -108,6 +110,10 @@ export function k6ErrorFor(err: unknown): K6HttpError {
   switch (code) {
     case 'K6_REQUEST_TIMEOUT':
       return { code: ERR_REQUEST_TIMEOUT, message: 'request timeout' };
+    case 'K6_BLOCKED_HOSTNAME':
+      return { code: 1111, message: 'hostname is blocked', detail: message };
+    case 'K6_BLACKLISTED_IP':
+      return { code: 1110, message: 'ip is blacklisted', detail: message };
     case 'ECONNREFUSED':
       return { code: 1212, message: 'dial: connection refused' };
     case 'UND_ERR_CONNECT_TIMEOUT':

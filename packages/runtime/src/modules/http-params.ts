@@ -13,6 +13,25 @@ export const DEFAULT_REDIRECTS = 10;
 /** The User-Agent requests send unless the script sets one (k6/http, k6/x/sse and the WebSocket handshakes). */
 export const USER_AGENT = 'Grafana k6 (k6-triton Node runtime)';
 
+/** The test's `userAgent` option (an empty string sends none); USER_AGENT when unset. One per process, like the run. */
+let defaultUserAgent = USER_AGENT;
+
+/** The User-Agent a k6/http request or WebSocket handshake sends when it sets none ('' sends none). */
+export function currentUserAgent(): string {
+  return defaultUserAgent;
+}
+
+/** Sets the User-Agent of k6/http requests that set none (k6's userAgent option); null restores the default. */
+export function useUserAgent(userAgent: string | null): void {
+  const next = userAgent ?? USER_AGENT;
+  if (next === defaultUserAgent) return;
+  defaultUserAgent = next;
+  // Parsed params hold the old default: parse them again.
+  DEFAULTS.keep = DEFAULTS.discard = null;
+  FROZEN.keep = new WeakMap();
+  FROZEN.discard = new WeakMap();
+}
+
 /** k6's http.expectedStatuses(...) result: which statuses count as expected (not failed). */
 export class ExpectedStatuses {
   readonly #codes: Set<number>;
@@ -161,7 +180,7 @@ function parseParams(p: Params, discard: boolean): RequestParams {
     headers[k] = String(v);
     if (k.toLowerCase() === 'user-agent') hasUserAgent = true;
   }
-  if (!hasUserAgent) headers['User-Agent'] = USER_AGENT;
+  if (!hasUserAgent && defaultUserAgent !== '') headers['User-Agent'] = defaultUserAgent;
   const entries = Object.entries(p.tags ?? {});
   // One shared object for untagged requests keeps them on requestTags' memo (see http-metrics.ts).
   const tags: Tags = entries.length === 0 ? NO_TAGS : {};

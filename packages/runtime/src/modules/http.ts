@@ -4,6 +4,8 @@
  * promise forms (PROMISE_FORMS, loader/await-sync.ts); anywhere else they throw a clear error naming
  * asyncRequest. Connections are kept alive per VU, as k6.
  */
+import { localAddressFor, OPEN_DIAL } from '../transport/dial-policy.ts';
+import { logExchange } from './http-debug.ts';
 import { logLine } from '../log.ts';
 import { type BatchJob, runBatch } from './http-batch.ts';
 import { currentVu, runInVu, type HttpOptions, type Tags, type VuState } from '../vu-context.ts';
@@ -52,20 +54,29 @@ interface VuHttp {
   responseCallback: ExpectedStatuses | null | undefined;
   jar: CookieJar | null;
   jarIteration: number;
+  /** The iteration the connections serve, under noVUConnectionReuse. */
+  connIteration: number;
 }
 
 const vuStates = new WeakMap<VuState, VuHttp>();
 /** setResponseCallback called from the init context applies to VUs that did not set their own. */
 let initResponseCallback: ExpectedStatuses | null = DEFAULT_EXPECTED;
 
+/** A VU's connections, under the test's dial options and from its localIPs address. */
+function vuConnections(vu: VuState): VuConnections {
+  const dial = vu.options.http?.dial ?? OPEN_DIAL;
+  return new VuConnections(vu.options.tls, dial, localAddressFor(dial.localIps, vu.idInTest - 1));
+}
+
 function vuHttp(vu: VuState): VuHttp {
   let s = vuStates.get(vu);
   if (!s) {
     const created: VuHttp = {
-      connections: new VuConnections(vu.options.tls),
+      connections: vuConnections(vu),
       responseCallback: undefined,
       jar: null,
       jarIteration: Number.NaN,
+      connIteration: Number.NaN,
     };
     vuStates.set(vu, created);
     vu.onRetire(() => created.connections.close());
@@ -106,9 +117,11 @@ function requestInfo(
   return { method, url, headers: h, body: text, cookies: requestCookiesInfo(cookies) };
 }
 
-function warnFailed(method: string, url: string, err: K6HttpError): void {
-  // k6 logs every failed request at warning level (its `throw` option is false by default).
-  const msg = `${method[0]}${method.slice(1).toLowerCase()} ${JSON.stringify(url)}: ${err.message}`;
+function warnFailed(method: string, url: string, err: K6HttpError, throwErrors = false): void {
+  // k6 logs every failed request at warning level, or throws it under its `throw` option.
+  const msg = `${method[0]}${method.slice(1).toLowerCase()} ${JSON.stringify(url)}: ${err.detail ?? err.message}`;
+  // k6 throws the Go error itself: String(e) is `GoError: Get "url": ...`.
+  if (throwErrors) throw Object.defineProperty(new Error(msg), 'name', { value: 'GoError' });
   logLine('WARN', 'Request Failed', { error: msg });
 }
 
@@ -146,7 +159,32 @@ const DEFAULT_HTTP_OPTIONS: HttpOptions = {
   batch: 20,
   batchPerHost: 6,
   noCookiesReset: false,
+  throw: false,
+  debug: 'off',
+  dial: OPEN_DIAL,
 };
+
+/** noVUConnectionReuse: a VU's first request of an iteration closes the connections of its last one, as k6. */
+function freshConnections(vu: VuState, state: VuHttp): void {
+  const iteration = vu.iterationInInstance ?? -1;
+  if (state.connIteration === iteration) return;
+  if (!Number.isNaN(state.connIteration)) {
+    void state.connections.close();
+    state.connections = vuConnections(vu);
+  }
+  state.connIteration = iteration;
+}
+
+/** When the next request may start under k6's rps option (one limiter for all VUs, as k6's). */
+let rpsNext_ms = 0;
+
+/** Waits for rps's turn: requests start at most `rps` a second. */
+function rpsTurn(rps: number): Promise<void> | null {
+  const now = performance.now();
+  const at = Math.max(now, rpsNext_ms);
+  rpsNext_ms = at + 1000 / rps;
+  return at > now ? new Promise((resolve) => setTimeout(resolve, at - now)) : null;
+}
 
 /** The VU's cookie jar: a new one each iteration, as k6 starts one (unless noCookiesReset). */
 function vuJar(vu: VuState, state: VuHttp): CookieJar {
@@ -171,7 +209,10 @@ export async function asyncRequest(
 ): Promise<Response> {
   const vu = currentVu();
   if (vu.inInit) throw new Error('Making http requests in the init context is not supported');
+  const rps = vu.options.http?.rps ?? 0;
+  if (rps > 0) await rpsTurn(rps);
   const state = vuHttp(vu);
+  if (vu.options.http?.noVUConnectionReuse) freshConnections(vu, state);
   const p = normalizeParams(params, vu.options.discardResponseBodies);
   const expected =
     p.responseCallback !== undefined
@@ -194,7 +235,7 @@ export async function asyncRequest(
     target = parseUrl(url);
   } catch (e) {
     const err = k6ErrorFor(Object.assign(e as Error, { code: 'ERR_INVALID_URL' }));
-    warnFailed(method_, String(url), err);
+    warnFailed(method_, String(url), err, vu.options.http?.throw);
     return failedResponse(String(url), err, requestInfo(method_, String(url), headers, wire, []));
   }
   let digest: { user: string; pass: string } | null = null;
@@ -233,8 +274,8 @@ export async function asyncRequest(
       const [m, u, h, b] = [method_, target.tagUrl, sent, wire];
       info = () => requestInfo(m, u, h, b, pairs);
     }
-    const send = (h: Record<string, string>) =>
-      state.connections.send({
+    const send = (h: Record<string, string>) => {
+      const req = {
         method: method_,
         url: target.url,
         headers: h,
@@ -242,7 +283,19 @@ export async function asyncRequest(
         timeout_ms: p.timeout_ms,
         responseType: p.responseType,
         reuseConnection: !vu.options.noConnectionReuse,
+      };
+      const debug = vu.options.http?.debug ?? 'off';
+      if (debug === 'off') return state.connections.send(req);
+      return state.connections.send(req).then((r) => {
+        logExchange(debug, req, r, {
+          group: vuTags['group'] ?? '',
+          iter: Math.max(0, vu.iterationInInstance ?? 0),
+          scenario: vuTags['scenario'] ?? '',
+          vu: vu.idInTest,
+        });
+        return r;
       });
+    };
     const record = (result: WireResult, cb: ExpectedStatuses | null) => {
       const error = result.error ? k6ErrorFor(result.error) : null;
       vu.emitLater(requestSamples, {
@@ -301,7 +354,7 @@ export async function asyncRequest(
       target = { url: next, tagUrl: next.href, name: next.href };
       continue;
     }
-    if (error) warnFailed(method_, target.tagUrl, error);
+    if (error) warnFailed(method_, target.tagUrl, error, vu.options.http?.throw);
     return new Response({
       owner: vu,
       url: target.tagUrl,

@@ -4,6 +4,7 @@
  * tags and the session's samples (ws_sessions, ws_connecting, ws_session_duration, and the socket's wire bytes as
  * data_sent/data_received), and the close codes' texts as gorilla/websocket, k6's library, words them.
  */
+import { refuseOtherDial } from '../transport/dial-policy.ts';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -11,7 +12,7 @@ import WebSocket from 'ws';
 import { tlsConnectOptions } from '../transport/tls-client.ts';
 import type { Tags, VuState } from '../vu-context.ts';
 import { TLS_UNKNOWN_AUTHORITY } from './http-errors.ts';
-import { USER_AGENT } from './http-params.ts';
+import { currentUserAgent } from './http-params.ts';
 import { canonicalHeaderKey } from './http-response.ts';
 
 /** The params both modules read: headers, tags and compression ('deflate'). */
@@ -104,8 +105,17 @@ function headersOf(res: IncomingMessage): Record<string, string> {
 
 /** Opens a WebSocket to `url` as `vu` would (its TLS options); never rejects: a failure is in the result. */
 export function handshake(vu: VuState, url: URL, options: HandshakeOptions): Promise<Handshake> {
+  refuseOtherDial(
+    vu.options.http?.dial,
+    'WebSockets',
+    url.hostname,
+    Number(url.port) || (url.protocol === 'wss:' ? 443 : 80),
+  );
   const headers = { ...options.headers };
-  if (!Object.keys(headers).some((k) => k.toLowerCase() === 'user-agent')) headers['User-Agent'] = USER_AGENT;
+  // The test's userAgent option, as k6/ws sends it; '' sends none.
+  const agent = currentUserAgent();
+  if (agent !== '' && !Object.keys(headers).some((k) => k.toLowerCase() === 'user-agent'))
+    headers['User-Agent'] = agent;
   const start_ms = performance.now();
   let wire: Socket | null = null;
   const result: Handshake = {

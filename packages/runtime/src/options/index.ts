@@ -1,5 +1,7 @@
 /**
- * Consolidates a test's options as k6 does: k6's defaults < the script's `options` < CLI flags.
+ * Consolidates a test's options as k6 does: k6's defaults < the config file (--config) < the script's
+ * `options` < environment variables and CLI flags. Options k6 has and the Node runtime refuses stop the run
+ * here (k6-surface.ts); options k6 does not know get k6's warning.
  * Execution shortcuts (vus, duration, iterations, stages) become the "default" scenario as in k6 (`shortcuts.ts`).
  */
 import { parseSystemTags } from '../metrics/system-tags.ts';
@@ -9,6 +11,9 @@ import { logLine } from '../log.ts';
 import { type ClientTls, parseTlsAuth } from '../transport/tls-client.ts';
 import { parseTlsProtocol } from '../transport/tls-options.ts';
 import type { HttpOptions } from '../vu-context.ts';
+import { parseHttpDebug } from '../modules/http-debug.ts';
+import { parseDialPolicy } from '../transport/dial-policy.ts';
+import { refusedOptions, unknownOptions } from './k6-surface.ts';
 import { parseScenario, type ScenarioConfig, segmentScenario } from './scenarios.ts';
 import { ExecutionTuple, parseSegment, parseSequence, type Segment } from './segment.ts';
 import { deriveScenarios, layerShortcuts } from './shortcuts.ts';
@@ -31,6 +36,10 @@ export interface OptionOverrides {
   executionSegment?: string;
   /** `--execution-segment-sequence`, e.g. "0,1/3,2/3,1". */
   executionSegmentSequence?: string;
+  /** Options the environment and flags set, by k6's option names (stages, userAgent, throw, ...): they win. */
+  options?: Record<string, unknown>;
+  /** The options of k6's JSON config file (--config): the script's win over them. */
+  configFile?: Record<string, unknown>;
 }
 
 /** The consolidated options the engine runs with (durations in ms). */
@@ -50,6 +59,12 @@ export interface TestOptions {
   http: HttpOptions;
   setupTimeout_ms: number;
   teardownTimeout_ms: number;
+  noSetup: boolean;
+  noTeardown: boolean;
+  /** k6's minIterationDuration: an iteration shorter than this waits out the rest (0: none). */
+  minIterationDuration_ms: number;
+  /** k6's userAgent option; null: the runtime's default. */
+  userAgent: string | null;
   /** The merged options object, as exec.test.options shows it. */
   raw: Record<string, unknown>;
 }
@@ -71,6 +86,13 @@ function intOpt<D extends number | null>(v: unknown, what: string, dflt: D): num
   return v;
 }
 
+function userAgentOpt(v: unknown): string | null {
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'string')
+    throw new Error(`invalid option userAgent: expected a string, got ${JSON.stringify(v)}`);
+  return v;
+}
+
 /** k6/http's options with k6's defaults. */
 function httpOptions(s: Record<string, unknown>): HttpOptions {
   return {
@@ -78,6 +100,11 @@ function httpOptions(s: Record<string, unknown>): HttpOptions {
     batch: intOpt(s['batch'], 'batch', 20),
     batchPerHost: intOpt(s['batchPerHost'], 'batchPerHost', 6),
     noCookiesReset: boolOpt(s['noCookiesReset'], 'noCookiesReset'),
+    throw: boolOpt(s['throw'], 'throw'),
+    debug: parseHttpDebug(s['httpDebug']),
+    dial: parseDialPolicy(s, (v) => parseDuration_ms(v, 'dns ttl')),
+    rps: intOpt(s['rps'], 'rps', 0),
+    noVUConnectionReuse: boolOpt(s['noVUConnectionReuse'], 'noVUConnectionReuse'),
   };
 }
 
@@ -109,13 +136,30 @@ function consolidate(script: unknown, over: OptionOverrides): TestOptions {
   if (script !== undefined && (script === null || typeof script !== 'object' || Array.isArray(script))) {
     throw new Error('invalid options: the exported `options` must be an object');
   }
-  const s = { ...((script as Record<string, unknown>) ?? {}) };
+  const own = (script as Record<string, unknown>) ?? {};
+  const config = over.configFile ?? {};
+  const refused = [...refusedOptions(config), ...refusedOptions(own)];
+  if (refused.length > 0) throw new InvalidConfigError(refused.join('\n'));
+  const unknown = unknownOptions(own);
+  if (unknown.length > 0)
+    logLine('WARN', 'There were unknown fields in the options exported in the script', {
+      error: `json: unknown field ${JSON.stringify(unknown[0])}`,
+    });
+  const upper = over.options ?? {};
+  const cliShortcuts = {
+    vus: over.vus,
+    duration: over.duration,
+    iterations: over.iterations,
+    stages: upper['stages'],
+  };
+  const s: Record<string, unknown> = { ...config, ...own, ...upper };
+  const execution = layerShortcuts(layerShortcuts(config, own), cliShortcuts);
   for (const k of ['vus', 'iterations'] as const) {
     if (s[k] !== undefined && (typeof s[k] !== 'number' || !Number.isInteger(s[k]) || (s[k] as number) < 0)) {
       throw new Error(`invalid option ${k}: ${JSON.stringify(s[k])} (expected an integer >= 0)`);
     }
   }
-  const rawScenarios = deriveScenarios(layerShortcuts(s, over), (msg) => logLine('WARN', msg));
+  const rawScenarios = deriveScenarios(execution, (msg) => logLine('WARN', msg));
   const tuple = executionTuple(
     over.executionSegment ?? s['executionSegment'],
     over.executionSegmentSequence ?? s['executionSegmentSequence'],
@@ -135,7 +179,8 @@ function consolidate(script: unknown, over: OptionOverrides): TestOptions {
     throw new Error(`invalid option summaryTimeUnit: ${JSON.stringify(timeUnit)} (one of s, ms, us)`);
   }
   const tags: Record<string, string> = {};
-  for (const [k, v] of Object.entries((s['tags'] as Record<string, unknown>) ?? {})) tags[k] = String(v);
+  for (const [k, v] of Object.entries({ ...(config['tags'] as object), ...(own['tags'] as object) }))
+    tags[k] = String(v);
   Object.assign(tags, over.tags ?? {});
 
   const raw = { ...s, summaryTrendStats: trendStats, summaryTimeUnit: timeUnit, tags };
@@ -158,6 +203,13 @@ function consolidate(script: unknown, over: OptionOverrides): TestOptions {
     http: httpOptions(s),
     setupTimeout_ms: parseDuration_ms(s['setupTimeout'] ?? '60s', 'setupTimeout'),
     teardownTimeout_ms: parseDuration_ms(s['teardownTimeout'] ?? '60s', 'teardownTimeout'),
+    noSetup: boolOpt(s['noSetup'], 'noSetup'),
+    noTeardown: boolOpt(s['noTeardown'], 'noTeardown'),
+    minIterationDuration_ms:
+      s['minIterationDuration'] === undefined || s['minIterationDuration'] === null
+        ? 0
+        : parseDuration_ms(s['minIterationDuration'], 'minIterationDuration'),
+    userAgent: userAgentOpt(s['userAgent']),
     raw,
   };
 }

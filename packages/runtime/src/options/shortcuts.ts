@@ -15,19 +15,30 @@ export interface Shortcuts {
 }
 
 /**
- * Layers the CLI's shortcuts over the script's: a duration or iteration count on the CLI drops the
- * script's duration, iterations, stages and scenarios (k6's rule for a higher config tier); vus
- * is kept from the script unless the CLI sets it.
+ * Layers a higher tier's shortcuts over a lower one's (config file < script < environment and flags): a
+ * duration, iteration count, stages or scenarios in the higher tier drop the lower tier's duration,
+ * iterations, stages and scenarios (k6's rule in Options.Apply); vus is kept unless the higher tier sets it.
  */
-export function layerShortcuts(
-  script: Shortcuts,
-  cli: { vus?: number; duration?: string; iterations?: number },
-) {
-  const replaced = cli.duration !== undefined || cli.iterations !== undefined;
+export function layerShortcuts(lower: Shortcuts, higher: Shortcuts): Shortcuts {
+  const set = (v: unknown) => v !== undefined && v !== null;
+  const replaced =
+    set(higher.duration) || set(higher.iterations) || set(higher.stages) || set(higher.scenarios);
   const out: Shortcuts = replaced
-    ? { vus: script.vus, duration: cli.duration, iterations: cli.iterations }
-    : { ...script };
-  if (cli.vus !== undefined) out.vus = cli.vus;
+    ? {
+        vus: lower.vus,
+        duration: higher.duration,
+        iterations: higher.iterations,
+        stages: higher.stages,
+        scenarios: higher.scenarios,
+      }
+    : {
+        vus: lower.vus,
+        duration: lower.duration,
+        iterations: lower.iterations,
+        stages: lower.stages,
+        scenarios: lower.scenarios,
+      };
+  if (set(higher.vus)) out.vus = higher.vus;
   return out;
 }
 
@@ -80,4 +91,18 @@ export function deriveScenarios(o: Shortcuts, warn: (msg: string) => void): Reco
     warn('`stages` was explicitly set to an empty value, running the script with 1 iteration in 1 VU');
   }
   return { default: { executor: 'per-vu-iterations', vus: 1, iterations: 1 } };
+}
+
+/** One `-s/--stage` value or K6_STAGES item, `[duration]:[target]` (the target defaults to 0), as k6 reads it. */
+export function parseStage(text: string, index: number): { duration: string; target: number } {
+  const [duration = '', target] = text.split(':');
+  const bad = (why: string) => new Error(`error for stage ${index}: ${why}`);
+  try {
+    parseDuration_ms(duration, 'stage');
+  } catch {
+    throw bad(`time: invalid duration ${JSON.stringify(duration)}`);
+  }
+  if (target !== undefined && !/^-?\d+$/.test(target))
+    throw bad(`strconv.ParseInt: parsing ${JSON.stringify(target)}: invalid syntax`);
+  return { duration, target: target === undefined ? 0 : Number(target) };
 }

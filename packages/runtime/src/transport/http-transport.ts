@@ -13,6 +13,7 @@ import type { buildConnector, Client } from 'undici';
 import { RequestTimeoutError } from '../modules/http-errors.ts';
 import { k6Timings, type Timings } from '../modules/http-timings.ts';
 import type { WireRequest, WireResult } from './wire-types.ts';
+import { type DialPolicy, OPEN_DIAL, policyConnector } from './dial-policy.ts';
 import { type ClientTls, DEFAULT_CLIENT_TLS, tlsConnectOptions } from './tls-client.ts';
 import { goStatusText } from './status-text.ts';
 import { goCipherName } from './tls-options.ts';
@@ -170,7 +171,13 @@ export class VuConnections {
   readonly #connectors = new Map<string, buildConnector.connector>();
   #closed = false;
 
-  constructor(private readonly tls: ClientTls = DEFAULT_CLIENT_TLS) {}
+  constructor(
+    private readonly tls: ClientTls = DEFAULT_CLIENT_TLS,
+    /** k6's hosts, blockHostnames, blacklistIPs, dns and localIPs options. */
+    private readonly dial: DialPolicy = OPEN_DIAL,
+    /** This VU's source address (localIPs), or null. */
+    private readonly localAddress: string | null = null,
+  ) {}
 
   /** Sends one request on an idle connection of this VU (or a new one) and resolves with the result. */
   send(req: WireRequest): Promise<WireResult> {
@@ -189,6 +196,7 @@ export class VuConnections {
         allowH2: true,
         ...tlsConnectOptions(this.tls, host),
       });
+      connector = policyConnector(connector, this.dial, this.localAddress);
       this.#connectors.set(host, connector);
     }
     const slot = this.#acquire(lib, req.url.origin, connector);

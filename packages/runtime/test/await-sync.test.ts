@@ -1,6 +1,6 @@
 /** The loader's transform that awaits k6's synchronous calls (packages/runtime/src/loader/await-sync.ts). */
 import { describe, expect, it } from 'vitest';
-import { awaitSyncCalls, needsAwaitSync } from '../src/loader/await-sync.ts';
+import { awaitSyncCalls, needsAwaitSync, readsAsyncForms } from '../src/loader/await-sync.ts';
 
 /** A CommonJS bundle as esbuild writes one for a script importing k6 and k6/http. */
 const bundle = (body: string) =>
@@ -148,13 +148,16 @@ describe('awaitSyncCalls', () => {
 
 describe('needsAwaitSync', () => {
   const imports = (names: string[]) => new Map([['k6/http', { names: new Set(names) }]]);
-  it('is true for synchronous k6/http names unless the script reads asyncRequest (it picks the form itself)', () => {
+  it('is true for synchronous k6/http names and gRPC calls; readsAsyncForms tells a script that reads their async forms', () => {
     expect(needsAwaitSync(imports(['get']), '')).toBe(true);
-    expect(needsAwaitSync(imports(['get', 'asyncRequest']), '')).toBe(false);
+    expect(needsAwaitSync(imports(['get', 'asyncRequest']), '')).toBe(true);
+    expect(readsAsyncForms(imports(['get', 'asyncRequest']), '')).toBe(true);
+    expect(readsAsyncForms(imports(['get']), '')).toBe(false);
     expect(needsAwaitSync(imports(['expectedStatuses']), '')).toBe(false);
     const grpc = new Map([['k6/net/grpc', { names: new Set(['Client']) }]]);
     expect(needsAwaitSync(grpc, 'client.invoke("m", {})')).toBe(true);
     expect(needsAwaitSync(grpc, 'await client.asyncInvoke("m", {})')).toBe(false);
+    expect(readsAsyncForms(grpc, 'await client.asyncInvoke("m", {})')).toBe(true);
     // k6's grpc_healthcheck example: connect() and healthCheck(), no invoke().
     expect(needsAwaitSync(grpc, 'client.connect(a); client.healthCheck().status')).toBe(true);
   });

@@ -196,13 +196,22 @@ export function groupTree(g: LegacyGroup | undefined): unknown {
 export function checkCounts(g: LegacyGroup | undefined, out: Record<string, [number, number]> = {}) {
   if (!g) return out;
   for (const c of Object.values(g.checks)) {
-    const json = c.path.indexOf('{');
-    const name = json < 0 ? c.path : c.path.slice(0, json) + canonical(JSON.parse(c.path.slice(json)));
+    const name = canonicalName(c.path);
     const [p, f] = out[name] ?? [0, 0];
     out[name] = [p + c.passes, f + c.fails];
   }
   for (const sub of Object.values(g.groups)) checkCounts(sub, out);
   return out;
+}
+/** A check's path with the JSON object it ends with (if any) canonical; other braces stay as they are. */
+function canonicalName(path: string): string {
+  const json = path.indexOf('{');
+  if (json < 0) return path;
+  try {
+    return path.slice(0, json) + canonical(JSON.parse(path.slice(json)));
+  } catch {
+    return path;
+  }
 }
 /** A JSON value with its object keys sorted. */
 const canonical = (v: unknown): string =>

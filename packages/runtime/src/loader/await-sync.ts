@@ -398,14 +398,21 @@ function groupCallOf(n: AnyNode, parentCall: Map<AnyNode, AnyNode>, locals: Loca
 }
 
 /**
- * Whether a script makes k6's synchronous calls: it names a synchronous k6/http function, or calls a
- * gRPC client's invoke() or healthCheck(), without naming their async forms (a script that reads asyncRequest or
- * asyncInvoke chooses the form at run time, as lib/scenario does, and keeps its code as it is).
+ * Whether a script makes k6's synchronous calls: it names a synchronous k6/http function, or calls
+ * `submitForm()`/`clickLink()`, or a gRPC client's invoke() or healthCheck().
  */
 export function needsAwaitSync(imports: Map<string, { names: Set<string> }>, code: string): boolean {
   const http = imports.get('k6/http')?.names;
-  if (http && !http.has('asyncRequest') && [...SYNC_HTTP].some((n) => http.has(n))) return true;
-  if (imports.has('k6/http') && /\.(submitForm|clickLink)\(/.test(code) && !code.includes('asyncRequest'))
-    return true;
-  return imports.has('k6/net/grpc') && /\.(invoke|healthCheck)\(/.test(code) && !code.includes('asyncInvoke');
+  if (http && [...SYNC_HTTP].some((n) => http.has(n))) return true;
+  if (imports.has('k6/http') && /\.(submitForm|clickLink)\(/.test(code)) return true;
+  return imports.has('k6/net/grpc') && /\.(invoke|healthCheck)\(/.test(code);
+}
+
+/**
+ * Whether a script reads the async forms too (asyncRequest, asyncInvoke): such a script may choose
+ * the form at run time, as the scenario kit does, so where the transform cannot await its
+ * synchronous calls they are kept as they are (they throw when reached) rather than blocking VUs.
+ */
+export function readsAsyncForms(imports: Map<string, { names: Set<string> }>, code: string): boolean {
+  return imports.get('k6/http')?.names.has('asyncRequest') === true || code.includes('asyncInvoke');
 }

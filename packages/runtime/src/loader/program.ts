@@ -11,7 +11,7 @@ import { runInThisContext } from 'node:vm';
 import { k6Console } from '../log.ts';
 import type { VU } from '../vu.ts';
 import { bindToVu, runInVu, type VuState } from '../vu-context.ts';
-import { awaitSyncCalls, needsAwaitSync, SyncRefusedError } from './await-sync.ts';
+import { awaitSyncCalls, needsAwaitSync, readsAsyncForms, SyncRefusedError } from './await-sync.ts';
 import {
   BLOCKING_MODULES,
   type BlockingReason,
@@ -219,30 +219,38 @@ export async function loadProgram(path: string, vuMode: VuMode = 'auto'): Promis
   if (TIMER_GLOBALS_RE.test(bundled.code) && !bundled.imports.has('k6/timers'))
     bundled.imports.set('k6/timers', { names: new Set() });
   let reason: BlockingReason | null = vuMode === 'blocking' ? { why: `${VU_MODE_ENV}=blocking` } : null;
-  const awaitSync = !reason && needsAwaitSync(bundled.imports, bundled.code);
+  let awaitSync = !reason && needsAwaitSync(bundled.imports, bundled.code);
   // k6's sleep() blocks: code after a bare sleep() runs after it wherever the transform can keep that
   // (a blocking VU's sleep() blocks its thread).
   const sleeps = !reason && bundled.imports.get('k6')?.names.has('sleep') === true;
   // k6/ws's connect() has no asynchronous form: it is awaited whatever else the script does.
   if (!reason && (awaitSync || sleeps || bundled.imports.has('k6/ws'))) {
-    try {
-      bundled.code = await awaitSyncCalls(bundled.code, {
+    const transform = (sync: boolean) =>
+      awaitSyncCalls(bundled.code, {
         path: abs,
-        grpc: awaitSync && bundled.imports.has('k6/net/grpc'),
-        http: awaitSync,
+        grpc: sync && bundled.imports.has('k6/net/grpc'),
+        http: sync,
         sleep: sleeps,
-        responses: awaitSync && bundled.imports.has('k6/http'),
+        responses: sync && bundled.imports.has('k6/http'),
         ...(bundled.map ? { map: bundled.map } : {}),
       });
+    try {
+      bundled.code = await transform(awaitSync);
     } catch (err) {
-      // Where the transform cannot keep k6's semantics, each VU gets a thread that blocks instead,
-      // unless the script needs a module blocking VUs lack (then the refusal stands).
-      const blockable =
-        err instanceof SyncRefusedError &&
-        vuMode === 'auto' &&
-        [...bundled.imports.keys()].every((spec) => BLOCKING_MODULES.has(spec));
-      if (!blockable) throw err;
-      reason = { why: err.place };
+      if (err instanceof SyncRefusedError && awaitSync && readsAsyncForms(bundled.imports, bundled.code)) {
+        // A script that reads the async forms keeps the synchronous calls the transform cannot await.
+        awaitSync = false;
+        bundled.code = await transform(false);
+      } else {
+        // Where the transform cannot keep k6's semantics, each VU gets a thread that blocks instead,
+        // unless the script needs a module blocking VUs lack (then the refusal stands).
+        const blockable =
+          err instanceof SyncRefusedError &&
+          vuMode === 'auto' &&
+          [...bundled.imports.keys()].every((spec) => BLOCKING_MODULES.has(spec));
+        if (!blockable) throw err;
+        reason = { why: err.place };
+      }
     }
   }
   if (reason)

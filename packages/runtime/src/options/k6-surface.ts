@@ -457,7 +457,7 @@ export const K6_SURFACE: readonly SurfaceRow[] = [
     // k6 reads this variable as cipher suite numbers (Go's envconfig); names there exit 104 in k6 too.
     env: 'K6_TLS_CIPHER_SUITES',
     status: 'refused',
-    note: 'set tlsCipherSuites in the script\'s options, by name, or run with k6',
+    note: "set tlsCipherSuites in the script's options, by name, or run with k6",
   },
   {
     option: 'hosts',

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { selfSignedIdentity } from '@k6-triton/server';
-import { findK6, groupTree, type Outcome, runBoth } from './harness.ts';
+import { checkCounts, findK6, groupTree, type Outcome, runBoth, thresholdVerdicts } from './harness.ts';
 import { type Listening, startH1Tls, startH2c, startH2OnlyTls, startH2Tls } from './protocol-servers.ts';
 
 const { bin: K6, looked } = findK6();
@@ -59,5 +59,24 @@ describe.skipIf(!K6)('HTTP/2 agreement with real k6', () => {
     });
     expect(byServer(n, 'proto')).toEqual(byServer(k, 'proto'));
     expect(byServer(n, 'error_code')).toEqual(byServer(k, 'error_code'));
+  }, 90_000);
+
+  it("k6's thresholds_readme_example, on a local h2 server: every check passes and no threshold aborts", async () => {
+    const { k6: k, node: n } = await runBoth(K6 ?? '', 'http2-thresholds.js', { env });
+    expect(k.code, k.stderr).toBe(0);
+    expect(n.code, n.stderr).toBe(0);
+    const failed = (o: Outcome) =>
+      Object.entries(checkCounts(o.summary?.root_group)).filter(([, [, f]]) => f > 0);
+    expect(Object.keys(checkCounts(k.summary?.root_group)).sort()).toEqual([
+      '::Static Assets::reused connection',
+      '::Static Assets::status is 200',
+      '::content is present',
+      '::http2 is used',
+      '::status is 200',
+    ]);
+    expect(failed(k)).toEqual([]);
+    expect(failed(n)).toEqual([]);
+    expect(thresholdVerdicts(n.summary)).toEqual(thresholdVerdicts(k.summary));
+    expect(Object.values(thresholdVerdicts(k.summary)).length).toBeGreaterThan(0);
   }, 90_000);
 });

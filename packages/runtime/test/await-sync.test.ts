@@ -99,6 +99,14 @@ describe('awaitSyncCalls', () => {
     );
   });
 
+  it("refuses a synchronous call in a check()'s function, which check() calls and would get a promise from", async () => {
+    await expect(
+      transform(
+        'function main() {\n  (0, import_k6.check)(null, { ok: () => import_http.default.get("u").status === 200 });\n}',
+      ),
+    ).rejects.toThrow(/method ok makes one and is called only from elsewhere at s\.js:4:/);
+  });
+
   it('refuses a function that would become async where it is used as a value, naming it and its line', async () => {
     await expect(
       transform(

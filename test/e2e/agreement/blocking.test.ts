@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { count, findK6, groupTree, runBoth, sumByTag, thresholdVerdicts } from './harness.ts';
+import { checkCounts, count, findK6, groupTree, runBoth, sumByTag, thresholdVerdicts } from './harness.ts';
 
 const { bin: K6, looked } = findK6();
 if (!K6)
@@ -47,6 +47,18 @@ describe.skipIf(!K6)('blocking VU mode agrees with real k6', () => {
     expect(groupTree(n.summary?.root_group)).toEqual(tree);
     expect(thresholdVerdicts(n.summary)).toEqual(thresholdVerdicts(k.summary));
     expect(Object.values(thresholdVerdicts(k.summary))).toEqual([false, false, false]);
+  });
+
+  it("requests inside check()'s functions: the same checks, and the failing one fails the run (exit 99)", async () => {
+    const { k6: k, node: n } = await runBoth(k6, 'check-requests.js', { env: { BASE: base } });
+    expect(k.code, k.stderr).toBe(99);
+    expect(n.code, n.stderr).toBe(99);
+    expect(checkCounts(k.summary?.root_group)).toEqual({
+      '::a page answers 200': [4, 0],
+      '::the failing page answers 200': [0, 4],
+    });
+    expect(checkCounts(n.summary?.root_group)).toEqual(checkCounts(k.summary?.root_group));
+    expect(count(n, 'http_reqs')).toBe(8);
   });
 
   it('a crossed threshold on a custom metric exits 99 on both', async () => {

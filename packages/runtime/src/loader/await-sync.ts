@@ -337,9 +337,13 @@ export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): P
         refuse(`function ${f.name} makes one and is used as a value (not called)`, r.node);
       }
     } else if (f.member) {
-      for (const c of byMember.get(f.member) ?? []) awaitCall(c);
+      const byCalls = byMember.get(f.member) ?? [];
       const read = memberRefs.find((r) => r.name === f.member && !moduleMember(r.node, locals));
       if (read) refuse(`method ${f.member} makes one and is used as a value (not called)`, read.node);
+      // A method nothing calls by name is called by code the transform cannot see (check() calls the
+      // functions of its object, a library its options' hooks): those calls would get a promise.
+      if (byCalls.length === 0) refuse(`method ${f.member} makes one and is called only from elsewhere`, n);
+      for (const c of byCalls) awaitCall(c);
     } else {
       // An anonymous function: called on the spot, or group()'s callback; anything else is refused.
       const group = groupCallOf(n, parentCall, locals);

@@ -104,7 +104,7 @@ describe('awaitSyncCalls', () => {
       transform(
         'function main() {\n  (0, import_k6.check)(null, { ok: () => import_http.default.get("u").status === 200 });\n}',
       ),
-    ).rejects.toThrow(/method ok makes one and is called only from elsewhere at s\.js:4:/);
+    ).rejects.toThrow(/function ok of an object passed to a call makes one at s\.js:4:/);
   });
 
   it('refuses a function that would become async where it is used as a value, naming it and its line', async () => {

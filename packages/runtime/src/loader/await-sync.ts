@@ -316,6 +316,13 @@ export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): P
     }
   }
   const callOf = new Map<AnyNode, Call>(calls.map((c) => [c.node, c]));
+  const handedOver = new Set<AnyNode>();
+  for (const c of calls)
+    for (const a of c.node['arguments'] as AnyNode[])
+      if (a.type === 'ObjectExpression')
+        for (const p of a['properties'] as AnyNode[])
+          if (p.type === 'Property' && isFunction(p['value'] as AnyNode))
+            handedOver.add(p['value'] as AnyNode);
   const parentCall = new Map<AnyNode, AnyNode>();
   for (const c of calls) for (const a of c.node['arguments'] as AnyNode[]) parentCall.set(a, c.node);
 
@@ -340,9 +347,9 @@ export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): P
       const byCalls = byMember.get(f.member) ?? [];
       const read = memberRefs.find((r) => r.name === f.member && !moduleMember(r.node, locals));
       if (read) refuse(`method ${f.member} makes one and is used as a value (not called)`, read.node);
-      // A method nothing calls by name is called by code the transform cannot see (check() calls the
-      // functions of its object, a library its options' hooks): those calls would get a promise.
-      if (byCalls.length === 0) refuse(`method ${f.member} makes one and is called only from elsewhere`, n);
+      // A function of an object literal handed to a call is called by code the transform cannot see
+      // (check() calls the functions of its object, a library its options' hooks): they would get a promise.
+      if (handedOver.has(n)) refuse(`function ${f.member} of an object passed to a call makes one`, n);
       for (const c of byCalls) awaitCall(c);
     } else {
       // An anonymous function: called on the spot, or group()'s callback; anything else is refused.

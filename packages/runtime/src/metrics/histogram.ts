@@ -11,9 +11,13 @@ import type Int32HistogramClass from 'hdr-histogram-js/dist/Int32Histogram.js';
  * The JavaScript histogram alone: the package's index also loads its WebAssembly build and that
  * build's decoders (pako, base64-js), about 14 MiB per thread that the runtime never uses.
  */
-const Int32Histogram: typeof Int32HistogramClass = createRequire(import.meta.url)(
-  'hdr-histogram-js/dist/Int32Histogram.js',
-).default;
+let Int32Histogram: typeof Int32HistogramClass | null = null;
+/** Loaded at the first trend: a blocking VU's thread (blocking/) forwards its samples and never needs it. */
+const int32Histogram = (): typeof Int32HistogramClass => {
+  Int32Histogram ??= createRequire(import.meta.url)('hdr-histogram-js/dist/Int32Histogram.js')
+    .default as typeof Int32HistogramClass;
+  return Int32Histogram;
+};
 
 /** Largest value the histogram records (values above clamp here; min/max/avg stay exact). */
 const MAX_RECORDED = 2 ** 52;
@@ -32,7 +36,7 @@ export class TrendHistogram {
    */
   constructor(readonly scale = 1e6) {
     // What the package's build() makes for 32-bit buckets: lowest 1, highest 2, growing as needed.
-    this.#hist = new Int32Histogram(1, 2, 3);
+    this.#hist = new (int32Histogram())(1, 2, 3);
     this.#hist.autoResize = true;
   }
 

@@ -2,8 +2,20 @@
  * k6's cookie jars (http.CookieJar, http.cookieJar(), the `jar` and `cookies` params, Response.cookies)
  * over tough-cookie's RFC 6265 store, with the behaviour of Go's net/http/cookiejar that k6 wraps.
  */
-import { Cookie, CookieJar as ToughJar } from 'tough-cookie';
+import { createRequire } from 'node:module';
+import type { CookieJar as ToughJar } from 'tough-cookie';
 import type { WireResult } from '../transport/wire-types.ts';
+
+type Tough = typeof import('tough-cookie');
+let loaded: Tough | null = null;
+/**
+ * tough-cookie, loaded at first use: a blocking VU's thread (blocking/) never keeps cookies itself, and
+ * loading the package costs each thread about 60 ms of CPU.
+ */
+const tough = (): Tough => {
+  loaded ??= createRequire(import.meta.url)('tough-cookie') as Tough;
+  return loaded;
+};
 
 /** Go's zero time.Time in Unix milliseconds: what k6 reports as `expires` for a cookie without one. */
 const GO_ZERO_TIME_MS = -6795364578871;
@@ -57,7 +69,7 @@ export class CookieJar {
   #store: ToughJar | null = null;
 
   get #jar(): ToughJar {
-    this.#store ??= new ToughJar(undefined, { rejectPublicSuffixes: false, looseMode: true });
+    this.#store ??= new (tough().CookieJar)(undefined, { rejectPublicSuffixes: false, looseMode: true });
     return this.#store;
   }
 
@@ -71,7 +83,7 @@ export class CookieJar {
   /** Sets one cookie for `url`; options: path, domain, expires (RFC 1123), max_age, secure, http_only. */
   set(url: string, name: string, value: string, opts?: SetOptions | null): boolean {
     const u = parsedUrl(url);
-    const c = new Cookie({ key: String(name), value: String(value) });
+    const c = new (tough().Cookie)({ key: String(name), value: String(value) });
     for (const [k, v] of Object.entries(opts ?? {})) {
       switch (k.toLowerCase()) {
         case 'path':
@@ -119,7 +131,9 @@ export class CookieJar {
   }
 
   #expire(u: URL, name: string): void {
-    this.#jar.setCookieSync(new Cookie({ key: name, value: '', maxAge: 0 }), u.href, { ignoreError: true });
+    this.#jar.setCookieSync(new (tough().Cookie)({ key: name, value: '', maxAge: 0 }), u.href, {
+      ignoreError: true,
+    });
   }
 
   /** The jar's name/value pairs for a request to `u`, in the order Go's jar sends them. */
@@ -176,7 +190,7 @@ export function requestCookiesInfo(pairs: readonly [string, string][]): Record<s
 export function responseCookies(setCookies: readonly string[]): Record<string, ResponseCookie[]> {
   const out: Record<string, ResponseCookie[]> = {};
   for (const s of setCookies) {
-    const c = Cookie.parse(s, { loose: true });
+    const c = tough().Cookie.parse(s, { loose: true });
     if (!c) continue;
     const maxAge = c.maxAge;
     pushTo(out, c.key, {

@@ -4,9 +4,8 @@
  * mode: the same exit codes, request counts, checks by group, threshold verdicts and custom metrics as
  * real k6. Real k6 comes from K6_BIN or ../shared/tools/bin/k6; without it the suite is skipped.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Listening, startHttp } from './protocol-servers.ts';
 import { checkCounts, count, findK6, groupTree, runBoth, sumByTag, thresholdVerdicts } from './harness.ts';
 
 const { bin: K6, looked } = findK6();
@@ -15,11 +14,11 @@ if (!K6)
 
 describe.skipIf(!K6)('blocking VU mode agrees with real k6', () => {
   const k6 = K6 ?? '';
-  let server: Server;
+  let server: Listening | undefined;
   let base = '';
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
+    server = await startHttp((req, res) => {
       req.resume();
       const url = req.url ?? '/';
       if (url === '/set-cookie') res.setHeader('Set-Cookie', 'sid=abc; Path=/');
@@ -27,8 +26,7 @@ describe.skipIf(!K6)('blocking VU mode agrees with real k6', () => {
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ ok: true, path: url, cookie: req.headers.cookie ?? '' }));
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    base = server.url;
   });
   afterAll(() => server?.close());
 

@@ -7,13 +7,12 @@
  * docs/node-runtime.md). Without it, or without real k6, the suite is skipped, saying so.
  */
 import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkCounts, count, findK6, type Outcome, runBoth } from './harness.ts';
+import { type Listening, startHttp } from './protocol-servers.ts';
 
 const LIBS = ['k6chaijs', 'k6-utils', 'httpx', 'k6-testing', 'k6-summary', 'formdata', 'url'];
 const { bin: K6, looked } = findK6();
@@ -67,7 +66,7 @@ async function answer(method: string, url: string, headers: Headers, body: Buffe
 
 describe.skipIf(Boolean(why))('scripts on Grafana jslibs agree with real k6', () => {
   const k6 = K6 ?? '';
-  let server: Server;
+  let server: Listening | undefined;
   let base = '';
   let dir = '';
 
@@ -75,27 +74,29 @@ describe.skipIf(Boolean(why))('scripts on Grafana jslibs agree with real k6', ()
     dir = mkdtempSync(join(tmpdir(), 'k6t-jslib-'));
     cpSync(fileURLToPath(new URL('./scripts/jslib/', import.meta.url)), dir, { recursive: true });
     for (const l of LIBS) cpSync(join(libDir, `${l}.js`), join(dir, 'lib', `${l}.js`));
-    server = createServer((req, res) => {
+    server = await startHttp((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', async () => {
         const url = req.url ?? '/';
         if (url.startsWith('/ok')) {
-          res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          res.end('ok');
           return;
         }
         if (!url.startsWith('/echo') && !url.startsWith('/multipart')) {
-          res.writeHead(404, { 'content-type': 'text/plain' }).end('no');
+          res.writeHead(404, { 'content-type': 'text/plain' });
+          res.end('no');
           return;
         }
         const headers = new Headers();
         for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
         const body = JSON.stringify(await answer(req.method ?? 'GET', url, headers, Buffer.concat(chunks)));
-        res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(body);
       });
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    base = server.url;
   });
   afterAll(() => {
     server?.close();

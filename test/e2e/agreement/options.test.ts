@@ -2,24 +2,23 @@
  * Agreement for k6's options, flags and variables the Node runtime honours (its surface table,
  * packages/runtime/src/options/k6-surface.ts): each script runs under real k6 and `k6-triton run`.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { count, findK6, runBoth } from './harness.ts';
+import { type Listening, startHttp } from './protocol-servers.ts';
 
 const { bin: K6, looked } = findK6();
 if (!K6) console.log(`options agreement skipped: no k6 binary (looked for ${looked.join(', ')}; set K6_BIN)`);
 
-let server: Server;
+let server: Listening | undefined;
 let base = '';
 beforeAll(async () => {
-  server = createServer((req, res) =>
-    res.writeHead(200, { 'X-Ua': req.headers['user-agent'] ?? '' }).end('ok'),
-  );
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await startHttp((req, res) => {
+    res.writeHead(200, { 'X-Ua': req.headers['user-agent'] ?? '' });
+    res.end('ok');
+  });
+  base = server.url;
 });
-afterAll(() => server.close());
+afterAll(() => server?.close());
 
 describe.skipIf(!K6)('options agreement with real k6', () => {
   it('minIterationDuration holds a 2 s, 1-VU run to about 7 iterations in both', async () => {

@@ -4,8 +4,6 @@
  * verdicts and metric names; with a fixed iteration count, the same counts. Real k6 comes from K6_BIN
  * or ../shared/tools/bin/k6; without it the suite is skipped, saying so.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   checkCounts as checks,
@@ -15,6 +13,7 @@ import {
   runBoth,
   thresholdVerdicts,
 } from './harness.ts';
+import { type Listening, startHttp } from './protocol-servers.ts';
 
 const { bin: K6, looked } = findK6();
 if (!K6)
@@ -22,11 +21,11 @@ if (!K6)
 
 describe.skipIf(!K6)('synchronous k6/http agrees with real k6', () => {
   const k6 = K6 ?? '';
-  let server: Server;
+  let server: Listening | undefined;
   let base = '';
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
+    server = await startHttp((req, res) => {
       req.resume();
       req.on('end', () => {
         const ok = req.url === '/ok';
@@ -34,8 +33,7 @@ describe.skipIf(!K6)('synchronous k6/http agrees with real k6', () => {
         res.end(ok ? 'ok' : 'no');
       });
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    base = server.url;
   });
   afterAll(() => server?.close());
 

@@ -81,6 +81,8 @@ export interface AwaitSyncOptions {
   sleep?: boolean;
   /** Await `.submitForm()` and `.clickLink()` calls (the script imports k6/http). */
   responses?: boolean;
+  /** `code` already parsed (parseBundle), when the caller transforms it more than once; never modified. */
+  ast?: AnyNode;
 }
 
 const isFunction = (n: AnyNode): boolean =>
@@ -159,7 +161,7 @@ function positionOf(code: string, pos: number, options: AwaitSyncOptions): strin
  * is when it makes none. Throws ScriptLoadError where the transform cannot keep k6's semantics.
  */
 export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): Promise<string> {
-  const ast = await parseBundle(code, options.path);
+  const ast = options.ast ?? (await parseBundle(code, options.path));
   const calls: Call[] = [];
   const locals: Locals = new Map();
   /** Identifier references that are not a call's callee nor a declaration: name → positions. */
@@ -316,15 +318,16 @@ export async function awaitSyncCalls(code: string, options: AwaitSyncOptions): P
     }
   }
   const callOf = new Map<AnyNode, Call>(calls.map((c) => [c.node, c]));
+  // Each call's arguments, and the functions of object literals among them (check()'s, a library's hooks).
+  const parentCall = new Map<AnyNode, AnyNode>();
   const handedOver = new Set<AnyNode>();
   for (const c of calls)
-    for (const a of c.node['arguments'] as AnyNode[])
-      if (a.type === 'ObjectExpression')
-        for (const p of a['properties'] as AnyNode[])
-          if (p.type === 'Property' && isFunction(p['value'] as AnyNode))
-            handedOver.add(p['value'] as AnyNode);
-  const parentCall = new Map<AnyNode, AnyNode>();
-  for (const c of calls) for (const a of c.node['arguments'] as AnyNode[]) parentCall.set(a, c.node);
+    for (const a of c.node['arguments'] as AnyNode[]) {
+      parentCall.set(a, c.node);
+      if (a.type !== 'ObjectExpression') continue;
+      for (const p of a['properties'] as AnyNode[])
+        if (p.type === 'Property' && isFunction(p['value'] as AnyNode)) handedOver.add(p['value'] as AnyNode);
+    }
 
   while (queue.length > 0) {
     const f = queue.shift()!;

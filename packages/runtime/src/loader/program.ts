@@ -11,7 +11,13 @@ import { runInThisContext } from 'node:vm';
 import { k6Console } from '../log.ts';
 import type { VU } from '../vu.ts';
 import { bindToVu, runInVu, type VuState } from '../vu-context.ts';
-import { awaitSyncCalls, needsAwaitSync, readsAsyncForms, SyncRefusedError } from './await-sync.ts';
+import {
+  awaitSyncCalls,
+  needsAwaitSync,
+  parseBundle,
+  readsAsyncForms,
+  SyncRefusedError,
+} from './await-sync.ts';
 import {
   BLOCKING_MODULES,
   type BlockingReason,
@@ -225,8 +231,11 @@ export async function loadProgram(path: string, vuMode: VuMode = 'auto'): Promis
   const sleeps = !reason && bundled.imports.get('k6')?.names.has('sleep') === true;
   // k6/ws's connect() has no asynchronous form: it is awaited whatever else the script does.
   if (!reason && (awaitSync || sleeps || bundled.imports.has('k6/ws'))) {
+    // Parsed once: a refused transform is tried again without the synchronous calls.
+    const ast = await parseBundle(bundled.code, abs);
     const transform = (sync: boolean) =>
       awaitSyncCalls(bundled.code, {
+        ast,
         path: abs,
         grpc: sync && bundled.imports.has('k6/net/grpc'),
         http: sync,

@@ -22,7 +22,7 @@ import {
   type OptionOverrides,
   type TestOptions,
 } from './options/index.ts';
-import { createOutputs } from './outputs/index.ts';
+import { createOutputs, OutputCreateError } from './outputs/index.ts';
 import { banner } from './progress.ts';
 import type { RunControl } from './run-control.ts';
 import { RunPhases } from './run-phases.ts';
@@ -168,7 +168,10 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
       ),
     );
   } catch (err) {
-    return fail(EXIT.INVALID_CONFIG, (err as Error).message);
+    return fail(
+      err instanceof OutputCreateError ? EXIT.GENERIC : EXIT.INVALID_CONFIG,
+      (err as Error).message,
+    );
   }
   run.options = options;
   useUserAgent(options.userAgent);

@@ -14,6 +14,8 @@ import { readRwConfig } from '../src/outputs/prometheus-rw/config.ts';
 import { PrometheusRwOutput } from '../src/outputs/prometheus-rw/output.ts';
 import { type PromSeries, SeriesStore, trendStatSuffix } from '../src/outputs/prometheus-rw/series.ts';
 import { decodeWriteRequest, writeRequestBytes } from '../src/outputs/prometheus-rw/wire.ts';
+import { EXIT } from '../src/exit-codes.ts';
+import { runScript, values } from './run-script.ts';
 
 const T0 = 1_795_000_000_000;
 const counter = new Metric('iterations', 'counter', 'default');
@@ -293,6 +295,46 @@ describe('pushes to a remote-write endpoint', () => {
     await out.close();
     expect(received[0]!.headers['x-scope-orgid']).toBe('org');
     expect(received[0]!.headers.authorization).toBe('Bearer tok');
+  });
+
+  /** Runs `fn` with K6_PROMETHEUS_RW_* variables set (the output reads the process environment, as k6's does). */
+  async function withEnv<T>(vars: Record<string, string>, fn: () => Promise<T>): Promise<T> {
+    Object.assign(process.env, vars);
+    try {
+      return await fn();
+    } finally {
+      for (const k of Object.keys(vars)) delete process.env[k];
+    }
+  }
+
+  it("takes a run's samples from `--out experimental-prometheus-rw`, its counters equal to the summary", async () => {
+    fresh();
+    const r = await withEnv({ K6_PROMETHEUS_RW_SERVER_URL: url }, () =>
+      runScript('per-vu-iterations.js', { out: ['experimental-prometheus-rw'] }),
+    );
+    expect(r.exitCode).toBe(EXIT.OK);
+    const sent = received.flatMap((x) => x.series);
+    const last = (name: string) =>
+      sent.filter((s) => s.labels[0]!.value === name).reduce((sum, s) => sum + s.samples[0]!.value, 0);
+    // One push at the end (the 5 s interval never came): each series once, with its total.
+    expect(received).toHaveLength(1);
+    expect(last('k6_iterations_total')).toBe(values(r, 'iterations')['count']);
+    expect(last('k6_per_vu_total')).toBe(12);
+    expect(sent.filter((s) => s.labels[0]!.value === 'k6_per_vu_total').map((s) => s.labels)).toContainEqual([
+      { name: '__name__', value: 'k6_per_vu_total' },
+      { name: 'scenario', value: 'each' },
+      { name: 'vu', value: '2' },
+    ]);
+  });
+
+  it('exits 255 naming a refused setting before the run', async () => {
+    const r = await withEnv({ K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM: '1' }, () =>
+      runScript('per-vu-iterations.js', { out: ['experimental-prometheus-rw'] }),
+    );
+    expect(r.exitCode).toBe(EXIT.GENERIC);
+    expect(r.log).toContain(
+      "could not create the 'experimental-prometheus-rw' output: K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM=1 is not supported",
+    );
   });
 
   it("logs a refused push in k6's words and goes on", async () => {

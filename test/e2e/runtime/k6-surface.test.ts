@@ -112,7 +112,7 @@ const HONOURED_BY: Record<string, [string, string]> = {
   '--summary-mode': ['test/e2e/runtime/k6-surface.test.ts', 'summary-mode disabled'],
   '--summary-export': ['test/e2e/runtime/cli.test.ts', 'writes --summary-export'],
   '--traces-output': ['test/e2e/runtime/k6-surface.test.ts', 'accepts the honoured values'],
-  '--out': ['test/e2e/runtime/cli.test.ts', 'rejects an unknown output'],
+  '--out': ['test/e2e/agreement/prometheus-rw.test.ts', 'writes the same metric names and label sets as k6'],
   '--no-usage-report': ['test/e2e/runtime/k6-surface.test.ts', 'accepts the honoured values'],
   '--config': ['test/e2e/runtime/k6-surface.test.ts', 'reads the config file below the script'],
   '--log-output': ['test/e2e/runtime/k6-surface.test.ts', 'logs as --log-format'],

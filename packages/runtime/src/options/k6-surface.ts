@@ -350,7 +350,7 @@ export const K6_SURFACE: readonly SurfaceRow[] = [
     value: 'required',
     env: 'K6_OUT',
     status: 'honoured',
-    note: 'json=FILE and csv=FILE; any other output is refused naming it',
+    note: 'json=FILE, csv=FILE and experimental-prometheus-rw (its K6_PROMETHEUS_RW_* settings; native histograms and SigV4 refused); any other output is refused naming it',
   },
   {
     flag: '--linger',

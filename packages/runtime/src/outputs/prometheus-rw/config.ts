@@ -36,7 +36,7 @@ function envBool(env: Record<string, string | undefined>, name: string): boolean
 export function readRwConfig(env: Record<string, string | undefined>): RwConfig {
   if (envBool(env, `${E}TREND_AS_NATIVE_HISTOGRAM`) === true) {
     throw new Error(
-      `${E}TREND_AS_NATIVE_HISTOGRAM=true is not supported by the Node runtime; trends go as the ${E}TREND_STATS gauges, or ${RUN_WITH_K6}`,
+      `${E}TREND_AS_NATIVE_HISTOGRAM=${env[`${E}TREND_AS_NATIVE_HISTOGRAM`]} is not supported by the Node runtime; trends go as the ${E}TREND_STATS gauges, or ${RUN_WITH_K6}`,
     );
   }
   const sigv4 = Object.keys(env).filter((k) => k.startsWith(`${E}SIGV4_`) && env[k] !== '');

@@ -152,7 +152,7 @@ export function registerRun(program: Command): void {
     )
     .option('--tag <NAME=VALUE>', 'tag added to every metric sample (repeatable)', keyValue, {})
     .addOption(
-      new Option('-o, --out <output>', 'sample output: json=FILE, csv=FILE or experimental-prometheus-rw (repeatable)')
+      new Option('-o, --out <output>', 'output: json=FILE, csv=FILE, experimental-prometheus-rw (repeatable)')
         .argParser(collect)
         .default([])
         .env('K6_OUT'),

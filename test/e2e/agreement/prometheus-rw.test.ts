@@ -90,4 +90,24 @@ describe.skipIf(skip)('experimental-prometheus-rw: real k6 and the Node runtime 
       );
     }
   });
+
+  it('with K6_PROMETHEUS_RW_STALE_MARKERS both end every series, which Prometheus then no longer shows', async () => {
+    const stale = await runBoth(k6.bin!, 'prometheus-rw.js', {
+      args: ['-o', 'experimental-prometheus-rw'],
+      argsOf: (runtime) => ['--tag', `runtime=${runtime}-stale`],
+      env: {
+        BASE: http.url,
+        K6_PROMETHEUS_RW_SERVER_URL: prom.writeUrl,
+        K6_PROMETHEUS_RW_STALE_MARKERS: 'true',
+      },
+    });
+    expect([stale.k6.code, stale.node.code]).toEqual([0, 0]);
+    for (const runtime of ['k6-stale', 'node-stale']) {
+      expect((await series(runtime)).length, runtime).toBeGreaterThan(20);
+      // The first runs (no stale markers) still answer this query; a series marked stale does not (a plain
+      // NaN sample instead of the marker's bits would still be answered, as NaN).
+      const q = new URLSearchParams({ query: `k6_iterations_total{runtime="${runtime}"}` });
+      expect(await prom.api(`/api/v1/query?${q}`), runtime).toMatchObject({ result: [] });
+    }
+  }, 60_000);
 });

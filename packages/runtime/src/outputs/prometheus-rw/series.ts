@@ -80,8 +80,11 @@ export class SeriesStore {
   readonly #entries = new Map<string, Entry>();
   /** Series to send at the next push. */
   #seen = new Set<Entry>();
-  /** VUs reuse one tags object per scenario/group, so its key is computed once. */
-  readonly #tagKeys = new WeakMap<Tags, string>();
+  /**
+   * Samples share tag objects (a VU's per scenario and group, a request's per outcome), so a tag object's
+   * series are found by the object first, and by its tags' text only the first time.
+   */
+  readonly #byTags = new WeakMap<Tags, Map<Metric, Entry>>();
 
   readonly trendStats: readonly string[];
 
@@ -93,13 +96,28 @@ export class SeriesStore {
 
   /** Adds one sample to its series' aggregate. */
   add(metric: Metric, value: number, tags: Tags, time_ms: number): void {
-    let tk = this.#tagKeys.get(tags);
-    if (tk === undefined) {
-      tk = JSON.stringify(Object.entries(tags).sort((a, b) => (a[0] < b[0] ? -1 : 1)));
-      this.#tagKeys.set(tags, tk);
+    let byMetric = this.#byTags.get(tags);
+    if (byMetric === undefined) {
+      byMetric = new Map();
+      this.#byTags.set(tags, byMetric);
     }
-    const key = `${metric.name}\u0000${tk}`;
     const t = Math.floor(time_ms);
+    let e = byMetric.get(metric);
+    if (e === undefined) {
+      e = this.#entry(metric, tags, t);
+      byMetric.set(metric, e);
+    }
+    if (t > e.latest_ms) {
+      // A sample in the same millisecond as the last push is aggregated but not sent again (a duplicate to Prometheus).
+      e.latest_ms = t;
+      this.#seen.add(e);
+    }
+    e.sink.add(value);
+  }
+
+  /** The series of `metric` with `tags`, made (and due at the next push) the first time. */
+  #entry(metric: Metric, tags: Tags, t: number): Entry {
+    const key = `${metric.name}\u0000${JSON.stringify(Object.entries(tags).sort((a, b) => (a[0] < b[0] ? -1 : 1)))}`;
     let e = this.#entries.get(key);
     if (e === undefined) {
       e = {
@@ -110,12 +128,8 @@ export class SeriesStore {
       };
       this.#entries.set(key, e);
       this.#seen.add(e);
-    } else if (t > e.latest_ms) {
-      // A sample in the same millisecond as the last push is aggregated but not sent again (a duplicate to Prometheus).
-      e.latest_ms = t;
-      this.#seen.add(e);
     }
-    e.sink.add(value);
+    return e;
   }
 
   /** The series with news since the last call, as remote-write series. */

@@ -228,7 +228,7 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
     stdout(
       banner({
         script: opts.script,
-        outputs: opts.out ?? [],
+        outputs: pipeline.outputs.map((o) => o.description ?? ''),
         scenarios: options.scenarios,
         maxVus: plannedVus,
         maxDuration_ms: Math.max(...options.scenarios.map((c) => c.startTime_ms + maxScenarioDuration_ms(c))),

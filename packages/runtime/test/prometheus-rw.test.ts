@@ -4,7 +4,10 @@
  * HTTP receiver gets (output.ts, push.ts). test/e2e/agreement/prometheus-rw.test.ts checks all this against
  * real k6 and a real Prometheus.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import snappy from 'snappyjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -307,12 +310,21 @@ describe('pushes to a remote-write endpoint', () => {
     }
   }
 
+  const jsonDir = mkdtempSync(join(tmpdir(), 'k6t-rw-'));
+  const jsonOut = join(jsonDir, 'out.json');
+  afterAll(() => rmSync(jsonDir, { recursive: true, force: true }));
+
   it("takes a run's samples from `--out experimental-prometheus-rw`, its counters equal to the summary", async () => {
     fresh();
     const r = await withEnv({ K6_PROMETHEUS_RW_SERVER_URL: url }, () =>
-      runScript('per-vu-iterations.js', { out: ['experimental-prometheus-rw'] }),
+      runScript('per-vu-iterations.js', {
+        out: ['experimental-prometheus-rw', `json=${jsonOut}`],
+        quiet: false,
+      }),
     );
     expect(r.exitCode).toBe(EXIT.OK);
+    // k6's banner names each output by its description.
+    expect(r.stdout).toContain(`output: Prometheus remote write (${url}), json (${jsonOut})`);
     const sent = received.flatMap((x) => x.series);
     const last = (name: string) =>
       sent.filter((s) => s.labels[0]!.value === name).reduce((sum, s) => sum + s.samples[0]!.value, 0);

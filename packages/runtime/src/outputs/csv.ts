@@ -39,8 +39,11 @@ export class CsvOutput implements SampleOutput {
   readonly #w: BufferedWriter;
   readonly #tagCols = new WeakMap<Tags, string>();
 
+  readonly description: string;
+
   constructor(path: string) {
     this.#w = new BufferedWriter(path);
+    this.description = `csv (${path})`;
     this.#w.write(`${CSV_HEADER}\n`);
   }
 

@@ -27,11 +27,14 @@ export class JsonOutput implements SampleOutput {
   readonly #declared = new Set<Metric>();
   readonly #tagJson = new WeakMap<Tags, string>();
 
+  readonly description: string;
+
   constructor(
     path: string,
     readonly thresholdsOf: (metric: string) => string[] = () => [],
   ) {
     this.#w = new BufferedWriter(path);
+    this.description = `json (${path})`;
   }
 
   sample(

@@ -17,6 +17,7 @@ const FIELDS = { output: 'Prometheus remote write' };
 
 /** Writes samples to a Prometheus remote-write endpoint as k6's experimental-prometheus-rw output does. */
 export class PrometheusRwOutput implements SampleOutput {
+  readonly description: string;
   readonly #store: SeriesStore;
   readonly #push: (body: Uint8Array) => Promise<void>;
   readonly #timer: NodeJS.Timeout;
@@ -27,6 +28,7 @@ export class PrometheusRwOutput implements SampleOutput {
     readonly config: RwConfig,
     push: (body: Uint8Array) => Promise<void> = createPusher(config),
   ) {
+    this.description = `Prometheus remote write (${config.url})`;
     this.#store = new SeriesStore(config.trendStats);
     this.#push = push;
     this.#timer = setInterval(() => this.#flush(), config.pushInterval_ms);

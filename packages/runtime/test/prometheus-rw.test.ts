@@ -4,9 +4,13 @@
  * HTTP receiver gets (output.ts, push.ts). test/e2e/agreement/prometheus-rw.test.ts checks all this against
  * real k6 and a real Prometheus.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { tmpdir } from 'node:os';
+import type { TLSSocket } from 'node:tls';
+import { selfSignedIdentity, type TlsIdentity } from '@k6-triton/server';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import snappy from 'snappyjs';
@@ -364,5 +368,68 @@ describe('pushes to a remote-write endpoint', () => {
     expect(lines.join('')).toContain('Failed to send the time series data to the endpoint');
     expect(lines.join('')).toContain('got status code: 400 instead expected a 2xx successful status code');
     expect(lines.join('')).toContain('Prometheus remote write');
+  });
+});
+
+describe('pushes over HTTPS', () => {
+  let server: HttpsServer;
+  let url = '';
+  let dir = '';
+  let client: TlsIdentity;
+  const peers: string[] = [];
+  beforeAll(async () => {
+    const [identity, clientIdentity] = await Promise.all([selfSignedIdentity(), selfSignedIdentity()]);
+    client = clientIdentity;
+    // Any client certificate is taken and recorded: the test looks at which one came.
+    server = createHttpsServer({ ...identity, requestCert: true, rejectUnauthorized: false }, (req, res) => {
+      const peer = (req.socket as TLSSocket).getPeerCertificate();
+      peers.push(peer.fingerprint256 ?? '');
+      req.resume();
+      req.on('end', () => res.writeHead(204).end());
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/write`;
+    dir = mkdtempSync(join(tmpdir(), 'k6t-rw-tls-'));
+    writeFileSync(join(dir, 'client.pem'), client.cert);
+    writeFileSync(join(dir, 'client-key.pem'), client.key);
+  });
+  afterAll(async () => {
+    await new Promise<void>((r) => server.close(() => r()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Pushes one sample with `vars` and returns the log lines. */
+  async function pushOnce(vars: Record<string, string>): Promise<string> {
+    let log = '';
+    const prev = setLogSink((l) => {
+      log += l;
+    });
+    try {
+      const out = new PrometheusRwOutput(readRwConfig({ K6_PROMETHEUS_RW_SERVER_URL: url, ...vars }));
+      out.sample(counter, 1, {}, T0);
+      await out.close();
+    } finally {
+      setLogSink(prev);
+    }
+    return log;
+  }
+
+  it('verifies the server certificate unless K6_PROMETHEUS_RW_INSECURE_SKIP_TLS_VERIFY', async () => {
+    peers.length = 0;
+    expect(await pushOnce({})).toContain('HTTP POST request failed');
+    expect(peers).toEqual([]);
+    expect(await pushOnce({ K6_PROMETHEUS_RW_INSECURE_SKIP_TLS_VERIFY: 'true' })).toBe('');
+    expect(peers).toHaveLength(1);
+  });
+
+  it('presents the client certificate of K6_PROMETHEUS_RW_CLIENT_CERTIFICATE(_KEY)', async () => {
+    peers.length = 0;
+    const log = await pushOnce({
+      K6_PROMETHEUS_RW_INSECURE_SKIP_TLS_VERIFY: 'true',
+      K6_PROMETHEUS_RW_CLIENT_CERTIFICATE: join(dir, 'client.pem'),
+      K6_PROMETHEUS_RW_CLIENT_CERTIFICATE_KEY: join(dir, 'client-key.pem'),
+    });
+    expect(log).toBe('');
+    expect(peers).toEqual([new X509Certificate(client.cert).fingerprint256]);
   });
 });

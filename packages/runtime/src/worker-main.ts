@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { runTest, type RunTestOptions } from './engine.ts';
 import { setLogSink } from './log.ts';
+import { answerApi } from './api/worker-side.ts';
 import type { RunControl } from './run-control.ts';
 import type { SupervisorMessage, WorkerMessage } from './supervisor.ts';
 
@@ -19,11 +20,13 @@ const control: RunControl = {
   phase: (phase, deadline_epoch_ms) => post({ type: 'phase', phase, deadline_epoch_ms }),
   onSignal: null,
   onInterrupted: null,
+  live: null,
 };
 port.on('message', (m: SupervisorMessage) => {
   if (m.type === 'ping') post({ type: 'pong' });
   else if (m.type === 'signal') control.onSignal?.(m.signal);
-  else control.onInterrupted?.();
+  else if (m.type === 'interrupted') control.onInterrupted?.();
+  else answerApi(control.live ?? null, m, post);
 });
 
 const opts = (workerData as { opts: RunTestOptions }).opts;

@@ -300,6 +300,7 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
     process.off('uncaughtException', onStray);
     for (const vu of prestarted.values()) await vu.retire();
     await pool.retireAll();
+    live.close();
     await lifecycleVu?.retire();
     await vu0.retire();
     await pipeline.close().catch(() => {});

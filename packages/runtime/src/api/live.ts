@@ -12,6 +12,9 @@ import { EXIT, type TestRun } from '../run-state.ts';
 import { aggregate, type ThresholdSet } from '../thresholds.ts';
 import { EXEC_STATUS, type LiveGroup, type LiveMetric, type LiveSnapshot } from './types.ts';
 
+/** How often k6's metrics engine evaluates thresholds during a run: what `tainted` shows is the last verdict. */
+const THRESHOLDS_RATE_MS = 2000;
+
 /** The trend statistics k6's REST API gives, whatever summaryTrendStats says (k6's TrendSink.Format). */
 const API_TREND_STATS = ['avg', 'max', 'med', 'min', 'p(90)', 'p(95)'];
 
@@ -26,6 +29,9 @@ export class LiveRun {
   /** A stop asked for after the end: shown, but the run's outcome stays (k6's run context is done). */
   #stoppedAfterEnd = false;
   #resume: (() => void) | null = null;
+  /** The last verdict of each threshold key (true: crossed); a key is absent until its sink has samples. */
+  readonly #tainted = new Map<string, boolean>();
+  readonly #tick: NodeJS.Timeout | null;
 
   constructor(
     readonly run: TestRun,
@@ -34,6 +40,25 @@ export class LiveRun {
     paused: boolean,
   ) {
     this.#paused = paused;
+    this.#tick =
+      thresholds.length > 0 ? setInterval(() => this.#evaluate(), THRESHOLDS_RATE_MS).unref() : null;
+  }
+
+  /** The run is over: no more threshold ticks. */
+  close(): void {
+    if (this.#tick) clearInterval(this.#tick);
+  }
+
+  /** k6's periodic evaluation: thresholds of metrics with samples, at the current test run duration. */
+  #evaluate(): void {
+    const elapsed_ms = this.#elapsed_ms();
+    for (const set of this.thresholds) {
+      if (isEmpty(set.sink)) continue;
+      this.#tainted.set(
+        set.key,
+        set.thresholds.some((t) => !thresholdPasses(t, aggregate(set.sink, t.aggregation, elapsed_ms))),
+      );
+    }
   }
 
   /** Resolves when the run may start: at once, or (paused) on resume or an abort. */
@@ -90,18 +115,11 @@ export class LiveRun {
   snapshot(): LiveSnapshot {
     const run = this.run;
     const elapsed_ms = this.#elapsed_ms();
-    const byKey = new Map(this.thresholds.map((t) => [t.key, t]));
+    const byKey = new Set(this.thresholds.map((t) => t.key));
     const metrics: LiveMetric[] = [];
-    let tainted = false;
     const entry = (id: string, type: LiveMetric['type'], contains: LiveMetric['contains'], sink: Sink) => {
-      const set = byKey.get(id);
-      // k6 evaluates thresholds once the test runs; before, a metric's tainted is null.
-      const failed =
-        set && this.#started
-          ? set.thresholds.some((t) => !thresholdPasses(t, aggregate(sink, t.aggregation, elapsed_ms)))
-          : null;
-      if (failed) tainted = true;
-      metrics.push({ id, type, contains, tainted: failed, sample: sample(sink, elapsed_ms) });
+      const tainted = this.#tainted.get(id) ?? null;
+      metrics.push({ id, type, contains, tainted, sample: sample(sink, elapsed_ms) });
     };
     for (const m of run.registry.all()) {
       if (m.observed || byKey.has(m.name)) entry(m.name, m.type, m.contains, m.sink);
@@ -115,7 +133,7 @@ export class LiveRun {
         'vus-max': run.vusInitialized,
         stopped: run.abortRequest !== null || this.#stoppedAfterEnd,
         running: this.#started && this.#end_ms === null,
-        tainted,
+        tainted: [...this.#tainted.values()].some(Boolean),
       },
       metrics,
       groups: flatten(run.rootGroup),
@@ -128,6 +146,14 @@ export class LiveRun {
     if (!this.#started || this.run.start_ms === 0) return 0;
     return (this.#end_ms ?? performance.now()) - this.run.start_ms;
   }
+}
+
+/** Whether a sink has no sample yet (k6 skips those thresholds; a counter's zero sum stands for none). */
+function isEmpty(sink: Sink): boolean {
+  if (sink instanceof CounterSink) return sink.sum === 0;
+  if (sink instanceof GaugeSink) return !Number.isFinite(sink.min);
+  if (sink instanceof RateSink) return sink.total === 0;
+  return sink.count === 0;
 }
 
 /** A sink as k6's REST API shows it: counter {count, rate}, gauge {value}, rate {rate}, trend stats. */

@@ -58,24 +58,21 @@ export async function startRun(command: string[], args: string[], opts: StartOpt
     stdio: 'pipe',
     env: { ...process.env, ...opts.env, ...(viaEnv ? { K6_ADDRESS: address } : {}) },
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => {
-    stdout += d;
-  });
-  child.stderr.on('data', (d) => {
-    stderr += d;
-  });
+  const out = { stdout: '', stderr: '' };
+  for (const fd of ['stdout', 'stderr'] as const)
+    child[fd].on('data', (d) => {
+      out[fd] += d;
+    });
   const guard = setTimeout(() => child.kill('SIGKILL'), 60_000);
   const ended = new Promise<Ended>((resolve) =>
     child.on('exit', (code, signal) => {
       clearTimeout(guard);
-      resolve({ code, signal, stdout, stderr });
+      resolve({ code, signal, ...out });
     }),
   );
   return {
     base: `http://127.0.0.1:${port}`,
-    output: () => ({ stdout, stderr }),
+    output: () => ({ ...out }),
     kill: (signal) => child.kill(signal),
     ended,
   };

@@ -65,7 +65,7 @@ export function workerLink(send: (m: ApiRequest) => void): WorkerLink {
     });
   const setPaused = async (paused: boolean) => {
     const r = await request((id) => ({ type: 'api-pause', id, paused }));
-    if (r === null) throw new Error('the run did not answer: its script code is busy');
+    if (r === null) throw new Error('the run did not answer: its script code is busy, or it has ended');
     if (r.type === 'api-pause' && r.error !== null) throw new Error(r.error);
   };
   const snapshot = async (make: (id: number) => ApiRequest) => {

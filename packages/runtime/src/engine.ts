@@ -176,12 +176,11 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
   }
   run.options = options;
   const live = new LiveRun(run, thresholds, options.scenarios, options.raw['paused'] === true);
-  if (control)
-    control.live = {
-      snapshot: () => live.snapshot(),
-      setPaused: (pause) => live.setPaused(pause),
-      stop: () => live.stop(),
-    };
+  control?.liveReady?.({
+    snapshot: () => live.snapshot(),
+    setPaused: (pause) => live.setPaused(pause),
+    stop: () => live.stop(),
+  });
   useUserAgent(options.userAgent);
   const consoleOutput = options.raw['consoleOutput'];
   if (consoleOutput !== undefined && consoleOutput !== null) {

@@ -25,6 +25,9 @@ export interface RunControl {
   onSignal: ((signal: string) => void) | null;
   /** Set by the engine: the supervisor terminated the JavaScript the phase was running. */
   onInterrupted: (() => void) | null;
-  /** Set by the engine once the script is loaded and its options valid: the REST API's side of the run. */
-  live?: LiveControl | null;
+  /**
+   * Called by the engine once the script is loaded and its options valid, with the REST API's side of the
+   * run: k6 starts its API server at this point, so a client never finds it before the run can answer.
+   */
+  liveReady?: (live: LiveControl) => void;
 }

@@ -23,6 +23,8 @@ export type WorkerMessage =
   | { type: 'phase'; phase: Phase; deadline_epoch_ms: number | null }
   | { type: 'pong' }
   | { type: 'result'; result: RunTestResult }
+  /** The run is loaded: the REST API may start (k6 starts it after init). */
+  | { type: 'api-ready' }
   | ApiReply;
 
 /** Supervisor → worker. */
@@ -135,11 +137,6 @@ export function runSupervised(opts: RunTestOptions, api?: ApiSettings): Promise<
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    if (api)
-      serveApi(api, link).then((s) => {
-        if (done) void s?.close();
-        else server = s;
-      }, finish);
 
     worker.on('message', (m: WorkerMessage) => {
       switch (m.type) {
@@ -163,6 +160,13 @@ export function runSupervised(opts: RunTestOptions, api?: ApiSettings): Promise<
           return;
         case 'result':
           return finish(m.result);
+        case 'api-ready':
+          if (api)
+            serveApi(api, link).then((s) => {
+              if (done) void s?.close();
+              else server = s;
+            }, finish);
+          return;
         case 'api-snapshot':
         case 'api-pause':
           return link.receive(m);

@@ -156,6 +156,22 @@ export default function () {
 }
 `;
 
+/** Three executor kinds, each counting its iterations in a sub-metric (their thresholds always hold). */
+export const EXECUTORS_SCRIPT = `import { Counter } from 'k6/metrics';
+import { sleep } from 'k6';
+const done = new Counter('done');
+export const options = {
+  scenarios: {
+    rate: { executor: 'constant-arrival-rate', rate: 20, timeUnit: '1s', duration: '1s', preAllocatedVUs: 2 },
+    ramp: { executor: 'ramping-vus', startVUs: 1, stages: [{ duration: '1s', target: 1 }], gracefulRampDown: '0s', exec: 'slow' },
+    each: { executor: 'per-vu-iterations', vus: 2, iterations: 3 },
+  },
+  thresholds: { 'done{scenario:rate}': ['count>=0'], 'done{scenario:ramp}': ['count>=0'], 'done{scenario:each}': ['count>=0'] },
+};
+export default function () { done.add(1); }
+export function slow() { done.add(1); sleep(0.3); }
+`;
+
 /** A script that runs for a while (constant-vus, 1 VU, 20 s) so a test can act on it while it runs. */
 export const LONG_SCRIPT = `import { sleep } from 'k6';
 export const options = { vus: 1, duration: '20s' };

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { EXIT } from '@k6-triton/runtime';
 import {
   call,
+  EXECUTORS_SCRIPT,
   freePort,
   LONG_SCRIPT,
   metricsById,
@@ -26,6 +27,8 @@ import {
 const dir = mkdtempSync(join(tmpdir(), 'k6t-restapi-'));
 const paused = join(dir, 'paused.js');
 const long = join(dir, 'long.js');
+const executors = join(dir, 'executors.js');
+writeFileSync(executors, EXECUTORS_SCRIPT);
 writeFileSync(paused, PAUSED_SCRIPT);
 writeFileSync(long, LONG_SCRIPT);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -92,6 +95,31 @@ describe('k6-triton run --paused --address', () => {
     expect(end.code).toBe(EXIT.OK);
     expect(exported('p.json').metrics['iterations']?.['count']).toBe(6);
     expect(exported('p.json').metrics['ticks']?.['count']).toBe(6);
+  });
+
+  it('holds every executor kind, whose schedules start on resume (no iteration dropped for the pause)', async () => {
+    const run = await startRun(NODE_RUNTIME, [
+      '-q',
+      '--paused',
+      '--summary-export',
+      join(dir, 'x.json'),
+      executors,
+    ]);
+    await statusIs(run.base, { status: 4, paused: true, 'vus-max': 5 });
+    await new Promise((r) => setTimeout(r, 1200));
+    const held = await metricsById(run.base);
+    for (const sc of ['', '{scenario:rate}', '{scenario:ramp}', '{scenario:each}'])
+      expect(held.get(`done${sc}`)?.attributes['sample'], sc).toEqual({ count: 0, rate: 0 });
+    expect((await patchStatus(run.base, { paused: false })).status).toBe(200);
+    expect((await run.ended).code).toBe(EXIT.OK);
+    const m = exported('x.json').metrics;
+    // k6 v2.2.0 gives 21, 4 and 6 for this script; 20 iterations per second for 1 s is the schedule.
+    expect(m['done{scenario:rate}']?.['count']).toBeGreaterThanOrEqual(20);
+    expect(m['done{scenario:rate}']?.['count']).toBeLessThanOrEqual(21);
+    expect(m['done{scenario:ramp}']?.['count']).toBeGreaterThanOrEqual(3);
+    expect(m['done{scenario:ramp}']?.['count']).toBeLessThanOrEqual(5);
+    expect(m['done{scenario:each}']?.['count']).toBe(6);
+    expect(m['dropped_iterations']).toBeUndefined();
   });
 
   it('reads K6_PAUSED as --paused', async () => {

@@ -122,8 +122,10 @@ export class LiveRun {
       metrics.push({ id, type, contains, tainted, sample: sample(sink, elapsed_ms) });
     };
     for (const m of run.registry.all()) {
-      if (m.observed || byKey.has(m.name)) entry(m.name, m.type, m.contains, m.sink);
-      for (const s of m.submetrics) if (byKey.has(s.name)) entry(s.name, m.type, m.contains, s.sink);
+      const subs = m.submetrics.filter((s) => byKey.has(s.name));
+      // k6 marks a metric observed when it or one of its sub-metrics has thresholds.
+      if (m.observed || byKey.has(m.name) || subs.length > 0) entry(m.name, m.type, m.contains, m.sink);
+      for (const s of subs) entry(s.name, m.type, m.contains, s.sink);
     }
     return {
       status: {

@@ -181,7 +181,9 @@ export class RunPhases {
       else if (phase === 'teardown') await this.#teardown();
       else {
         this.x.live.markEnded();
-        if (this.x.linger && !this.#lingered) await this.#linger();
+        // A signal that stopped the test also ends --linger's wait, as in k6.
+        const signalled = this.x.run.abortRequest?.code === EXIT.EXTERNAL_ABORT;
+        if (this.x.linger && !this.#lingered && !signalled) await this.#linger();
         const r = await this.#summary(defaultSummary, live);
         if (!live()) return;
         this.#phase = 'done';

@@ -210,4 +210,14 @@ describe('k6-triton run --linger', () => {
     expect(end.code).toBe(EXIT.OK);
     expect(end.stdout).toContain('TOTAL RESULTS');
   });
+
+  it('does not linger after a signal stopped the test, as k6', async () => {
+    const run = await startRun(NODE_RUNTIME, ['--linger', long]);
+    await statusIs(run.base, { status: 7 });
+    run.kill('SIGINT');
+    const end = await run.ended;
+    expect(end.code).toBe(EXIT.EXTERNAL_ABORT);
+    expect(end.stdout).not.toContain('--linger was enabled');
+    expect(end.stdout).toContain('TOTAL RESULTS');
+  });
 });

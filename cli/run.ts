@@ -112,6 +112,9 @@ interface RunFlags {
   executionSegmentSequence?: string;
   insecureSkipTlsVerify?: boolean;
   secretSource: string[];
+  address?: string;
+  paused?: boolean;
+  linger?: boolean;
 }
 
 /** Adds the `run` subcommand to the program. */
@@ -237,7 +240,16 @@ export function registerRun(program: Command): void {
         'K6_HTTP_DEBUG',
       ),
     )
-    .option('--no-usage-report', 'no usage report (the Node runtime never sends one)');
+    .option('--no-usage-report', 'no usage report (the Node runtime never sends one)')
+    .addOption(
+      new Option(
+        '-a, --address <address>',
+        "address of k6's REST API, e.g. localhost:6565 (off when unset)",
+      ).env('K6_ADDRESS'),
+    )
+    // K6_PAUSED and K6_LINGER are read as k6 reads booleans (run-k6-surface.ts's envOptions).
+    .option('-p, --paused', 'start the test paused (resume it with PATCH /v1/status)')
+    .option('-l, --linger', 'keep the REST API up after the test until SIGINT/SIGTERM');
   addRefusedFlags(run);
   run.addHelpText(
     'after',
@@ -286,9 +298,15 @@ export function registerRun(program: Command): void {
         localIPs: flags.localIps,
         blockHostnames: list(flags.blockHostnames),
         rps: flags.rps,
+        paused: flags.paused,
       }),
     };
-    const result = await runSupervised({
+    // k6's REST API (--address, K6_ADDRESS): a port the flag names must bind; K6_ADDRESS's only warns.
+    const api = flags.address
+      ? { address: flags.address, explicit: run.getOptionValueSource('address') === 'cli' }
+      : undefined;
+    const supervised = (o: Parameters<typeof runSupervised>[0]) => runSupervised(o, api);
+    const result = await supervised({
       script,
       // The scenarios' stats probes record which runtime measured (lib/load/metrics.ts createWindowRecord),
       // so a merged report can say so; real k6 never sets it. A -e K6_TRITON_RUNTIME still wins.
@@ -325,6 +343,7 @@ export function registerRun(program: Command): void {
         consoleFile: flags.consoleOutput,
         verbose: flags.verbose === true,
       },
+      linger: flags.linger ?? env.linger ?? config.linger ?? false,
     });
     process.exitCode = result.exitCode;
     // A timer or socket the script left open must not keep the process alive after the test,

@@ -5,6 +5,8 @@
  * thread supervises (supervisor.ts, worker-main.ts), so a script that never yields still stops at
  * its deadline or on a signal.
  */
+import { LiveRun } from './api/live.ts';
+import { EXEC_STATUS } from './api/types.ts';
 import { peakPlannedVus, maxScenarioDuration_ms } from './executors/index.ts';
 import { logScriptError } from './executors/iteration.ts';
 import { VuPool } from './executors/pool.ts';
@@ -70,6 +72,8 @@ export interface RunTestOptions {
   log?: LogSettings;
   /** Set on the supervised worker: the supervisor's side of the run. */
   control?: RunControl;
+  /** --linger: after teardown, wait for SIGINT/SIGTERM before the summary (supervised runs only). */
+  linger?: boolean;
 }
 
 /** The outcome of a run. */
@@ -174,6 +178,12 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
     );
   }
   run.options = options;
+  const live = new LiveRun(run, thresholds, options.scenarios, options.raw['paused'] === true);
+  control?.liveReady?.({
+    snapshot: () => live.snapshot(),
+    setPaused: (pause) => live.setPaused(pause),
+    stop: () => live.stop(),
+  });
   useUserAgent(options.userAgent);
   const consoleOutput = options.raw['consoleOutput'];
   if (consoleOutput !== undefined && consoleOutput !== null) {
@@ -246,6 +256,7 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
   try {
     try {
       await pool.preallocate(plannedVus);
+      live.status = EXEC_STATUS.INIT_DONE;
       if (
         blocking &&
         ['setup', 'teardown', 'handleSummary'].some((n) => typeof vu0.exports[n] === 'function')
@@ -273,10 +284,13 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
       summaryExport: opts.summaryExport,
       tty: opts.tty ?? { stdout: Boolean(process.stdout.isTTY), stderr: Boolean(process.stderr.isTTY) },
       control,
+      live,
+      linger: control !== null && opts.linger === true,
     });
     if (control) {
       // The supervisor handles a second signal (k6 then exits at once).
       control.onSignal = (signal) => {
+        if (phases.endLinger()) return;
         logLine('WARN', 'Stopping k6-triton in response to signal...');
         run.requestAbort(EXIT.EXTERNAL_ABORT, SIGNAL_ABORT(signal));
       };
@@ -288,6 +302,7 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
     process.off('uncaughtException', onStray);
     for (const vu of prestarted.values()) await vu.retire();
     await pool.retireAll();
+    live.close();
     await lifecycleVu?.retire();
     await vu0.retire();
     await pipeline.close().catch(() => {});

@@ -10,6 +10,8 @@
  */
 import { Session } from 'node:inspector';
 import { Worker } from 'node:worker_threads';
+import { type ApiServer, startApiServer } from './api/server.ts';
+import { type ApiReply, type ApiRequest, workerLink } from './api/worker-link.ts';
 import type { RunTestOptions, RunTestResult } from './engine.ts';
 import { logLine } from './log.ts';
 import { EXIT } from './run-state.ts';
@@ -20,13 +22,24 @@ export type WorkerMessage =
   | { type: 'out'; fd: 1 | 2; text: string }
   | { type: 'phase'; phase: Phase; deadline_epoch_ms: number | null }
   | { type: 'pong' }
-  | { type: 'result'; result: RunTestResult };
+  | { type: 'result'; result: RunTestResult }
+  /** The run is loaded: the REST API may start (k6 starts it after init). */
+  | { type: 'api-ready' }
+  | ApiReply;
 
 /** Supervisor → worker. */
 export type SupervisorMessage =
   | { type: 'ping' }
   | { type: 'signal'; signal: string }
-  | { type: 'interrupted' };
+  | { type: 'interrupted' }
+  | ApiRequest;
+
+/** k6's REST API for a run (`--address`, K6_ADDRESS). */
+export interface ApiSettings {
+  address: string;
+  /** Given as the flag: a port that cannot be bound ends the run (exit 106); else k6 only warns. */
+  explicit: boolean;
+}
 
 /** Past a deadline, how long before the first liveness check (the engine's own timers go first). */
 const DEADLINE_MARGIN_MS = 100;
@@ -41,8 +54,11 @@ const YOUNG_GENERATION_MB = 6;
 /** Liveness checks while a phase is overdue. */
 const CHECK_INTERVAL_MS = 500;
 
-/** Runs `opts` on a worker thread, forwarding SIGINT/SIGTERM and interrupting busy script code. */
-export function runSupervised(opts: RunTestOptions): Promise<RunTestResult> {
+/**
+ * Runs `opts` on a worker thread, forwarding SIGINT/SIGTERM and interrupting busy script code; with
+ * `api`, serves k6's REST API on this thread.
+ */
+export function runSupervised(opts: RunTestOptions, api?: ApiSettings): Promise<RunTestResult> {
   const { stdout: _o, stderr: _e, control: _c, ...plain } = opts;
   const worker = new Worker(new URL('./worker.js', import.meta.url), {
     workerData: {
@@ -59,6 +75,8 @@ export function runSupervised(opts: RunTestOptions): Promise<RunTestResult> {
     let interrupting = false;
     let phase: Phase = 'init';
     const send = (m: SupervisorMessage) => worker.postMessage(m);
+    const link = workerLink(send);
+    let server: ApiServer | null = null;
 
     const finish = (r: RunTestResult) => {
       if (done) return;
@@ -69,6 +87,8 @@ export function runSupervised(opts: RunTestOptions): Promise<RunTestResult> {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       closeSession();
+      link.close();
+      void server?.close();
       void worker.terminate();
       resolve(r);
     };
@@ -140,6 +160,16 @@ export function runSupervised(opts: RunTestOptions): Promise<RunTestResult> {
           return;
         case 'result':
           return finish(m.result);
+        case 'api-ready':
+          if (api)
+            serveApi(api, link).then((s) => {
+              if (done) void s?.close();
+              else server = s;
+            }, finish);
+          return;
+        case 'api-snapshot':
+        case 'api-pause':
+          return link.receive(m);
       }
     });
     worker.on('error', (err) => {
@@ -148,6 +178,24 @@ export function runSupervised(opts: RunTestOptions): Promise<RunTestResult> {
     });
     worker.on('exit', (code) => finish({ exitCode: code || EXIT.SCRIPT_EXCEPTION, summaryData: null }));
   });
+}
+
+/**
+ * Starts the REST API server; resolves with it, or with null when the port cannot be bound and k6 would
+ * only warn (K6_ADDRESS); rejects with exit 106's result when the flag named the address, as k6 exits.
+ */
+async function serveApi(api: ApiSettings, link: ReturnType<typeof workerLink>): Promise<ApiServer | null> {
+  try {
+    return await startApiServer(api.address, link);
+  } catch (err) {
+    const error = (err as Error).message;
+    if (!api.explicit) {
+      logLine('WARN', 'Error from API server', { error });
+      return null;
+    }
+    logLine('ERRO', 'Error from API server', { error });
+    throw { exitCode: EXIT.CANNOT_START_REST_API, summaryData: null } satisfies RunTestResult;
+  }
 }
 
 let session: Session | null = null;

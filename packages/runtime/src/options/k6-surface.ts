@@ -89,8 +89,8 @@ export const K6_SURFACE: readonly SurfaceRow[] = [
     short: '-p',
     value: 'none',
     env: 'K6_PAUSED',
-    status: 'refused',
-    note: 'the Node runtime has no REST API to resume a paused test; run with k6',
+    status: 'honoured',
+    note: 'waits after initializing the VUs, before setup(), until PATCH /v1/status resumes it (needs --address)',
   },
   {
     option: 'noSetup',
@@ -357,8 +357,8 @@ export const K6_SURFACE: readonly SurfaceRow[] = [
     short: '-l',
     value: 'none',
     env: 'K6_LINGER',
-    status: 'refused',
-    note: 'the Node runtime has no REST API to keep alive; run with k6',
+    status: 'honoured',
+    note: 'after teardown, waits for SIGINT/SIGTERM before the summary; the REST API keeps answering',
   },
   {
     flag: '--no-usage-report',
@@ -379,8 +379,8 @@ export const K6_SURFACE: readonly SurfaceRow[] = [
     short: '-a',
     value: 'required',
     env: 'K6_ADDRESS',
-    status: 'refused',
-    note: 'the Node runtime has no REST API; run with k6',
+    status: 'honoured',
+    note: "k6's REST API (/v1/status, /v1/metrics, /v1/groups, GET /v1/setup); off when unset",
   },
   {
     flag: '--config',

@@ -9,6 +9,7 @@ import { peakPlannedVus, maxScenarioDuration_ms } from './executors/index.ts';
 import { logScriptError } from './executors/iteration.ts';
 import { VuPool } from './executors/pool.ts';
 import { loadProgram, type Program } from './loader/program.ts';
+import { remoteModules } from './loader/remote.ts';
 import { configureLog, forgetRedactions, type LogSettings, logLine, setConsoleFile } from './log.ts';
 import { SectionTracker } from './metrics/sections.ts';
 import { SamplePipeline } from './metrics/pipeline.ts';
@@ -68,6 +69,8 @@ export interface RunTestOptions {
   vuMode?: VuMode;
   /** --log-format, --log-output, --console-output, -v (unset: k6's defaults, or what the process set). */
   log?: LogSettings;
+  /** Running an archive (cli/archive-run.ts): where its trees were extracted, and its options, used instead of the script's. */
+  archive?: { dir: string; options: Record<string, unknown> };
   /** Set on the supervised worker: the supervisor's side of the run. */
   control?: RunControl;
 }
@@ -128,7 +131,11 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
   }
   let program: Program;
   try {
-    program = await loadProgram(opts.script, opts.vuMode ?? vuModeFromEnv(process.env));
+    program = await loadProgram(
+      opts.script,
+      opts.vuMode ?? vuModeFromEnv(process.env),
+      remoteModules(opts.archive?.dir),
+    );
   } catch (err) {
     return fail(EXIT.SCRIPT_EXCEPTION, (err as Error).message);
   }
@@ -151,7 +158,8 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
   let options: TestOptions;
   let thresholds: ThresholdSet[];
   try {
-    options = consolidateOptions(vu0.exports['options'], opts.overrides);
+    // An archive's options stand for the script's, as in k6 (which ignores the exported ones then).
+    options = consolidateOptions(opts.archive?.options ?? vu0.exports['options'], opts.overrides);
     for (const sc of options.scenarios) {
       if (typeof vu0.exports[sc.exec] !== 'function') {
         throw new InvalidConfigError(

@@ -31,3 +31,7 @@ export type { SummaryData } from './summary/data.ts';
 export type { SummaryMode } from './summary/text.ts';
 export { runSupervised } from './supervisor.ts';
 export { WriteError, writeWholeSync } from './write-whole.ts';
+export { archiveOf, collectTest } from './archive/collect.ts';
+export { k6OptionsJson } from './archive/metadata.ts';
+export { isArchiveFile, type OpenedArchive, openArchive } from './archive/open.ts';
+export { writeArchive } from './archive/tar-io.ts';

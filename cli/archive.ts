@@ -1,0 +1,78 @@
+/**
+ * `k6-triton archive script.js`: k6's `archive` on the Node runtime. The script is loaded as `run` loads it
+ * (its remote modules fetched) and its init context runs once; the tar holds the script, its local and
+ * remote modules, the files it open()s, its options with the flags' on top, and the -e environment, in
+ * k6's layout, so real k6 runs it as well as `k6-triton run`.
+ */
+import { resolve } from 'node:path';
+import { type Command, Option } from 'commander';
+import { archiveOf, collectTest, EXIT, parseStage, writeArchive } from '@k6-triton/runtime';
+import { stageFlag } from './run-k6-surface.ts';
+import { keyValue, positiveInt } from './run.ts';
+
+interface ArchiveFlags {
+  vus?: number;
+  duration?: string;
+  iterations?: number;
+  stage: string[];
+  tag: Record<string, string>;
+  env: Record<string, string>;
+  archiveOut: string;
+  excludeEnvVars?: boolean;
+  includeSystemEnvVars?: boolean;
+}
+
+/** The options an archive stores: the script's, with the flags' on top (k6's Options.Apply). */
+export function archiveOptions(
+  script: Record<string, unknown> | undefined,
+  flags: Pick<ArchiveFlags, 'vus' | 'duration' | 'iterations' | 'stage' | 'tag'>,
+): Record<string, unknown> {
+  const over: Record<string, unknown> = {};
+  if (flags.vus !== undefined) over['vus'] = flags.vus;
+  if (flags.duration !== undefined) over['duration'] = flags.duration;
+  if (flags.iterations !== undefined) over['iterations'] = flags.iterations;
+  if (flags.stage.length > 0) over['stages'] = flags.stage.map((s, i) => parseStage(s, i));
+  if (Object.keys(flags.tag).length > 0) over['tags'] = flags.tag;
+  const base = { ...(script ?? {}) };
+  // A higher tier that sets how long the test runs replaces every such setting below it, as in k6.
+  if (['duration', 'iterations', 'stages'].some((k) => k in over))
+    for (const k of ['duration', 'iterations', 'stages', 'scenarios']) delete base[k];
+  return { ...base, ...over };
+}
+
+/** Adds the `archive` subcommand to the program. */
+export function registerArchive(program: Command): void {
+  program
+    .command('archive')
+    .description("Create a k6 archive of a script (k6's tar: real k6 and `k6-triton run` both run it)")
+    .argument('<script>', 'k6 script (.js or .ts)')
+    .addOption(new Option('-u, --vus <n>', 'number of virtual users').argParser(positiveInt))
+    .option('-d, --duration <duration>', 'test duration limit')
+    .addOption(new Option('-i, --iterations <n>', 'script total iteration limit').argParser(positiveInt))
+    .option('-s, --stage <duration:target>', 'add a stage (repeatable)', stageFlag, [])
+    .option('--tag <NAME=VALUE>', 'tag added to every sample (repeatable)', keyValue, {})
+    .option('-e, --env <KEY=VALUE>', 'environment variable for __ENV (repeatable)', keyValue, {})
+    .option('--include-system-env-vars', 'pass the real system environment to the script and the archive')
+    .option('--exclude-env-vars', 'embed no environment variables in the archive metadata')
+    .option('-O, --archive-out <file>', 'archive file; - writes it to stdout', 'archive.tar')
+    .action(async (script: string, flags: ArchiveFlags) => {
+      const env = {
+        ...(flags.includeSystemEnvVars ? (process.env as Record<string, string>) : {}),
+        ...flags.env,
+      };
+      let test: Awaited<ReturnType<typeof collectTest>>;
+      try {
+        test = await collectTest(resolve(script), env);
+      } catch (err) {
+        process.stderr.write(`k6-triton: ${(err as Error).message}\n`);
+        process.exitCode = EXIT.SCRIPT_EXCEPTION;
+        return;
+      }
+      const archive = archiveOf(test, archiveOptions(test.options, flags), env);
+      // k6 writes `"env": null` then.
+      if (flags.excludeEnvVars) archive.metadata['env'] = null;
+      await writeArchive(archive, flags.archiveOut === '-' ? process.stdout : flags.archiveOut);
+      // The loaded script's timers or sockets must not hold the command open.
+      setTimeout(() => process.exit(process.exitCode ?? EXIT.OK), 2000).unref();
+    });
+}

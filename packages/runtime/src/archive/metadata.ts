@@ -1,0 +1,99 @@
+/**
+ * An archive's metadata.json and `k6 inspect`'s JSON: k6's Options with every field (null when unset), in
+ * the order k6 v2.2.0 prints them, and the reverse (nulls dropped) for running an archive.
+ */
+import { pathToFileURL } from 'node:url';
+import { dirname } from 'node:path';
+
+/** The fields of k6's Options, in k6's order. */
+const OPTION_KEYS = [
+  'paused',
+  'vus',
+  'duration',
+  'iterations',
+  'stages',
+  'scenarios',
+  'executionSegment',
+  'executionSegmentSequence',
+  'noSetup',
+  'setupTimeout',
+  'noTeardown',
+  'teardownTimeout',
+  'handleSummaryTimeout',
+  'rps',
+  'dns',
+  'maxRedirects',
+  'userAgent',
+  'batch',
+  'batchPerHost',
+  'httpDebug',
+  'insecureSkipTLSVerify',
+  'tlsCipherSuites',
+  'tlsVersion',
+  'tlsAuth',
+  'throw',
+  'thresholds',
+  'blacklistIPs',
+  'blockHostnames',
+  'hosts',
+  'noConnectionReuse',
+  'noVUConnectionReuse',
+  'minIterationDuration',
+  'ext',
+  'summaryTrendStats',
+  'summaryTimeUnit',
+  'systemTags',
+  'tags',
+  'metricSamplesBufferSize',
+  'noCookiesReset',
+  'discardResponseBodies',
+  'features',
+] as const;
+
+/** The format version an archive written here follows (k6 reads it to normalize paths of very old archives). */
+export const ARCHIVE_K6_VERSION = '2.2.0';
+
+/** Options as k6 prints them: each of k6's fields (null when unset; dns field by field), then any others. */
+export function k6OptionsJson(options: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of OPTION_KEYS) out[key] = options[key] ?? null;
+  const dns = (options['dns'] ?? {}) as Record<string, unknown>;
+  out['dns'] =
+    typeof options['dns'] === 'string'
+      ? options['dns']
+      : { ttl: dns['ttl'] ?? null, select: dns['select'] ?? null, policy: dns['policy'] ?? null };
+  for (const [key, value] of Object.entries(options)) if (!(key in out)) out[key] = value;
+  return out;
+}
+
+/** A value with its null fields (and objects left empty by that) removed: an archive's options as a script's. */
+export function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    const kept = withoutNulls(v);
+    if (kept === null || kept === undefined) continue;
+    if (typeof kept === 'object' && !Array.isArray(kept) && Object.keys(kept).length === 0) continue;
+    out[key] = kept;
+  }
+  return out;
+}
+
+/** metadata.json of an archive of the script at `path` (absolute) with these options and environment. */
+export function archiveMetadata(
+  path: string,
+  options: Record<string, unknown>,
+  env: Record<string, string>,
+): Record<string, unknown> {
+  return {
+    type: 'js',
+    options: k6OptionsJson(options),
+    filename: pathToFileURL(path).href,
+    pwd: pathToFileURL(dirname(path)).href,
+    env,
+    compatibilityMode: 'extended',
+    k6version: ARCHIVE_K6_VERSION,
+    goos: process.platform,
+  };
+}

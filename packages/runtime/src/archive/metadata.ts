@@ -4,6 +4,8 @@
  */
 import { pathToFileURL } from 'node:url';
 import { dirname } from 'node:path';
+import { DEFAULT_TREND_STATS } from '../metrics/values.ts';
+import { K6_SYSTEM_TAGS } from '../metrics/system-tags.ts';
 
 /** The fields of k6's Options, in k6's order. */
 const OPTION_KEYS = [
@@ -80,6 +82,16 @@ export function withoutNulls(value: unknown): unknown {
   return out;
 }
 
+/** The defaults k6's consolidation writes into an archive's options: its trend stats and system tags. */
+export function withArchiveDefaults(options: Record<string, unknown>): Record<string, unknown> {
+  return {
+    ...options,
+    summaryTrendStats: options['summaryTrendStats'] ?? DEFAULT_TREND_STATS,
+    // The default set (all but the last four), sorted, as k6 stores it.
+    systemTags: options['systemTags'] ?? K6_SYSTEM_TAGS.slice(0, -4).sort(),
+  };
+}
+
 /** metadata.json of an archive of the script at `path` (absolute) with these options and environment. */
 export function archiveMetadata(
   path: string,
@@ -88,7 +100,7 @@ export function archiveMetadata(
 ): Record<string, unknown> {
   return {
     type: 'js',
-    options: k6OptionsJson(options),
+    options: k6OptionsJson(withArchiveDefaults(options)),
     filename: pathToFileURL(path).href,
     pwd: pathToFileURL(dirname(path)).href,
     env,

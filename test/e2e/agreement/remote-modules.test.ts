@@ -6,7 +6,7 @@
  * stopped and the script's folder gone; an unreachable module is one line naming its URL and exit 107.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -109,6 +109,19 @@ describe.skipIf(!K6)('remote modules and archives agree with real k6', () => {
     // Each runtime asked for both modules with k6's ?_k6=1 marker, the sibling resolved against the module's URL.
     expect(seen.filter((u) => u === '/lib/mod.js?_k6=1')).toHaveLength(2);
     expect(seen.filter((u) => u === '/lib/sib.js?_k6=1')).toHaveLength(2);
+  }, 90_000);
+
+  it('trusts a certificate in SSL_CERT_DIR, as Go does', async () => {
+    const certs = join(dir, 'certs');
+    mkdirSync(certs, { recursive: true });
+    copyFileSync(env['SSL_CERT_FILE']!, join(certs, 'test-ca.pem'));
+    const { k6: k, node: n } = await runBoth(k6, join(src, 'script.js'), {
+      args: ['-e', 'GREETING=hello'],
+      env: { SSL_CERT_FILE: '', SSL_CERT_DIR: certs },
+    });
+    expect(k.code, k.stderr).toBe(0);
+    expect(n.code, n.stderr).toBe(0);
+    expect(checkCounts(n.summary?.root_group)).toEqual(EXPECTED);
   }, 90_000);
 
   it('inspect prints the options real k6 prints', async () => {

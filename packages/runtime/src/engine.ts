@@ -5,6 +5,7 @@
  * thread supervises (supervisor.ts, worker-main.ts), so a script that never yields still stops at
  * its deadline or on a signal.
  */
+import { join } from 'node:path';
 import { peakPlannedVus, maxScenarioDuration_ms } from './executors/index.ts';
 import { logScriptError } from './executors/iteration.ts';
 import { VuPool } from './executors/pool.ts';
@@ -144,6 +145,7 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
   const pipeline = new SamplePipeline(registry);
   const sysEnv = opts.includeSystemEnv === false ? {} : (process.env as Record<string, string>);
   const run = new TestRun(registry, pipeline, { ...sysEnv, ...(opts.env ?? {}) }, program.path);
+  if (opts.archive) run.fileRoot = join(opts.archive.dir, 'file');
   run.iterationHooks = program.iterationHooks();
   run.secrets = secrets;
   const vu0 = new VU(0, run);

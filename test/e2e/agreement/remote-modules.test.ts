@@ -18,23 +18,26 @@ import { type Listening, startH1Tls } from './protocol-servers.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const { bin: K6, looked } = findK6();
-if (!K6) console.log(`remote-module agreement skipped: no k6 binary (looked for ${looked.join(', ')}; set K6_BIN)`);
+if (!K6)
+  console.log(`remote-module agreement skipped: no k6 binary (looked for ${looked.join(', ')}; set K6_BIN)`);
 
 const MODULES: Record<string, string> = {
   '/lib/mod.js': "import { twice } from './sib.js';\nexport const answer = twice(21);\nexport { twice };\n",
   '/lib/sib.js': 'export function twice(n) { return n * 2; }\n',
 };
 
-/** The script, importing from `base`: checks on the remote module, an open()ed file and an -e variable. */
-const scriptText = (base: string) => `import { check } from 'k6';
+/** The script, importing from `base`: checks on the remote module, open()ed files (one by its absolute path in `src`) and an -e variable. */
+const scriptText = (base: string, src: string) => `import { check } from 'k6';
 import { answer, twice } from '${base}/lib/mod.js';
 const data = open('./data.txt');
+const other = open('${src}/other.txt');
 export const options = { iterations: 3, thresholds: { checks: ['rate==1'] } };
 export default function () {
   check(answer, {
     'answer is 42': (v) => v === 42,
     'twice works': () => twice(2) === 4,
     'data opened': () => data.trim() === 'payload',
+    'absolute path opened': () => other.trim() === 'other',
     'env kept': () => __ENV.GREETING === 'hello',
   });
 }
@@ -44,6 +47,7 @@ const EXPECTED = {
   '::answer is 42': [3, 0],
   '::twice works': [3, 0],
   '::data opened': [3, 0],
+  '::absolute path opened': [3, 0],
   '::env kept': [3, 0],
 };
 
@@ -88,8 +92,9 @@ describe.skipIf(!K6)('remote modules and archives agree with real k6', () => {
       res.statusCode = body === undefined ? 404 : 200;
       res.end(body ?? 'not found');
     });
-    writeFileSync(join(src, 'script.js'), scriptText(server.url));
+    writeFileSync(join(src, 'script.js'), scriptText(server.url, src));
     writeFileSync(join(src, 'data.txt'), 'payload\n');
+    writeFileSync(join(src, 'other.txt'), 'other\n');
   }, 60_000);
   afterAll(async () => {
     await server?.close();
@@ -149,7 +154,10 @@ describe.skipIf(!K6)('remote modules and archives agree with real k6', () => {
     rmSync(src, { recursive: true, force: true });
     for (const tar of [k6Tar, oursTar]) {
       // -t archive on one of the two: the type given, as k6 accepts it.
-      const { k6: k, node: n } = await runBoth(k6, tar, { env, args: tar === k6Tar ? ['-t', 'archive'] : [] });
+      const { k6: k, node: n } = await runBoth(k6, tar, {
+        env,
+        args: tar === k6Tar ? ['-t', 'archive'] : [],
+      });
       expect(k.code, `${tar} under k6: ${k.stderr}`).toBe(0);
       expect(n.code, `${tar} under the Node runtime: ${n.stderr}`).toBe(0);
       expect(checkCounts(k.summary?.root_group)).toEqual(EXPECTED);
@@ -159,7 +167,7 @@ describe.skipIf(!K6)('remote modules and archives agree with real k6', () => {
 
   it('an unreachable module: one line naming the URL, exit 107 as in k6', async () => {
     const gone = join(dir, 'gone.js');
-    writeFileSync(gone, scriptText(server.url));
+    writeFileSync(gone, scriptText(server.url, src));
     const { k6: k, node: n } = await runBoth(k6, gone, { env });
     expect(k.code).toBe(EXIT.SCRIPT_EXCEPTION);
     expect(n.code).toBe(EXIT.SCRIPT_EXCEPTION);

@@ -6,7 +6,7 @@
  * script's own declarations of those names shadow them, as they would shadow globals.
  */
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { runInThisContext } from 'node:vm';
 import { k6Console } from '../log.ts';
 import type { VU } from '../vu.ts';
@@ -76,7 +76,11 @@ export function k6Open(vu: VU, path: string, mode?: string): string | ArrayBuffe
     throw new Error('The "open()" function is only available in the init stage (i.e. the global scope)');
   if (mode !== undefined && mode !== 'b' && mode !== 'r')
     throw new Error(`open(): mode must be 'b' or omitted, got "${mode}"`);
-  const abs = resolve(dirname(vu.run.scriptPath), String(path));
+  const name = String(path);
+  const abs =
+    vu.run.fileRoot && isAbsolute(name)
+      ? join(vu.run.fileRoot, name)
+      : resolve(dirname(vu.run.scriptPath), name);
   let entry = vu.run.openCache.get(abs);
   if (!entry) {
     entry = {};

@@ -300,7 +300,7 @@ export function registerRun(program: Command): void {
         : (env.includeSystemEnvVars ?? true);
     let archive: OpenedArchive | null;
     try {
-      archive = await archiveToRun(script, flags.type);
+      archive = await archiveToRun(script, flags.type ?? process.env['K6_TYPE']);
     } catch (err) {
       return refuse([(err as Error).message], EXIT.SCRIPT_EXCEPTION);
     }

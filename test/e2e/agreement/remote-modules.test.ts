@@ -165,6 +165,40 @@ describe.skipIf(!K6)('remote modules and archives agree with real k6', () => {
     }
   }, 120_000);
 
+  it("gRPC protos loaded in the init context travel in either runtime's archive", async () => {
+    const g = join(dir, 'grpc');
+    mkdirSync(join(g, 'protos'), { recursive: true });
+    writeFileSync(
+      join(g, 'protos', 'hello.proto'),
+      'syntax = "proto3";\npackage hello;\nimport "msg.proto";\nservice Greeter { rpc Say (Msg) returns (Msg); }\n',
+    );
+    writeFileSync(
+      join(g, 'protos', 'msg.proto'),
+      'syntax = "proto3";\npackage hello;\nmessage Msg { string text = 1; }\n',
+    );
+    writeFileSync(
+      join(g, 'script.js'),
+      "import grpc from 'k6/net/grpc';\nimport { check } from 'k6';\nconst client = new grpc.Client();\n" +
+        "client.load(['protos'], 'hello.proto');\nexport const options = { iterations: 2 };\n" +
+        'export default function () { check(client, { loaded: (c) => c !== null }); }\n',
+    );
+    const k6Tar = join(dir, 'grpc-k6.tar');
+    const oursTar = join(dir, 'grpc-ours.tar');
+    const made = await Promise.all([
+      exec(k6, ['archive', '-O', k6Tar, join(g, 'script.js')], env),
+      ours(['archive', '-O', oursTar, join(g, 'script.js')], env),
+    ]);
+    for (const m of made) expect(m.code, m.stderr).toBe(0);
+    rmSync(g, { recursive: true, force: true });
+    for (const tar of [k6Tar, oursTar]) {
+      const { k6: k, node: n } = await runBoth(k6, tar, { env });
+      expect(k.code, `${tar} under k6: ${k.stderr}`).toBe(0);
+      expect(n.code, `${tar} under the Node runtime: ${n.stderr}`).toBe(0);
+      expect(checkCounts(n.summary?.root_group)).toEqual({ '::loaded': [2, 0] });
+      expect(checkCounts(k.summary?.root_group)).toEqual({ '::loaded': [2, 0] });
+    }
+  }, 120_000);
+
   it('an unreachable module: one line naming the URL, exit 107 as in k6', async () => {
     const gone = join(dir, 'gone.js');
     writeFileSync(gone, scriptText(server.url, src));

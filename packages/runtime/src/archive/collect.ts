@@ -1,12 +1,13 @@
 /**
  * What an archive of a script holds, found as k6 finds it: the script is bundled (its local modules, and
  * its remote modules fetched) and its init context runs once, which yields the exported options and the
- * files it open()s.
+ * files it open()s (open(), k6/experimental/fs) or loads as gRPC protos.
  */
 import { readFileSync } from 'node:fs';
 import { loadProgram } from '../loader/program.ts';
 import { remoteModules } from '../loader/remote.ts';
 import { SamplePipeline } from '../metrics/pipeline.ts';
+import { protoFilesRead } from '../modules/grpc-protos.ts';
 import { MetricRegistry } from '../metrics/registry.ts';
 import { TestRun } from '../run-state.ts';
 import { VU } from '../vu.ts';
@@ -32,8 +33,8 @@ export async function collectTest(path: string, env: Record<string, string>): Pr
   const vu = new VU(0, run);
   await program.instantiate(vu);
   const files: ArchiveContents['files'] = { file: new Map(), https: new Map() };
-  for (const file of new Set([program.path, ...program.files, ...run.openCache.keys()]))
-    files.file.set(file, readFileSync(file));
+  const read = [program.path, ...program.files, ...run.openCache.keys(), ...protoFilesRead];
+  for (const file of new Set(read)) files.file.set(file, readFileSync(file));
   for (const [url, source] of remote.sources) files.https.set(pathOnTree(url).path, Buffer.from(source));
   const options = vu.exports['options'] as Record<string, unknown> | undefined;
   return { path: program.path, options, files };

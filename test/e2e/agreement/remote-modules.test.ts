@@ -142,14 +142,18 @@ describe.skipIf(!K6)('remote modules and archives agree with real k6', () => {
   it('archives made by either runtime run under both, offline (server stopped, script folder gone)', async () => {
     const k6Tar = join(dir, 'k6.tar');
     const oursTar = join(dir, 'ours.tar');
+    // Options from the script, a K6_* variable and flags, stored alike (compared through inspect below).
+    const flags = ['-e', 'GREETING=hello', '-u', '2', '--tag', 'team=a', join(src, 'script.js')];
+    const archiveEnv = { ...env, K6_NO_TEARDOWN: 'true' };
     const made = await Promise.all([
-      exec(k6, ['archive', '-e', 'GREETING=hello', '-O', k6Tar, join(src, 'script.js')], env),
-      ours(['archive', '-e', 'GREETING=hello', '-O', oursTar, join(src, 'script.js')], env),
+      exec(k6, ['archive', '-O', k6Tar, ...flags], archiveEnv),
+      ours(['archive', '-O', oursTar, ...flags], archiveEnv),
     ]);
     for (const m of made) expect(m.code, m.stderr).toBe(0);
     const [ik, in_] = await Promise.all([ours(['inspect', k6Tar], env), exec(k6, ['inspect', oursTar], env)]);
     expect(in_.code, in_.stderr).toBe(0);
     expect(JSON.parse(ik.stdout)).toEqual(JSON.parse(in_.stdout));
+    expect(JSON.parse(ik.stdout)).toMatchObject({ vus: 2, noTeardown: true, tags: { team: 'a' } });
     await server.close();
     rmSync(src, { recursive: true, force: true });
     for (const tar of [k6Tar, oursTar]) {

@@ -67,26 +67,28 @@ export function tlsAuthFor(tls: ClientTls, host: string): TlsAuthEntry | undefin
   );
 }
 
-let roots: string | null | undefined;
 const PEM_CERT_RE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
 /**
- * The roots Go would trust (read once): SSL_CERT_FILE's in place of the default bundle (Node's), plus every
- * file of SSL_CERT_DIR's folders (colon-separated); undefined when neither is set: Node's own bundle.
+ * The roots Go would trust: SSL_CERT_FILE's in place of the default bundle (Node's), plus every file of
+ * SSL_CERT_DIR's folders (colon-separated); undefined when neither is set: Node's own bundle.
  */
+export function readRoots(env: NodeJS.ProcessEnv): string | undefined {
+  const file = env.SSL_CERT_FILE;
+  const dirs = (env.SSL_CERT_DIR ?? '').split(':').filter(Boolean);
+  if (!file && dirs.length === 0) return undefined;
+  if (dirs.length === 0) return readFileSync(file!, 'utf8');
+  const base = file ? readFileSync(file, 'utf8') : rootCertificates.join('\n');
+  const more = dirs.flatMap((d) => certFiles(d).map((f) => readFileSync(f, 'utf8')));
+  // Each certificate once: a folder often holds the bundle file's certificates again.
+  const blocks = [base, ...more].join('\n').match(PEM_CERT_RE) ?? [];
+  return `${[...new Set(blocks)].join('\n')}\n`;
+}
+
+let roots: string | null | undefined;
+/** readRoots of the process environment, read once. */
 export function trustedRoots(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (roots === undefined) {
-    const file = env.SSL_CERT_FILE;
-    const dirs = (env.SSL_CERT_DIR ?? '').split(':').filter(Boolean);
-    if (!file && dirs.length === 0) roots = null;
-    else if (dirs.length === 0) roots = readFileSync(file!, 'utf8');
-    else {
-      const base = file ? readFileSync(file, 'utf8') : rootCertificates.join('\n');
-      const more = dirs.flatMap((d) => certFiles(d).map((f) => readFileSync(f, 'utf8')));
-      // Each certificate once: a folder often holds the bundle file's certificates again.
-      const blocks = [base, ...more].join('\n').match(PEM_CERT_RE) ?? [];
-      roots = `${[...new Set(blocks)].join('\n')}\n`;
-    }
-  }
+  if (roots === undefined) roots = readRoots(env) ?? null;
   return roots ?? undefined;
 }
 

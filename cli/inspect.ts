@@ -4,7 +4,7 @@
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { collectTest, EXIT, k6OptionsJson } from '@k6-triton/runtime';
+import { collectTest, EXIT, executionRequirements, k6OptionsJson } from '@k6-triton/runtime';
 import { archiveToRun } from './run-archive.ts';
 import { keyValue } from './run.ts';
 
@@ -32,17 +32,15 @@ export function registerInspect(program: Command): void {
     .option('-e, --env <KEY=VALUE>', 'environment variable for __ENV (repeatable)', keyValue, {})
     .option('--include-system-env-vars', 'pass the real system environment to the script')
     .option('-t, --type <type>', 'js or archive (default: a tar is an archive)')
-    .option('--execution-requirements', 'the derived scenarios, total duration and max VUs: run with k6')
+    .option(
+      '--execution-requirements',
+      'add the scenarios the options stand for, the total duration and max VUs',
+    )
     .action(async (file: string, flags: InspectFlags) => {
       const fail = (message: string, code: number) => {
         process.stderr.write(`k6-triton: ${message}\n`);
         process.exitCode = code;
       };
-      if (flags.executionRequirements)
-        return fail(
-          '--execution-requirements is not supported by the Node runtime; run with k6',
-          EXIT.GENERIC,
-        );
       let options: Record<string, unknown>;
       try {
         const archive = await archiveToRun(file, flags.type);
@@ -59,8 +57,14 @@ export function registerInspect(program: Command): void {
       } catch (err) {
         return fail((err as Error).message, EXIT.SCRIPT_EXCEPTION);
       }
+      let printed: Record<string, unknown>;
+      try {
+        printed = flags.executionRequirements ? executionRequirements(options) : k6OptionsJson(options);
+      } catch (err) {
+        return fail((err as Error).message, EXIT.INVALID_CONFIG);
+      }
       // k6 prints no newline after it.
-      process.stdout.write(goJson(k6OptionsJson(options)));
+      process.stdout.write(goJson(printed));
       setTimeout(() => process.exit(process.exitCode ?? EXIT.OK), 2000).unref();
     });
 }

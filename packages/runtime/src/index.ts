@@ -35,3 +35,4 @@ export { archiveOf, collectTest } from './archive/collect.ts';
 export { k6OptionsJson } from './archive/metadata.ts';
 export { isArchiveFile, type OpenedArchive, openArchive } from './archive/open.ts';
 export { writeArchive } from './archive/tar-io.ts';
+export { executionRequirements } from './archive/requirements.ts';

@@ -4,6 +4,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { dirname } from 'node:path';
+import { formatDuration_ms, parseDuration_ms } from '@k6-triton/lib/duration.ts';
 import { DEFAULT_TREND_STATS } from '../metrics/values.ts';
 import { K6_SYSTEM_TAGS } from '../metrics/system-tags.ts';
 
@@ -55,10 +56,78 @@ const OPTION_KEYS = [
 /** The format version an archive written here follows (k6 reads it to normalize paths of very old archives). */
 export const ARCHIVE_K6_VERSION = '2.2.0';
 
+/** The top-level options that are durations, which k6 prints in Go's form ("1m0s" for "60s"). */
+const DURATION_OPTIONS = [
+  'duration',
+  'setupTimeout',
+  'teardownTimeout',
+  'handleSummaryTimeout',
+  'minIterationDuration',
+];
+
+/** A duration (string, or a number of ms) as Go prints it; anything unreadable as it is. */
+export function goDuration(value: unknown): unknown {
+  try {
+    return formatDuration_ms(parseDuration_ms(value as string | number, 'duration'));
+  } catch {
+    return value;
+  }
+}
+
+/** Each executor's own fields, in k6's order (its Go structs' JSON fields). */
+const EXECUTOR_FIELDS: Record<string, readonly string[]> = {
+  'shared-iterations': ['vus', 'iterations', 'maxDuration'],
+  'per-vu-iterations': ['vus', 'iterations', 'maxDuration'],
+  'constant-vus': ['vus', 'duration'],
+  'ramping-vus': ['startVUs', 'stages', 'gracefulRampDown'],
+  'constant-arrival-rate': ['rate', 'timeUnit', 'duration', 'preAllocatedVUs', 'maxVUs'],
+  'ramping-arrival-rate': ['startRate', 'timeUnit', 'stages', 'preAllocatedVUs', 'maxVUs'],
+};
+const DURATION_FIELDS = new Set([
+  'startTime',
+  'gracefulStop',
+  'maxDuration',
+  'duration',
+  'gracefulRampDown',
+  'timeUnit',
+]);
+
+/** One scenario as k6 prints it. */
+function scenarioJson(raw: Record<string, unknown>): Record<string, unknown> {
+  const executor = String(raw['executor']);
+  const fields = EXECUTOR_FIELDS[executor];
+  if (!fields)
+    throw new Error(`--execution-requirements: executor ${executor} is not supported here; run with k6`);
+  const out: Record<string, unknown> = { executor };
+  for (const key of ['startTime', 'gracefulStop', 'env', 'exec', 'tags', ...fields]) {
+    const v = raw[key];
+    if (v === undefined || v === null) out[key] = null;
+    else if (DURATION_FIELDS.has(key)) out[key] = goDuration(v);
+    else if (key === 'stages')
+      out[key] = (v as Record<string, unknown>[]).map((s) => ({
+        duration: goDuration(s['duration']),
+        target: s['target'] ?? null,
+      }));
+    else out[key] = v;
+  }
+  return out;
+}
+
 /** Options as k6 prints them: each of k6's fields (null when unset; dns field by field), then any others. */
 export function k6OptionsJson(options: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of OPTION_KEYS) out[key] = options[key] ?? null;
+  for (const key of DURATION_OPTIONS) if (out[key] !== null) out[key] = goDuration(out[key]);
+  const scenarios = out['scenarios'];
+  if (scenarios && typeof scenarios === 'object' && !Array.isArray(scenarios))
+    out['scenarios'] = Object.fromEntries(
+      Object.entries(scenarios).map(([name, sc]) => [name, scenarioJson(sc as Record<string, unknown>)]),
+    );
+  if (Array.isArray(out['stages']))
+    out['stages'] = (out['stages'] as Record<string, unknown>[]).map((s) => ({
+      ...s,
+      duration: goDuration(s['duration']),
+    }));
   const dns = (options['dns'] ?? {}) as Record<string, unknown>;
   out['dns'] =
     typeof options['dns'] === 'string'

@@ -6,7 +6,15 @@
  */
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
-import { archiveOf, collectTest, EXIT, parseStage, writeArchive } from '@k6-triton/runtime';
+import {
+  archiveOf,
+  checkOptions,
+  collectTest,
+  EXIT,
+  layerShortcuts,
+  parseStage,
+  writeArchive,
+} from '@k6-triton/runtime';
 import { EnvConfigError, type EnvOptions, envOptions, stageFlag } from './run-k6-surface.ts';
 import { keyValue, positiveInt } from './run.ts';
 
@@ -22,12 +30,15 @@ interface ArchiveFlags {
   includeSystemEnvVars?: boolean;
 }
 
-/** One tier of options over a lower one, as k6's Options.Apply: setting how long the test runs replaces every such setting below. */
+/** One tier of options over a lower one; the execution settings layer as k6's Options.Apply has them (layerShortcuts). */
 function layer(lower: Record<string, unknown>, higher: Record<string, unknown>): Record<string, unknown> {
-  const base = { ...lower };
-  if (['duration', 'iterations', 'stages', 'scenarios'].some((k) => k in higher))
-    for (const k of ['duration', 'iterations', 'stages', 'scenarios']) delete base[k];
-  return { ...base, ...higher };
+  const execution = layerShortcuts(lower, higher);
+  const out = { ...lower, ...higher };
+  for (const k of ['vus', 'duration', 'iterations', 'stages', 'scenarios'] as const) {
+    if (execution[k] === undefined) delete out[k];
+    else out[k] = execution[k];
+  }
+  return out;
 }
 
 /** The options an archive stores: the script's, then K6_* variables', then the flags' (k6's tiers). */
@@ -86,7 +97,15 @@ export function registerArchive(program: Command): void {
         process.exitCode = EXIT.SCRIPT_EXCEPTION;
         return;
       }
-      const archive = archiveOf(test, archiveOptions(test.options, fromEnv, flags), env);
+      const options = archiveOptions(test.options, fromEnv, flags);
+      try {
+        checkOptions(options);
+      } catch (err) {
+        process.stderr.write(`k6-triton: ${(err as Error).message}\n`);
+        process.exitCode = EXIT.INVALID_CONFIG;
+        return;
+      }
+      const archive = archiveOf(test, options, env);
       // k6 writes `"env": null` then.
       if (flags.excludeEnvVars) archive.metadata['env'] = null;
       await writeArchive(archive, flags.archiveOut === '-' ? process.stdout : flags.archiveOut);

@@ -30,3 +30,8 @@ export function executionRequirements(options: Record<string, unknown>): Record<
     ),
   };
 }
+
+/** Checks options as a run would (k6 refuses to archive a test it could not run); throws InvalidConfigError. */
+export function checkOptions(options: Record<string, unknown>): void {
+  consolidateOptions(options);
+}

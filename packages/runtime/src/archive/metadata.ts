@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import { formatDuration_ms, parseDuration_ms } from '@k6-triton/lib/duration.ts';
 import { DEFAULT_TREND_STATS } from '../metrics/values.ts';
 import { K6_SYSTEM_TAGS } from '../metrics/system-tags.ts';
+import { KNOWN_KEYS } from '../options/scenarios.ts';
 
 /** The fields of k6's Options, in k6's order. */
 const OPTION_KEYS = [
@@ -74,15 +75,6 @@ export function goDuration(value: unknown): unknown {
   }
 }
 
-/** Each executor's own fields, in k6's order (its Go structs' JSON fields). */
-const EXECUTOR_FIELDS: Record<string, readonly string[]> = {
-  'shared-iterations': ['vus', 'iterations', 'maxDuration'],
-  'per-vu-iterations': ['vus', 'iterations', 'maxDuration'],
-  'constant-vus': ['vus', 'duration'],
-  'ramping-vus': ['startVUs', 'stages', 'gracefulRampDown'],
-  'constant-arrival-rate': ['rate', 'timeUnit', 'duration', 'preAllocatedVUs', 'maxVUs'],
-  'ramping-arrival-rate': ['startRate', 'timeUnit', 'stages', 'preAllocatedVUs', 'maxVUs'],
-};
 const DURATION_FIELDS = new Set([
   'startTime',
   'gracefulStop',
@@ -95,7 +87,7 @@ const DURATION_FIELDS = new Set([
 /** One scenario as k6 prints it. */
 function scenarioJson(raw: Record<string, unknown>): Record<string, unknown> {
   const executor = String(raw['executor']);
-  const fields = EXECUTOR_FIELDS[executor];
+  const fields = (KNOWN_KEYS as Record<string, readonly string[] | undefined>)[executor];
   if (!fields)
     throw new Error(`--execution-requirements: executor ${executor} is not supported here; run with k6`);
   const out: Record<string, unknown> = { executor };

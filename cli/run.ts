@@ -39,8 +39,7 @@ function refuse(lines: string[], code: number): void {
 }
 import { parseDuration_ms } from '@k6-triton/lib/duration.ts';
 
-/** A whole-number flag value (>= 0). */
-export function positiveInt(value: string): number {
+function positiveInt(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`must be a whole number >= 0, got "${value}"`);
   return Number(value);
 }

@@ -143,7 +143,10 @@ describe.skipIf(!K6)('remote modules and archives agree with real k6', () => {
     const k6Tar = join(dir, 'k6.tar');
     const oursTar = join(dir, 'ours.tar');
     // Options from the script, a K6_* variable and flags, stored alike (compared through inspect below).
-    const flags = ['-e', 'GREETING=hello', '-u', '2', '--tag', 'team=a', join(src, 'script.js')];
+    const flags = [
+      ...['-e', 'GREETING=hello', '-u', '2', '--tag', 'team=a', '--no-setup', '--max-redirects', '3'],
+      ...['--system-tags', 'url,method,check,group', join(src, 'script.js')],
+    ];
     const archiveEnv = { ...env, K6_NO_TEARDOWN: 'true' };
     const made = await Promise.all([
       exec(k6, ['archive', '-O', k6Tar, ...flags], archiveEnv),
@@ -153,7 +156,14 @@ describe.skipIf(!K6)('remote modules and archives agree with real k6', () => {
     const [ik, in_] = await Promise.all([ours(['inspect', k6Tar], env), exec(k6, ['inspect', oursTar], env)]);
     expect(in_.code, in_.stderr).toBe(0);
     expect(JSON.parse(ik.stdout)).toEqual(JSON.parse(in_.stdout));
-    expect(JSON.parse(ik.stdout)).toMatchObject({ vus: 2, noTeardown: true, tags: { team: 'a' } });
+    expect(JSON.parse(ik.stdout)).toMatchObject({
+      vus: 2,
+      noSetup: true,
+      noTeardown: true,
+      maxRedirects: 3,
+      systemTags: ['check', 'group', 'method', 'url'],
+      tags: { team: 'a' },
+    });
     await server.close();
     rmSync(src, { recursive: true, force: true });
     for (const tar of [k6Tar, oursTar]) {

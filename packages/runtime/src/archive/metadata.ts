@@ -110,6 +110,8 @@ export function k6OptionsJson(options: Record<string, unknown>): Record<string, 
   const out: Record<string, unknown> = {};
   for (const key of OPTION_KEYS) out[key] = options[key] ?? null;
   for (const key of DURATION_OPTIONS) if (out[key] !== null) out[key] = goDuration(out[key]);
+  // k6 keeps system tags as a set and prints them sorted.
+  if (Array.isArray(out['systemTags'])) out['systemTags'] = [...(out['systemTags'] as string[])].sort();
   const scenarios = out['scenarios'];
   if (scenarios && typeof scenarios === 'object' && !Array.isArray(scenarios))
     out['scenarios'] = Object.fromEntries(
@@ -148,8 +150,8 @@ export function withArchiveDefaults(options: Record<string, unknown>): Record<st
   return {
     ...options,
     summaryTrendStats: options['summaryTrendStats'] ?? DEFAULT_TREND_STATS,
-    // The default set (all but the last four), sorted, as k6 stores it.
-    systemTags: options['systemTags'] ?? K6_SYSTEM_TAGS.slice(0, -4).sort(),
+    // The default set: all but the last four.
+    systemTags: options['systemTags'] ?? K6_SYSTEM_TAGS.slice(0, -4),
   };
 }
 

@@ -10,6 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import { createWriteStream } from 'node:fs';
 import tar from 'tar-stream';
 import { afterAll, describe, expect, it } from 'vitest';
+import { anonymizePath } from '../src/archive/anonymize.ts';
 import { k6OptionsJson, withArchiveDefaults, withoutNulls } from '../src/archive/metadata.ts';
 import { type ArchiveContents, readArchive, writeArchive } from '../src/archive/tar-io.ts';
 
@@ -105,5 +106,13 @@ describe('archive options', () => {
     expect(d['summaryTrendStats']).toEqual(['avg']);
     expect(d['systemTags']).toContain('url');
     expect(d['systemTags']).not.toContain('vu');
+  });
+});
+
+describe('anonymized paths', () => {
+  it("names a user's folder nobody, as k6 stores it", () => {
+    expect(anonymizePath('/home/alice/tests/s.js')).toBe('/home/nobody/tests/s.js');
+    expect(anonymizePath('/Users/Bob/s.js')).toBe('/Users/nobody/s.js');
+    expect(anonymizePath('/root/s.js')).toBe('/root/s.js');
   });
 });

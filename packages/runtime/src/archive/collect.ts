@@ -12,6 +12,7 @@ import { MetricRegistry } from '../metrics/registry.ts';
 import { TestRun } from '../run-state.ts';
 import { VU } from '../vu.ts';
 import type { ArchiveContents } from './tar-io.ts';
+import { anonymizePath } from './anonymize.ts';
 import { pathOnTree } from './tar-io.ts';
 import { archiveMetadata } from './metadata.ts';
 
@@ -34,7 +35,8 @@ export async function collectTest(path: string, env: Record<string, string>): Pr
   await program.instantiate(vu);
   const files: ArchiveContents['files'] = { file: new Map(), https: new Map() };
   const read = [program.path, ...program.files, ...run.openCache.keys(), ...protoFilesRead];
-  for (const file of new Set(read)) files.file.set(file, readFileSync(file));
+  // Stored under k6's anonymized paths, which archiveMetadata names too.
+  for (const file of new Set(read)) files.file.set(anonymizePath(file), readFileSync(file));
   for (const [url, source] of remote.sources) files.https.set(pathOnTree(url).path, Buffer.from(source));
   const options = vu.exports['options'] as Record<string, unknown> | undefined;
   return { path: program.path, options, files };
@@ -48,7 +50,7 @@ export function archiveOf(
 ): ArchiveContents {
   return {
     metadata: archiveMetadata(test.path, options, env),
-    data: test.files.file.get(test.path) ?? Buffer.alloc(0),
+    data: test.files.file.get(anonymizePath(test.path)) ?? Buffer.alloc(0),
     files: test.files,
   };
 }

@@ -8,6 +8,7 @@ import { formatDuration_ms, parseDuration_ms } from '@k6-triton/lib/duration.ts'
 import { DEFAULT_TREND_STATS } from '../metrics/values.ts';
 import { K6_SYSTEM_TAGS } from '../metrics/system-tags.ts';
 import { KNOWN_KEYS } from '../options/scenarios.ts';
+import { anonymizePath } from './anonymize.ts';
 
 /** The fields of k6's Options, in k6's order. */
 const OPTION_KEYS = [
@@ -164,8 +165,8 @@ export function archiveMetadata(
   return {
     type: 'js',
     options: k6OptionsJson(withArchiveDefaults(options)),
-    filename: pathToFileURL(path).href,
-    pwd: pathToFileURL(dirname(path)).href,
+    filename: pathToFileURL(anonymizePath(path)).href,
+    pwd: pathToFileURL(anonymizePath(dirname(path))).href,
     env,
     compatibilityMode: 'extended',
     k6version: ARCHIVE_K6_VERSION,

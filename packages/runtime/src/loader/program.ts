@@ -25,6 +25,7 @@ import {
   VU_MODE_ENV,
   type VuMode,
 } from '../blocking/mode.ts';
+import { anonymizePath } from '../archive/anonymize.ts';
 import { bundleScript } from './bundle.ts';
 import { type RemoteModules, remoteModules } from './remote.ts';
 import { ScriptLoadError } from './load-error.ts';
@@ -79,7 +80,7 @@ export function k6Open(vu: VU, path: string, mode?: string): string | ArrayBuffe
   const name = String(path);
   const abs =
     vu.run.fileRoot && isAbsolute(name)
-      ? join(vu.run.fileRoot, name)
+      ? join(vu.run.fileRoot, anonymizePath(name))
       : resolve(dirname(vu.run.scriptPath), name);
   let entry = vu.run.openCache.get(abs);
   if (!entry) {

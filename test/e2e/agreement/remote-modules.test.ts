@@ -22,13 +22,15 @@ if (!K6)
   console.log(`remote-module agreement skipped: no k6 binary (looked for ${looked.join(', ')}; set K6_BIN)`);
 
 const MODULES: Record<string, string> = {
-  '/lib/mod.js': "import { twice } from './sib.js';\nexport const answer = twice(21);\nexport { twice };\n",
+  '/lib/mod.js':
+    "import { twice } from './sib.js';\nexport const answer = twice(21);\nexport { twice };\n" +
+    "export const sibling = import.meta.resolve('./sib.js');\n",
   '/lib/sib.js': 'export function twice(n) { return n * 2; }\n',
 };
 
 /** The script, importing from `base`: checks on the remote module, open()ed files (one by its absolute path in `src`) and an -e variable. */
 const scriptText = (base: string, src: string) => `import { check } from 'k6';
-import { answer, twice } from '${base}/lib/mod.js';
+import { answer, sibling, twice } from '${base}/lib/mod.js';
 const data = open('./data.txt');
 const other = open('${src}/other.txt');
 export const options = { iterations: 3, thresholds: { checks: ['rate==1'] } };
@@ -36,6 +38,7 @@ export default function () {
   check(answer, {
     'answer is 42': (v) => v === 42,
     'twice works': () => twice(2) === 4,
+    'import.meta.resolve against the module URL': () => sibling === '${base}/lib/sib.js',
     'data opened': () => data.trim() === 'payload',
     'absolute path opened': () => other.trim() === 'other',
     'env kept': () => __ENV.GREETING === 'hello',
@@ -46,6 +49,7 @@ export default function () {
 const EXPECTED = {
   '::answer is 42': [3, 0],
   '::twice works': [3, 0],
+  '::import.meta.resolve against the module URL': [3, 0],
   '::data opened': [3, 0],
   '::absolute path opened': [3, 0],
   '::env kept': [3, 0],

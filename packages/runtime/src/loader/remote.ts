@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Plugin } from 'esbuild';
 import { trustedRoots } from '../transport/tls-client.ts';
-import { resolveSpecifier } from './import-meta.ts';
+import { resolveSpecifier, rewriteImportMeta } from './import-meta.ts';
 import { ScriptLoadError } from './load-error.ts';
 
 /** One load's remote modules: what was fetched (URL → source), and an archive's folder to read first. */
@@ -132,7 +132,11 @@ export function remoteModulesPlugin(store: RemoteModules): Plugin {
           return fail(err);
         }
         store.sources.set(args.path, source);
-        return { contents: source, loader: 'js' };
+        // k6's import.meta, resolving against the module's URL (import-meta.ts).
+        const contents = source.includes('import.meta')
+          ? await rewriteImportMeta(source, args.path, args.path)
+          : source;
+        return { contents, loader: 'js' };
       });
     },
   };

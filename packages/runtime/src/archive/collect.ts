@@ -3,7 +3,8 @@
  * its remote modules fetched) and its init context runs once, which yields the exported options and the
  * files it open()s (open(), k6/experimental/fs) or loads as gRPC protos.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { loadProgram } from '../loader/program.ts';
 import { remoteModules } from '../loader/remote.ts';
 import { SamplePipeline } from '../metrics/pipeline.ts';
@@ -25,6 +26,15 @@ export interface CollectedTest {
   files: ArchiveContents['files'];
 }
 
+/** The local source map a module names (`//# sourceMappingURL=file`), which k6 reads and so archives too. */
+function sourceMapOf(module: string): string[] {
+  const tail = readFileSync(module, 'utf8').slice(-4096);
+  const name = /\/\/[#@] sourceMappingURL=(\S+)\s*$/.exec(tail)?.[1];
+  if (!name || name.startsWith('data:')) return [];
+  const map = resolve(dirname(module), name);
+  return existsSync(map) ? [map] : [];
+}
+
 /** Loads the script at `path` (absolute) with `env` as __ENV and runs its init context once. */
 export async function collectTest(path: string, env: Record<string, string>): Promise<CollectedTest> {
   const remote = remoteModules();
@@ -34,7 +44,8 @@ export async function collectTest(path: string, env: Record<string, string>): Pr
   const vu = new VU(0, run);
   await program.instantiate(vu);
   const files: ArchiveContents['files'] = { file: new Map(), https: new Map() };
-  const read = [program.path, ...program.files, ...run.openCache.keys(), ...protoFilesRead];
+  const modules = [program.path, ...program.files];
+  const read = [...modules, ...modules.flatMap(sourceMapOf), ...run.openCache.keys(), ...protoFilesRead];
   // Stored under k6's anonymized paths, which archiveMetadata names too.
   for (const file of new Set(read)) files.file.set(anonymizePath(file), readFileSync(file));
   for (const [url, source] of remote.sources) files.https.set(pathOnTree(url).path, Buffer.from(source));

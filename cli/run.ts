@@ -123,7 +123,7 @@ export function registerRun(program: Command): void {
   const run = program
     .command('run')
     .description('Run a k6 script (bundle, .js or .ts) on the k6-compatible Node runtime')
-    .argument('<script>', 'k6 script: dist/<name>.js bundle, .js or .ts file')
+    .argument('<script>', 'k6 script (dist/<name>.js bundle, .js or .ts file) or archive (.tar)')
     .addOption(new Option('-u, --vus <n>', 'number of virtual users').argParser(positiveInt).env('K6_VUS'))
     .addOption(new Option('-d, --duration <duration>', 'test duration, e.g. 30s, 1m30s').env('K6_DURATION'))
     .addOption(

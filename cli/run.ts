@@ -8,12 +8,14 @@ import { type Command, CommanderError, InvalidArgumentError, Option } from 'comm
 import {
   EXIT,
   type LogSettings,
+  type OpenedArchive,
   parseSegment,
   parseSequence,
   parseStage,
   refusedEnv,
   runSupervised,
 } from '@k6-triton/runtime';
+import { archiveEnv, archiveToRun } from './run-archive.ts';
 import {
   addRefusedFlags,
   type ConfigFile,
@@ -42,7 +44,8 @@ function positiveInt(value: string): number {
   return Number(value);
 }
 
-function keyValue(value: string, previous: Record<string, string>): Record<string, string> {
+/** A repeatable KEY=VALUE flag's values. */
+export function keyValue(value: string, previous: Record<string, string>): Record<string, string> {
   const eq = value.indexOf('=');
   if (eq <= 0) throw new InvalidArgumentError(`expected KEY=VALUE, got "${value}"`);
   return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
@@ -115,6 +118,7 @@ interface RunFlags {
   address?: string;
   paused?: boolean;
   linger?: boolean;
+  type?: string;
 }
 
 /** Adds the `run` subcommand to the program. */
@@ -122,7 +126,7 @@ export function registerRun(program: Command): void {
   const run = program
     .command('run')
     .description('Run a k6 script (bundle, .js or .ts) on the k6-compatible Node runtime')
-    .argument('<script>', 'k6 script: dist/<name>.js bundle, .js or .ts file')
+    .argument('<script>', 'k6 script (dist/<name>.js bundle, .js or .ts file) or archive (.tar)')
     .addOption(new Option('-u, --vus <n>', 'number of virtual users').argParser(positiveInt).env('K6_VUS'))
     .addOption(new Option('-d, --duration <duration>', 'test duration, e.g. 30s, 1m30s').env('K6_DURATION'))
     .addOption(
@@ -221,7 +225,7 @@ export function registerRun(program: Command): void {
     .option('--discard-response-bodies', "read but don't keep response bodies")
     .addOption(new Option('-c, --config <file>', "k6's JSON config file").env('K6_CONFIG'))
     .option('--compatibility-mode <mode>', 'JavaScript compatibility mode: extended')
-    .option('-t, --type <type>', 'test type: js')
+    .option('-t, --type <type>', 'test type: js or archive (default: a tar is an archive)')
     .option('--traces-output <output>', 'traces output: none')
     .addOption(
       new Option('--log-output <output>', 'log output: stderr, stdout, none or file=PATH')
@@ -306,16 +310,28 @@ export function registerRun(program: Command): void {
       ? { address: flags.address, explicit: run.getOptionValueSource('address') === 'cli' }
       : undefined;
     const supervised = (o: Parameters<typeof runSupervised>[0]) => runSupervised(o, api);
+    // The flag wins; else K6_INCLUDE_SYSTEM_ENV_VARS (k6's default: true).
+    const includeSystemEnv =
+      run.getOptionValueSource('includeSystemEnvVars') === 'cli'
+        ? flags.includeSystemEnvVars
+        : (env.includeSystemEnvVars ?? true);
+    let archive: OpenedArchive | null;
+    try {
+      archive = await archiveToRun(script, flags.type ?? process.env['K6_TYPE']);
+    } catch (err) {
+      return refuse([(err as Error).message], EXIT.SCRIPT_EXCEPTION);
+    }
     const result = await supervised({
-      script,
+      script: archive?.script ?? script,
       // The scenarios' stats probes record which runtime measured (lib/load/metrics.ts createWindowRecord),
       // so a merged report can say so; real k6 never sets it. A -e K6_TRITON_RUNTIME still wins.
-      env: { K6_TRITON_RUNTIME: 'node', ...flags.env },
-      // The flag wins; else K6_INCLUDE_SYSTEM_ENV_VARS (k6's default: true).
-      includeSystemEnv:
-        run.getOptionValueSource('includeSystemEnvVars') === 'cli'
-          ? flags.includeSystemEnvVars
-          : (env.includeSystemEnvVars ?? true),
+      env: {
+        K6_TRITON_RUNTIME: 'node',
+        ...(archive ? archiveEnv(archive, includeSystemEnv) : {}),
+        ...flags.env,
+      },
+      includeSystemEnv,
+      ...(archive ? { archive: { dir: archive.dir, options: archive.options } } : {}),
       overrides: {
         vus: flags.vus,
         duration: flags.duration,
@@ -345,6 +361,7 @@ export function registerRun(program: Command): void {
       },
       linger: flags.linger ?? env.linger ?? config.linger ?? false,
     });
+    archive?.close();
     process.exitCode = result.exitCode;
     // A timer or socket the script left open must not keep the process alive after the test,
     // as k6 exits once the test is over; an unref'd timer only fires if something lingers.

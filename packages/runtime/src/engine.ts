@@ -5,12 +5,14 @@
  * thread supervises (supervisor.ts, worker-main.ts), so a script that never yields still stops at
  * its deadline or on a signal.
  */
+import { join } from 'node:path';
 import { LiveRun } from './api/live.ts';
 import { EXEC_STATUS } from './api/types.ts';
 import { peakPlannedVus, maxScenarioDuration_ms } from './executors/index.ts';
 import { logScriptError } from './executors/iteration.ts';
 import { VuPool } from './executors/pool.ts';
 import { loadProgram, type Program } from './loader/program.ts';
+import { remoteModules } from './loader/remote.ts';
 import { configureLog, forgetRedactions, type LogSettings, logLine, setConsoleFile } from './log.ts';
 import { SectionTracker } from './metrics/sections.ts';
 import { SamplePipeline } from './metrics/pipeline.ts';
@@ -70,6 +72,8 @@ export interface RunTestOptions {
   vuMode?: VuMode;
   /** --log-format, --log-output, --console-output, -v (unset: k6's defaults, or what the process set). */
   log?: LogSettings;
+  /** Running an archive (cli/archive-run.ts): where its trees were extracted, and its options, used instead of the script's. */
+  archive?: { dir: string; options: Record<string, unknown> };
   /** Set on the supervised worker: the supervisor's side of the run. */
   control?: RunControl;
   /** --linger: after teardown, wait for SIGINT/SIGTERM before the summary (supervised runs only). */
@@ -132,7 +136,11 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
   }
   let program: Program;
   try {
-    program = await loadProgram(opts.script, opts.vuMode ?? vuModeFromEnv(process.env));
+    program = await loadProgram(
+      opts.script,
+      opts.vuMode ?? vuModeFromEnv(process.env),
+      remoteModules(opts.archive?.dir),
+    );
   } catch (err) {
     return fail(EXIT.SCRIPT_EXCEPTION, (err as Error).message);
   }
@@ -141,6 +149,7 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
   const pipeline = new SamplePipeline(registry);
   const sysEnv = opts.includeSystemEnv === false ? {} : (process.env as Record<string, string>);
   const run = new TestRun(registry, pipeline, { ...sysEnv, ...(opts.env ?? {}) }, program.path);
+  if (opts.archive) run.fileRoot = join(opts.archive.dir, 'file');
   run.iterationHooks = program.iterationHooks();
   run.secrets = secrets;
   const vu0 = new VU(0, run);
@@ -155,7 +164,8 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
   let options: TestOptions;
   let thresholds: ThresholdSet[];
   try {
-    options = consolidateOptions(vu0.exports['options'], opts.overrides);
+    // An archive's options stand for the script's, as in k6 (which ignores the exported ones then).
+    options = consolidateOptions(opts.archive?.options ?? vu0.exports['options'], opts.overrides);
     for (const sc of options.scenarios) {
       if (typeof vu0.exports[sc.exec] !== 'function') {
         throw new InvalidConfigError(

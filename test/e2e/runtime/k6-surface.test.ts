@@ -105,7 +105,7 @@ const HONOURED_BY: Record<string, [string, string]> = {
   discardResponseBodies: ['test/e2e/runtime/k6-surface.test.ts', 'honours the flags'],
   '--include-system-env-vars': ['test/e2e/runtime/k6-surface.test.ts', 'honours the flags'],
   '--compatibility-mode': ['test/e2e/runtime/k6-surface.test.ts', 'accepts the honoured values'],
-  '--type': ['test/e2e/runtime/k6-surface.test.ts', 'accepts the honoured values'],
+  '--type': ['test/e2e/agreement/remote-modules.test.ts', '-t archive on one of the two'],
   '--env': ['test/e2e/runtime/cli.test.ts', 'applies -u, -i and -e over the script options'],
   '--no-thresholds': ['test/e2e/runtime/cli.test.ts', 'reads K6_NO_THRESHOLDS as k6 does'],
   '--summary-mode': ['test/e2e/runtime/k6-surface.test.ts', 'summary-mode disabled'],

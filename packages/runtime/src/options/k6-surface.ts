@@ -298,8 +298,8 @@ export const K6_SURFACE: readonly SurfaceRow[] = [
     value: 'required',
     env: 'K6_TYPE',
     status: 'honoured',
-    honouredValues: ['js'],
-    note: 'js only; an archive: run with k6',
+    honouredValues: ['js', 'archive'],
+    note: "js or archive (`k6 archive`'s tar, or ours); default: a tar is an archive",
   },
   {
     flag: '--env',

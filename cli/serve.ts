@@ -1,9 +1,11 @@
 /**
  * `k6-triton serve`: the embedded Triton-compatible server in the foreground. Prints Triton's model table and
- * service lines, then serves until SIGINT/SIGTERM, when in-flight requests finish before it exits.
+ * service lines, then serves until SIGINT/SIGTERM, when in-flight requests finish before it exits (up to
+ * --exit-timeout-secs, then it exits with Triton's code 1).
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { parseDuration_s } from '../lib/load/parse.ts';
+import { EXIT } from '../measure/core/exit-codes.ts';
 import { withCatalog } from '../measure/repository/built-in.ts';
 import {
   modelTable,
@@ -78,6 +80,7 @@ interface ServeOptions {
   faultSeed: number;
   restartAfter?: number;
   restartDown?: number;
+  exitTimeoutSecs: number;
 }
 
 /** Adds the `serve` subcommand to the program. */
@@ -159,6 +162,12 @@ export function registerServe(program: Command): void {
       'how long the ports stay closed on a restart (default 1s)',
       duration_ms('--restart-down'),
     )
+    .option(
+      '--exit-timeout-secs <n>',
+      'on SIGINT/SIGTERM, wait this long for in-flight requests, then exit anyway (Triton: 30)',
+      nonNegative,
+      30,
+    )
     .option('--tls', 'serve HTTPS and gRPC over TLS (a self-signed certificate unless --tls-cert/--tls-key)')
     .option('--tls-cert <file>', 'with --tls: the PEM certificate (chain) to serve')
     .option('--tls-key <file>', 'with --tls: the PEM private key of --tls-cert')
@@ -209,16 +218,28 @@ export function registerServe(program: Command): void {
         );
       }
       console.log(`Started Metrics Service at ${server.host}:${server.metricsPort}`);
+      let drained = true;
       await new Promise<void>((resolve) => {
         const onSignal = (signal: string) => {
           console.log(`Received ${signal}, waiting for in-flight requests to finish`);
           process.off('SIGINT', onSignal);
           process.off('SIGTERM', onSignal);
-          server.stop().then(resolve, resolve);
+          const log = (line: string) => console.log(line);
+          const onExpired = () => {
+            drained = false;
+          };
+          server
+            .stop({ drainTimeout_ms: opts.exitTimeoutSecs * 1000, log, onExpired })
+            .then(resolve, resolve);
         };
         process.on('SIGINT', onSignal);
         process.on('SIGTERM', onSignal);
       });
+      if (!drained) {
+        // Triton's words and exit code; exit at once, as what was in flight may still hold timers.
+        console.error('failed to stop server: Internal - Exit timeout expired. Exiting immediately.');
+        process.exit(EXIT.EXIT_TIMEOUT_EXPIRED);
+      }
       console.log('Server stopped');
     });
 }

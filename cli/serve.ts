@@ -81,6 +81,8 @@ interface ServeOptions {
   restartAfter?: number;
   restartDown?: number;
   exitTimeoutSecs: number;
+  grpcPrefaceTimeoutMs: number;
+  grpcMaxConnectionIdleMs: number;
 }
 
 /** Adds the `serve` subcommand to the program. */
@@ -163,6 +165,18 @@ export function registerServe(program: Command): void {
       duration_ms('--restart-down'),
     )
     .option(
+      '--grpc-preface-timeout-ms <ms>',
+      'close gRPC connections that send no HTTP/2 preface this long (0 = never; gRPC C++: 120000)',
+      nonNegative,
+      120_000,
+    )
+    .option(
+      '--grpc-max-connection-idle-ms <ms>',
+      'close gRPC connections without calls this long (0 = never, as gRPC and Triton)',
+      nonNegative,
+      0,
+    )
+    .option(
       '--exit-timeout-secs <n>',
       'on SIGINT/SIGTERM, wait this long for in-flight requests, then exit anyway (Triton: 30)',
       nonNegative,
@@ -201,6 +215,10 @@ export function registerServe(program: Command): void {
           spike: opts.faultSpike,
           reset: opts.faultReset,
           seed: opts.faultSeed,
+        },
+        grpc: {
+          prefaceTimeout_ms: opts.grpcPrefaceTimeoutMs,
+          maxConnectionIdle_ms: opts.grpcMaxConnectionIdleMs,
         },
         restartAfter_ms: opts.restartAfter,
         restartDown_ms: opts.restartDown,

@@ -68,6 +68,8 @@ export interface ServerOptions {
   backends?: Record<string, BackendFactory>;
   /** HTTP header/body deadlines and the connection cap (the cap applies to gRPC too). */
   limits?: HttpLimits;
+  /** gRPC connection deadlines: the HTTP/2 preface (default 120 s, 0 = none) and idle connections (default none). */
+  grpc?: { prefaceTimeout_ms?: number; maxConnectionIdle_ms?: number };
   /** Faults injected into inference requests (each model's fault_* parameters override them). */
   faults?: FaultOptions;
   /** Restart the HTTP and gRPC frontends once, this long after start. */
@@ -278,10 +280,14 @@ class Frontends {
     this.httpPort = await listen(this.#http, this.#host, httpPort, 'HTTP');
     if (grpcPort >= 0) {
       // A shut-down grpc-js server cannot serve again: each opening gets a new one.
-      const server = createGrpcServer(this.#core, { maxMessage_bytes: o.maxBody_bytes });
+      const server = createGrpcServer(this.#core, {
+        maxMessage_bytes: o.maxBody_bytes,
+        maxConnectionIdle_ms: o.grpc?.maxConnectionIdle_ms,
+      });
       this.#grpc = await listenGrpc(server, this.#host, grpcPort, {
         tls: o.tls,
         maxConnections: o.limits?.maxConnections,
+        prefaceTimeout_ms: o.grpc?.prefaceTimeout_ms,
       });
       this.grpcPort = this.#grpc.port;
     }

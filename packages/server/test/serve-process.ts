@@ -55,8 +55,8 @@ export async function serveProcess(args: string[], nodeArgs: string[] = []): Pro
   };
 }
 
-/** The resident set size of a process, in bytes (Linux /proc). */
-export function rssOf(pid: number): number {
+/** A process's resident set size now (VmRSS) or its peak so far (VmHWM), in bytes (Linux /proc). */
+export function rssOf(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
+  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)![1]) * 1024;
 }

@@ -9,12 +9,13 @@ import zlib from 'node:zlib';
 import { Errors } from '../errors.ts';
 
 /**
- * The most JSON a compressed infer body may inflate to. JSON.parse and the bounds check hold the main thread
- * about 10 ms per inflated MiB (bench/server/RESULTS.md, "Bounded JSON"), and a compressed body costs its
- * sender a thousandth of that: 4 MiB keeps one request to tens of milliseconds. Binary tensors after the JSON
- * header still inflate up to the body limit (no parsing, and zlib's thread pool does the work).
+ * The most JSON a compressed infer body may inflate to. Reading an infer body's JSON (bounds check, JSON.parse,
+ * the tensor walk) holds the main thread about 20 ms per inflated MiB of numbers (bench/server/RESULTS.md,
+ * "Bounded JSON"), while a compressed body can cost its sender a thousandth of that: 1 MiB keeps one request
+ * to tens of milliseconds (text that is not JSON is read again byte by byte, about twice as long). Binary
+ * tensors after the JSON header still inflate up to the body limit (no parsing; zlib's thread pool does it).
  */
-export const COMPRESSED_JSON_LIMIT_BYTES = 4 * 1024 * 1024;
+export const COMPRESSED_JSON_LIMIT_BYTES = 1024 * 1024;
 
 /** Inflated output per step: Triton's own buffer size, and few enough steps to inflate 64 MiB quickly. */
 const INFLATE_CHUNK_BYTES = 1024 * 1024;

@@ -86,7 +86,9 @@ describe('the server under hostile clients (its own process)', () => {
     results.push(...(await Promise.all([send(nested), send(nested), send(nested)])));
     for (const r of results) {
       expect(r.status).toBe(413);
-      expect(JSON.parse(r.error).error).toMatch(/inflates past the server's limit of 4194304 bytes/);
+      expect(JSON.parse(r.error).error).toMatch(
+        /inflates past the server's limit of 1048576 bytes for compressed JSON/,
+      );
       expect(r.health).toBe(200);
     }
     // The peak resident size over the whole sequence (the kernel's high-water mark).

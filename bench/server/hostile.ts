@@ -126,11 +126,7 @@ const bodies: [string, Buffer, Record<string, string>][] = [
     zlib.gzipSync(open33.subarray(0, 32 * MB), { level: 9 }),
     { 'Content-Encoding': 'gzip' },
   ],
-  [
-    'gzip JSON of 1 MiB of FP32 numbers (the limit)',
-    floatsJson(1024 * 1024),
-    { 'Content-Encoding': 'gzip' },
-  ],
+  ['gzip JSON of 1 MiB of FP32 numbers (the limit)', floatsJson(1024 * 1024), { 'Content-Encoding': 'gzip' }],
   ['the same cut short (not JSON)', floatsJson(1024 * 1024, true), { 'Content-Encoding': 'gzip' }],
   ['plain [x1M ]x1M', Buffer.concat([Buffer.alloc(MB, '['), Buffer.alloc(MB, ']')]), {}],
 ];

@@ -6,17 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../../../measure/core/exit-codes.ts';
 import { makeRepository, removeRepository } from '../helpers.ts';
+import { slowModel } from '../repo-fixtures.ts';
 import { type ServeProcess, serveProcess } from '../serve-process.ts';
-
-/** A simulated model whose every execution takes 20 s (timers, no CPU). */
-const SLOW = `
-name: "slow"
-backend: "simulated"
-max_batch_size: 0
-input [ { name: "A" data_type: TYPE_INT32 dims: [ 1 ] } ]
-output [ { name: "B" data_type: TYPE_INT32 dims: [ 1 ] } ]
-parameters { key: "compute_ms" value: { string_value: "20000" } }
-`;
 
 const BODY = JSON.stringify({ inputs: [{ name: 'A', shape: [1], datatype: 'INT32', data: [1] }] });
 
@@ -24,7 +15,7 @@ describe('--exit-timeout-secs', () => {
   let repo: string;
   const started: ServeProcess[] = [];
   beforeAll(() => {
-    repo = makeRepository({ slow: SLOW });
+    repo = makeRepository({ slow: slowModel(20_000) });
   });
   afterAll(() => {
     for (const s of started) if (s.child.exitCode === null) s.child.kill('SIGKILL');

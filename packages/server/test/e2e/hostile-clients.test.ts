@@ -6,6 +6,7 @@
  */
 import net from 'node:net';
 import zlib from 'node:zlib';
+import * as grpc from '@grpc/grpc-js';
 import type { RunningServer } from '@k6-triton/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grpcClient, makeRepository, removeRepository, waitFor } from '../helpers.ts';
@@ -124,6 +125,27 @@ describe('the server under hostile clients (its own process)', () => {
       for (const s of idle) s.destroy();
     }
   }, 120_000);
+
+  it('closes a gRPC connection without calls after --grpc-max-connection-idle-ms; the client reconnects', async () => {
+    const server = await serveProcess(['--model-repository', repo, '--grpc-max-connection-idle-ms', '500']);
+    started.push(server);
+    const client = grpcClient({ grpcPort: server.grpcPort } as RunningServer);
+    try {
+      expect(await client.call('ServerLive', {})).toEqual({ live: true });
+      const channel = client.client.getChannel();
+      expect(channel.getConnectivityState(false)).toBe(grpc.connectivityState.READY);
+      // The server's GOAWAY turns the channel from READY to IDLE (bounded wait).
+      const state = await new Promise<grpc.connectivityState>((resolve) =>
+        channel.watchConnectivityState(grpc.connectivityState.READY, Date.now() + 10_000, () =>
+          resolve(channel.getConnectivityState(false)),
+        ),
+      );
+      expect(state).toBe(grpc.connectivityState.IDLE);
+      expect(await client.call('ServerLive', {})).toEqual({ live: true });
+    } finally {
+      client.close();
+    }
+  }, 60_000);
 
   it('answers /v2/health/ready while 1,300 connections trickle their headers', async () => {
     // A long header deadline, so that the trickling connections are all still open while health is probed.

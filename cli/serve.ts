@@ -1,9 +1,11 @@
 /**
  * `k6-triton serve`: the embedded Triton-compatible server in the foreground. Prints Triton's model table and
- * service lines, then serves until SIGINT/SIGTERM, when in-flight requests finish before it exits.
+ * service lines, then serves until SIGINT/SIGTERM, when in-flight requests finish before it exits (up to
+ * --exit-timeout-secs, then it exits with Triton's code 1).
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { parseDuration_s } from '../lib/load/parse.ts';
+import { EXIT } from '../measure/core/exit-codes.ts';
 import { withCatalog } from '../measure/repository/built-in.ts';
 import {
   modelTable,
@@ -78,6 +80,9 @@ interface ServeOptions {
   faultSeed: number;
   restartAfter?: number;
   restartDown?: number;
+  exitTimeoutSecs: number;
+  grpcPrefaceTimeoutMs: number;
+  grpcMaxConnectionIdleMs: number;
 }
 
 /** Adds the `serve` subcommand to the program. */
@@ -159,6 +164,24 @@ export function registerServe(program: Command): void {
       'how long the ports stay closed on a restart (default 1s)',
       duration_ms('--restart-down'),
     )
+    .option(
+      '--grpc-preface-timeout-ms <ms>',
+      'close gRPC connections that send no HTTP/2 preface this long (0 = never; gRPC C++: 120000)',
+      nonNegative,
+      120_000,
+    )
+    .option(
+      '--grpc-max-connection-idle-ms <ms>',
+      'close gRPC connections without calls this long (0 = never, as gRPC and Triton)',
+      nonNegative,
+      0,
+    )
+    .option(
+      '--exit-timeout-secs <n>',
+      'on SIGINT/SIGTERM, wait this long for in-flight requests, then exit anyway (Triton: 30)',
+      nonNegative,
+      30,
+    )
     .option('--tls', 'serve HTTPS and gRPC over TLS (a self-signed certificate unless --tls-cert/--tls-key)')
     .option('--tls-cert <file>', 'with --tls: the PEM certificate (chain) to serve')
     .option('--tls-key <file>', 'with --tls: the PEM private key of --tls-cert')
@@ -193,6 +216,10 @@ export function registerServe(program: Command): void {
           reset: opts.faultReset,
           seed: opts.faultSeed,
         },
+        grpc: {
+          prefaceTimeout_ms: opts.grpcPrefaceTimeoutMs,
+          maxConnectionIdle_ms: opts.grpcMaxConnectionIdleMs,
+        },
         restartAfter_ms: opts.restartAfter,
         restartDown_ms: opts.restartDown,
         onRestart: (line) => console.log(line),
@@ -209,16 +236,28 @@ export function registerServe(program: Command): void {
         );
       }
       console.log(`Started Metrics Service at ${server.host}:${server.metricsPort}`);
+      let drained = true;
       await new Promise<void>((resolve) => {
         const onSignal = (signal: string) => {
           console.log(`Received ${signal}, waiting for in-flight requests to finish`);
           process.off('SIGINT', onSignal);
           process.off('SIGTERM', onSignal);
-          server.stop().then(resolve, resolve);
+          const log = (line: string) => console.log(line);
+          const onExpired = () => {
+            drained = false;
+          };
+          server
+            .stop({ drainTimeout_ms: opts.exitTimeoutSecs * 1000, log, onExpired })
+            .then(resolve, resolve);
         };
         process.on('SIGINT', onSignal);
         process.on('SIGTERM', onSignal);
       });
+      if (!drained) {
+        // Triton's words and exit code; exit at once, as what was in flight may still hold timers.
+        console.error('failed to stop server: Internal - Exit timeout expired. Exiting immediately.');
+        process.exit(EXIT.EXIT_TIMEOUT_EXPIRED);
+      }
       console.log('Server stopped');
     });
 }

@@ -10,6 +10,8 @@ export const EXIT = {
   ...K6_EXIT,
   /** A bad input or a broken run (k6-triton's commands; k6 itself says 255 for a generic error). */
   FAILED: 1,
+  /** `serve`: --exit-timeout-secs passed with requests still in flight (Triton 2.60 exits 1 then too). */
+  EXIT_TIMEOUT_EXPIRED: 1,
   /** A result file could not be written (ENOSPC, EACCES): one line names the file and the errno. */
   RESULTS_NOT_WRITTEN: 94,
   /** A budget could not be judged: too few samples beyond its percentile, or its level never stable. */

@@ -196,6 +196,11 @@ export class InferenceCore {
     return this.repository.loaded().map((m) => ({ model: m.name, version: m.version, count: m.pending }));
   }
 
+  /** Requests accepted and not yet settled. */
+  get inflight(): number {
+    return this.#inflight;
+  }
+
   /** Stops accepting requests and resolves when every in-flight request has settled. */
   async drain(): Promise<void> {
     this.#stopping = true;

@@ -227,11 +227,20 @@ export const Errors = {
       'TOO_LARGE',
       `request body is larger than the server's limit of ${limit_bytes} bytes; raise --http-max-input-size`,
     ),
-  inflatedTooLarge: (encoding: string, limit_bytes: number) =>
+  /** `json`: the limit is the one on compressed JSON (http/body.ts), which no flag raises. */
+  inflatedTooLarge: (encoding: string, limit_bytes: number, json = false) =>
     new ServerError(
       'TOO_LARGE',
-      `${encoding} request body inflates past the server's limit of ${limit_bytes} bytes; send it smaller or raise --http-max-input-size`,
+      json
+        ? `${encoding} request JSON inflates past the server's limit of ${limit_bytes} bytes for compressed JSON; send it uncompressed or its tensors in binary`
+        : `${encoding} request body inflates past the server's limit of ${limit_bytes} bytes; send it smaller or raise --http-max-input-size`,
     ),
+  /** A JSON body nested deeper than the server reads (checked over its bytes before parsing). */
+  jsonTooDeep: (limit: number) =>
+    new ServerError('INVALID_ARG', `request JSON nests deeper than the server's limit of ${limit} levels`),
+  /** A JSON body with more elements or containers than the server reads. */
+  jsonTooLarge: (what: string, limit: number) =>
+    new ServerError('INVALID_ARG', `request JSON holds more ${what} than the server's limit of ${limit}`),
   cancelled: () => new ServerError('CANCELLED', 'Request was cancelled by the client before it executed'),
   requestTimeout: (limit_ms: number) =>
     new ServerError(

@@ -68,6 +68,8 @@ export interface ServerOptions {
   backends?: Record<string, BackendFactory>;
   /** HTTP header/body deadlines and the connection cap (the cap applies to gRPC too). */
   limits?: HttpLimits;
+  /** gRPC connection deadlines: the HTTP/2 preface (default 120 s, 0 = none) and idle connections (default none). */
+  grpc?: { prefaceTimeout_ms?: number; maxConnectionIdle_ms?: number };
   /** Faults injected into inference requests (each model's fault_* parameters override them). */
   faults?: FaultOptions;
   /** Restart the HTTP and gRPC frontends once, this long after start. */
@@ -80,6 +82,8 @@ export interface ServerOptions {
   tls?: TlsIdentity;
   /** Verbose log lines (per request); default: none. */
   log?: (line: string) => void;
+  /** Called when the deadline passed with requests still in flight. */
+  onExpired?: () => void;
 }
 
 /** A running server. */
@@ -104,8 +108,21 @@ export interface RunningServer {
   readonly restarts: number;
   /** Injected faults so far, per model, by kind ("status 503", "reset", "spike"). */
   faultCounts(): Record<string, Record<string, number>>;
-  /** Stops accepting requests, waits for in-flight ones, unloads models, closes the ports. */
-  stop(): Promise<void>;
+  /**
+   * Stops accepting requests, waits for in-flight ones (up to `drainTimeout_ms`), unloads models, closes the
+   * ports. Past the deadline the ports close at once, cutting what is still in flight, and `onExpired` is called.
+   */
+  stop(options?: StopOptions): Promise<void>;
+}
+
+/** How stop() drains. */
+export interface StopOptions {
+  /** Longest wait for in-flight requests (Triton's --exit-timeout-secs). @default no limit */
+  drainTimeout_ms?: number;
+  /** Told once a second while requests are still in flight, as Triton logs its countdown. */
+  log?: (line: string) => void;
+  /** Called when the deadline passed with requests still in flight. */
+  onExpired?: () => void;
 }
 
 /** Starts the server; rejects with a one-line error when a port is taken or the repository is unreadable. */
@@ -140,15 +157,15 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
 
   const c = core;
   const frontends = new Frontends(c, host, options);
-  const closers: (() => Promise<void>)[] = [];
+  const closers: ((grace_ms?: number) => Promise<void>)[] = [];
   try {
     await frontends.open(options.httpPort ?? 8000, options.grpcPort ?? 8001);
-    closers.push(() => frontends.close());
+    closers.push((grace_ms) => frontends.close(grace_ms));
     let metricsPort = -1;
     if ((options.metricsPort ?? 8002) >= 0) {
       const metricsServer = createMetricsServer(metrics);
       metricsPort = await listen(metricsServer, host, options.metricsPort ?? 8002, 'metrics');
-      closers.push(() => closeHttp(metricsServer));
+      closers.push((grace_ms) => closeHttp(metricsServer, grace_ms));
     }
     let stopping: Promise<void> | undefined;
     let restarts = 0;
@@ -189,10 +206,17 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         for (const m of repository.loaded()) if (m.faults) out[m.name] = Object.fromEntries(m.faults.counts);
         return out;
       },
-      stop() {
+      stop(stopOptions = {}) {
         clearTimeout(restartTimer);
         stopping ??= (async () => {
-          await c.drain();
+          const drained = await drainWithin(c, stopOptions);
+          if (!drained) {
+            // What is still in flight is cut: the ports close at once, and models unload without waiting.
+            await Promise.all(closers.map((close) => close(0)));
+            repository.close().catch(() => {});
+            stopOptions.onExpired?.();
+            return;
+          }
           await Promise.all(closers.map((close) => close()));
           await repository.close();
         })();
@@ -203,6 +227,28 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     await Promise.all(closers.map((close) => close()));
     await repository.close();
     throw err;
+  }
+}
+
+/** Drains the core; false when `drainTimeout_ms` passed first. Counts down once a second in `log`. */
+async function drainWithin(core: InferenceCore, opts: StopOptions): Promise<boolean> {
+  const drain = core.drain().then(() => true);
+  if (opts.drainTimeout_ms === undefined) return drain;
+  const deadline = Date.now() + opts.drainTimeout_ms;
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<boolean>((resolve) => {
+    const tick = () => {
+      const left_ms = deadline - Date.now();
+      if (left_ms <= 0) return resolve(false);
+      opts.log?.(`Timeout ${Math.ceil(left_ms / 1000)}: Found ${core.inflight} in-flight requests`);
+      timer = setTimeout(tick, Math.min(1000, left_ms));
+    };
+    tick();
+  });
+  try {
+    return await Promise.race([drain, expired]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -234,10 +280,14 @@ class Frontends {
     this.httpPort = await listen(this.#http, this.#host, httpPort, 'HTTP');
     if (grpcPort >= 0) {
       // A shut-down grpc-js server cannot serve again: each opening gets a new one.
-      const server = createGrpcServer(this.#core, { maxMessage_bytes: o.maxBody_bytes });
+      const server = createGrpcServer(this.#core, {
+        maxMessage_bytes: o.maxBody_bytes,
+        maxConnectionIdle_ms: o.grpc?.maxConnectionIdle_ms,
+      });
       this.#grpc = await listenGrpc(server, this.#host, grpcPort, {
         tls: o.tls,
         maxConnections: o.limits?.maxConnections,
+        prefaceTimeout_ms: o.grpc?.prefaceTimeout_ms,
       });
       this.grpcPort = this.#grpc.port;
     }

@@ -4,6 +4,7 @@
  * optional config override and unloads (explicit mode). A load that cannot read the config changes nothing; a
  * load that fails in a backend marks the versions it could not load, and a served version keeps serving.
  */
+import { checkJsonBounds } from './json-bounds.ts';
 import { isDeepStrictEqual } from 'node:util';
 import type { BackendRegistry } from './backends/registry.ts';
 import { completeConfig } from './config/normalize.ts';
@@ -358,6 +359,7 @@ function sameExceptInstances(a: ModelConfigJson, b: ModelConfigJson): boolean {
 function parseOverride(text: string): ModelConfigJson {
   let json: unknown;
   try {
+    checkJsonBounds(Buffer.from(text));
     json = JSON.parse(text);
   } catch (err) {
     throw new Error(`Invalid config override: ${(err as Error).message}`);

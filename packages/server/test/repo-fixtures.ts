@@ -69,3 +69,15 @@ input [ { name: "X" data_type: TYPE_FP32 dims: [ 4 ] } ]
 output [ { name: "Y" data_type: TYPE_FP32 dims: [ 2 ] } ]
 instance_group [ { count: 1 kind: KIND_CPU } ]
 `;
+
+/** A simulated model named "slow" whose every execution takes `compute_ms` (timers, no CPU). */
+export function slowModel(compute_ms: number): string {
+  return `
+name: "slow"
+backend: "simulated"
+max_batch_size: 0
+input [ { name: "A" data_type: TYPE_INT32 dims: [ 1 ] } ]
+output [ { name: "B" data_type: TYPE_INT32 dims: [ 1 ] } ]
+parameters { key: "compute_ms" value: { string_value: "${compute_ms}" } }
+`;
+}

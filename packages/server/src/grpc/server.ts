@@ -108,11 +108,16 @@ function modelInfer(core: InferenceCore): Unary {
 }
 
 /** Creates (does not bind) a gRPC server for a core. */
-export function createGrpcServer(core: InferenceCore, opts: { maxMessage_bytes?: number } = {}): grpc.Server {
+export function createGrpcServer(
+  core: InferenceCore,
+  opts: { maxMessage_bytes?: number; maxConnectionIdle_ms?: number } = {},
+): grpc.Server {
   const max = opts.maxMessage_bytes ?? MAX_MESSAGE_BYTES;
   const server = new grpc.Server({
     'grpc.max_receive_message_length': max,
     'grpc.max_send_message_length': max,
+    // gRPC's MAX_CONNECTION_IDLE: a connection without calls this long is sent GOAWAY (absent: never, gRPC's default).
+    ...(opts.maxConnectionIdle_ms ? { 'grpc.max_connection_idle_ms': opts.maxConnectionIdle_ms } : {}),
   });
   const handlers: Record<string, Unary | ((call: Stream) => void)> = {
     ServerLive: unary(() => ({ live: core.live() })),

@@ -2,11 +2,13 @@
  * The gRPC port: a TCP listener this server owns, handing each connection to grpc-js through grpc-js's public
  * connection injector (TLS, when asked, is grpc-js's, on the handed-over socket). Owning the socket lets the
  * server do what Triton's gRPC C++ does and grpc-js does not: send without Nagle delays (which hold small
- * replies on delayed ACKs) and cap open connections at accept. grpc-js's HTTP/2 receive window (64 KiB per
+ * replies on delayed ACKs), cap open connections at accept, and close connections that never send the HTTP/2
+ * preface. grpc-js's HTTP/2 receive window (64 KiB per
  * stream) stays as grpc-js sets it: no public setting reaches it.
  */
 import net from 'node:net';
 import * as grpc from '@grpc/grpc-js';
+import { ConnectionSlots } from '../connection-slots.ts';
 import { closeGrpc, listen } from '../listen.ts';
 import type { TlsIdentity } from '../tls.ts';
 
@@ -17,12 +19,34 @@ export interface GrpcListener {
   close(grace_ms?: number): Promise<void>;
 }
 
+/** How the gRPC port treats connections; every field has a default. */
+export interface GrpcConnectionOptions {
+  tls?: TlsIdentity;
+  /** Open connections; past it a newcomer takes the slot of the oldest that has not sent its preface. */
+  maxConnections?: number;
+  /**
+   * A connection that has not sent the HTTP/2 preface this long after it opened is closed (0: never).
+   * @default 120000 (gRPC C++'s server handshake timeout: Triton 2.60 closes such connections after 120 s)
+   */
+  prefaceTimeout_ms?: number;
+}
+
+export const DEFAULT_PREFACE_TIMEOUT_MS = 120_000;
+
+/** The client's HTTP/2 connection preface, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" (over TLS: as many bytes of handshake). */
+const PREFACE_BYTES = 24;
+
+/** Whether the peer sent at least a preface's worth of bytes (grpc-js reads the socket; its count still grows). */
+function sentPreface(socket: net.Socket): boolean {
+  return socket.bytesRead >= PREFACE_BYTES;
+}
+
 /** Listens on host:port for `server`'s connections; resolves once bound, with the port. */
 export async function listenGrpc(
   server: grpc.Server,
   host: string,
   port: number,
-  opts: { tls?: TlsIdentity; maxConnections?: number } = {},
+  opts: GrpcConnectionOptions = {},
 ): Promise<GrpcListener> {
   const credentials = opts.tls
     ? grpc.ServerCredentials.createSsl(null, [
@@ -30,8 +54,24 @@ export async function listenGrpc(
       ])
     : grpc.ServerCredentials.createInsecure();
   const injector = server.createConnectionInjector(credentials);
-  const tcp = net.createServer({ noDelay: true }, (socket) => injector.injectConnection(socket));
-  if (opts.maxConnections !== undefined) tcp.maxConnections = opts.maxConnections;
+  const prefaceTimeout_ms = opts.prefaceTimeout_ms ?? DEFAULT_PREFACE_TIMEOUT_MS;
+  const slots =
+    opts.maxConnections === undefined
+      ? undefined
+      : new ConnectionSlots(opts.maxConnections, (socket) => !sentPreface(socket));
+  const tcp = net.createServer({ noDelay: true }, (socket) => {
+    if (slots && !slots.admit(socket)) return;
+    if (prefaceTimeout_ms > 0) {
+      const deadline = setTimeout(() => {
+        if (!sentPreface(socket)) socket.destroy();
+      }, prefaceTimeout_ms);
+      deadline.unref();
+      socket.once('close', () => clearTimeout(deadline));
+    }
+    injector.injectConnection(socket);
+  });
+  // Node's own refusal at accept stays only as a bound on descriptors.
+  if (opts.maxConnections !== undefined) tcp.maxConnections = 2 * opts.maxConnections;
   const bound = await listen(tcp, host, port, 'gRPC');
   return {
     port: bound,

@@ -8,6 +8,15 @@ import type http from 'node:http';
 import zlib from 'node:zlib';
 import { Errors } from '../errors.ts';
 
+/**
+ * The most JSON a compressed infer body may inflate to. Reading an infer body's JSON (bounds check, JSON.parse,
+ * the tensor walk) holds the main thread about 20 ms per inflated MiB of numbers (bench/server/RESULTS.md,
+ * "Bounded JSON"), while a compressed body can cost its sender a thousandth of that: 1 MiB keeps one request
+ * to tens of milliseconds (text that is not JSON is read again byte by byte, about twice as long). Binary
+ * tensors after the JSON header still inflate up to the body limit (no parsing; zlib's thread pool does it).
+ */
+export const COMPRESSED_JSON_LIMIT_BYTES = 1024 * 1024;
+
 /** Inflated output per step: Triton's own buffer size, and few enough steps to inflate 64 MiB quickly. */
 const INFLATE_CHUNK_BYTES = 1024 * 1024;
 
@@ -47,14 +56,38 @@ export function readBody(req: http.IncomingMessage, limit_bytes: number): Promis
 }
 
 /**
+ * Inflates an infer body, its JSON part held to COMPRESSED_JSON_LIMIT_BYTES: a JSON-only body (no
+ * Inference-Header-Content-Length) stops inflating there, a declared JSON header longer than that is refused
+ * before inflating. Uncompressed bodies come back as they are.
+ */
+export function decompressInfer(
+  body: Buffer,
+  encoding: string | undefined,
+  declaredJson: string | undefined,
+  limit_bytes: number,
+): Promise<Buffer> {
+  if (!encoding || encoding === 'identity') return Promise.resolve(body);
+  if (declaredJson === undefined) {
+    const json = limit_bytes > COMPRESSED_JSON_LIMIT_BYTES;
+    return decompress(body, encoding, json ? COMPRESSED_JSON_LIMIT_BYTES : limit_bytes, json);
+  }
+  if (Number.parseInt(declaredJson.trim(), 10) > COMPRESSED_JSON_LIMIT_BYTES) {
+    return Promise.reject(Errors.inflatedTooLarge(encoding, COMPRESSED_JSON_LIMIT_BYTES, true));
+  }
+  return decompress(body, encoding, limit_bytes);
+}
+
+/**
  * Inflates a body by its Content-Encoding as Triton does: exactly "gzip" or "deflate" (either format is
  * recognised from its header), "" or "identity" as is, anything else 501. A damaged stream is not an error:
- * Triton reads what inflated before the damage. 413 when the output passes `limit_bytes`.
+ * Triton reads what inflated before the damage. 413 when the output passes `limit_bytes` (`jsonLimit`: that
+ * is the compressed JSON limit, and the message says so).
  */
 export async function decompress(
   body: Buffer,
   encoding: string | undefined,
   limit_bytes: number,
+  jsonLimit = false,
 ): Promise<Buffer> {
   if (!encoding || encoding === 'identity') return body;
   if (encoding !== 'gzip' && encoding !== 'deflate') throw Errors.unsupportedEncoding();
@@ -70,7 +103,7 @@ export async function decompress(
       size += chunk.length;
       if (size > limit_bytes) {
         inflater.destroy();
-        reject(Errors.inflatedTooLarge(encoding, limit_bytes));
+        reject(Errors.inflatedTooLarge(encoding, limit_bytes, jsonLimit));
       } else chunks.push(chunk);
     });
     const done = () => resolve(Buffer.concat(chunks, Math.min(size, limit_bytes)));

@@ -6,6 +6,7 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import tls from 'node:tls';
+import { ConnectionSlots } from '../connection-slots.ts';
 import { Errors, type ServerError } from '../errors.ts';
 
 /** HTTP connection limits; every field has a default. */
@@ -25,7 +26,7 @@ export const DEFAULT_HTTP_LIMITS: Required<HttpLimits> = {
   maxConnections: 1024,
 };
 
-/** Connections accepted past the cap only to be told 503; beyond this many more, Node closes them at accept. */
+/** Connections accepted past the cap only to be told 503 (health answered); beyond, idle ones make room. */
 const REFUSAL_HEADROOM = 256;
 
 /** How often Node checks the header and request deadlines (its default, 30 s, would double a 30 s deadline). */
@@ -45,22 +46,29 @@ export function serverTimeouts(limits: Required<HttpLimits>): http.ServerOptions
   };
 }
 
-/** Tracks open connections; `refused(socket)` tells whether a socket arrived past the cap. */
+/**
+ * Tracks open connections; `refused(socket)` tells whether a socket arrived past the cap. Past the cap plus
+ * REFUSAL_HEADROOM a newcomer takes the slot of the oldest connection with no request in progress (trickled
+ * headers, idle keep-alive), so health probes get in however many such connections are open.
+ */
 export function applyConnectionCap(
   server: http.Server,
   limits: Required<HttpLimits>,
 ): (socket: Socket) => boolean {
   const overCap = new WeakSet<Socket>();
-  let open = 0;
-  server.maxConnections = limits.maxConnections + REFUSAL_HEADROOM;
+  const busy = new WeakSet<Socket>();
+  const slots = new ConnectionSlots(limits.maxConnections + REFUSAL_HEADROOM, (s) => !busy.has(s));
+  // Node's own refusal at accept stays only as a bound on descriptors (TLS handshakes included).
+  server.maxConnections = 2 * (limits.maxConnections + REFUSAL_HEADROOM);
   // HTTPS requests see the TLS socket, which 'secureConnection' hands over (a TLS socket closes with its TCP one).
   const event = server instanceof tls.Server ? 'secureConnection' : 'connection';
   server.prependListener(event, (socket: Socket) => {
-    open += 1;
-    if (open > limits.maxConnections) overCap.add(socket);
-    socket.once('close', () => {
-      open -= 1;
-    });
+    if (slots.admit(socket) && slots.size > limits.maxConnections) overCap.add(socket);
+  });
+  server.prependListener('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const socket = req.socket;
+    busy.add(socket);
+    res.once('close', () => busy.delete(socket));
   });
   // Node answers an unknown Expect header with an empty 417; say which header and what to do.
   server.on('checkExpectation', (req: http.IncomingMessage, res: http.ServerResponse) => {

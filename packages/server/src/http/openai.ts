@@ -6,6 +6,7 @@
  * `usage`, then `data: [DONE]`; a failure after the first chunk is a `data: {"error": {...}}` event. Without it,
  * one completion object with usage. A request refused up front gets OpenAI's error object under its status.
  */
+import { checkJsonBounds } from '../json-bounds.ts';
 import type http from 'node:http';
 import { encodeBytesTensor } from '@k6-triton/lib/tensor/bytes.ts';
 import { DEFAULT_MAX_TOKENS } from '../genai/timing.ts';
@@ -132,6 +133,7 @@ interface OpenAiRequest {
 /** The request's fields, checked; the model must be a loaded text model. */
 function readRequest(core: InferenceCore, kind: OpenAiKind, body: Buffer): OpenAiRequest {
   let json: Record<string, unknown>;
+  checkJsonBounds(body);
   try {
     json = JSON.parse(body.toString('utf8'));
   } catch {

@@ -7,6 +7,7 @@
  * does not read as an integer.
  */
 import { Errors } from '../errors.ts';
+import { checkJsonBounds } from '../json-bounds.ts';
 
 /** rapidjson's messages (GetParseError_En). */
 const MESSAGE = {
@@ -39,7 +40,7 @@ export class WholeDouble {
 }
 
 /**
- * Parses `bytes` as a request's JSON; throws Triton's 500 with rapidjson's words when it is not JSON. Where
+ * Parses `bytes` as a request's JSON, its depth and size bounded first (json-bounds.ts); throws Triton's 500 with rapidjson's words when it is not JSON. Where
  * `readsIntegers` says the parsed request reads integers that matter (integer tensor data), and the text has a
  * whole number written as a double, it is read again so that such numbers come back as WholeDouble; the byte
  * by byte reading always gives them so.
@@ -48,6 +49,7 @@ export function parseRequestJson(
   bytes: Buffer,
   readsIntegers: (value: unknown) => boolean = () => false,
 ): unknown {
+  checkJsonBounds(bytes);
   const text = bytes.toString('utf8');
   let value: unknown;
   try {

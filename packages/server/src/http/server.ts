@@ -8,7 +8,7 @@ import type { Socket } from 'node:net';
 import type { InferenceCore } from '../core.ts';
 import { asServerError, Errors, type ServerError } from '../errors.ts';
 import { ResetFault } from '../faults/injector.ts';
-import { decompress, readBody } from './body.ts';
+import { decompressInfer, readBody } from './body.ts';
 import { compressBody, responseEncoding } from './compress.ts';
 import { decodeHttpInfer, type InferTarget, inferHeaderLength } from './infer-decode.ts';
 import { encodeHttpInfer } from './infer-encode.ts';
@@ -188,8 +188,9 @@ async function infer(
     const model = core.inferTarget(route.model, route.version);
     if (model.decoupled) throw Errors.decoupledHttp();
     target = { name: route.model, version: route.version, config: model.config };
-    body = await decompress(raw, req.headers['content-encoding'], ctx.maxBody);
-    headerLength = inferHeaderLength(headerText(req, 'inference-header-content-length'), body.length);
+    const declared = headerText(req, 'inference-header-content-length');
+    body = await decompressInfer(raw, req.headers['content-encoding'], declared, ctx.maxBody);
+    headerLength = inferHeaderLength(declared, body.length);
   } catch (err) {
     const e = asServerError(err);
     const headers: http.OutgoingHttpHeaders = { 'Content-Type': 'text/plain' };

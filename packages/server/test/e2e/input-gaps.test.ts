@@ -76,14 +76,22 @@ describe('input gaps', () => {
     }
   });
 
-  it('answers data nested 200,000 deep with 400 at depth 100, not a stack overflow', async () => {
-    const depth = 200_000;
+  it('answers data nested 100 deep with Triton’s 400 at depth 100', async () => {
+    const depth = 100;
     const body = `{"inputs":[{"name":"input.1","shape":[1,1,28,28],"datatype":"FP32","data":${'['.repeat(depth)}0${']'.repeat(depth)}}]}`;
     const res = await infer('nobatch', body);
     expect(res.status).toBe(400);
     expect(res.json().error).toBe(
       "Unable to parse 'data': JSON nesting depth exceeds maximum allowed limit (100)",
     );
+  });
+
+  it('answers data nested 200,000 deep with 400 before parsing (Triton 2.60 segfaults on it)', async () => {
+    const depth = 200_000;
+    const body = `{"inputs":[{"name":"input.1","shape":[1,1,28,28],"datatype":"FP32","data":${'['.repeat(depth)}0${']'.repeat(depth)}}]}`;
+    const res = await infer('nobatch', body);
+    expect(res.status).toBe(400);
+    expect(res.json().error).toBe("request JSON nests deeper than the server's limit of 128 levels");
   });
 
   it('refuses objects in BYTES data as Triton does (500)', async () => {

@@ -44,7 +44,13 @@ describe('limits on what is processed', () => {
     const answer = await rawHttp(
       server.httpPort,
       (socket: net.Socket) => {
-        socket.write(postHead(INFER, bomb.length, { 'Content-Encoding': 'gzip' }));
+        // A raw binary body (JSON header length 0): the whole inflated body limit applies, not the JSON one.
+        socket.write(
+          postHead(INFER, bomb.length, {
+            'Content-Encoding': 'gzip',
+            'Inference-Header-Content-Length': '0',
+          }),
+        );
         // Once the whole bomb is sent, probe health: it must not wait behind the inflation.
         socket.write(bomb, () => {
           probe = http(server, 'GET', '/v2/health/live').then((r) => order.push(`health ${r.status}`));
@@ -157,15 +163,20 @@ describe('limits on what is processed', () => {
 
   it('closes gRPC connections past the cap at accept, and serves again once they close', async () => {
     const { default: net } = await import('node:net');
+    // Connections that sent the HTTP/2 preface hold their slots (preface-less ones would make room).
     const held = await Promise.all(
       Array.from(
         { length: 3 },
         () =>
           new Promise<net.Socket>((resolve) => {
-            const s = net.connect(server.grpcPort, '127.0.0.1', () => resolve(s));
+            const s = net.connect(server.grpcPort, '127.0.0.1', () =>
+              s.write('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', () => resolve(s)),
+            );
           }),
       ),
     );
+    // Their preface has reached the server once grpc-js answers it with its SETTINGS.
+    await Promise.all(held.map((s) => new Promise((resolve) => s.once('data', resolve))));
     const live = async () => {
       const client = grpcClient(server);
       try {

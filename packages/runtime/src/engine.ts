@@ -9,7 +9,14 @@ import { peakPlannedVus, maxScenarioDuration_ms } from './executors/index.ts';
 import { logScriptError } from './executors/iteration.ts';
 import { VuPool } from './executors/pool.ts';
 import { loadProgram, type Program } from './loader/program.ts';
-import { configureLog, forgetRedactions, type LogSettings, logLine, setConsoleFile } from './log.ts';
+import {
+  configureLog,
+  forgetRedactions,
+  type LogSettings,
+  logLine,
+  setConsoleFile,
+  setLogSink,
+} from './log.ts';
 import { SectionTracker } from './metrics/sections.ts';
 import { SamplePipeline } from './metrics/pipeline.ts';
 import { systemTagFilter } from './metrics/system-tags.ts';
@@ -33,6 +40,8 @@ import { buildThresholds, type ThresholdSet } from './thresholds.ts';
 import { VU } from './vu.ts';
 import { type VuMode, vuModeFromEnv, vuModeLine } from './blocking/mode.ts';
 import { ThreadVu } from './blocking/thread-vu.ts';
+import { snapshotRun } from './workers/merge.ts';
+import { alreadySegmented, segmentOptions } from './workers/plan.ts';
 
 /** Options of one run; the CLI maps k6's flags onto these. */
 export interface RunTestOptions {
@@ -70,6 +79,8 @@ export interface RunTestOptions {
   log?: LogSettings;
   /** Set on the supervised worker: the supervisor's side of the run. */
   control?: RunControl;
+  /** --workers: worker threads the supervisor splits the test over (workers/plan.ts; default: the cores). */
+  workers?: number;
 }
 
 /** The outcome of a run. */
@@ -120,6 +131,7 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
       return fail(EXIT.GENERIC, (err as Error).message);
     }
   }
+  const link = control?.workers ?? null;
   let secrets: SecretSources;
   try {
     secrets = secretSources(opts.secretSources ?? []);
@@ -151,7 +163,13 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
   let options: TestOptions;
   let thresholds: ThresholdSet[];
   try {
-    options = consolidateOptions(vu0.exports['options'], opts.overrides);
+    // Other workers: k6's warnings about the options are the first worker's to print.
+    const prevSink = link && !link.lead ? setLogSink(() => {}) : null;
+    try {
+      options = consolidateOptions(vu0.exports['options'], opts.overrides);
+    } finally {
+      if (prevSink) setLogSink(prevSink);
+    }
     for (const sc of options.scenarios) {
       if (typeof vu0.exports[sc.exec] !== 'function') {
         throw new InvalidConfigError(
@@ -163,12 +181,26 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
     }
     thresholds = opts.noThresholds ? [] : buildThresholds(options.thresholds, registry);
     pipeline.outputs.push(
-      ...createOutputs(opts.out ?? [], (name) =>
-        thresholds.filter((t) => t.key === name).flatMap((t) => t.thresholds.map((x) => x.source)),
+      ...createOutputs(
+        opts.out ?? [],
+        (name) => thresholds.filter((t) => t.key === name).flatMap((t) => t.thresholds.map((x) => x.source)),
+        // Other workers' samples go to the first worker's files.
+        link && !link.lead ? (index) => link.relay(index) : undefined,
       ),
     );
   } catch (err) {
     return fail(EXIT.INVALID_CONFIG, (err as Error).message);
+  }
+  if (link) {
+    if (link.lead) {
+      // The run's worker count: never more than its peak VUs; one for a run that is itself a segment.
+      const segmented = alreadySegmented(options, opts.overrides);
+      if (segmented && link.count > 1)
+        logLine('WARN', 'the run is one execution segment already: it runs on one worker thread');
+      await link.plan(segmented ? 1 : peakPlannedVus(options.scenarios));
+      link.onPeerOutput = (index, chunk) => pipeline.outputs[index]?.absorb?.(chunk);
+    }
+    options = segmentOptions(options, link.role.index, link.count);
   }
   run.options = options;
   useUserAgent(options.userAgent);
@@ -243,7 +275,9 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
   try {
     try {
       await pool.preallocate(plannedVus);
+      if (link && !link.lead) link.ready();
       if (
+        (!link || link.lead) &&
         blocking &&
         ['setup', 'teardown', 'handleSummary'].some((n) => typeof vu0.exports[n] === 'function')
       ) {
@@ -271,10 +305,17 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
       tty: opts.tty ?? { stdout: Boolean(process.stdout.isTTY), stderr: Boolean(process.stderr.isTTY) },
       control,
     });
+    if (link) {
+      // An abort anywhere stops every worker.
+      run.onAbort(() => link.abort(run.abortRequest!.code, run.abortRequest!.reason));
+      link.onAbort((code, reason) => run.requestAbort(code, reason));
+      link.snapshot = () => snapshotRun(run);
+      if (link.lead) await link.peersReady();
+    }
     if (control) {
       // The supervisor handles a second signal (k6 then exits at once).
       control.onSignal = (signal) => {
-        logLine('WARN', 'Stopping k6-triton in response to signal...');
+        if (!link || link.lead) logLine('WARN', 'Stopping k6-triton in response to signal...');
         run.requestAbort(EXIT.EXTERNAL_ABORT, SIGNAL_ABORT(signal));
       };
       control.onInterrupted = () => phases.interrupted();

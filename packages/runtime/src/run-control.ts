@@ -5,6 +5,8 @@
  * JavaScript short and says so. One event loop cannot interrupt itself; another thread can.
  */
 
+import type { WorkerLink } from './workers/link.ts';
+
 /** Phases of a run, in order. */
 export type Phase = 'init' | 'setup' | 'scenarios' | 'teardown' | 'summary' | 'done';
 
@@ -16,4 +18,6 @@ export interface RunControl {
   onSignal: ((signal: string) => void) | null;
   /** Set by the engine: the supervisor terminated the JavaScript the phase was running. */
   onInterrupted: (() => void) | null;
+  /** A run on several workers: this worker's link to the others (workers/link.ts). */
+  workers?: WorkerLink;
 }

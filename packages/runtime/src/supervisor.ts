@@ -14,19 +14,24 @@ import type { RunTestOptions, RunTestResult } from './engine.ts';
 import { logLine } from './log.ts';
 import { EXIT } from './run-state.ts';
 import type { Phase } from './run-control.ts';
+import { Coordinator } from './workers/coordinator.ts';
+import type { PeerCommand, PeerMessage } from './workers/messages.ts';
+import { requestedWorkers } from './workers/plan.ts';
 
 /** Worker → supervisor. */
 export type WorkerMessage =
   | { type: 'out'; fd: 1 | 2; text: string }
   | { type: 'phase'; phase: Phase; deadline_epoch_ms: number | null }
   | { type: 'pong' }
-  | { type: 'result'; result: RunTestResult };
+  | { type: 'result'; result: RunTestResult }
+  | PeerMessage;
 
 /** Supervisor → worker. */
 export type SupervisorMessage =
   | { type: 'ping' }
   | { type: 'signal'; signal: string }
-  | { type: 'interrupted' };
+  | { type: 'interrupted' }
+  | PeerCommand;
 
 /** Past a deadline, how long before the first liveness check (the engine's own timers go first). */
 const DEADLINE_MARGIN_MS = 100;
@@ -41,66 +46,122 @@ const YOUNG_GENERATION_MB = 6;
 /** Liveness checks while a phase is overdue. */
 const CHECK_INTERVAL_MS = 500;
 
-/** Runs `opts` on a worker thread, forwarding SIGINT/SIGTERM and interrupting busy script code. */
+/** One worker thread and its liveness watch: pings while its phase is overdue, interrupts busy JavaScript. */
+class Watched {
+  phase: Phase = 'init';
+  #deadlineTimer: NodeJS.Timeout | undefined;
+  #checkTimer: NodeJS.Timeout | undefined;
+  #pingTimer: NodeJS.Timeout | undefined;
+  #interrupting = false;
+
+  constructor(
+    readonly index: number,
+    readonly worker: Worker,
+    readonly onFailure: (r: RunTestResult) => void,
+  ) {}
+
+  send(m: SupervisorMessage): void {
+    this.worker.postMessage(m);
+  }
+
+  /** While the phase is overdue, ping; an unanswered ping means busy JavaScript: cut it short. */
+  overdue(): void {
+    if (this.#checkTimer) return;
+    const check = () => {
+      if (this.#pingTimer || this.#interrupting) return;
+      this.#pingTimer = setTimeout(() => this.#interrupt(), PING_TIMEOUT_MS);
+      this.send({ type: 'ping' });
+    };
+    check();
+    this.#checkTimer = setInterval(check, CHECK_INTERVAL_MS);
+  }
+
+  #interrupt(): void {
+    this.#pingTimer = undefined;
+    this.#interrupting = true;
+    // One inspector session: interruptions of several workers take turns.
+    const turn = interruptions.then(() => terminateJs(this.worker));
+    interruptions = turn.catch(() => {});
+    turn.then(
+      () => {
+        this.#interrupting = false;
+        this.send({ type: 'interrupted' });
+      },
+      (err: unknown) => {
+        logLine('ERRO', `cannot interrupt the running script: ${(err as Error).message}`);
+        this.onFailure({ exitCode: EXIT.EXTERNAL_ABORT, summaryData: null });
+      },
+    );
+  }
+
+  pong(): void {
+    clearTimeout(this.#pingTimer);
+    this.#pingTimer = undefined;
+  }
+
+  enter(phase: Phase, deadline_epoch_ms: number | null): void {
+    this.phase = phase;
+    clearTimeout(this.#deadlineTimer);
+    clearInterval(this.#checkTimer);
+    this.#checkTimer = undefined;
+    if (deadline_epoch_ms !== null)
+      this.#deadlineTimer = setTimeout(
+        () => this.overdue(),
+        Math.max(0, deadline_epoch_ms - Date.now()) + DEADLINE_MARGIN_MS,
+      );
+  }
+
+  stop(): void {
+    clearTimeout(this.#deadlineTimer);
+    clearInterval(this.#checkTimer);
+    clearTimeout(this.#pingTimer);
+    void this.worker.terminate();
+  }
+}
+
+/**
+ * Runs `opts` on worker threads, forwarding SIGINT/SIGTERM and interrupting busy script code. With
+ * more than one worker (workers/plan.ts) the test is split by execution segment; the first worker
+ * runs setup, teardown and the summary on every worker's merged metrics (workers/coordinator.ts).
+ */
 export function runSupervised(opts: RunTestOptions): Promise<RunTestResult> {
-  const { stdout: _o, stderr: _e, control: _c, ...plain } = opts;
-  const worker = new Worker(new URL('./worker.js', import.meta.url), {
-    workerData: {
-      opts: { ...plain, tty: opts.tty ?? { stdout: !!process.stdout.isTTY, stderr: !!process.stderr.isTTY } },
-    },
-    resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
-  });
+  const { stdout: _o, stderr: _e, control: _c, workers: _w, ...plain } = opts;
+  let requested: number;
+  try {
+    requested = requestedWorkers(opts.workers, process.env);
+  } catch (err) {
+    logLine('ERRO', (err as Error).message);
+    return Promise.resolve({ exitCode: EXIT.INVALID_CONFIG, summaryData: null });
+  }
+  const workerOpts = {
+    ...plain,
+    tty: opts.tty ?? { stdout: !!process.stdout.isTTY, stderr: !!process.stderr.isTTY },
+  };
   return new Promise<RunTestResult>((resolve) => {
     let done = false;
     let signals = 0;
-    let deadlineTimer: NodeJS.Timeout | undefined;
-    let checkTimer: NodeJS.Timeout | undefined;
-    let pingTimer: NodeJS.Timeout | undefined;
-    let interrupting = false;
-    let phase: Phase = 'init';
-    const send = (m: SupervisorMessage) => worker.postMessage(m);
+    const watched = new Map<number, Watched>();
+    const coordinator =
+      requested > 1
+        ? new Coordinator(requested, {
+            start: (index, count) => start(index, count),
+            send: (index, m) => watched.get(index)?.send(m),
+            indexes: () => [...watched.keys()],
+          })
+        : null;
 
     const finish = (r: RunTestResult) => {
       if (done) return;
       done = true;
-      clearTimeout(deadlineTimer);
-      clearInterval(checkTimer);
-      clearTimeout(pingTimer);
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       closeSession();
-      void worker.terminate();
+      for (const w of watched.values()) w.stop();
       resolve(r);
     };
 
-    // While the phase is overdue, ping; an unanswered ping means busy JavaScript: cut it short.
-    const overdue = () => {
-      if (checkTimer || done) return;
-      const check = () => {
-        if (pingTimer || interrupting) return;
-        pingTimer = setTimeout(interrupt, PING_TIMEOUT_MS);
-        send({ type: 'ping' });
-      };
-      check();
-      checkTimer = setInterval(check, CHECK_INTERVAL_MS);
-    };
-    const interrupt = () => {
-      pingTimer = undefined;
-      interrupting = true;
-      terminateJs(worker).then(
-        () => {
-          interrupting = false;
-          send({ type: 'interrupted' });
-        },
-        (err: unknown) => {
-          logLine('ERRO', `cannot interrupt the running script: ${(err as Error).message}`);
-          finish({ exitCode: EXIT.EXTERNAL_ABORT, summaryData: null });
-        },
-      );
-    };
-
     const onSignal = (signal: NodeJS.Signals) => {
-      if (phase === 'init') {
+      if (watched.get(0)!.phase === 'init') {
         // k6 handles signals only once the script is initialized: before that, one ends it.
         finish({ exitCode: EXIT.EXTERNAL_ABORT, summaryData: null });
         process.kill(process.pid, signal);
@@ -112,45 +173,53 @@ export function runSupervised(opts: RunTestOptions): Promise<RunTestResult> {
         logLine('ERRO', 'Aborting test run immediately, the end-of-test summary will not be shown');
         return finish({ exitCode: EXIT.EXTERNAL_ABORT, summaryData: null });
       }
-      send({ type: 'signal', signal });
-      overdue();
+      for (const w of watched.values()) {
+        w.send({ type: 'signal', signal });
+        w.overdue();
+      }
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
 
-    worker.on('message', (m: WorkerMessage) => {
-      switch (m.type) {
-        case 'out':
-          (m.fd === 1 ? process.stdout : process.stderr).write(m.text);
-          return;
-        case 'pong':
-          clearTimeout(pingTimer);
-          pingTimer = undefined;
-          return;
-        case 'phase':
-          phase = m.phase;
-          clearTimeout(deadlineTimer);
-          clearInterval(checkTimer);
-          checkTimer = undefined;
-          if (m.deadline_epoch_ms !== null)
-            deadlineTimer = setTimeout(
-              overdue,
-              Math.max(0, m.deadline_epoch_ms - Date.now()) + DEADLINE_MARGIN_MS,
-            );
-          return;
-        case 'result':
-          return finish(m.result);
-      }
-    });
-    worker.on('error', (err) => {
-      logLine('ERRO', `the run's worker failed: ${err.stack ?? err.message}`);
-      finish({ exitCode: EXIT.SCRIPT_EXCEPTION, summaryData: null });
-    });
-    worker.on('exit', (code) => finish({ exitCode: code || EXIT.SCRIPT_EXCEPTION, summaryData: null }));
+    function start(index: number, count: number): void {
+      const worker = new Worker(new URL('./worker.js', import.meta.url), {
+        workerData: { opts: workerOpts, ...(count > 1 ? { role: { index, count } } : {}) },
+        resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+      });
+      const w = new Watched(index, worker, finish);
+      watched.set(index, w);
+      // The run's result is the first worker's; another worker ending without its final metrics failed
+      // (its init threw, say), and ends the run with its outcome.
+      const ended = (r: RunTestResult) => {
+        if (index === 0 || !coordinator?.finished(index)) finish(r);
+      };
+      worker.on('message', (m: WorkerMessage) => {
+        switch (m.type) {
+          case 'out':
+            (m.fd === 1 ? process.stdout : process.stderr).write(m.text);
+            return;
+          case 'pong':
+            return w.pong();
+          case 'phase':
+            return w.enter(m.phase, m.deadline_epoch_ms);
+          case 'result':
+            return ended(m.result);
+          default:
+            coordinator?.route(index, m);
+        }
+      });
+      worker.on('error', (err) => {
+        logLine('ERRO', `the run's worker failed: ${err.stack ?? err.message}`);
+        finish({ exitCode: EXIT.SCRIPT_EXCEPTION, summaryData: null });
+      });
+      worker.on('exit', (code) => ended({ exitCode: code || EXIT.SCRIPT_EXCEPTION, summaryData: null }));
+    }
+    start(0, requested);
   });
 }
 
 let session: Session | null = null;
+let interruptions: Promise<void> = Promise.resolve();
 
 function closeSession(): void {
   session?.disconnect();

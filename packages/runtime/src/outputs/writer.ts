@@ -5,12 +5,24 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { createGzip } from 'node:zlib';
+import type { OutputChunk } from '../metrics/pipeline.ts';
 
-const FLUSH_BYTES = 256 * 1024;
-const FLUSH_MS = 200;
+export const FLUSH_BYTES = 256 * 1024;
+export const FLUSH_MS = 200;
+
+/** Where an output's lines go: a file here, or (another worker's) relay to the file's writer. */
+export interface LineWriter {
+  /** Appends text (usually one line). */
+  write(s: string): void;
+  /** Appends `s` unless a line with this key was written already. */
+  writeOnce(key: string, s: string): void;
+  /** Flushes and ends; resolves when the text is delivered. */
+  close(): Promise<void>;
+}
 
 /** Collects text and writes it in chunks; close() flushes and waits for the file to be written. */
-export class BufferedWriter {
+export class BufferedWriter implements LineWriter {
+  readonly #once = new Set<string>();
   readonly #file: WriteStream;
   readonly #sink: Writable;
   #parts: string[] = [];
@@ -39,6 +51,21 @@ export class BufferedWriter {
     this.#parts.push(s);
     this.#size += s.length;
     if (this.#size >= FLUSH_BYTES) this.flush();
+  }
+
+  /** Appends `s` unless a line with this key was written already. */
+  writeOnce(key: string, s: string): void {
+    if (this.#once.has(key)) return;
+    this.#once.add(key);
+    this.write(s);
+  }
+
+  /** Appends another writer's chunk (a worker's samples, workers/relay.ts). */
+  absorb(chunk: OutputChunk): void {
+    for (const part of chunk) {
+      if (typeof part === 'string') this.write(part);
+      else this.writeOnce(part[0], part[1]);
+    }
   }
 
   /** Hands buffered text to the stream. */

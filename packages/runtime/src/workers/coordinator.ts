@@ -1,0 +1,97 @@
+/**
+ * The supervisor's routing of a run over several workers: the first worker's plan decides how many
+ * others start; setup's outcome goes to them, their output lines and metrics to the first worker,
+ * an abort anywhere to everyone. Keeps every worker's latest metrics for a merged view.
+ */
+import { mergeSnapshots, type RunSnapshot } from './merge.ts';
+import type { PeerCommand, PeerMessage } from './messages.ts';
+import { effectiveWorkers } from './plan.ts';
+
+/** What the coordinator needs of the supervisor. */
+export interface CoordinatorHost {
+  /** Starts worker `index` of `count` (index >= 1). */
+  start(index: number, count: number): void;
+  /** Sends to worker `index`. */
+  send(index: number, m: PeerCommand): void;
+  /** Indexes of the running workers. */
+  indexes(): number[];
+}
+
+/** Routes the workers' messages; `requested` is the worker count asked for. */
+export class Coordinator {
+  count = 1;
+  #ready = 0;
+  readonly #latest = new Map<number, RunSnapshot>();
+  readonly #finalFrom = new Set<number>();
+  readonly #waiting: ((s: RunSnapshot[]) => void)[] = [];
+
+  constructor(
+    readonly requested: number,
+    readonly host: CoordinatorHost,
+  ) {}
+
+  /** Whether worker `index` sent its final metrics (a worker that ends without them failed). */
+  finished(index: number): boolean {
+    return this.#finalFrom.has(index);
+  }
+
+  /** Whether every other worker initialized its VUs. */
+  get allReady(): boolean {
+    return this.#ready >= this.count - 1;
+  }
+
+  /** Takes a message of worker `from`. */
+  route(from: number, m: PeerMessage): void {
+    const others = (fn: (i: number) => void) => {
+      for (const i of this.host.indexes()) if (i !== from) fn(i);
+    };
+    switch (m.type) {
+      case 'plan': {
+        this.count = effectiveWorkers(this.requested, m.maxVus);
+        this.host.send(0, { type: 'workers', count: this.count });
+        for (let i = 1; i < this.count; i++) this.host.start(i, this.count);
+        return;
+      }
+      case 'ready':
+        this.#ready++;
+        if (this.allReady) this.host.send(0, { type: 'peers-ready' });
+        return;
+      case 'setup-done':
+        others((i) => this.host.send(i, m));
+        return;
+      case 'abort':
+        others((i) => this.host.send(i, m));
+        return;
+      case 'output':
+        this.host.send(0, { type: 'peer-output', index: m.index, chunk: m.chunk });
+        return;
+      case 'snapshot':
+        this.#latest.set(from, m.snapshot);
+        if (m.final) this.#finalFrom.add(from);
+        if (from !== 0)
+          this.host.send(0, { type: 'peer-snapshot', from, snapshot: m.snapshot, final: m.final });
+        else this.#answer();
+        return;
+    }
+  }
+
+  #answer(): void {
+    const waiting = this.#waiting.splice(0);
+    if (waiting.length === 0) return;
+    const merged = [this.merged()];
+    for (const fn of waiting) fn(merged);
+  }
+
+  /** Every worker's latest metrics merged, as one run's (the REST API's and tests' view). */
+  merged(): RunSnapshot {
+    return mergeSnapshots([...this.#latest.values()]);
+  }
+
+  /** Asks every worker for its metrics now; resolves with the merge once the first worker answered. */
+  mergedSnapshot(): Promise<RunSnapshot> {
+    return new Promise((resolve) => {
+      this.#waiting.push((s) => resolve(s[0]!));
+      for (const i of this.host.indexes()) this.host.send(i, { type: 'snapshot-request' });
+    });
+  }
+}

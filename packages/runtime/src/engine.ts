@@ -200,7 +200,9 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
       await link.plan(segmented ? 1 : peakPlannedVus(options.scenarios));
       link.onPeerOutput = (index, chunk) => pipeline.outputs[index]?.absorb?.(chunk);
     }
-    options = segmentOptions(options, link.role.index, link.count);
+    const segmented = segmentOptions(options, link.role.index, link.count);
+    options = segmented.options;
+    run.globalIndex = segmented.globalIndex;
   }
   run.options = options;
   useUserAgent(options.userAgent);
@@ -222,8 +224,11 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
   const plannedVus = peakPlannedVus(options.scenarios);
   const blocking = program.blocking;
   // Blocking mode: each VU's thread, the first ones started together (a thread's start is mostly waiting).
+  // The pool numbers its VUs 1, 2, ...; on one of several workers they take the test's ids (__VU, idInTest).
+  const testId = (id: number) => (run.globalIndex === null ? id : run.globalIndex(id - 1) + 1);
   const threadVu = (id: number): ThreadVu => {
-    const vu = new ThreadVu(id, run, blocking!, program.modules.get('k6/http'));
+    const vu = new ThreadVu(testId(id), run, blocking!, program.modules.get('k6/http'));
+    vu.idInInstance = id;
     vu.options = moduleOptions;
     vu.initializing = vu.start().then(() => {
       vu.initializing = null;
@@ -242,7 +247,8 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
         prestarted.delete(id);
         return vu;
       }
-      const vu = new VU(id, run);
+      const vu = new VU(testId(id), run);
+      vu.idInInstance = id;
       vu.options = moduleOptions;
       const init = program.instantiate(vu);
       if (init instanceof Promise)

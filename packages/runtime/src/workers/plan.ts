@@ -62,12 +62,22 @@ export function workerSegment(
   };
 }
 
-/** The test's options as worker `index` of `count` runs them: every scenario cut to its segment. */
-export function segmentOptions(options: TestOptions, index: number, count: number): TestOptions {
-  if (count <= 1) return options;
+/**
+ * The test's options as worker `index` of `count` runs them (every scenario cut to its segment), and
+ * the map of its local indexes (VU ids, iteration numbers) onto the test's (null: one worker).
+ */
+export function segmentOptions(
+  options: TestOptions,
+  index: number,
+  count: number,
+): { options: TestOptions; globalIndex: ((k: number) => number) | null } {
+  if (count <= 1) return { options, globalIndex: null };
   const { executionSegment, executionSegmentSequence } = workerSegment(index, count);
   const tuple = ExecutionTuple.of(parseSegment(executionSegment), parseSequence(executionSegmentSequence));
-  return { ...options, scenarios: options.scenarios.map((c) => segmentScenario(c, tuple)) };
+  return {
+    options: { ...options, scenarios: options.scenarios.map((c) => segmentScenario(c, tuple)) },
+    globalIndex: (k) => tuple.globalIndex(k),
+  };
 }
 
 /** Whether the options already run one execution segment of a larger test (then on one worker). */

@@ -1,0 +1,159 @@
+/**
+ * `k6-triton run --workers 2` against `--workers 1` on the runtime's conformance scripts, each run its
+ * own process: the same exit codes, iteration/check/request counts, threshold verdicts and outputs,
+ * with setup() and teardown() once.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT } from '../../../packages/runtime/src/exit-codes.ts';
+import { scriptPath } from '../../../packages/runtime/test/run-script.ts';
+
+const bin = fileURLToPath(new URL('../../../bin/k6-triton.js', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'k6t-workers-'));
+let server: Server;
+let baseUrl = '';
+
+beforeAll(async () => {
+  server = createServer((_req, res) => res.end('hello world'));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise((r) => server.close(r));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** --summary-export's data (k6's legacy export). */
+  summary: {
+    metrics: Record<string, Record<string, unknown>>;
+    root_group: unknown;
+  } | null;
+}
+
+let n = 0;
+function run(script: string, workers: number, args: string[] = []): Promise<Run> {
+  const exp = join(dir, `summary-${n++}.json`);
+  return new Promise((resolve) => {
+    const env = { ...process.env, BASE_URL: baseUrl };
+    const argv = [
+      bin,
+      'run',
+      '-q',
+      '--workers',
+      String(workers),
+      '--summary-export',
+      exp,
+      ...args,
+      scriptPath(script),
+    ];
+    execFile(process.execPath, argv, { timeout: 90_000, env }, (err, stdout, stderr) => {
+      let summary: Run['summary'] = null;
+      try {
+        summary = JSON.parse(readFileSync(exp, 'utf8'));
+      } catch {
+        // No summary (the run failed before it): the assertions say so.
+      }
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr, summary });
+    });
+  });
+}
+
+/** What must not depend on the worker count: counts of counters and rates, and every threshold verdict. */
+function comparable(r: Run, skip: (key: string) => boolean = () => false) {
+  const out: Record<string, unknown> = {};
+  for (const [key, m] of Object.entries(r.summary?.metrics ?? {})) {
+    if (skip(key)) continue;
+    out[key] = {
+      count: 'rate' in m && 'count' in m ? m['count'] : undefined,
+      passes: m['passes'],
+      fails: m['fails'],
+      thresholds: m['thresholds'],
+    };
+  }
+  return { code: r.code, metrics: out, checks: r.summary?.root_group };
+}
+
+const CASES: { script: string; args?: string[]; skip?: (key: string) => boolean }[] = [
+  { script: 'per-vu-iterations.js' },
+  // Which VU takes a shared iteration is scheduling; the totals and verdicts are not.
+  { script: 'shared-iterations.js', skip: (k) => k.startsWith('per_vu{') },
+  { script: 'scenarios.js' },
+  { script: 'lifecycle.js' },
+  { script: 'constant-arrival-rate.js' },
+  { script: 'thresholds-fail.js', args: ['-u', '2'] },
+  { script: 'http-get.js' },
+  { script: 'workers-lifecycle.js' },
+];
+
+describe('--workers 2 runs what --workers 1 runs', () => {
+  for (const c of CASES) {
+    it(`${c.script}${c.args ? ` ${c.args.join(' ')}` : ''}: same exit code, counts and verdicts`, async () => {
+      const one = await run(c.script, 1, c.args);
+      const two = await run(c.script, 2, c.args);
+      expect(one.summary, one.stderr).not.toBeNull();
+      expect(comparable(two, c.skip)).toEqual(comparable(one, c.skip));
+      expect(two.summary!.metrics['iterations']!['count']).toBeGreaterThan(0);
+    });
+  }
+
+  it('runs setup() and teardown() once, hands setup data to every worker and gives VUs the test ids', async () => {
+    const r = await run('workers-lifecycle.js', 2);
+    expect(r.code).toBe(EXIT.OK);
+    expect(r.stderr.match(/setup ran/g)).toHaveLength(1);
+    expect(r.stderr.match(/teardown ran with from-setup/g)).toHaveLength(1);
+    // 4 VUs on two workers: each of the test ids 1-4 ran its 3 iterations (by_vu{vu:N} count==3).
+    for (const vu of [1, 2, 3, 4])
+      expect(r.summary!.metrics[`by_vu{vu:${vu}}`]!['thresholds']).toEqual({ 'count==3': false });
+    expect(r.summary!.metrics['checks']).toMatchObject({ passes: 24, fails: 0 });
+  });
+
+  it("writes every worker's samples to one --out json and one --out csv file, declarations and header once", async () => {
+    const json = join(dir, 'points.json');
+    const csv = join(dir, 'points.csv');
+    const r = await run('workers-lifecycle.js', 2, ['--out', `json=${json}`, '--out', `csv=${csv}`]);
+    expect(r.code).toBe(EXIT.OK);
+    const lines = readFileSync(json, 'utf8')
+      .trim()
+      .split('\n')
+      .map(
+        (l) =>
+          JSON.parse(l) as { type: string; metric: string; data: { tags: Record<string, string> | null } },
+      );
+    const declared = lines.filter((l) => l.type === 'Metric').map((l) => l.metric);
+    expect(new Set(declared).size).toBe(declared.length);
+    const iterations = lines.filter((l) => l.type === 'Point' && l.metric === 'by_iteration');
+    // The 12 iterations carry 12 distinct test-wide numbers (exec.scenario.iterationInTest), 0 to 11.
+    expect(iterations.map((l) => Number(l.data.tags!['i'])).sort((a, b) => a - b)).toEqual([
+      ...Array(12).keys(),
+    ]);
+    // Two workers ran, two VUs each: exec.vu.idInInstance is the worker's own number, 1 or 2.
+    expect(new Set(iterations.map((l) => l.data.tags!['inst']))).toEqual(new Set(['1', '2']));
+    const rows = readFileSync(csv, 'utf8').trim().split('\n');
+    expect(rows.filter((l) => l.startsWith('metric_name,'))).toHaveLength(1);
+    expect(rows.filter((l) => l.startsWith('iterations,'))).toHaveLength(12);
+  });
+
+  it('stops every worker on an abortOnFail threshold judged on the merged metrics: exit 99, teardown once', async () => {
+    const r = await run('workers-abort.js', 2);
+    expect(r.code).toBe(EXIT.THRESHOLDS_FAILED);
+    expect(r.stderr.match(/teardown ran/g)).toHaveLength(1);
+    expect(r.stderr).toContain("thresholds on metrics 'errors' were crossed");
+  });
+
+  it("stops every worker on test.abort() in the second worker's VU: exit 108, teardown once", async () => {
+    const r = await run('workers-test-abort.js', 2);
+    expect(r.code).toBe(EXIT.SCRIPT_ABORTED);
+    expect(r.stderr.match(/teardown ran/g)).toHaveLength(1);
+    expect(r.stderr.match(/test aborted: enough/g)).toHaveLength(1);
+  });
+});

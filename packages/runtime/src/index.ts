@@ -30,5 +30,5 @@ export { parseStage } from './options/shortcuts.ts';
 export type { SummaryData } from './summary/data.ts';
 export type { SummaryMode } from './summary/text.ts';
 export { runSupervised } from './supervisor.ts';
-export { parseWorkers, WORKERS_ENV } from './workers/plan.ts';
+export { parseWorkers, RESERVED_CORES_ENV, WORKERS_ENV } from './workers/plan.ts';
 export { WriteError, writeWholeSync } from './write-whole.ts';

@@ -150,6 +150,11 @@ export function runSupervised(opts: RunTestOptions): Promise<RunTestResult> {
           })
         : null;
 
+    /** Sends `m` to every worker (signals; a pause or resume reaches each worker's executors alike). */
+    const broadcast = (m: SupervisorMessage) => {
+      for (const w of watched.values()) w.send(m);
+    };
+
     const finish = (r: RunTestResult) => {
       if (done) return;
       done = true;
@@ -173,10 +178,8 @@ export function runSupervised(opts: RunTestOptions): Promise<RunTestResult> {
         logLine('ERRO', 'Aborting test run immediately, the end-of-test summary will not be shown');
         return finish({ exitCode: EXIT.EXTERNAL_ABORT, summaryData: null });
       }
-      for (const w of watched.values()) {
-        w.send({ type: 'signal', signal });
-        w.overdue();
-      }
+      broadcast({ type: 'signal', signal });
+      for (const w of watched.values()) w.overdue();
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);

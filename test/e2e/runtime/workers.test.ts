@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXIT } from '../../../packages/runtime/src/exit-codes.ts';
+import { EXIT } from '@k6-triton/runtime';
 import { scriptPath } from '../../../packages/runtime/test/run-script.ts';
 
 const bin = fileURLToPath(new URL('../../../bin/k6-triton.js', import.meta.url));
@@ -141,6 +141,26 @@ describe('--workers 2 runs what --workers 1 runs', () => {
     const rows = readFileSync(csv, 'utf8').trim().split('\n');
     expect(rows.filter((l) => l.startsWith('metric_name,'))).toHaveLength(1);
     expect(rows.filter((l) => l.startsWith('iterations,'))).toHaveLength(12);
+  });
+
+  it('refuses a worker count that is not a whole number >= 1: the flag with exit 255, the variable with 104', async () => {
+    const flag = await run('workers-lifecycle.js', 0);
+    expect(flag.code).toBe(EXIT.GENERIC);
+    expect(flag.stderr).toContain('--workers: expected a whole number of worker threads >= 1, got "0"');
+    const env = await new Promise<{ code: number; stderr: string }>((resolve) => {
+      const argv = [bin, 'run', '-q', scriptPath('workers-lifecycle.js')];
+      execFile(
+        process.execPath,
+        argv,
+        { env: { ...process.env, K6_TRITON_WORKERS: 'many' } },
+        (err, _o, stderr) =>
+          resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stderr }),
+      );
+    });
+    expect(env.code).toBe(EXIT.INVALID_CONFIG);
+    expect(env.stderr).toContain(
+      'K6_TRITON_WORKERS: expected a whole number of worker threads >= 1, got "many"',
+    );
   });
 
   it('stops every worker on an abortOnFail threshold judged on the merged metrics: exit 99, teardown once', async () => {

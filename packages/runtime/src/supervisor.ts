@@ -185,6 +185,7 @@ export function runSupervised(opts: RunTestOptions): Promise<RunTestResult> {
     process.on('SIGTERM', onSignal);
 
     function start(index: number, count: number): void {
+      if (index > 0) severalWorkers = true;
       const worker = new Worker(new URL('./worker.js', import.meta.url), {
         workerData: { opts: workerOpts, ...(count > 1 ? { role: { index, count } } : {}) },
         resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
@@ -222,6 +223,8 @@ export function runSupervised(opts: RunTestOptions): Promise<RunTestResult> {
 }
 
 let session: Session | null = null;
+/** Set when a run has more than one worker (terminateJs then uses a session per interruption). */
+let severalWorkers = false;
 let interruptions: Promise<void> = Promise.resolve();
 
 function closeSession(): void {
@@ -243,8 +246,11 @@ const CLEAR_ASYNC_STACK = `(() => {
  * termination when the stack has unwound, and the worker's event loop goes on.
  */
 async function terminateJs(worker: Worker): Promise<void> {
-  session ??= new Session();
-  const s = session;
+  // A run of several workers: a session of its own per interruption (one session's attachments of
+  // the other workers would outlive it); one worker keeps its session, as before.
+  const own = severalWorkers ? new Session() : null;
+  if (!own) session ??= new Session();
+  const s = own ?? session!;
   try {
     s.connect();
   } catch {
@@ -254,11 +260,15 @@ async function terminateJs(worker: Worker): Promise<void> {
     new Promise<T>((resolve, reject) =>
       s.post(method, params, (err, r) => (err ? reject(err) : resolve(r as T))),
     );
+  // Enabling attaches every worker of the run: each session is detached again at the end, so the next
+  // interruption (of another worker) sees its worker attach anew.
+  const attached: string[] = [];
+  let onAttached: (ev: { params: { sessionId: string; workerInfo: { workerId: string } } }) => void =
+    () => {};
   const sessionId = await new Promise<string>((resolve, reject) => {
-    const onAttached = (ev: { params: { sessionId: string; workerInfo: { workerId: string } } }) => {
-      if (ev.params.workerInfo.workerId !== String(worker.threadId)) return;
-      s.off('NodeWorker.attachedToWorker', onAttached);
-      resolve(ev.params.sessionId);
+    onAttached = (ev) => {
+      attached.push(ev.params.sessionId);
+      if (ev.params.workerInfo.workerId === String(worker.threadId)) resolve(ev.params.sessionId);
     };
     s.on('NodeWorker.attachedToWorker', onAttached);
     // Attaching is what makes the worker take messages while its JavaScript is busy.
@@ -300,6 +310,9 @@ async function terminateJs(worker: Worker): Promise<void> {
     await cdp('Debugger.disable');
   } finally {
     s.off('NodeWorker.receivedMessageFromWorker', onMessage);
-    await post('NodeWorker.detach', { sessionId }).catch(() => {});
+    s.off('NodeWorker.attachedToWorker', onAttached);
+    for (const id of new Set([...attached, sessionId]))
+      await post('NodeWorker.detach', { sessionId: id }).catch(() => {});
+    own?.disconnect();
   }
 }

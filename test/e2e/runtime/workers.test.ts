@@ -163,6 +163,13 @@ describe('--workers 2 runs what --workers 1 runs', () => {
     );
   });
 
+  it('interrupts JavaScript that never yields on each worker when gracefulStop runs out: teardown once, exit 0', async () => {
+    const r = await run('workers-busy.js', 2);
+    expect(r.code).toBe(EXIT.OK);
+    expect(r.stderr.match(/teardown ran \{"from":"setup"\}/g)).toHaveLength(1);
+    expect(r.summary!.metrics['vus_max']!['value']).toBe(2);
+  });
+
   it('stops every worker on an abortOnFail threshold judged on the merged metrics: exit 99, teardown once', async () => {
     const r = await run('workers-abort.js', 2);
     expect(r.code).toBe(EXIT.THRESHOLDS_FAILED);

@@ -164,7 +164,7 @@ describe('--workers 2 runs what --workers 1 runs', () => {
   });
 
   it('interrupts JavaScript that never yields on each worker when gracefulStop runs out: teardown once, exit 0', async () => {
-    const r = await run('workers-busy.js', 2);
+    const r = await run('busy-duration.js', 2, ['-e', 'VUS=2']);
     expect(r.code).toBe(EXIT.OK);
     expect(r.stderr.match(/teardown ran \{"from":"setup"\}/g)).toHaveLength(1);
     expect(r.summary!.metrics['vus_max']!['value']).toBe(2);

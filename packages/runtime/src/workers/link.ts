@@ -3,7 +3,7 @@
  * the supervisor) and what it hears from them. Plain messages (messages.ts), one port.
  */
 import type { OutputChunk } from '../metrics/pipeline.ts';
-import { FLUSH_BYTES, FLUSH_MS, type LineWriter } from '../outputs/writer.ts';
+import { ChunkWriter, type LineWriter } from '../outputs/writer.ts';
 import type { RunSnapshot } from './merge.ts';
 import type { PeerCommand, PeerMessage, SetupOutcome, WorkerRole } from './messages.ts';
 
@@ -136,41 +136,12 @@ export class WorkerLink {
 }
 
 /** A LineWriter that sends its buffered lines as chunks instead of writing a file. */
-export class RelayWriter implements LineWriter {
-  #parts: OutputChunk = [];
-  #size = 0;
-  readonly #once = new Set<string>();
-  readonly #timer: NodeJS.Timeout;
-
+export class RelayWriter extends ChunkWriter {
   constructor(readonly send: (chunk: OutputChunk) => void) {
-    this.#timer = setInterval(() => this.flush(), FLUSH_MS);
-    this.#timer.unref();
+    super(true);
   }
 
-  write(s: string): void {
-    this.#parts.push(s);
-    this.#size += s.length;
-    if (this.#size >= FLUSH_BYTES) this.flush();
-  }
-
-  writeOnce(key: string, s: string): void {
-    if (this.#once.has(key)) return;
-    this.#once.add(key);
-    this.#parts.push([key, s]);
-  }
-
-  /** Sends what is buffered. */
-  flush(): void {
-    if (this.#parts.length === 0) return;
-    const chunk = this.#parts;
-    this.#parts = [];
-    this.#size = 0;
+  protected deliver(chunk: OutputChunk): void {
     this.send(chunk);
-  }
-
-  close(): Promise<void> {
-    clearInterval(this.#timer);
-    this.flush();
-    return Promise.resolve();
   }
 }

@@ -93,6 +93,11 @@ const CASES: { script: string; args?: string[]; skip?: (key: string) => boolean 
   { script: 'thresholds-fail.js', args: ['-u', '2'] },
   { script: 'http-get.js' },
   { script: 'workers-lifecycle.js' },
+  // handleSummary() runs once, on the merged data (its file is the handleSummary map's).
+  {
+    script: 'handle-summary.js',
+    args: ['-u', '2', '-e', `SUMMARY_FILE=${join(dir, 'handle-summary.json')}`],
+  },
 ];
 
 describe('--workers 2 runs what --workers 1 runs', () => {
@@ -105,6 +110,19 @@ describe('--workers 2 runs what --workers 1 runs', () => {
       expect(two.summary!.metrics['iterations']!['count']).toBeGreaterThan(0);
     });
   }
+
+  it("prints the full summary's per-scenario sections of the merged run", async () => {
+    // Each section's counts, the rates (per second of each run's own duration) left out.
+    const sections = (r: Run) =>
+      r.stdout
+        .split('\n')
+        .filter((l) => /█ SCENARIO|checks_total|calls\.|iterations\./.test(l))
+        .map((l) => l.replace(/\s[\d.]+\/s$/, '').trim());
+    const one = await run('scenarios.js', 1, ['--summary-mode', 'full']);
+    const two = await run('scenarios.js', 2, ['--summary-mode', 'full']);
+    expect(sections(one)).toContain('█ SCENARIO: second');
+    expect(sections(two)).toEqual(sections(one));
+  });
 
   it('runs setup() and teardown() once, hands setup data to every worker and gives VUs the test ids', async () => {
     const r = await run('workers-lifecycle.js', 2);

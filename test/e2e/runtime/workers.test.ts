@@ -83,7 +83,7 @@ function comparable(r: Run, skip: (key: string) => boolean = () => false) {
   return { code: r.code, metrics: out, checks: r.summary?.root_group };
 }
 
-const CASES: { script: string; args?: string[]; skip?: (key: string) => boolean }[] = [
+const CASES: { script: string; args?: string[]; label?: string; skip?: (key: string) => boolean }[] = [
   { script: 'per-vu-iterations.js' },
   // Which VU takes a shared iteration is scheduling; the totals and verdicts are not.
   { script: 'shared-iterations.js', skip: (k) => k.startsWith('per_vu{') },
@@ -97,12 +97,14 @@ const CASES: { script: string; args?: string[]; skip?: (key: string) => boolean 
   {
     script: 'handle-summary.js',
     args: ['-u', '2', '-e', `SUMMARY_FILE=${join(dir, 'handle-summary.json')}`],
+    label: '-u 2',
   },
 ];
 
 describe('--workers 2 runs what --workers 1 runs', () => {
   for (const c of CASES) {
-    it(`${c.script}${c.args ? ` ${c.args.join(' ')}` : ''}: same exit code, counts and verdicts`, async () => {
+    const label = c.label ?? c.args?.join(' ');
+    it(`${c.script}${label ? ` ${label}` : ''}: same exit code, counts and verdicts`, async () => {
       const one = await run(c.script, 1, c.args);
       const two = await run(c.script, 2, c.args);
       expect(one.summary, one.stderr).not.toBeNull();

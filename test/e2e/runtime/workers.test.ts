@@ -3,7 +3,7 @@
  * own process: the same exit codes, iteration/check/request counts, threshold verdicts and outputs,
  * with setup() and teardown() once.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -189,6 +189,45 @@ describe('--workers 2 runs what --workers 1 runs', () => {
     expect(r.stderr.match(/teardown ran \{"from":"setup"\}/g)).toHaveLength(1);
     expect(r.summary!.metrics['vus_max']!['value']).toBe(2);
   });
+
+  it('stops every worker on SIGINT, also as a shell background job (started with SIGINT ignored): exit 105, teardown once', async () => {
+    // bash starts a background job with SIGINT ignored; the runtime listens for it all the same, as k6 does.
+    const child = spawn(
+      'sh',
+      [
+        '-c',
+        `"$0" "$@" & echo $!; wait $!`,
+        process.execPath,
+        bin,
+        'run',
+        '-q',
+        '--workers',
+        '2',
+        scriptPath('sigint.js'),
+      ],
+      {
+        env: process.env,
+      },
+    );
+    let out = '';
+    let pid = 0;
+    let signalled = false;
+    child.stdout.on('data', (d: Buffer) => {
+      out += d;
+      pid ||= Number(out.split('\n')[0]);
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      out += d;
+      if (!signalled && out.includes('iterated') && pid) {
+        signalled = true;
+        process.kill(pid, 'SIGINT');
+      }
+    });
+    const code = await new Promise<number>((resolve) => child.on('exit', (c) => resolve(c ?? -1)));
+    expect(out).toContain("received a 'interrupt' signal");
+    expect(out.match(/teardown ran/g) ?? []).toHaveLength(1);
+    expect(code).toBe(EXIT.EXTERNAL_ABORT);
+  }, 40_000);
 
   it('stops every worker on an abortOnFail threshold judged on the merged metrics: exit 99, teardown once', async () => {
     const r = await run('workers-abort.js', 2);

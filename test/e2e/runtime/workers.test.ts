@@ -163,6 +163,15 @@ describe('--workers 2 runs what --workers 1 runs', () => {
     expect(rows.filter((l) => l.startsWith('iterations,'))).toHaveLength(12);
   });
 
+  it('runs a run that is itself an execution segment on one worker, saying so', async () => {
+    const seg = ['--execution-segment', '0:1/2', '--execution-segment-sequence', '0,1/2,1'];
+    const one = await run('per-vu-iterations.js', 1, seg);
+    const two = await run('per-vu-iterations.js', 2, seg);
+    expect(two.stderr).toContain('the run is one execution segment already: it runs on one worker thread');
+    expect(comparable(two)).toEqual(comparable(one));
+    expect(two.summary!.metrics['vus_max']!['value']).toBe(2);
+  });
+
   it('refuses a worker count that is not a whole number >= 1: the flag with exit 255, the variable with 104', async () => {
     const flag = await run('workers-lifecycle.js', 0);
     expect(flag.code).toBe(EXIT.GENERIC);

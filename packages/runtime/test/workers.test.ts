@@ -44,6 +44,10 @@ describe('worker plan', () => {
     expect(defaultWorkers({}, 16)).toBe(16);
     expect(defaultWorkers({ K6_TRITON_RESERVED_CORES: '1' }, 16)).toBe(15);
     expect(defaultWorkers({ K6_TRITON_RESERVED_CORES: '4' }, 2)).toBe(1);
+    expect(defaultWorkers({ K6_TRITON_RESERVED_CORES: '0' }, 2)).toBe(2);
+    expect(() => defaultWorkers({ K6_TRITON_RESERVED_CORES: 'one' }, 2)).toThrow(
+      'K6_TRITON_RESERVED_CORES: expected a whole number of cores >= 0, got "one"',
+    );
     expect(defaultWorkers({ VITEST: 'true' }, 16)).toBe(1);
     expect(requestedWorkers(undefined, { K6_TRITON_WORKERS: '3', VITEST: 'true' })).toBe(3);
     expect(requestedWorkers(2, { K6_TRITON_WORKERS: '3' })).toBe(2);

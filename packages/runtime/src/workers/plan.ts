@@ -33,8 +33,10 @@ export function defaultWorkers(
   cores: number = availableParallelism(),
 ): number {
   if (env['VITEST']) return 1;
-  const reservedText = env[RESERVED_CORES_ENV];
-  const reserved = reservedText ? parseWorkers(reservedText, RESERVED_CORES_ENV) : 0;
+  const reservedText = env[RESERVED_CORES_ENV]?.trim();
+  if (reservedText && !/^\d+$/.test(reservedText))
+    throw new Error(`${RESERVED_CORES_ENV}: expected a whole number of cores >= 0, got "${reservedText}"`);
+  const reserved = reservedText ? Number(reservedText) : 0;
   return Math.max(1, cores - reserved);
 }
 

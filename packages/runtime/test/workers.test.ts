@@ -4,7 +4,9 @@ import { newRootGroup } from '../src/groups.ts';
 import { TrendHistogram } from '../src/metrics/histogram.ts';
 import { type CounterSink, type GaugeSink, MetricRegistry, type RateSink } from '../src/metrics/registry.ts';
 import { ExecutionTuple, parseSegment, parseSequence } from '../src/options/segment.ts';
+import { Coordinator } from '../src/workers/coordinator.ts';
 import { absorbSnapshot, mergeSnapshots, type RunSnapshot, snapshotOf } from '../src/workers/merge.ts';
+import type { PeerCommand } from '../src/workers/messages.ts';
 import { defaultWorkers, effectiveWorkers, requestedWorkers, workerSegment } from '../src/workers/plan.ts';
 
 /** A registry with `values` recorded, as one worker's snapshot. */
@@ -148,5 +150,54 @@ describe('merging workers metrics', () => {
     expect([level.value, level.min, level.max]).toEqual([5, 5, 7]);
     const ok = rootGroup.groups.get('g')!.checks.get('ok')!;
     expect([ok.passes, ok.fails]).toEqual([3, 1]);
+  });
+});
+
+describe('the supervisor routing several workers', () => {
+  /** A coordinator over fake workers: what it starts and what each worker is sent. */
+  function fake(requested: number) {
+    const started: number[] = [];
+    const sent = new Map<number, PeerCommand[]>();
+    const c = new Coordinator(requested, {
+      start: (i) => {
+        started.push(i);
+        sent.set(i, []);
+      },
+      send: (i, m) => sent.get(i)!.push(m),
+      indexes: () => [...sent.keys()],
+    });
+    sent.set(0, []);
+    return { c, started, sent };
+  }
+
+  it('starts no more workers than the peak VUs and routes setup, outputs, aborts and metrics', async () => {
+    const { c, started, sent } = fake(4);
+    c.route(0, { type: 'plan', maxVus: 3 });
+    expect(started).toEqual([1, 2]);
+    expect(sent.get(0)).toEqual([{ type: 'workers', count: 3 }]);
+    c.route(1, { type: 'ready' });
+    expect(sent.get(0)).toHaveLength(1);
+    c.route(2, { type: 'ready' });
+    expect(sent.get(0)![1]).toEqual({ type: 'peers-ready' });
+    c.route(0, { type: 'setup-done', ok: true, json: '{"a":1}' });
+    expect(sent.get(1)).toEqual([{ type: 'setup-done', ok: true, json: '{"a":1}' }]);
+    expect(sent.get(2)).toEqual([{ type: 'setup-done', ok: true, json: '{"a":1}' }]);
+    c.route(2, { type: 'output', index: 0, chunk: ['line\n'] });
+    expect(sent.get(0)![2]).toEqual({ type: 'peer-output', index: 0, chunk: ['line\n'] });
+    c.route(1, { type: 'abort', code: 108, reason: 'enough' });
+    expect(sent.get(0)![3]).toEqual({ type: 'abort', code: 108, reason: 'enough' });
+    expect(sent.get(2)!.at(-1)).toEqual({ type: 'abort', code: 108, reason: 'enough' });
+    expect(sent.get(1)!.some((m) => m.type === 'abort')).toBe(false);
+
+    const counted = (n: number) => worker((r) => r.get('iterations')!.add(n, {}));
+    c.route(1, { type: 'snapshot', snapshot: counted(2), final: true });
+    expect(c.finished(1)).toBe(true);
+    expect(sent.get(0)![4]).toMatchObject({ type: 'peer-snapshot', from: 1, final: true });
+    c.route(2, { type: 'snapshot', snapshot: counted(3), final: false });
+    const merged = c.mergedSnapshot();
+    expect(sent.get(2)!.at(-1)).toEqual({ type: 'snapshot-request' });
+    c.route(0, { type: 'snapshot', snapshot: counted(5), final: false });
+    const it = (await merged).metrics.find((m) => m.name === 'iterations')!;
+    expect(it.sink).toEqual({ kind: 'counter', sum: 10 });
   });
 });

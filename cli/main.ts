@@ -1,8 +1,10 @@
 import { Command } from 'commander';
+import { registerArchive } from './archive.ts';
 import { execute } from './execute.ts';
 import { registerBench } from './bench.ts';
 import { registerCapacity } from './capacity.ts';
 import { registerCompare } from './compare.ts';
+import { registerInspect } from './inspect.ts';
 import { registerK8s } from './k8s.ts';
 import { registerMerge } from './merge.ts';
 import { registerModels } from './models.ts';
@@ -20,9 +22,11 @@ export function program(): Command {
     .description('Load tests as code for Triton Inference Server and KServe v2 servers')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
+  registerArchive(prog);
   registerBench(prog);
   registerCapacity(prog);
   registerCompare(prog);
+  registerInspect(prog);
   registerK8s(prog);
   registerMerge(prog);
   registerModels(prog);

@@ -27,6 +27,7 @@ export interface EnvOptions {
   noThresholds?: boolean;
   includeSystemEnvVars?: boolean;
   noColor?: boolean;
+  linger?: boolean;
 }
 
 /** Keeps the defined entries of `o`. */
@@ -42,6 +43,7 @@ const ENV_BOOL_OPTIONS = {
   throw: 'K6_THROW',
   discardResponseBodies: 'K6_DISCARD_RESPONSE_BODIES',
   noCookiesReset: 'K6_NO_COOKIES_RESET',
+  paused: 'K6_PAUSED',
 } as const;
 
 /** The options of K6_* variables commander does not read (booleans as Go reads them, lists, stages). */
@@ -88,6 +90,7 @@ export function envOptions(env: NodeJS.ProcessEnv): EnvOptions {
     noThresholds: envBool(env, 'K6_NO_THRESHOLDS'),
     includeSystemEnvVars: envBool(env, 'K6_INCLUDE_SYSTEM_ENV_VARS'),
     noColor: envBool(env, 'K6_NO_COLOR'),
+    linger: envBool(env, 'K6_LINGER'),
   };
 }
 
@@ -150,6 +153,8 @@ export function flagRefusals(cmd: Command): string[] {
 export interface ConfigFile {
   options: Record<string, unknown>;
   out: string[];
+  /** k6's `linger` key (--linger). */
+  linger?: boolean;
 }
 
 /** k6's default config file: ~/.config/k6/config.json (XDG_CONFIG_HOME when set). */
@@ -174,10 +179,11 @@ export function readConfig(path: string | undefined): ConfigFile {
     out,
     noUsageReport: _inert,
     collectors: _collectors,
+    linger,
     ...options
   } = parsed as Record<string, unknown>;
   const outs = out === undefined || out === null ? [] : Array.isArray(out) ? out.map(String) : [String(out)];
-  return { options, out: outs };
+  return { options, out: outs, ...(typeof linger === 'boolean' ? { linger } : {}) };
 }
 
 /** `--log-output`'s parser: k6's stderr, stdout, none and file=PATH; loki is refused naming it; else k6's words. */

@@ -8,6 +8,7 @@ import { type Command, CommanderError, InvalidArgumentError, Option } from 'comm
 import {
   EXIT,
   type LogSettings,
+  type OpenedArchive,
   parseSegment,
   parseSequence,
   parseStage,
@@ -16,6 +17,7 @@ import {
   parseWorkers,
   WORKERS_ENV,
 } from '@k6-triton/runtime';
+import { archiveEnv, archiveToRun } from './run-archive.ts';
 import {
   addRefusedFlags,
   type ConfigFile,
@@ -44,7 +46,8 @@ function positiveInt(value: string): number {
   return Number(value);
 }
 
-function keyValue(value: string, previous: Record<string, string>): Record<string, string> {
+/** A repeatable KEY=VALUE flag's values. */
+export function keyValue(value: string, previous: Record<string, string>): Record<string, string> {
   const eq = value.indexOf('=');
   if (eq <= 0) throw new InvalidArgumentError(`expected KEY=VALUE, got "${value}"`);
   return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
@@ -115,6 +118,10 @@ interface RunFlags {
   workers?: number;
   insecureSkipTlsVerify?: boolean;
   secretSource: string[];
+  address?: string;
+  paused?: boolean;
+  linger?: boolean;
+  type?: string;
 }
 
 /** Adds the `run` subcommand to the program. */
@@ -122,7 +129,7 @@ export function registerRun(program: Command): void {
   const run = program
     .command('run')
     .description('Run a k6 script (bundle, .js or .ts) on the k6-compatible Node runtime')
-    .argument('<script>', 'k6 script: dist/<name>.js bundle, .js or .ts file')
+    .argument('<script>', 'k6 script (dist/<name>.js bundle, .js or .ts file) or archive (.tar)')
     .addOption(new Option('-u, --vus <n>', 'number of virtual users').argParser(positiveInt).env('K6_VUS'))
     .addOption(new Option('-d, --duration <duration>', 'test duration, e.g. 30s, 1m30s').env('K6_DURATION'))
     .addOption(
@@ -168,7 +175,7 @@ export function registerRun(program: Command): void {
     )
     .option('--tag <NAME=VALUE>', 'tag added to every metric sample (repeatable)', keyValue, {})
     .addOption(
-      new Option('-o, --out <output>', 'sample output: json=FILE or csv=FILE (repeatable)')
+      new Option('-o, --out <output>', 'output: json=FILE, csv=FILE, experimental-prometheus-rw (repeatable)')
         .argParser(collect)
         .default([])
         .env('K6_OUT'),
@@ -234,7 +241,7 @@ export function registerRun(program: Command): void {
     .option('--discard-response-bodies', "read but don't keep response bodies")
     .addOption(new Option('-c, --config <file>', "k6's JSON config file").env('K6_CONFIG'))
     .option('--compatibility-mode <mode>', 'JavaScript compatibility mode: extended')
-    .option('-t, --type <type>', 'test type: js')
+    .option('-t, --type <type>', 'test type: js or archive (default: a tar is an archive)')
     .option('--traces-output <output>', 'traces output: none')
     .addOption(
       new Option('--log-output <output>', 'log output: stderr, stdout, none or file=PATH')
@@ -253,7 +260,16 @@ export function registerRun(program: Command): void {
         'K6_HTTP_DEBUG',
       ),
     )
-    .option('--no-usage-report', 'no usage report (the Node runtime never sends one)');
+    .option('--no-usage-report', 'no usage report (the Node runtime never sends one)')
+    .addOption(
+      new Option(
+        '-a, --address <address>',
+        "address of k6's REST API, e.g. localhost:6565 (off when unset)",
+      ).env('K6_ADDRESS'),
+    )
+    // K6_PAUSED and K6_LINGER are read as k6 reads booleans (run-k6-surface.ts's envOptions).
+    .option('-p, --paused', 'start the test paused (resume it with PATCH /v1/status)')
+    .option('-l, --linger', 'keep the REST API up after the test until SIGINT/SIGTERM');
   addRefusedFlags(run);
   run.addHelpText(
     'after',
@@ -302,18 +318,36 @@ export function registerRun(program: Command): void {
         localIPs: flags.localIps,
         blockHostnames: list(flags.blockHostnames),
         rps: flags.rps,
+        paused: flags.paused,
       }),
     };
-    const result = await runSupervised({
-      script,
+    // k6's REST API (--address, K6_ADDRESS): a port the flag names must bind; K6_ADDRESS's only warns.
+    const api = flags.address
+      ? { address: flags.address, explicit: run.getOptionValueSource('address') === 'cli' }
+      : undefined;
+    const supervised = (o: Parameters<typeof runSupervised>[0]) => runSupervised(o, api);
+    // The flag wins; else K6_INCLUDE_SYSTEM_ENV_VARS (k6's default: true).
+    const includeSystemEnv =
+      run.getOptionValueSource('includeSystemEnvVars') === 'cli'
+        ? flags.includeSystemEnvVars
+        : (env.includeSystemEnvVars ?? true);
+    let archive: OpenedArchive | null;
+    try {
+      archive = await archiveToRun(script, flags.type ?? process.env['K6_TYPE']);
+    } catch (err) {
+      return refuse([(err as Error).message], EXIT.SCRIPT_EXCEPTION);
+    }
+    const result = await supervised({
+      script: archive?.script ?? script,
       // The scenarios' stats probes record which runtime measured (lib/load/metrics.ts createWindowRecord),
       // so a merged report can say so; real k6 never sets it. A -e K6_TRITON_RUNTIME still wins.
-      env: { K6_TRITON_RUNTIME: 'node', ...flags.env },
-      // The flag wins; else K6_INCLUDE_SYSTEM_ENV_VARS (k6's default: true).
-      includeSystemEnv:
-        run.getOptionValueSource('includeSystemEnvVars') === 'cli'
-          ? flags.includeSystemEnvVars
-          : (env.includeSystemEnvVars ?? true),
+      env: {
+        K6_TRITON_RUNTIME: 'node',
+        ...(archive ? archiveEnv(archive, includeSystemEnv) : {}),
+        ...flags.env,
+      },
+      includeSystemEnv,
+      ...(archive ? { archive: { dir: archive.dir, options: archive.options } } : {}),
       overrides: {
         vus: flags.vus,
         duration: flags.duration,
@@ -342,7 +376,9 @@ export function registerRun(program: Command): void {
         consoleFile: flags.consoleOutput,
         verbose: flags.verbose === true,
       },
+      linger: flags.linger ?? env.linger ?? config.linger ?? false,
     });
+    archive?.close();
     process.exitCode = result.exitCode;
     // A timer or socket the script left open must not keep the process alive after the test,
     // as k6 exits once the test is over; an unref'd timer only fires if something lingers.

@@ -163,7 +163,7 @@ export interface LocalRunner {
  * Runner `index` (1-based) of the manifests as a local process: the operator's command and env with
  * `$(VAR)` expanded and mount paths mapped to `mounts`. The REST address and --paused are dropped: the
  * operator's starter resumes every paused runner at once over that API; local runners simply start
- * together (and the Node runtime has no REST API).
+ * together (several runners on one machine would also need one port each).
  */
 export function localRunner(
   objects: readonly K8sObject[],

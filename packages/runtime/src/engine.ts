@@ -5,10 +5,14 @@
  * thread supervises (supervisor.ts, worker-main.ts), so a script that never yields still stops at
  * its deadline or on a signal.
  */
+import { join } from 'node:path';
+import { LiveRun } from './api/live.ts';
+import { EXEC_STATUS } from './api/types.ts';
 import { peakPlannedVus, maxScenarioDuration_ms } from './executors/index.ts';
 import { logScriptError } from './executors/iteration.ts';
 import { VuPool } from './executors/pool.ts';
 import { loadProgram, type Program } from './loader/program.ts';
+import { remoteModules } from './loader/remote.ts';
 import {
   configureLog,
   forgetRedactions,
@@ -29,7 +33,7 @@ import {
   type OptionOverrides,
   type TestOptions,
 } from './options/index.ts';
-import { createOutputs } from './outputs/index.ts';
+import { createOutputs, OutputCreateError } from './outputs/index.ts';
 import { banner } from './progress.ts';
 import type { RunControl } from './run-control.ts';
 import { RunPhases } from './run-phases.ts';
@@ -77,10 +81,14 @@ export interface RunTestOptions {
   vuMode?: VuMode;
   /** --log-format, --log-output, --console-output, -v (unset: k6's defaults, or what the process set). */
   log?: LogSettings;
+  /** Running an archive (cli/archive-run.ts): where its trees were extracted, and its options, used instead of the script's. */
+  archive?: { dir: string; options: Record<string, unknown> };
   /** Set on the supervised worker: the supervisor's side of the run. */
   control?: RunControl;
   /** --workers: worker threads the supervisor splits the test over (workers/plan.ts; default: the cores). */
   workers?: number;
+  /** --linger: after teardown, wait for SIGINT/SIGTERM before the summary (supervised runs only). */
+  linger?: boolean;
 }
 
 /** The outcome of a run. */
@@ -140,7 +148,11 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
   }
   let program: Program;
   try {
-    program = await loadProgram(opts.script, opts.vuMode ?? vuModeFromEnv(process.env));
+    program = await loadProgram(
+      opts.script,
+      opts.vuMode ?? vuModeFromEnv(process.env),
+      remoteModules(opts.archive?.dir),
+    );
   } catch (err) {
     return fail(EXIT.SCRIPT_EXCEPTION, (err as Error).message);
   }
@@ -149,6 +161,7 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
   const pipeline = new SamplePipeline(registry);
   const sysEnv = opts.includeSystemEnv === false ? {} : (process.env as Record<string, string>);
   const run = new TestRun(registry, pipeline, { ...sysEnv, ...(opts.env ?? {}) }, program.path);
+  if (opts.archive) run.fileRoot = join(opts.archive.dir, 'file');
   run.iterationHooks = program.iterationHooks();
   run.secrets = secrets;
   const vu0 = new VU(0, run);
@@ -166,7 +179,8 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
     // Other workers: k6's warnings about the options are the first worker's to print.
     const prevSink = link && !link.lead ? setLogSink(() => {}) : null;
     try {
-      options = consolidateOptions(vu0.exports['options'], opts.overrides);
+      // An archive's options stand for the script's, as in k6 (which ignores the exported ones then).
+      options = consolidateOptions(opts.archive?.options ?? vu0.exports['options'], opts.overrides);
     } finally {
       if (prevSink) setLogSink(prevSink);
     }
@@ -185,11 +199,14 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
         opts.out ?? [],
         (name) => thresholds.filter((t) => t.key === name).flatMap((t) => t.thresholds.map((x) => x.source)),
         // Other workers' samples go to the first worker's files.
-        link && !link.lead ? (index) => link.relay(index) : undefined,
+        link && !link.lead ? { relay: (index) => link.relay(index) } : {},
       ),
     );
   } catch (err) {
-    return fail(EXIT.INVALID_CONFIG, (err as Error).message);
+    return fail(
+      err instanceof OutputCreateError ? EXIT.GENERIC : EXIT.INVALID_CONFIG,
+      (err as Error).message,
+    );
   }
   if (link) {
     if (link.lead) {
@@ -206,6 +223,23 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
     run.globalIndex = segmented.globalIndex;
   }
   run.options = options;
+  const live = new LiveRun(run, thresholds, options.scenarios, options.raw['paused'] === true);
+  control?.liveReady?.({
+    snapshot: () => live.snapshot(),
+    setPaused: (pause) => live.setPaused(pause),
+    stop: () => live.stop(),
+    // Several workers: the supervisor merges every worker's metrics, then formats them once.
+    ...(link
+      ? {
+          share: () => ({
+            run: snapshotRun(run),
+            thresholds: opts.noThresholds ? {} : options.thresholds,
+            elapsed_ms: live.elapsed_ms,
+            peersMerged: live.peersMerged,
+          }),
+        }
+      : {}),
+  });
   useUserAgent(options.userAgent);
   const consoleOutput = options.raw['consoleOutput'];
   if (consoleOutput !== undefined && consoleOutput !== null) {
@@ -264,7 +298,7 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
     stdout(
       banner({
         script: opts.script,
-        outputs: opts.out ?? [],
+        outputs: pipeline.outputs.map((o) => o.description ?? ''),
         scenarios: options.scenarios,
         maxVus: plannedVus,
         maxDuration_ms: Math.max(...options.scenarios.map((c) => c.startTime_ms + maxScenarioDuration_ms(c))),
@@ -282,6 +316,7 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
   try {
     try {
       await pool.preallocate(plannedVus);
+      live.status = EXEC_STATUS.INIT_DONE;
       if (link && !link.lead) link.ready();
       if (
         (!link || link.lead) &&
@@ -311,6 +346,9 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
       summaryExport: opts.summaryExport,
       tty: opts.tty ?? { stdout: Boolean(process.stdout.isTTY), stderr: Boolean(process.stderr.isTTY) },
       control,
+      live,
+      // Several workers: the first one lingers, after every worker's scenarios and teardown.
+      linger: control !== null && opts.linger === true && (!link || link.lead),
     });
     if (link) {
       // An abort anywhere stops every worker.
@@ -322,6 +360,7 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
     if (control) {
       // The supervisor handles a second signal (k6 then exits at once).
       control.onSignal = (signal) => {
+        if (phases.endLinger()) return;
         if (!link || link.lead) logLine('WARN', 'Stopping k6-triton in response to signal...');
         run.requestAbort(EXIT.EXTERNAL_ABORT, SIGNAL_ABORT(signal));
       };
@@ -333,6 +372,7 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
     process.off('uncaughtException', onStray);
     for (const vu of prestarted.values()) await vu.retire();
     await pool.retireAll();
+    live.close();
     await lifecycleVu?.retire();
     await vu0.retire();
     await pipeline.close().catch(() => {});

@@ -9,9 +9,13 @@ export const EXIT = {
   THRESHOLDS_FAILED: 99,
   SETUP_TIMEOUT: 100,
   TEARDOWN_TIMEOUT: 101,
+  /** PATCH /v1/status with `stopped: true` (the REST API). */
+  STOPPED_FROM_REST_API: 103,
   INVALID_CONFIG: 104,
   /** Stopped from outside: SIGINT or SIGTERM, for every command alike. */
   EXTERNAL_ABORT: 105,
+  /** --address given and its port cannot be bound. */
+  CANNOT_START_REST_API: 106,
   SCRIPT_EXCEPTION: 107,
   SCRIPT_ABORTED: 108,
   /** exec.test.fail() marked the test failed; it ran to its end. */

@@ -26,9 +26,14 @@ export {
   refusedOptions,
 } from './options/k6-surface.ts';
 export { SURFACE_PAGE, surfacePage } from './options/k6-surface-doc.ts';
-export { parseStage } from './options/shortcuts.ts';
+export { layerShortcuts, parseStage } from './options/shortcuts.ts';
 export type { SummaryData } from './summary/data.ts';
 export type { SummaryMode } from './summary/text.ts';
 export { runSupervised } from './supervisor.ts';
 export { parseWorkers, RESERVED_CORES_ENV, WORKERS_ENV } from './workers/plan.ts';
 export { WriteError, writeWholeSync } from './write-whole.ts';
+export { archiveOf, collectTest } from './archive/collect.ts';
+export { k6OptionsJson } from './archive/metadata.ts';
+export { isArchiveFile, type OpenedArchive, openArchive } from './archive/open.ts';
+export { writeArchive } from './archive/tar-io.ts';
+export { checkOptions, executionRequirements } from './archive/requirements.ts';

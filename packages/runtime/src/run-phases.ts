@@ -4,6 +4,8 @@
  * script code never yields; the run then goes on from the next phase, as k6 goes on after a
  * hard stop or a timeout, on a fresh chain: the cut phase's own promises never settle.
  */
+import type { LiveRun } from './api/live.ts';
+import { EXEC_STATUS } from './api/types.ts';
 import { createExecutor, maxScenarioDuration_ms } from './executors/index.ts';
 import { logScriptError } from './executors/iteration.ts';
 import type { VuPool } from './executors/pool.ts';
@@ -32,6 +34,17 @@ import { mergedVerdict } from './workers/verdict.ts';
 /** How often other workers send their metrics when the first judges abortOnFail thresholds. */
 const SNAPSHOT_INTERVAL_MS = 1000;
 
+/** What --linger prints (stdout, unless -q) while it waits, k6's words. */
+const LINGER_LINE =
+  'The test is done, but --linger was enabled, so k6-triton is waiting for Ctrl+C to continue...\n';
+
+/** k6's execution status of each phase. */
+const PHASE_STATUS: Partial<Record<Phase, number>> = {
+  setup: EXEC_STATUS.SETUP,
+  scenarios: EXEC_STATUS.RUNNING,
+  teardown: EXEC_STATUS.TEARDOWN,
+};
+
 /** handleSummary()'s time limit, k6's. */
 const HANDLE_SUMMARY_TIMEOUT_MS = 120_000;
 
@@ -50,6 +63,10 @@ export interface Execution {
   summaryExport: string | undefined;
   tty: { stdout: boolean; stderr: boolean };
   control: RunControl | null;
+  /** The run as the REST API sees it (status, --paused's start gate). */
+  live: LiveRun;
+  /** --linger: after teardown, wait for a signal before the summary, as k6 does. */
+  linger: boolean;
 }
 
 /** The outcome of a run: k6's exit code and handleSummary's data. */
@@ -68,6 +85,8 @@ export class RunPhases {
   #setupOk = true;
   #t0 = 0;
   readonly #stopTimers: (() => void)[] = [];
+  #lingered = false;
+  #endLinger: (() => void) | null = null;
   #resolve: (r: PhasesResult) => void = () => {};
   readonly #result = new Promise<PhasesResult>((r) => {
     this.#resolve = r;
@@ -77,11 +96,43 @@ export class RunPhases {
 
   /** Runs every phase; resolves when the summary is written. */
   run(): Promise<PhasesResult> {
-    this.#t0 = performance.now();
     // On its own turn of the event loop: if setup() never yields and is cut short, the caller's
     // frames are not among those terminated, and its await still gets the result.
-    setImmediate(() => void this.#from('setup'));
+    setImmediate(() => void this.#start());
     return this.#result;
+  }
+
+  /** --paused: k6 waits after initializing the VUs, before setup(); a signal or stop while paused skips the test. */
+  async #start(): Promise<void> {
+    const { live, run } = this.x;
+    const gate = live.startGate();
+    if (live.status === EXEC_STATUS.PAUSED_BEFORE_RUN) this.#enter('paused', null);
+    await gate;
+    this.#t0 = performance.now();
+    if (run.abortRequest) {
+      this.#setupOk = false;
+      return void this.#from('teardown');
+    }
+    live.markStarted();
+    live.status = EXEC_STATUS.STARTED;
+    return void this.#from('setup');
+  }
+
+  /** A signal while --linger waits ends the wait (the run's outcome stays); false when not lingering. */
+  endLinger(): boolean {
+    if (!this.#endLinger) return false;
+    this.#endLinger();
+    this.#endLinger = null;
+    return true;
+  }
+
+  async #linger(): Promise<void> {
+    this.#lingered = true;
+    this.#enter('linger', null);
+    if (!this.x.quiet) this.x.io.stdout(LINGER_LINE);
+    await new Promise<void>((resolve) => {
+      this.#endLinger = resolve;
+    });
   }
 
   /**
@@ -121,6 +172,8 @@ export class RunPhases {
 
   #enter(phase: Phase, deadline_ms: number | null): void {
     this.#phase = phase;
+    const status = PHASE_STATUS[phase];
+    if (status !== undefined) this.x.live.status = status;
     this.x.control?.phase(phase, deadline_ms === null ? null : Date.now() + deadline_ms);
   }
 
@@ -133,6 +186,10 @@ export class RunPhases {
       else if (phase === 'scenarios') await this.#scenarios();
       else if (phase === 'teardown') await this.#teardown();
       else {
+        this.x.live.markEnded();
+        // A signal that stopped the test also ends --linger's wait, as in k6.
+        const signalled = this.x.run.abortRequest?.code === EXIT.EXTERNAL_ABORT;
+        if (this.x.linger && !this.#lingered && !signalled) await this.#linger();
         const r = await this.#summary(defaultSummary, live);
         if (!live()) return;
         this.#phase = 'done';
@@ -158,6 +215,7 @@ export class RunPhases {
     try {
       const data = await callExport(vu0, 'setup', undefined, options.setupTimeout_ms);
       this.#setupJson = setupDataJson(data);
+      this.x.live.setupJson = this.#setupJson ?? null;
     } catch (err) {
       this.#setupOk = false;
       if (err instanceof LifecycleTimeoutError) {
@@ -231,6 +289,7 @@ export class RunPhases {
           )
         )
           run.markedFailed = true;
+      this.x.live.peersMerged = true;
     }
     const ar = run.abortRequest;
     // k6 logs test.abort() and signals as errors.

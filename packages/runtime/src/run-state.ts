@@ -42,6 +42,8 @@ export class TestAbortError extends Error {
 export class TestRun {
   readonly rootGroup: Group = newRootGroup();
   options: TestOptions | null = null;
+  /** Running an archive: its `file` tree, where open() finds an absolute path (k6 reads those from the archive too). */
+  fileRoot?: string;
   readonly openCache = new Map<string, { text?: string; binary?: ArrayBuffer; bytes?: Uint8Array }>();
   readonly sharedArrays = new Map<string, readonly unknown[]>();
   /** The secret sources of `--secret-source` (k6/secrets). */

@@ -10,11 +10,15 @@
  */
 import { Session } from 'node:inspector';
 import { Worker } from 'node:worker_threads';
+import { type ApiServer, startApiServer } from './api/server.ts';
+import type { RunApi } from './api/types.ts';
+import { type ApiReply, type ApiRequest, type WorkerLink as ApiLink, workerLink } from './api/worker-link.ts';
 import type { RunTestOptions, RunTestResult } from './engine.ts';
 import { logLine } from './log.ts';
 import { EXIT } from './run-state.ts';
 import type { Phase } from './run-control.ts';
 import { Coordinator } from './workers/coordinator.ts';
+import { severalWorkersApi } from './workers/live.ts';
 import type { PeerCommand, PeerMessage } from './workers/messages.ts';
 import { requestedWorkers } from './workers/plan.ts';
 
@@ -24,6 +28,9 @@ export type WorkerMessage =
   | { type: 'phase'; phase: Phase; deadline_epoch_ms: number | null }
   | { type: 'pong' }
   | { type: 'result'; result: RunTestResult }
+  /** The run is loaded: the REST API may start (k6 starts it after init). */
+  | { type: 'api-ready' }
+  | ApiReply
   | PeerMessage;
 
 /** Supervisor → worker. */
@@ -31,7 +38,15 @@ export type SupervisorMessage =
   | { type: 'ping' }
   | { type: 'signal'; signal: string }
   | { type: 'interrupted' }
+  | ApiRequest
   | PeerCommand;
+
+/** k6's REST API for a run (`--address`, K6_ADDRESS). */
+export interface ApiSettings {
+  address: string;
+  /** Given as the flag: a port that cannot be bound ends the run (exit 106); else k6 only warns. */
+  explicit: boolean;
+}
 
 /** Past a deadline, how long before the first liveness check (the engine's own timers go first). */
 const DEADLINE_MARGIN_MS = 100;
@@ -123,8 +138,9 @@ class Watched {
  * Runs `opts` on worker threads, forwarding SIGINT/SIGTERM and interrupting busy script code. With
  * more than one worker (workers/plan.ts) the test is split by execution segment; the first worker
  * runs setup, teardown and the summary on every worker's merged metrics (workers/coordinator.ts).
+ * With `api`, serves k6's REST API on this thread once every worker is loaded.
  */
-export function runSupervised(opts: RunTestOptions): Promise<RunTestResult> {
+export function runSupervised(opts: RunTestOptions, api?: ApiSettings): Promise<RunTestResult> {
   const { stdout: _o, stderr: _e, control: _c, workers: _w, ...plain } = opts;
   let requested: number;
   try {
@@ -150,9 +166,33 @@ export function runSupervised(opts: RunTestOptions): Promise<RunTestResult> {
           })
         : null;
 
-    /** Sends `m` to every worker (signals; a pause or resume reaches each worker's executors alike). */
+    /** Sends `m` to every worker (signals; the REST API's pause, resume and stop go through each one's link). */
     const broadcast = (m: SupervisorMessage) => {
       for (const w of watched.values()) w.send(m);
+    };
+    /** Each worker's REST API link (requests with ids, replies settle them). */
+    const apiLinks = new Map<number, ApiLink>();
+    const apiReady = new Set<number>();
+    let server: ApiServer | null = null;
+    const runApi: RunApi = coordinator
+      ? severalWorkersApi(
+          () => [...apiLinks.keys()].sort((a, b) => a - b).map((i) => apiLinks.get(i)!),
+          (i) => coordinator.final(i),
+        )
+      : {
+          snapshot: () => apiLinks.get(0)!.snapshot(),
+          pause: () => apiLinks.get(0)!.pause(),
+          resume: () => apiLinks.get(0)!.resume(),
+          stop: () => apiLinks.get(0)!.stop(),
+        };
+    /** k6 serves its API once the run is loaded: here, once every worker is (a resume then reaches each). */
+    const onApiReady = (index: number) => {
+      apiReady.add(index);
+      if (!api || apiReady.size !== (coordinator?.count ?? 1)) return;
+      serveApi(api, runApi).then((s) => {
+        if (done) void s?.close();
+        else server = s;
+      }, finish);
     };
 
     const finish = (r: RunTestResult) => {
@@ -161,6 +201,8 @@ export function runSupervised(opts: RunTestOptions): Promise<RunTestResult> {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       closeSession();
+      for (const l of apiLinks.values()) l.close();
+      void server?.close();
       for (const w of watched.values()) w.stop();
       resolve(r);
     };
@@ -192,6 +234,10 @@ export function runSupervised(opts: RunTestOptions): Promise<RunTestResult> {
       });
       const w = new Watched(index, worker, finish);
       watched.set(index, w);
+      apiLinks.set(
+        index,
+        workerLink((m) => w.send(m)),
+      );
       // The run's result is the first worker's; another worker ending without its final metrics failed
       // (its init threw, say), and ends the run with its outcome.
       const ended = (r: RunTestResult) => {
@@ -208,6 +254,11 @@ export function runSupervised(opts: RunTestOptions): Promise<RunTestResult> {
             return w.enter(m.phase, m.deadline_epoch_ms);
           case 'result':
             return ended(m.result);
+          case 'api-ready':
+            return onApiReady(index);
+          case 'api-snapshot':
+          case 'api-pause':
+            return apiLinks.get(index)!.receive(m);
           default:
             coordinator?.route(index, m);
         }
@@ -216,10 +267,32 @@ export function runSupervised(opts: RunTestOptions): Promise<RunTestResult> {
         logLine('ERRO', `the run's worker failed: ${err.stack ?? err.message}`);
         finish({ exitCode: EXIT.SCRIPT_EXCEPTION, summaryData: null });
       });
-      worker.on('exit', (code) => ended({ exitCode: code || EXIT.SCRIPT_EXCEPTION, summaryData: null }));
+      worker.on('exit', (code) => {
+        // Its last answer stands (a finished worker's metrics come from its final ones, coordinator.ts).
+        apiLinks.get(index)?.close();
+        ended({ exitCode: code || EXIT.SCRIPT_EXCEPTION, summaryData: null });
+      });
     }
     start(0, requested);
   });
+}
+
+/**
+ * Starts the REST API server; resolves with it, or with null when the port cannot be bound and k6 would
+ * only warn (K6_ADDRESS); rejects with exit 106's result when the flag named the address, as k6 exits.
+ */
+async function serveApi(api: ApiSettings, run: RunApi): Promise<ApiServer | null> {
+  try {
+    return await startApiServer(api.address, run);
+  } catch (err) {
+    const error = (err as Error).message;
+    if (!api.explicit) {
+      logLine('WARN', 'Error from API server', { error });
+      return null;
+    }
+    logLine('ERRO', 'Error from API server', { error });
+    throw { exitCode: EXIT.CANNOT_START_REST_API, summaryData: null } satisfies RunTestResult;
+  }
 }
 
 let session: Session | null = null;

@@ -1,7 +1,11 @@
 /** k6's TLS options as the Node runtime reads them: tlsAuth validation and matching, skip-verify. */
 import { describe, expect, it } from 'vitest';
 import { consolidateOptions } from '../src/options/index.ts';
-import { parseTlsAuth, tlsAuthFor, tlsConnectOptions } from '../src/transport/tls-client.ts';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { rootCertificates } from 'node:tls';
+import { parseTlsAuth, readRoots, tlsAuthFor, tlsConnectOptions } from '../src/transport/tls-client.ts';
 import { parseHeaderLines, readSettings } from '../../../scenarios/kit/settings.ts';
 import { getModel } from '../../../models/index.ts';
 
@@ -62,5 +66,29 @@ describe('scenario settings for TLS and auth', () => {
     const bad = () => parseHeaderLines('X: 1\nsecret-value-only\n', 'h.txt');
     expect(bad).toThrow('HEADERS_FILE h.txt line 2: expected "Name: value"');
     expect(bad).not.toThrow(/secret-value-only/);
+  });
+});
+
+describe('trusted roots (as Go reads SSL_CERT_FILE and SSL_CERT_DIR)', () => {
+  const cert = (n: number) => `-----BEGIN CERTIFICATE-----\nC${n}\n-----END CERTIFICATE-----`;
+
+  it("SSL_CERT_FILE replaces Node's bundle; SSL_CERT_DIR adds each file's certificates once", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'k6t-roots-'));
+    try {
+      writeFileSync(join(dir, 'bundle.pem'), `${cert(1)}\n${cert(2)}\n`);
+      mkdirSync(join(dir, 'certs'));
+      writeFileSync(join(dir, 'certs', 'a.pem'), `${cert(2)}\n${cert(3)}\n`);
+      writeFileSync(join(dir, 'certs', 'README'), 'not a certificate');
+      expect(readRoots({})).toBeUndefined();
+      expect(readRoots({ SSL_CERT_FILE: join(dir, 'bundle.pem') })).toBe(`${cert(1)}\n${cert(2)}\n`);
+      const both = readRoots({ SSL_CERT_FILE: join(dir, 'bundle.pem'), SSL_CERT_DIR: join(dir, 'certs') })!;
+      expect(both.match(/BEGIN CERTIFICATE/g)).toHaveLength(3);
+      expect(both).toContain('C3');
+      const dirOnly = readRoots({ SSL_CERT_DIR: `${join(dir, 'none')}:${join(dir, 'certs')}` })!;
+      expect(dirOnly).toContain('C3');
+      expect(dirOnly.match(/BEGIN CERTIFICATE/g)!.length).toBe(rootCertificates.length + 2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

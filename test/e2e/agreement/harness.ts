@@ -80,11 +80,16 @@ function run(
 export async function runBoth(
   k6: string,
   name: string,
-  opts: { args?: string[]; env?: Record<string, string> } = {},
+  opts: {
+    args?: string[];
+    env?: Record<string, string>;
+    /** Flags for one runtime only (e.g. a tag telling the two runs apart), after `args`. */
+    argsOf?: (runtime: 'k6' | 'node') => string[];
+  } = {},
 ): Promise<{ k6: Outcome; node: Outcome }> {
   const dir = mkdtempSync(join(tmpdir(), 'k6t-agree-'));
   try {
-    const one = async (label: string, cmd: string, pre: string[]): Promise<Outcome> => {
+    const one = async (label: 'k6' | 'node', cmd: string, pre: string[]): Promise<Outcome> => {
       const exp = join(dir, `${label}-export.json`);
       const out = join(dir, `${label}-out.json`);
       const summaryFile = join(dir, `${label}-summary.json`);
@@ -101,6 +106,7 @@ export async function runBoth(
           '--out',
           `json=${out}`,
           ...(opts.args ?? []),
+          ...(opts.argsOf?.(label) ?? []),
           script(name),
         ],
         env,

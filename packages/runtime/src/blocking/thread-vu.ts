@@ -84,6 +84,7 @@ export class ThreadVu extends VU {
         port: port2,
         signal,
         logStart_epoch_ms: logStartEpoch(),
+        ...(this.run.fileRoot ? { fileRoot: this.run.fileRoot } : {}),
       };
       const worker = new Worker(new URL('./vu-thread.js', import.meta.url), {
         workerData: data,

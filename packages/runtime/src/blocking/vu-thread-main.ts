@@ -45,6 +45,8 @@ export interface ThreadData {
   signal: SharedArrayBuffer;
   /** The engine's log start (its lines' seconds count from there). */
   logStart_epoch_ms: number;
+  /** Running an archive: its `file` tree, for open() of absolute paths (TestRun.fileRoot). */
+  fileRoot?: string;
 }
 
 const data = workerData as ThreadData;
@@ -84,6 +86,7 @@ const registry = new MetricRegistry();
 const pipeline = new ForwardingPipeline(registry);
 const run = new TestRun(registry, pipeline, data.env, data.source.path);
 run.options = data.options as unknown as TestOptions;
+if (data.fileRoot) run.fileRoot = data.fileRoot;
 const vu = new VU(data.vu, run);
 vu.options = data.moduleOptions;
 run.onAbort(() => post({ type: 'abort', reason: run.abortRequest!.reason, counted: vu.abortedTest }));

@@ -60,12 +60,18 @@ export function maxScenarioDuration_ms(c: ScenarioConfig): number {
   return body + Math.max(c.gracefulStop_ms, rampDown);
 }
 
-/** Peak VUs needed at once, given when scenarios start and how long they can last (k6's vus_max). */
-export function peakPlannedVus(scenarios: readonly ScenarioConfig[]): number {
+/**
+ * Peak VUs needed at once, given when scenarios start and how long they can last (k6's vus_max); `vusOf`
+ * counts a scenario's VUs (default: those initialized at its start).
+ */
+export function peakPlannedVus(
+  scenarios: readonly ScenarioConfig[],
+  vusOf: (c: ScenarioConfig) => number = plannedVus,
+): number {
   const events: [number, number][] = [];
   for (const c of scenarios) {
-    events.push([c.startTime_ms, plannedVus(c)]);
-    events.push([c.startTime_ms + maxScenarioDuration_ms(c), -plannedVus(c)]);
+    events.push([c.startTime_ms, vusOf(c)]);
+    events.push([c.startTime_ms + maxScenarioDuration_ms(c), -vusOf(c)]);
   }
   // Ends sort before starts at the same instant: those VUs are free to reuse.
   events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);

@@ -6,12 +6,13 @@
  * with its CommonJS sidecar (prebuilt.ts) is read as it is, and esbuild is not even loaded.
  */
 import { existsSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { BuildOptions } from 'esbuild';
 import { esmToAsyncBody } from './esm-init.ts';
 import { importMetaPlugin } from './import-meta.ts';
 import { ScriptLoadError } from './load-error.ts';
 import { readSidecar } from './prebuilt.ts';
+import { type RemoteModules, remoteModules, remoteModulesPlugin } from './remote.ts';
 
 /** What a script imports from one k6 module: named imports and properties read off its default/namespace. */
 export interface ModuleImports {
@@ -32,6 +33,8 @@ export interface BundledScript {
    * (esm-init.ts) instead of CommonJS.
    */
   asyncInit?: boolean;
+  /** The local files bundled (absolute paths; the script alone for a prebuilt bundle), for archives. */
+  files?: string[];
 }
 
 const IMPORT_RE = /^import\s+(.+?)\s+from\s*["']([^"']+)["'];?\s*$/gm;
@@ -94,27 +97,18 @@ export const SCRIPT_CJS_OPTIONS = {
   sourcemap: 'external',
 } as const satisfies BuildOptions;
 
-/** Refuses remote modules, which k6 fetches and the Node runtime does not. */
-function checkImports(imports: Map<string, ModuleImports>): Map<string, ModuleImports> {
-  for (const spec of imports.keys()) {
-    if (/^https?:\/\//.test(spec)) {
-      throw new ScriptLoadError(
-        `k6 API remote module ${spec} is not supported by the Node runtime; run with k6`,
-      );
-    }
-  }
-  return imports;
-}
-
-/** Bundles the script at `path` and returns CommonJS code plus its k6 imports. */
-export async function bundleScript(path: string): Promise<BundledScript> {
+/** Bundles the script at `path` and returns CommonJS code plus its k6 imports; `remote` holds its remote modules. */
+export async function bundleScript(
+  path: string,
+  remote: RemoteModules = remoteModules(),
+): Promise<BundledScript> {
   if (!existsSync(path))
     throw new ScriptLoadError(`script not found: ${path} (give the path of a k6 script, e.g. dist/mnist.js)`);
   const prebuilt = readSidecar(path);
-  if (prebuilt)
-    return { path, code: prebuilt.code, imports: checkImports(scanImports(prebuilt.esm)), map: prebuilt.map };
+  if (prebuilt) return { path, code: prebuilt.code, imports: scanImports(prebuilt.esm), map: prebuilt.map };
   const { build } = await import('esbuild');
   let esm: string;
+  let files: string[] = [path];
   try {
     const result = await build({
       entryPoints: [path],
@@ -123,19 +117,29 @@ export async function bundleScript(path: string): Promise<BundledScript> {
       format: 'esm',
       platform: 'neutral',
       target: 'es2022',
-      external: ['k6', 'k6/*', 'https://*', 'http://*'],
+      external: ['k6', 'k6/*'],
       mainFields: ['module', 'main'],
       logLevel: 'silent',
       absWorkingDir: dirname(path),
+      metafile: true,
+      plugins: [remoteModulesPlugin(remote)],
     });
     esm = result.outputFiles[0]!.text;
+    files = Object.keys(result.metafile.inputs)
+      .filter((f) => !f.includes(':'))
+      .map((f) => resolve(dirname(path), f));
   } catch (err) {
-    const first = (err as { errors?: { text: string; location?: { file: string; line: number } }[] })
-      .errors?.[0];
+    const first = (
+      err as {
+        errors?: { text: string; pluginName?: string; location?: { file: string; line: number } }[];
+      }
+    ).errors?.[0];
+    // A remote module's failure is its own line, naming the URL (remote.ts).
+    if (first?.pluginName === 'k6-remote-modules') throw new ScriptLoadError(first.text);
     const where = first?.location ? ` (${first.location.file}:${first.location.line})` : '';
     throw new ScriptLoadError(`cannot load ${path}: ${first ? first.text + where : (err as Error).message}`);
   }
-  const imports = checkImports(scanImports(esm));
+  const imports = scanImports(esm);
   // The same bundle again, straight from the sources, so its source map leads back to them (and
   // through a dist/ bundle's own .map to the TypeScript it was built from): CommonJS, or an ES module
   // when the init context awaits, which CommonJS cannot hold.
@@ -149,14 +153,14 @@ export async function bundleScript(path: string): Promise<BundledScript> {
       absWorkingDir: dirname(path),
       outfile: path,
       allowOverwrite: true,
-      plugins: [importMetaPlugin()],
+      plugins: [remoteModulesPlugin(remote), importMetaPlugin()],
     });
     const code = result.outputFiles.find((f) => !f.path.endsWith('.map'))!.text;
     const map = result.outputFiles.find((f) => f.path.endsWith('.map'))?.text;
     return map === undefined ? { code } : { code, map };
   };
   try {
-    return { path, imports, ...(await again('cjs')) };
+    return { path, imports, files, ...(await again('cjs')) };
   } catch (err) {
     const first = (err as { errors?: { text: string }[] }).errors?.[0];
     if (first?.text.startsWith('Top-level await')) {
@@ -164,6 +168,7 @@ export async function bundleScript(path: string): Promise<BundledScript> {
       return {
         path,
         imports,
+        files,
         code: await esmToAsyncBody(code, path),
         asyncInit: true,
         ...(map ? { map } : {}),

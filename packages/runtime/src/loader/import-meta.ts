@@ -85,8 +85,12 @@ async function metaRanges(text: string): Promise<[number, number][] | null> {
   return out;
 }
 
-/** The module's text with each `import.meta` made this module's meta object (see the file's comment). */
-export async function rewriteImportMeta(text: string, path: string): Promise<string> {
+/** The module's text with each `import.meta` made this module's meta object (see the file's comment); `url` names a remote module. */
+export async function rewriteImportMeta(
+  text: string,
+  path: string,
+  url = pathToFileURL(path).href,
+): Promise<string> {
   // TypeScript does not parse as JavaScript: there, the text's own occurrences (strings and comments too).
   const ranges =
     (await metaRanges(text)) ??
@@ -98,8 +102,7 @@ export async function rewriteImportMeta(text: string, path: string): Promise<str
     out += text.slice(at, start) + LOCAL_CALL;
     at = end;
   }
-  const url = JSON.stringify(pathToFileURL(path).href);
-  return `${out}${text.slice(at)}\n;function __k6_meta() { return ${IMPORT_META_FN}(${url}); }\n`;
+  return `${out}${text.slice(at)}\n;function __k6_meta() { return ${IMPORT_META_FN}(${JSON.stringify(url)}); }\n`;
 }
 
 /** The esbuild plugin that gives each module k6's `import.meta` (files that name it only). */

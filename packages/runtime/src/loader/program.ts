@@ -6,7 +6,7 @@
  * script's own declarations of those names shadow them, as they would shadow globals.
  */
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { runInThisContext } from 'node:vm';
 import { k6Console } from '../log.ts';
 import type { VU } from '../vu.ts';
@@ -25,7 +25,9 @@ import {
   VU_MODE_ENV,
   type VuMode,
 } from '../blocking/mode.ts';
+import { anonymizePath } from '../archive/anonymize.ts';
 import { bundleScript } from './bundle.ts';
+import { type RemoteModules, remoteModules } from './remote.ts';
 import { ScriptLoadError } from './load-error.ts';
 import { ESM_INIT_HELPERS } from './esm-init.ts';
 import { IMPORT_META_FN, importMetaFactory } from './import-meta.ts';
@@ -75,7 +77,11 @@ export function k6Open(vu: VU, path: string, mode?: string): string | ArrayBuffe
     throw new Error('The "open()" function is only available in the init stage (i.e. the global scope)');
   if (mode !== undefined && mode !== 'b' && mode !== 'r')
     throw new Error(`open(): mode must be 'b' or omitted, got "${mode}"`);
-  const abs = resolve(dirname(vu.run.scriptPath), String(path));
+  const name = String(path);
+  const abs =
+    vu.run.fileRoot && isAbsolute(name)
+      ? join(vu.run.fileRoot, anonymizePath(name))
+      : resolve(dirname(vu.run.scriptPath), name);
   let entry = vu.run.openCache.get(abs);
   if (!entry) {
     entry = {};
@@ -142,6 +148,8 @@ export function compileWrapped(wrapped: string, path: string): Wrapper {
 export class Program {
   /** Set when the VUs run in blocking mode (each on its own thread, blocking/). */
   blocking: BlockingPlan | null = null;
+  /** The local files the script was bundled from (absolute paths), for archives. */
+  files: string[] = [];
 
   constructor(
     readonly path: string,
@@ -217,10 +225,17 @@ export class Program {
   }
 }
 
-/** Bundles, checks and compiles the script at `path`; `vuMode` forces a VU mode (default auto). */
-export async function loadProgram(path: string, vuMode: VuMode = 'auto'): Promise<Program> {
+/**
+ * Bundles, checks and compiles the script at `path`; `vuMode` forces a VU mode (default auto); `remote`
+ * holds its remote modules (an archive's, or a new store that fetches them).
+ */
+export async function loadProgram(
+  path: string,
+  vuMode: VuMode = 'auto',
+  remote: RemoteModules = remoteModules(),
+): Promise<Program> {
   const abs = resolve(path);
-  const bundled = await bundleScript(abs);
+  const bundled = await bundleScript(abs, remote);
   // The script's global timers are k6's (program scope below), so their module loads with the script's.
   if (TIMER_GLOBALS_RE.test(bundled.code) && !bundled.imports.has('k6/timers'))
     bundled.imports.set('k6/timers', { names: new Set() });
@@ -275,6 +290,7 @@ export async function loadProgram(path: string, vuMode: VuMode = 'auto'): Promis
   const wrapper = compileWrapped(wrapped, abs);
   if (bundled.map) registerSourceMap(abs, bundled.map);
   const program = new Program(abs, wrapper, modules, asyncInit);
+  program.files = bundled.files ?? [abs];
   if (reason) {
     const imports = [...bundled.imports].map(
       ([spec, used]) =>

@@ -9,6 +9,8 @@ import type { SectionTracker } from './sections.ts';
 
 /** A consumer of raw samples (--out json=, --out csv=). */
 export interface SampleOutput {
+  /** How k6's banner names it: `json (out.json)`, `Prometheus remote write (URL)`. */
+  readonly description?: string;
   /** Called once per sample; must not block (buffer and write later). `metadata` only when the sample has some. */
   sample(metric: Metric, value: number, tags: Tags, time_ms: number, metadata?: Record<string, string>): void;
   /** Flushes and closes; called once at the end of the test. */

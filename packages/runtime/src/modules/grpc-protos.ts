@@ -32,6 +32,9 @@ export function setProtoBaseDir(dir: string): void {
   baseDir = dir;
 }
 
+/** Every proto file read in this process (absolute paths): an archive holds them (archive/collect.ts). */
+export const protoFilesRead = new Set<string>();
+
 /** Parsed protos by import paths and files: every VU's init loads the same ones, so parse once. */
 const parsed = new Map<string, MethodDef[]>();
 
@@ -73,6 +76,8 @@ function parseProtos(dirs: string[], files: readonly string[]): MethodDef[] {
     }
   }
   root.loadSync(files as string[], { keepCase: true, alternateCommentMode: false });
+  // protobufjs's own google/protobuf definitions are no files of the test.
+  for (const f of root.files) if (existsSync(f)) protoFilesRead.add(path.resolve(f));
   root.resolveAll();
   return methodsOf(root);
 }

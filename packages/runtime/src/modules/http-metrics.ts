@@ -63,8 +63,9 @@ function buildTags(o: RequestOutcome): Tags {
   const tags: Tags = { ...o.vuTags, ...o.userTags };
   if (o.proto) tags['proto'] = o.proto;
   tags['method'] = o.method;
-  tags['url'] = o.tagUrl;
   tags['name'] = o.userTags['name'] ?? o.name;
+  // k6 v2 tags `url` with the name too (a name tag or http.url template keeps URLs out of the labels).
+  tags['url'] = tags['name'];
   tags['status'] = String(o.status);
   if (o.tlsVersion) tags['tls_version'] = o.tlsVersion;
   if (o.expected) tags['expected_response'] = String(o.expected.matches(o.status));
@@ -73,6 +74,19 @@ function buildTags(o: RequestOutcome): Tags {
     tags['error_code'] = String(o.error.code);
   }
   return tags;
+}
+
+const rootTags = new WeakMap<Tags, Tags>();
+
+/** The VU's tags with the root group (`group: ""`), one object per VU tag object. */
+function outsideGroups(vuTags: Tags): Tags {
+  if (!vuTags['group']) return vuTags;
+  let t = rootTags.get(vuTags);
+  if (t === undefined) {
+    t = { ...vuTags, group: '' };
+    rootTags.set(vuTags, t);
+  }
+  return t;
 }
 
 /** The samples for one request: http_reqs, http_req_* trends, http_req_failed, data_sent, data_received. */
@@ -92,8 +106,10 @@ export function requestSamples(o: RequestOutcome): Sample[] {
   if (o.expected) {
     samples.push({ metric: 'http_req_failed', value: o.expected.matches(o.status) ? 0 : 1, tags });
   }
-  // k6 counts wire bytes per connection with the VU's tags only, not per request's tags.
-  samples.push({ metric: 'data_sent', value: o.sent_bytes, tags: o.vuTags });
-  samples.push({ metric: 'data_received', value: o.received_bytes, tags: o.vuTags });
+  // k6 counts wire bytes with the VU's tags only, not per request's, and outside any group (it sends them at
+  // the iteration's end).
+  const wireTags = outsideGroups(o.vuTags);
+  samples.push({ metric: 'data_sent', value: o.sent_bytes, tags: wireTags });
+  samples.push({ metric: 'data_received', value: o.received_bytes, tags: wireTags });
   return samples;
 }

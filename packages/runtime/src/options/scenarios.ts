@@ -57,7 +57,8 @@ const EXECUTORS: readonly ExecutorName[] = [
   'ramping-arrival-rate',
 ];
 
-const KNOWN_KEYS: Record<ExecutorName, readonly string[]> = {
+/** Each executor's own fields, in k6's order (its Go structs' JSON fields; inspect prints them so). */
+export const KNOWN_KEYS: Record<ExecutorName, readonly string[]> = {
   'shared-iterations': ['vus', 'iterations', 'maxDuration'],
   'per-vu-iterations': ['vus', 'iterations', 'maxDuration'],
   'constant-vus': ['vus', 'duration'],

@@ -39,8 +39,11 @@ export class CsvOutput implements SampleOutput {
   readonly #w: LineWriter;
   readonly #tagCols = new WeakMap<Tags, string>();
 
+  readonly description: string;
+
   constructor(path: string, writer: LineWriter = new BufferedWriter(path)) {
     this.#w = writer;
+    this.description = `csv (${path})`;
     // Once per file: every worker's relay starts with it.
     this.#w.writeOnce('header', `${CSV_HEADER}\n`);
   }

@@ -27,12 +27,15 @@ export class JsonOutput implements SampleOutput {
   readonly #declared = new Set<Metric>();
   readonly #tagJson = new WeakMap<Tags, string>();
 
+  readonly description: string;
+
   constructor(
     path: string,
     readonly thresholdsOf: (metric: string) => string[] = () => [],
     writer: LineWriter = new BufferedWriter(path),
   ) {
     this.#w = writer;
+    this.description = `json (${path})`;
   }
 
   /** Writes another worker's lines into this file (workers/relay.ts). */

@@ -1,9 +1,11 @@
 /**
  * k6's client-side TLS options as both protocols use them: `insecureSkipTLSVerify`, `tlsAuth` (a client
  * certificate per domain) and the trusted roots. k6 has no CA option for HTTP: Go reads the system roots,
- * which SSL_CERT_FILE replaces; this runtime reads SSL_CERT_FILE the same way.
+ * which SSL_CERT_FILE replaces and SSL_CERT_DIR adds to; this runtime reads both the same way.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { rootCertificates } from 'node:tls';
 import type { TlsProtocolOptions } from './tls-options.ts';
 
 /** One `tlsAuth` entry: the client certificate and key offered to the listed domains. */
@@ -65,14 +67,40 @@ export function tlsAuthFor(tls: ClientTls, host: string): TlsAuthEntry | undefin
   );
 }
 
+const PEM_CERT_RE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+/**
+ * The roots Go would trust: SSL_CERT_FILE's in place of the default bundle (Node's), plus every file of
+ * SSL_CERT_DIR's folders (colon-separated); undefined when neither is set: Node's own bundle.
+ */
+export function readRoots(env: NodeJS.ProcessEnv): string | undefined {
+  const file = env.SSL_CERT_FILE;
+  const dirs = (env.SSL_CERT_DIR ?? '').split(':').filter(Boolean);
+  if (!file && dirs.length === 0) return undefined;
+  if (dirs.length === 0) return readFileSync(file!, 'utf8');
+  const base = file ? readFileSync(file, 'utf8') : rootCertificates.join('\n');
+  const more = dirs.flatMap((d) => certFiles(d).map((f) => readFileSync(f, 'utf8')));
+  // Each certificate once: a folder often holds the bundle file's certificates again.
+  const blocks = [base, ...more].join('\n').match(PEM_CERT_RE) ?? [];
+  return `${[...new Set(blocks)].join('\n')}\n`;
+}
+
 let roots: string | null | undefined;
-/** The roots SSL_CERT_FILE names (read once), or undefined: Node's own bundle. */
+/** readRoots of the process environment, read once. */
 export function trustedRoots(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (roots === undefined) {
-    const file = env.SSL_CERT_FILE;
-    roots = file ? readFileSync(file, 'utf8') : null;
-  }
+  if (roots === undefined) roots = readRoots(env) ?? null;
   return roots ?? undefined;
+}
+
+/** The files of a certificate folder (Go reads each; one it cannot parse adds nothing). */
+function certFiles(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isFile() || e.isSymbolicLink())
+      .map((e) => join(dir, e.name));
+  } catch {
+    return [];
+  }
 }
 
 /** node:tls options for a connection to `host`: verification, roots, the client certificate, versions and ciphers. */

@@ -35,6 +35,11 @@ export class Coordinator {
     return this.#finalFrom.has(index);
   }
 
+  /** Worker `index`'s final metrics, once it sent them. */
+  final(index: number): RunSnapshot | undefined {
+    return this.#finalFrom.has(index) ? this.#latest.get(index) : undefined;
+  }
+
   /** Whether every other worker initialized its VUs. */
   get allReady(): boolean {
     return this.#ready >= this.count - 1;

@@ -4,14 +4,17 @@
  * with setup() and teardown() once.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { selfSignedIdentity } from '@k6-triton/server';
 import { EXIT } from '@k6-triton/runtime';
+import { type Listening, startH1Tls } from '../agreement/protocol-servers.ts';
+import { prometheusAbsent, type Prometheus, startPrometheus } from '../../prometheus.ts';
 import { scriptPath } from '../../../packages/runtime/test/run-script.ts';
 
 const bin = fileURLToPath(new URL('../../../bin/k6-triton.js', import.meta.url));
@@ -41,10 +44,16 @@ interface Run {
 }
 
 let n = 0;
-function run(script: string, workers: number, args: string[] = []): Promise<Run> {
+/** Runs `script` (a conformance script's name, or a path) on `workers` workers. */
+function run(
+  script: string,
+  workers: number,
+  args: string[] = [],
+  extraEnv: Record<string, string> = {},
+): Promise<Run> {
   const exp = join(dir, `summary-${n++}.json`);
   return new Promise((resolve) => {
-    const env = { ...process.env, BASE_URL: baseUrl };
+    const env = { ...process.env, BASE_URL: baseUrl, ...extraEnv };
     const argv = [
       bin,
       'run',
@@ -54,7 +63,7 @@ function run(script: string, workers: number, args: string[] = []): Promise<Run>
       '--summary-export',
       exp,
       ...args,
-      scriptPath(script),
+      isAbsolute(script) ? script : scriptPath(script),
     ];
     execFile(process.execPath, argv, { timeout: 90_000, env }, (err, stdout, stderr) => {
       let summary: Run['summary'] = null;
@@ -264,5 +273,122 @@ describe('--workers 2 runs what --workers 1 runs', () => {
     expect(r.code).toBe(EXIT.SCRIPT_ABORTED);
     expect(r.stderr.match(/teardown ran/g)).toHaveLength(1);
     expect(r.stderr.match(/test aborted: enough/g)).toHaveLength(1);
+  });
+});
+
+describe.skipIf(prometheusAbsent)('--out experimental-prometheus-rw on two workers', () => {
+  let prom: Prometheus;
+  beforeAll(async () => {
+    prom = await startPrometheus();
+  }, 60_000);
+  afterAll(async () => {
+    await prom?.stop();
+  });
+  const script = fileURLToPath(new URL('../agreement/scripts/prometheus-rw.js', import.meta.url));
+  type Series = Record<string, string>;
+  const series = async (workers: string) => {
+    const q = new URLSearchParams({ 'match[]': `{workers="${workers}"}` });
+    const list = (await prom.api(`/api/v1/series?${q}`)) as Series[];
+    return list.map(({ workers: _, ...labels }) => JSON.stringify(Object.entries(labels).sort())).sort();
+  };
+  const total = async (metric: string, workers: string) => {
+    const q = new URLSearchParams({ query: `sum(${metric}{workers="${workers}"})` });
+    const data = (await prom.api(`/api/v1/query?${q}`)) as { result: { value: [number, string] }[] };
+    return Number(data.result[0]?.value[1] ?? Number.NaN);
+  };
+
+  it('pushes one series store: the series of --workers 1, counters equal to the summary', async () => {
+    const env = {
+      BASE: baseUrl,
+      K6_PROMETHEUS_RW_SERVER_URL: prom.writeUrl,
+      K6_PROMETHEUS_RW_TREND_STATS: 'p(99),count,sum',
+    };
+    const out = (w: number) => ['-o', 'experimental-prometheus-rw', '--tag', `workers=${w}`];
+    const one = await run(script, 1, out(1), env);
+    const two = await run(script, 2, out(2), env);
+    expect([one.code, two.code], one.stderr + two.stderr).toEqual([EXIT.OK, EXIT.OK]);
+    expect(two.stderr).not.toContain('Failed to send');
+    const [s1, s2] = await Promise.all([series('1'), series('2')]);
+    expect(s1.length).toBeGreaterThan(10);
+    expect(s2).toEqual(s1);
+    // Two workers each pushing their own aggregate of a series would leave one worker's half here.
+    const m = two.summary!.metrics;
+    expect(m['iterations']!['count']).toBe(6);
+    for (const [series, metric] of [
+      ['k6_iterations_total', 'iterations'],
+      ['k6_http_reqs_total', 'http_reqs'],
+      ['k6_data_sent_total', 'data_sent'],
+      ['k6_rw_jobs_total', 'rw_jobs'],
+    ] as const)
+      expect(await total(series, '2'), series).toBe(m[metric]!['count']);
+    expect(await total('k6_rw_wait_count', '2')).toBeCloseTo(6 / 1000, 9);
+    expect(await total('k6_rw_hits_rate', '2')).toBeCloseTo(m['rw_hits']!['value'] as number, 9);
+  }, 120_000);
+});
+
+describe('archives and remote modules on two workers', () => {
+  const MODULE = 'export const answer = 42;\n';
+  let https: Listening;
+  const fetched: string[] = [];
+  let env: Record<string, string> = {};
+  let script = '';
+
+  beforeAll(async () => {
+    const id = await selfSignedIdentity();
+    writeFileSync(join(dir, 'ca.pem'), id.cert);
+    env = { SSL_CERT_FILE: join(dir, 'ca.pem'), SSL_CERT_DIR: '' };
+    https = await startH1Tls(id, (req, res) => {
+      fetched.push(req.url ?? '');
+      res.end(MODULE);
+    });
+    script = join(dir, 'remote.js');
+    writeFileSync(
+      script,
+      `import { check } from 'k6';
+import { answer } from '${https.url}/mod.js';
+import exec from 'k6/execution';
+export const options = { vus: 2, iterations: 6, thresholds: { checks: ['rate==1'] } };
+export default function () {
+  check(answer, { 'remote answer': (v) => v === 42 });
+  if (exec.vu.iterationInInstance === 0) console.log('instance vu ' + exec.vu.idInInstance);
+}
+`,
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await https?.close();
+  });
+
+  it('fetches a remote module once per worker, each worker running its share', async () => {
+    fetched.length = 0;
+    const r = await run(script, 2, [], env);
+    expect(r.code, r.stderr).toBe(EXIT.OK);
+    expect(r.summary!.metrics['checks']).toMatchObject({ passes: 6, fails: 0 });
+    // Each worker thread loads the script and its modules itself.
+    expect(fetched.filter((u) => u === '/mod.js?_k6=1')).toHaveLength(2);
+    // Both workers ran VUs, each with its own instance VU number 1.
+    expect(r.stderr.match(/instance vu 1/g)).toHaveLength(2);
+  });
+
+  it('runs an archive on two workers from its extracted files, as on one', async () => {
+    const tar = join(dir, 'remote.tar');
+    const made = await new Promise<{ code: number; stderr: string }>((resolve) =>
+      execFile(
+        process.execPath,
+        [bin, 'archive', '-O', tar, script],
+        { env: { ...process.env, ...env } },
+        (err, _o, stderr) =>
+          resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stderr }),
+      ),
+    );
+    expect(made.code, made.stderr).toBe(EXIT.OK);
+    fetched.length = 0;
+    // The archive holds the module: no fetch, whatever the worker count.
+    const one = await run(tar, 1);
+    const two = await run(tar, 2);
+    expect(fetched).toEqual([]);
+    expect(comparable(two)).toEqual(comparable(one));
+    expect(two.summary!.metrics['checks']).toMatchObject({ passes: 6, fails: 0 });
+    expect(two.stderr.match(/instance vu 1/g)).toHaveLength(2);
   });
 });

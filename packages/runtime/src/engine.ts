@@ -354,7 +354,6 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
       // An abort anywhere stops every worker.
       run.onAbort(() => link.abort(run.abortRequest!.code, run.abortRequest!.reason));
       link.onAbort((code, reason) => run.requestAbort(code, reason));
-      link.snapshot = () => snapshotRun(run);
       if (link.lead) await link.peersReady();
     }
     if (control) {

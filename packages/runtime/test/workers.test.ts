@@ -6,6 +6,7 @@ import { type CounterSink, type GaugeSink, MetricRegistry, type RateSink } from 
 import { ExecutionTuple, parseSegment, parseSequence } from '../src/options/segment.ts';
 import { Coordinator } from '../src/workers/coordinator.ts';
 import { absorbSnapshot, mergeSnapshots, type RunSnapshot, snapshotOf } from '../src/workers/merge.ts';
+import { mergeLive, type WorkerPart } from '../src/workers/live.ts';
 import type { PeerCommand } from '../src/workers/messages.ts';
 import { defaultWorkers, effectiveWorkers, requestedWorkers, workerSegment } from '../src/workers/plan.ts';
 
@@ -194,10 +195,53 @@ describe('the supervisor routing several workers', () => {
     expect(c.finished(1)).toBe(true);
     expect(sent.get(0)![4]).toMatchObject({ type: 'peer-snapshot', from: 1, final: true });
     c.route(2, { type: 'snapshot', snapshot: counted(3), final: false });
-    const merged = c.mergedSnapshot();
-    expect(sent.get(2)!.at(-1)).toEqual({ type: 'snapshot-request' });
-    c.route(0, { type: 'snapshot', snapshot: counted(5), final: false });
-    const it = (await merged).metrics.find((m) => m.name === 'iterations')!;
-    expect(it.sink).toEqual({ kind: 'counter', sum: 10 });
+    // A finished worker's final metrics stand for it in the REST API's merged view (workers/live.ts).
+    expect(c.final(1)?.metrics.find((m) => m.name === 'iterations')?.sink).toEqual({
+      kind: 'counter',
+      sum: 2,
+    });
+    expect(c.final(2)).toBeUndefined();
+  });
+});
+
+describe("the REST API's merged view (workers/live.ts)", () => {
+  const counted = (n: number) => worker((r) => r.get('iterations')!.add(n, {}));
+  const part = (n: number, vus: number, peersMerged = false): WorkerPart => ({
+    snapshot: {
+      status: {
+        status: 7,
+        paused: false,
+        vus,
+        'vus-max': vus,
+        stopped: false,
+        running: true,
+        tainted: false,
+      },
+      metrics: [],
+      groups: [],
+      setupJson: '{"a":1}',
+    },
+    share: {
+      run: counted(n),
+      thresholds: { iterations: ['count<5'] },
+      elapsed_ms: 1000,
+      peersMerged,
+    },
+  });
+  const iterations = (s: ReturnType<typeof mergeLive>) => s.metrics.find((m) => m.id === 'iterations');
+
+  it('sums the workers, counts an ended one by its final metrics, and judges thresholds on the sum', () => {
+    const live = mergeLive([part(3, 2), part(1, 1)], () => undefined);
+    expect(live.status).toMatchObject({ vus: 3, 'vus-max': 3, tainted: false, status: 7 });
+    expect(iterations(live)).toMatchObject({ tainted: false, sample: { count: 4, rate: 4 } });
+    expect(live.setupJson).toBe('{"a":1}');
+    const ended = mergeLive([part(3, 2), part(1, 1)], (i) => (i === 1 ? counted(4) : undefined));
+    expect(iterations(ended)).toMatchObject({ tainted: true, sample: { count: 7 } });
+    expect(ended.status.tainted).toBe(true);
+  });
+
+  it("takes the first worker's metrics alone once it absorbed the others' (no double count)", () => {
+    const live = mergeLive([part(4, 0, true), part(1, 0)], () => counted(1));
+    expect(iterations(live)?.sample).toMatchObject({ count: 4 });
   });
 });

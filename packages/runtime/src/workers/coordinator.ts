@@ -1,9 +1,9 @@
 /**
  * The supervisor's routing of a run over several workers: the first worker's plan decides how many
  * others start; setup's outcome goes to them, their output lines and metrics to the first worker,
- * an abort anywhere to everyone. Keeps every worker's latest metrics for a merged view.
+ * an abort anywhere to everyone. Keeps each worker's final metrics (the REST API counts an ended worker by them).
  */
-import { mergeSnapshots, type RunSnapshot } from './merge.ts';
+import type { RunSnapshot } from './merge.ts';
 import type { PeerCommand, PeerMessage } from './messages.ts';
 import { effectiveWorkers } from './plan.ts';
 
@@ -23,7 +23,6 @@ export class Coordinator {
   #ready = 0;
   readonly #latest = new Map<number, RunSnapshot>();
   readonly #finalFrom = new Set<number>();
-  readonly #waiting: ((s: RunSnapshot[]) => void)[] = [];
 
   constructor(
     readonly requested: number,
@@ -75,28 +74,7 @@ export class Coordinator {
         if (m.final) this.#finalFrom.add(from);
         if (from !== 0)
           this.host.send(0, { type: 'peer-snapshot', from, snapshot: m.snapshot, final: m.final });
-        else this.#answer();
         return;
     }
-  }
-
-  #answer(): void {
-    const waiting = this.#waiting.splice(0);
-    if (waiting.length === 0) return;
-    const merged = [this.merged()];
-    for (const fn of waiting) fn(merged);
-  }
-
-  /** Every worker's latest metrics merged, as one run's (the REST API's and tests' view). */
-  merged(): RunSnapshot {
-    return mergeSnapshots([...this.#latest.values()]);
-  }
-
-  /** Asks every worker for its metrics now; resolves with the merge once the first worker answered. */
-  mergedSnapshot(): Promise<RunSnapshot> {
-    return new Promise((resolve) => {
-      this.#waiting.push((s) => resolve(s[0]!));
-      for (const i of this.host.indexes()) this.host.send(i, { type: 'snapshot-request' });
-    });
   }
 }

@@ -30,8 +30,6 @@ export class WorkerLink {
   #onAbort: ((code: number, reason: string) => void) | null = null;
   /** Set by the first worker: another worker's lines for output `index`. */
   onPeerOutput: ((index: number, chunk: OutputChunk) => void) | null = null;
-  /** Set by the engine: the snapshot the supervisor asks for. */
-  snapshot: (() => RunSnapshot) | null = null;
 
   constructor(
     readonly role: WorkerRole,
@@ -72,9 +70,6 @@ export class WorkerLink {
           this.#finals.set(m.from, m.snapshot);
           if (this.#finals.size === this.count - 1) this.#finalsDone.resolve([...this.#finals.values()]);
         }
-        return;
-      case 'snapshot-request':
-        if (this.snapshot) this.#post({ type: 'snapshot', snapshot: this.snapshot(), final: false });
         return;
     }
   }

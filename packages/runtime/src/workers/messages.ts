@@ -37,9 +37,7 @@ export type PeerCommand =
   | ({ type: 'setup-done' } & SetupOutcome)
   | { type: 'abort'; code: number; reason: string }
   | { type: 'peer-output'; index: number; chunk: OutputChunk }
-  | { type: 'peer-snapshot'; from: number; snapshot: RunSnapshot; final: boolean }
-  /** Send a snapshot now (the supervisor's merged view). */
-  | { type: 'snapshot-request' };
+  | { type: 'peer-snapshot'; from: number; snapshot: RunSnapshot; final: boolean };
 
 /** A worker's place in the run. */
 export interface WorkerRole {

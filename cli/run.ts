@@ -14,6 +14,8 @@ import {
   parseStage,
   refusedEnv,
   runSupervised,
+  parseWorkers,
+  WORKERS_ENV,
 } from '@k6-triton/runtime';
 import { archiveEnv, archiveToRun } from './run-archive.ts';
 import {
@@ -113,6 +115,7 @@ interface RunFlags {
   includeSystemEnvVars: boolean;
   executionSegment?: string;
   executionSegmentSequence?: string;
+  workers?: number;
   insecureSkipTlsVerify?: boolean;
   secretSource: string[];
   address?: string;
@@ -146,6 +149,19 @@ export function registerRun(program: Command): void {
       )
         .argParser(checked(parseSequence))
         .env('K6_EXECUTION_SEGMENT_SEQUENCE'),
+    )
+    // k6-triton's own (k6 has no such flag): K6_TRITON_WORKERS is read by the runtime (workers/plan.ts).
+    .addOption(
+      new Option(
+        '--workers <n>',
+        `k6-triton only: worker threads the test's VUs are split over by execution segment (default: ${WORKERS_ENV}, else the cores)`,
+      ).argParser((v) => {
+        try {
+          return parseWorkers(v, '--workers');
+        } catch (err) {
+          throw new InvalidArgumentError((err as Error).message);
+        }
+      }),
     )
     // K6_INSECURE_SKIP_TLS_VERIFY and K6_NO_THRESHOLDS are read as k6 reads them (envBool), not by commander,
     // which takes any value of a boolean's variable, "false" included, as set.
@@ -345,6 +361,7 @@ export function registerRun(program: Command): void {
         options,
         configFile: config.options,
       },
+      workers: flags.workers,
       out: flags.out.length > 0 ? flags.out : config.out,
       summaryExport: flags.summaryExport,
       summaryMode: flags.summaryMode === 'disabled' ? 'compact' : flags.summaryMode,

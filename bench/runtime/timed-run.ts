@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 /** What one run did and cost. */
 export interface TimedRun {
-  /** http_reqs from the summary export. */
+  /** http_reqs from the summary export; without HTTP requests, iterations (scripts of one gRPC call per iteration). */
   reqs: number;
   /** User plus system CPU of the whole process. */
   cpu_s: number;
@@ -47,7 +47,7 @@ export function timedRun(
         const s = existsSync(summary) ? JSON.parse(readFileSync(summary, 'utf8')) : null;
         rmSync(dir, { recursive: true, force: true });
         resolve({
-          reqs: (s?.metrics?.http_reqs?.count as number | undefined) ?? 0,
+          reqs: ((s?.metrics?.http_reqs ?? s?.metrics?.iterations)?.count as number | undefined) ?? 0,
           cpu_s: m ? Number(m[1]) + Number(m[2]) : 0,
           wall_s: m ? Number(m[3]) : 0,
           rss_mib: m ? Number(m[4]) / 1024 : 0,

@@ -18,6 +18,7 @@ import {
 import type { LevelResult, PartialLevel, RunReport } from '../../lib/summary/types.ts';
 import { us_to_ms } from '../../lib/units.ts';
 import { EXIT } from './exit-codes.ts';
+import { RESERVED_CORES_ENV } from '@k6-triton/runtime';
 import { type CpuSample, cpuShare_pct } from './cpu.ts';
 import type { Interruption } from './interrupt.ts';
 import { extractRecords, recordsOutputArgs } from './genai-records.ts';
@@ -207,7 +208,11 @@ export async function runMeasurement<L>(
         script: prepared.script,
         env,
         k6Args: [...(prepared.tls?.k6Args ?? []), ...(options.k6Args ?? [])],
-        ...(prepared.tls ? { processEnv: prepared.tls.env } : {}),
+        processEnv: {
+          ...prepared.tls?.env,
+          // A server started here shares the machine: the Node runtime's default workers leave it a core.
+          ...(prepared.server ? { [RESERVED_CORES_ENV]: '1' } : {}),
+        },
         interruption,
       });
   stopProgress?.();

@@ -13,7 +13,14 @@ import { logScriptError } from './executors/iteration.ts';
 import { VuPool } from './executors/pool.ts';
 import { loadProgram, type Program } from './loader/program.ts';
 import { remoteModules } from './loader/remote.ts';
-import { configureLog, forgetRedactions, type LogSettings, logLine, setConsoleFile } from './log.ts';
+import {
+  configureLog,
+  forgetRedactions,
+  type LogSettings,
+  logLine,
+  setConsoleFile,
+  setLogSink,
+} from './log.ts';
 import { SectionTracker } from './metrics/sections.ts';
 import { SamplePipeline } from './metrics/pipeline.ts';
 import { systemTagFilter } from './metrics/system-tags.ts';
@@ -37,6 +44,8 @@ import { buildThresholds, type ThresholdSet } from './thresholds.ts';
 import { VU } from './vu.ts';
 import { type VuMode, vuModeFromEnv, vuModeLine } from './blocking/mode.ts';
 import { ThreadVu } from './blocking/thread-vu.ts';
+import { snapshotRun } from './workers/merge.ts';
+import { alreadySegmented, segmentOptions } from './workers/plan.ts';
 
 /** Options of one run; the CLI maps k6's flags onto these. */
 export interface RunTestOptions {
@@ -76,6 +85,8 @@ export interface RunTestOptions {
   archive?: { dir: string; options: Record<string, unknown> };
   /** Set on the supervised worker: the supervisor's side of the run. */
   control?: RunControl;
+  /** --workers: worker threads the supervisor splits the test over (workers/plan.ts; default: the cores). */
+  workers?: number;
   /** --linger: after teardown, wait for SIGINT/SIGTERM before the summary (supervised runs only). */
   linger?: boolean;
 }
@@ -128,6 +139,7 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
       return fail(EXIT.GENERIC, (err as Error).message);
     }
   }
+  const link = control?.workers ?? null;
   let secrets: SecretSources;
   try {
     secrets = secretSources(opts.secretSources ?? []);
@@ -164,8 +176,14 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
   let options: TestOptions;
   let thresholds: ThresholdSet[];
   try {
-    // An archive's options stand for the script's, as in k6 (which ignores the exported ones then).
-    options = consolidateOptions(opts.archive?.options ?? vu0.exports['options'], opts.overrides);
+    // Other workers: k6's warnings about the options are the first worker's to print.
+    const prevSink = link && !link.lead ? setLogSink(() => {}) : null;
+    try {
+      // An archive's options stand for the script's, as in k6 (which ignores the exported ones then).
+      options = consolidateOptions(opts.archive?.options ?? vu0.exports['options'], opts.overrides);
+    } finally {
+      if (prevSink) setLogSink(prevSink);
+    }
     for (const sc of options.scenarios) {
       if (typeof vu0.exports[sc.exec] !== 'function') {
         throw new InvalidConfigError(
@@ -177,8 +195,11 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
     }
     thresholds = opts.noThresholds ? [] : buildThresholds(options.thresholds, registry);
     pipeline.outputs.push(
-      ...createOutputs(opts.out ?? [], (name) =>
-        thresholds.filter((t) => t.key === name).flatMap((t) => t.thresholds.map((x) => x.source)),
+      ...createOutputs(
+        opts.out ?? [],
+        (name) => thresholds.filter((t) => t.key === name).flatMap((t) => t.thresholds.map((x) => x.source)),
+        // Other workers' samples go to the first worker's files.
+        link && !link.lead ? { relay: (index) => link.relay(index) } : {},
       ),
     );
   } catch (err) {
@@ -187,12 +208,37 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
       (err as Error).message,
     );
   }
+  if (link) {
+    if (link.lead) {
+      // The run's worker count: never more than its peak VUs. One for a run that is itself a segment,
+      // and for blocking VUs, each of which is a thread already (the cores are used without workers).
+      const segmented = alreadySegmented(options, opts.overrides);
+      if (segmented && link.count > 1)
+        logLine('WARN', 'the run is one execution segment already: it runs on one worker thread');
+      await link.plan(segmented || program.blocking ? 1 : peakPlannedVus(options.scenarios));
+      link.onPeerOutput = (index, chunk) => pipeline.outputs[index]?.absorb?.(chunk);
+    }
+    const segmented = segmentOptions(options, link.role.index, link.count);
+    options = segmented.options;
+    run.globalIndex = segmented.globalIndex;
+  }
   run.options = options;
   const live = new LiveRun(run, thresholds, options.scenarios, options.raw['paused'] === true);
   control?.liveReady?.({
     snapshot: () => live.snapshot(),
     setPaused: (pause) => live.setPaused(pause),
     stop: () => live.stop(),
+    // Several workers: the supervisor merges every worker's metrics, then formats them once.
+    ...(link
+      ? {
+          share: () => ({
+            run: snapshotRun(run),
+            thresholds: opts.noThresholds ? {} : options.thresholds,
+            elapsed_ms: live.elapsed_ms,
+            peersMerged: live.peersMerged,
+          }),
+        }
+      : {}),
   });
   useUserAgent(options.userAgent);
   const consoleOutput = options.raw['consoleOutput'];
@@ -213,8 +259,11 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
   const plannedVus = peakPlannedVus(options.scenarios);
   const blocking = program.blocking;
   // Blocking mode: each VU's thread, the first ones started together (a thread's start is mostly waiting).
+  // The pool numbers its VUs 1, 2, ...; on one of several workers they take the test's ids (__VU, idInTest).
+  const testId = (id: number) => (run.globalIndex === null ? id : run.globalIndex(id - 1) + 1);
   const threadVu = (id: number): ThreadVu => {
-    const vu = new ThreadVu(id, run, blocking!, program.modules.get('k6/http'));
+    const vu = new ThreadVu(testId(id), run, blocking!, program.modules.get('k6/http'));
+    vu.idInInstance = id;
     vu.options = moduleOptions;
     vu.initializing = vu.start().then(() => {
       vu.initializing = null;
@@ -233,7 +282,8 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
         prestarted.delete(id);
         return vu;
       }
-      const vu = new VU(id, run);
+      const vu = new VU(testId(id), run);
+      vu.idInInstance = id;
       vu.options = moduleOptions;
       const init = program.instantiate(vu);
       if (init instanceof Promise)
@@ -267,7 +317,9 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
     try {
       await pool.preallocate(plannedVus);
       live.status = EXEC_STATUS.INIT_DONE;
+      if (link && !link.lead) link.ready();
       if (
+        (!link || link.lead) &&
         blocking &&
         ['setup', 'teardown', 'handleSummary'].some((n) => typeof vu0.exports[n] === 'function')
       ) {
@@ -295,13 +347,20 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
       tty: opts.tty ?? { stdout: Boolean(process.stdout.isTTY), stderr: Boolean(process.stderr.isTTY) },
       control,
       live,
-      linger: control !== null && opts.linger === true,
+      // Several workers: the first one lingers, after every worker's scenarios and teardown.
+      linger: control !== null && opts.linger === true && (!link || link.lead),
     });
+    if (link) {
+      // An abort anywhere stops every worker.
+      run.onAbort(() => link.abort(run.abortRequest!.code, run.abortRequest!.reason));
+      link.onAbort((code, reason) => run.requestAbort(code, reason));
+      if (link.lead) await link.peersReady();
+    }
     if (control) {
       // The supervisor handles a second signal (k6 then exits at once).
       control.onSignal = (signal) => {
         if (phases.endLinger()) return;
-        logLine('WARN', 'Stopping k6-triton in response to signal...');
+        if (!link || link.lead) logLine('WARN', 'Stopping k6-triton in response to signal...');
         run.requestAbort(EXIT.EXTERNAL_ABORT, SIGNAL_ABORT(signal));
       };
       control.onInterrupted = () => phases.interrupted();

@@ -30,6 +30,7 @@ export { layerShortcuts, parseStage } from './options/shortcuts.ts';
 export type { SummaryData } from './summary/data.ts';
 export type { SummaryMode } from './summary/text.ts';
 export { runSupervised } from './supervisor.ts';
+export { parseWorkers, RESERVED_CORES_ENV, WORKERS_ENV } from './workers/plan.ts';
 export { WriteError, writeWholeSync } from './write-whole.ts';
 export { archiveOf, collectTest } from './archive/collect.ts';
 export { k6OptionsJson } from './archive/metadata.ts';

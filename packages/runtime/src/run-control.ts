@@ -4,7 +4,9 @@
  * outlives its deadline (or a signal) because script code never yields, cuts the running
  * JavaScript short and says so. One event loop cannot interrupt itself; another thread can.
  */
-import type { LiveSnapshot } from './api/types.ts';
+import type { LiveShare, LiveSnapshot } from './api/types.ts';
+
+import type { WorkerLink } from './workers/link.ts';
 
 /** Phases of a run, in order (`paused`: --paused, waiting to start; `linger`: --linger, waiting for a signal). */
 export type Phase = 'init' | 'paused' | 'setup' | 'scenarios' | 'teardown' | 'linger' | 'summary' | 'done';
@@ -15,6 +17,8 @@ export interface LiveControl {
   /** k6's refusal, or null. */
   setPaused(pause: boolean): string | null;
   stop(): void;
+  /** A run on several workers: this worker's raw metrics, which the supervisor merges. */
+  share?(): LiveShare;
 }
 
 /** The engine's side of a supervised run. */
@@ -25,6 +29,8 @@ export interface RunControl {
   onSignal: ((signal: string) => void) | null;
   /** Set by the engine: the supervisor terminated the JavaScript the phase was running. */
   onInterrupted: (() => void) | null;
+  /** A run on several workers: this worker's link to the others (workers/link.ts). */
+  workers?: WorkerLink;
   /**
    * Called by the engine once the script is loaded and its options valid, with the REST API's side of the
    * run: k6 starts its API server at this point, so a client never finds it before the run can answer.

@@ -27,6 +27,12 @@ import { legacySummaryExport } from './summary/export.ts';
 import { renderTextSummary, type SummaryMode } from './summary/text.ts';
 import { evaluateThresholds, type ThresholdSet } from './thresholds.ts';
 import type { VU } from './vu.ts';
+import type { WorkerLink } from './workers/link.ts';
+import { absorbSnapshot, snapshotRun } from './workers/merge.ts';
+import { mergedVerdict } from './workers/verdict.ts';
+
+/** How often other workers send their metrics when the first judges abortOnFail thresholds. */
+const SNAPSHOT_INTERVAL_MS = 1000;
 
 /** What --linger prints (stdout, unless -q) while it waits, k6's words. */
 const LINGER_LINE =
@@ -196,6 +202,14 @@ export class RunPhases {
 
   async #setup(): Promise<void> {
     const { vu0, options } = this.x;
+    const link = this.x.control?.workers;
+    if (link && !link.lead) {
+      // setup() runs once, on the first worker; its data comes from there.
+      const outcome = await link.setup();
+      this.#setupOk = outcome.ok;
+      this.#setupJson = outcome.json;
+      return;
+    }
     if (options.noSetup || typeof vu0.exports['setup'] !== 'function') return;
     this.#enter('setup', options.setupTimeout_ms);
     try {
@@ -216,6 +230,9 @@ export class RunPhases {
 
   async #scenarios(): Promise<void> {
     const { run, pool, options, thresholds } = this.x;
+    const link = this.x.control?.workers;
+    // Reached after setup() however it ended (a cut-short setup too): the other workers wait for this.
+    if (link?.lead) link.shareSetup({ ok: this.#setupOk, json: this.#setupJson });
     if (!this.#setupOk || run.abortRequest) return;
     const { registry, pipeline } = run;
     this.#enter(
@@ -229,8 +246,18 @@ export class RunPhases {
     this.#stopTimers.push(() => clearInterval(vt));
     setImmediate(sampleVus);
     if (thresholds.some((s) => s.thresholds.some((t) => t.abortOnFail))) {
+      // Several workers: the others send their metrics, the first one judges the merged run's.
+      if (link && !link.lead) {
+        const st = setInterval(() => link.sendSnapshot(snapshotRun(run), false), SNAPSHOT_INTERVAL_MS);
+        this.#stopTimers.push(() => clearInterval(st));
+      }
       const tt = setInterval(() => {
-        const r = evaluateThresholds(thresholds, performance.now() - run.start_ms);
+        if (link && !link.lead) return;
+        const elapsed_ms = performance.now() - run.start_ms;
+        const r =
+          link && link.count > 1
+            ? mergedVerdict(options.thresholds, [snapshotRun(run), ...link.latest.values()], elapsed_ms)
+            : evaluateThresholds(thresholds, elapsed_ms);
         if (r.abort)
           run.requestAbort(
             EXIT.THRESHOLDS_FAILED,
@@ -239,7 +266,7 @@ export class RunPhases {
       }, 2000);
       this.#stopTimers.push(() => clearInterval(tt));
     }
-    if (!this.x.quiet && this.x.tty.stderr)
+    if (!this.x.quiet && this.x.tty.stderr && (!link || link.lead))
       this.#stopTimers.push(
         startProgress(run, () => pool.all.length, { write: (s: string) => this.x.io.stderr(s) }),
       );
@@ -250,6 +277,20 @@ export class RunPhases {
     const { run, vu0, options } = this.x;
     // Reached also when the scenarios phase was cut short: its timers stop here.
     for (const stop of this.#stopTimers.splice(0)) stop();
+    const link = this.x.control?.workers;
+    // Teardown runs once, on the first worker, after every worker's scenarios.
+    if (link && !link.lead) return;
+    if (link) {
+      for (const snap of await link.peersFinal())
+        if (
+          absorbSnapshot(
+            { registry: run.registry, rootGroup: run.rootGroup, sections: run.pipeline.sections },
+            snap,
+          )
+        )
+          run.markedFailed = true;
+      this.x.live.peersMerged = true;
+    }
     const ar = run.abortRequest;
     // k6 logs test.abort() and signals as errors.
     if (ar) logLine(ar.code === EXIT.THRESHOLDS_FAILED ? 'WARN' : 'ERRO', ar.reason);
@@ -275,6 +316,8 @@ export class RunPhases {
 
   async #summary(defaultSummary: boolean, live: () => boolean): Promise<PhasesResult> {
     const { run, vu0, options, thresholds, io } = this.x;
+    const link = this.x.control?.workers;
+    if (link && !link.lead) return this.#sendFinal(link);
     this.#enter('summary', HANDLE_SUMMARY_TIMEOUT_MS);
     const duration_ms = performance.now() - this.#t0;
     try {
@@ -323,6 +366,18 @@ export class RunPhases {
     else if (live() && !verdict.ok)
       logLine('ERRO', `thresholds on metrics '${failedMetrics(verdict.failedKeys)}' have been crossed`);
     return { exitCode, summaryData: data };
+  }
+
+  /** Another worker's end: its output lines, then its metrics, to the first worker (in that order). */
+  async #sendFinal(link: WorkerLink): Promise<PhasesResult> {
+    this.#enter('summary', null);
+    try {
+      await this.x.run.pipeline.close();
+    } catch (err) {
+      logLine('ERRO', `writing an output failed: ${(err as Error).message}`);
+    }
+    link.sendSnapshot(snapshotRun(this.x.run), true);
+    return { exitCode: this.#exitCode, summaryData: null };
   }
 
   /**

@@ -59,6 +59,11 @@ export class TestRun {
    * (k6/net/grpc's streams, which keep an iteration alive in k6).
    */
   iterationHooks: ((vu: VuState) => Promise<void>)[] = [];
+  /**
+   * On one of several workers: the test-wide 0-based index of this worker's k-th VU or iteration
+   * (k6's SegmentedIndex), for __VU, exec.vu.idInTest and exec.scenario.iterationInTest; null alone.
+   */
+  globalIndex: ((k: number) => number) | null = null;
   /** exec.test.fail() was called: the run goes on and ends with exit code 110. */
   markedFailed = false;
   /** Set on the first abort request: the exit code and reason. */

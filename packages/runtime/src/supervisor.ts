@@ -11,11 +11,16 @@
 import { Session } from 'node:inspector';
 import { Worker } from 'node:worker_threads';
 import { type ApiServer, startApiServer } from './api/server.ts';
-import { type ApiReply, type ApiRequest, workerLink } from './api/worker-link.ts';
+import type { RunApi } from './api/types.ts';
+import { type ApiReply, type ApiRequest, type WorkerLink as ApiLink, workerLink } from './api/worker-link.ts';
 import type { RunTestOptions, RunTestResult } from './engine.ts';
 import { logLine } from './log.ts';
 import { EXIT } from './run-state.ts';
 import type { Phase } from './run-control.ts';
+import { Coordinator } from './workers/coordinator.ts';
+import { severalWorkersApi } from './workers/live.ts';
+import type { PeerCommand, PeerMessage } from './workers/messages.ts';
+import { requestedWorkers } from './workers/plan.ts';
 
 /** Worker → supervisor. */
 export type WorkerMessage =
@@ -25,14 +30,16 @@ export type WorkerMessage =
   | { type: 'result'; result: RunTestResult }
   /** The run is loaded: the REST API may start (k6 starts it after init). */
   | { type: 'api-ready' }
-  | ApiReply;
+  | ApiReply
+  | PeerMessage;
 
 /** Supervisor → worker. */
 export type SupervisorMessage =
   | { type: 'ping' }
   | { type: 'signal'; signal: string }
   | { type: 'interrupted' }
-  | ApiRequest;
+  | ApiRequest
+  | PeerCommand;
 
 /** k6's REST API for a run (`--address`, K6_ADDRESS). */
 export interface ApiSettings {
@@ -54,73 +61,154 @@ const YOUNG_GENERATION_MB = 6;
 /** Liveness checks while a phase is overdue. */
 const CHECK_INTERVAL_MS = 500;
 
+/** One worker thread and its liveness watch: pings while its phase is overdue, interrupts busy JavaScript. */
+class Watched {
+  phase: Phase = 'init';
+  #deadlineTimer: NodeJS.Timeout | undefined;
+  #checkTimer: NodeJS.Timeout | undefined;
+  #pingTimer: NodeJS.Timeout | undefined;
+  #interrupting = false;
+
+  constructor(
+    readonly index: number,
+    readonly worker: Worker,
+    readonly onFailure: (r: RunTestResult) => void,
+  ) {}
+
+  send(m: SupervisorMessage): void {
+    this.worker.postMessage(m);
+  }
+
+  /** While the phase is overdue, ping; an unanswered ping means busy JavaScript: cut it short. */
+  overdue(): void {
+    if (this.#checkTimer) return;
+    const check = () => {
+      if (this.#pingTimer || this.#interrupting) return;
+      this.#pingTimer = setTimeout(() => this.#interrupt(), PING_TIMEOUT_MS);
+      this.send({ type: 'ping' });
+    };
+    check();
+    this.#checkTimer = setInterval(check, CHECK_INTERVAL_MS);
+  }
+
+  #interrupt(): void {
+    this.#pingTimer = undefined;
+    this.#interrupting = true;
+    // One inspector session: interruptions of several workers take turns.
+    const turn = interruptions.then(() => terminateJs(this.worker));
+    interruptions = turn.catch(() => {});
+    turn.then(
+      () => {
+        this.#interrupting = false;
+        this.send({ type: 'interrupted' });
+      },
+      (err: unknown) => {
+        logLine('ERRO', `cannot interrupt the running script: ${(err as Error).message}`);
+        this.onFailure({ exitCode: EXIT.EXTERNAL_ABORT, summaryData: null });
+      },
+    );
+  }
+
+  pong(): void {
+    clearTimeout(this.#pingTimer);
+    this.#pingTimer = undefined;
+  }
+
+  enter(phase: Phase, deadline_epoch_ms: number | null): void {
+    this.phase = phase;
+    clearTimeout(this.#deadlineTimer);
+    clearInterval(this.#checkTimer);
+    this.#checkTimer = undefined;
+    if (deadline_epoch_ms !== null)
+      this.#deadlineTimer = setTimeout(
+        () => this.overdue(),
+        Math.max(0, deadline_epoch_ms - Date.now()) + DEADLINE_MARGIN_MS,
+      );
+  }
+
+  stop(): void {
+    clearTimeout(this.#deadlineTimer);
+    clearInterval(this.#checkTimer);
+    clearTimeout(this.#pingTimer);
+    void this.worker.terminate();
+  }
+}
+
 /**
- * Runs `opts` on a worker thread, forwarding SIGINT/SIGTERM and interrupting busy script code; with
- * `api`, serves k6's REST API on this thread.
+ * Runs `opts` on worker threads, forwarding SIGINT/SIGTERM and interrupting busy script code. With
+ * more than one worker (workers/plan.ts) the test is split by execution segment; the first worker
+ * runs setup, teardown and the summary on every worker's merged metrics (workers/coordinator.ts).
+ * With `api`, serves k6's REST API on this thread once every worker is loaded.
  */
 export function runSupervised(opts: RunTestOptions, api?: ApiSettings): Promise<RunTestResult> {
-  const { stdout: _o, stderr: _e, control: _c, ...plain } = opts;
-  const worker = new Worker(new URL('./worker.js', import.meta.url), {
-    workerData: {
-      opts: { ...plain, tty: opts.tty ?? { stdout: !!process.stdout.isTTY, stderr: !!process.stderr.isTTY } },
-    },
-    resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
-  });
+  const { stdout: _o, stderr: _e, control: _c, workers: _w, ...plain } = opts;
+  let requested: number;
+  try {
+    requested = requestedWorkers(opts.workers, process.env);
+  } catch (err) {
+    logLine('ERRO', (err as Error).message);
+    return Promise.resolve({ exitCode: EXIT.INVALID_CONFIG, summaryData: null });
+  }
+  const workerOpts = {
+    ...plain,
+    tty: opts.tty ?? { stdout: !!process.stdout.isTTY, stderr: !!process.stderr.isTTY },
+  };
   return new Promise<RunTestResult>((resolve) => {
     let done = false;
     let signals = 0;
-    let deadlineTimer: NodeJS.Timeout | undefined;
-    let checkTimer: NodeJS.Timeout | undefined;
-    let pingTimer: NodeJS.Timeout | undefined;
-    let interrupting = false;
-    let phase: Phase = 'init';
-    const send = (m: SupervisorMessage) => worker.postMessage(m);
-    const link = workerLink(send);
+    const watched = new Map<number, Watched>();
+    const coordinator =
+      requested > 1
+        ? new Coordinator(requested, {
+            start: (index, count) => start(index, count),
+            send: (index, m) => watched.get(index)?.send(m),
+            indexes: () => [...watched.keys()],
+          })
+        : null;
+
+    /** Sends `m` to every worker (signals; the REST API's pause, resume and stop go through each one's link). */
+    const broadcast = (m: SupervisorMessage) => {
+      for (const w of watched.values()) w.send(m);
+    };
+    /** Each worker's REST API link (requests with ids, replies settle them). */
+    const apiLinks = new Map<number, ApiLink>();
+    const apiReady = new Set<number>();
     let server: ApiServer | null = null;
+    const runApi: RunApi = coordinator
+      ? severalWorkersApi(
+          () => [...apiLinks.keys()].sort((a, b) => a - b).map((i) => apiLinks.get(i)!),
+          (i) => coordinator.final(i),
+        )
+      : {
+          snapshot: () => apiLinks.get(0)!.snapshot(),
+          pause: () => apiLinks.get(0)!.pause(),
+          resume: () => apiLinks.get(0)!.resume(),
+          stop: () => apiLinks.get(0)!.stop(),
+        };
+    /** k6 serves its API once the run is loaded: here, once every worker is (a resume then reaches each). */
+    const onApiReady = (index: number) => {
+      apiReady.add(index);
+      if (!api || apiReady.size !== (coordinator?.count ?? 1)) return;
+      serveApi(api, runApi).then((s) => {
+        if (done) void s?.close();
+        else server = s;
+      }, finish);
+    };
 
     const finish = (r: RunTestResult) => {
       if (done) return;
       done = true;
-      clearTimeout(deadlineTimer);
-      clearInterval(checkTimer);
-      clearTimeout(pingTimer);
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       closeSession();
-      link.close();
+      for (const l of apiLinks.values()) l.close();
       void server?.close();
-      void worker.terminate();
+      for (const w of watched.values()) w.stop();
       resolve(r);
     };
 
-    // While the phase is overdue, ping; an unanswered ping means busy JavaScript: cut it short.
-    const overdue = () => {
-      if (checkTimer || done) return;
-      const check = () => {
-        if (pingTimer || interrupting) return;
-        pingTimer = setTimeout(interrupt, PING_TIMEOUT_MS);
-        send({ type: 'ping' });
-      };
-      check();
-      checkTimer = setInterval(check, CHECK_INTERVAL_MS);
-    };
-    const interrupt = () => {
-      pingTimer = undefined;
-      interrupting = true;
-      terminateJs(worker).then(
-        () => {
-          interrupting = false;
-          send({ type: 'interrupted' });
-        },
-        (err: unknown) => {
-          logLine('ERRO', `cannot interrupt the running script: ${(err as Error).message}`);
-          finish({ exitCode: EXIT.EXTERNAL_ABORT, summaryData: null });
-        },
-      );
-    };
-
     const onSignal = (signal: NodeJS.Signals) => {
-      if (phase === 'init') {
+      if (watched.get(0)!.phase === 'init') {
         // k6 handles signals only once the script is initialized: before that, one ends it.
         finish({ exitCode: EXIT.EXTERNAL_ABORT, summaryData: null });
         process.kill(process.pid, signal);
@@ -132,51 +220,60 @@ export function runSupervised(opts: RunTestOptions, api?: ApiSettings): Promise<
         logLine('ERRO', 'Aborting test run immediately, the end-of-test summary will not be shown');
         return finish({ exitCode: EXIT.EXTERNAL_ABORT, summaryData: null });
       }
-      send({ type: 'signal', signal });
-      overdue();
+      broadcast({ type: 'signal', signal });
+      for (const w of watched.values()) w.overdue();
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
 
-    worker.on('message', (m: WorkerMessage) => {
-      switch (m.type) {
-        case 'out':
-          (m.fd === 1 ? process.stdout : process.stderr).write(m.text);
-          return;
-        case 'pong':
-          clearTimeout(pingTimer);
-          pingTimer = undefined;
-          return;
-        case 'phase':
-          phase = m.phase;
-          clearTimeout(deadlineTimer);
-          clearInterval(checkTimer);
-          checkTimer = undefined;
-          if (m.deadline_epoch_ms !== null)
-            deadlineTimer = setTimeout(
-              overdue,
-              Math.max(0, m.deadline_epoch_ms - Date.now()) + DEADLINE_MARGIN_MS,
-            );
-          return;
-        case 'result':
-          return finish(m.result);
-        case 'api-ready':
-          if (api)
-            serveApi(api, link).then((s) => {
-              if (done) void s?.close();
-              else server = s;
-            }, finish);
-          return;
-        case 'api-snapshot':
-        case 'api-pause':
-          return link.receive(m);
-      }
-    });
-    worker.on('error', (err) => {
-      logLine('ERRO', `the run's worker failed: ${err.stack ?? err.message}`);
-      finish({ exitCode: EXIT.SCRIPT_EXCEPTION, summaryData: null });
-    });
-    worker.on('exit', (code) => finish({ exitCode: code || EXIT.SCRIPT_EXCEPTION, summaryData: null }));
+    function start(index: number, count: number): void {
+      if (index > 0) severalWorkers = true;
+      const worker = new Worker(new URL('./worker.js', import.meta.url), {
+        workerData: { opts: workerOpts, ...(count > 1 ? { role: { index, count } } : {}) },
+        resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+      });
+      const w = new Watched(index, worker, finish);
+      watched.set(index, w);
+      apiLinks.set(
+        index,
+        workerLink((m) => w.send(m)),
+      );
+      // The run's result is the first worker's; another worker ending without its final metrics failed
+      // (its init threw, say), and ends the run with its outcome.
+      const ended = (r: RunTestResult) => {
+        if (index === 0 || !coordinator?.finished(index)) finish(r);
+      };
+      worker.on('message', (m: WorkerMessage) => {
+        switch (m.type) {
+          case 'out':
+            (m.fd === 1 ? process.stdout : process.stderr).write(m.text);
+            return;
+          case 'pong':
+            return w.pong();
+          case 'phase':
+            return w.enter(m.phase, m.deadline_epoch_ms);
+          case 'result':
+            return ended(m.result);
+          case 'api-ready':
+            return onApiReady(index);
+          case 'api-snapshot':
+          case 'api-pause':
+            return apiLinks.get(index)!.receive(m);
+          default:
+            coordinator?.route(index, m);
+        }
+      });
+      worker.on('error', (err) => {
+        logLine('ERRO', `the run's worker failed: ${err.stack ?? err.message}`);
+        finish({ exitCode: EXIT.SCRIPT_EXCEPTION, summaryData: null });
+      });
+      worker.on('exit', (code) => {
+        // Its last answer stands (a finished worker's metrics come from its final ones, coordinator.ts).
+        apiLinks.get(index)?.close();
+        ended({ exitCode: code || EXIT.SCRIPT_EXCEPTION, summaryData: null });
+      });
+    }
+    start(0, requested);
   });
 }
 
@@ -184,9 +281,9 @@ export function runSupervised(opts: RunTestOptions, api?: ApiSettings): Promise<
  * Starts the REST API server; resolves with it, or with null when the port cannot be bound and k6 would
  * only warn (K6_ADDRESS); rejects with exit 106's result when the flag named the address, as k6 exits.
  */
-async function serveApi(api: ApiSettings, link: ReturnType<typeof workerLink>): Promise<ApiServer | null> {
+async function serveApi(api: ApiSettings, run: RunApi): Promise<ApiServer | null> {
   try {
-    return await startApiServer(api.address, link);
+    return await startApiServer(api.address, run);
   } catch (err) {
     const error = (err as Error).message;
     if (!api.explicit) {
@@ -199,6 +296,9 @@ async function serveApi(api: ApiSettings, link: ReturnType<typeof workerLink>): 
 }
 
 let session: Session | null = null;
+/** Set when a run has more than one worker (terminateJs then uses a session per interruption). */
+let severalWorkers = false;
+let interruptions: Promise<void> = Promise.resolve();
 
 function closeSession(): void {
   session?.disconnect();
@@ -219,8 +319,11 @@ const CLEAR_ASYNC_STACK = `(() => {
  * termination when the stack has unwound, and the worker's event loop goes on.
  */
 async function terminateJs(worker: Worker): Promise<void> {
-  session ??= new Session();
-  const s = session;
+  // A run of several workers: a session of its own per interruption (one session's attachments of
+  // the other workers would outlive it); one worker keeps its session, as before.
+  const own = severalWorkers ? new Session() : null;
+  if (!own) session ??= new Session();
+  const s = own ?? session!;
   try {
     s.connect();
   } catch {
@@ -230,11 +333,15 @@ async function terminateJs(worker: Worker): Promise<void> {
     new Promise<T>((resolve, reject) =>
       s.post(method, params, (err, r) => (err ? reject(err) : resolve(r as T))),
     );
+  // Enabling attaches every worker of the run: each session is detached again at the end, so the next
+  // interruption (of another worker) sees its worker attach anew.
+  const attached: string[] = [];
+  let onAttached: (ev: { params: { sessionId: string; workerInfo: { workerId: string } } }) => void =
+    () => {};
   const sessionId = await new Promise<string>((resolve, reject) => {
-    const onAttached = (ev: { params: { sessionId: string; workerInfo: { workerId: string } } }) => {
-      if (ev.params.workerInfo.workerId !== String(worker.threadId)) return;
-      s.off('NodeWorker.attachedToWorker', onAttached);
-      resolve(ev.params.sessionId);
+    onAttached = (ev) => {
+      attached.push(ev.params.sessionId);
+      if (ev.params.workerInfo.workerId === String(worker.threadId)) resolve(ev.params.sessionId);
     };
     s.on('NodeWorker.attachedToWorker', onAttached);
     // Attaching is what makes the worker take messages while its JavaScript is busy.
@@ -276,6 +383,9 @@ async function terminateJs(worker: Worker): Promise<void> {
     await cdp('Debugger.disable');
   } finally {
     s.off('NodeWorker.receivedMessageFromWorker', onMessage);
-    await post('NodeWorker.detach', { sessionId }).catch(() => {});
+    s.off('NodeWorker.attachedToWorker', onAttached);
+    for (const id of new Set([...attached, sessionId]))
+      await post('NodeWorker.detach', { sessionId: id }).catch(() => {});
+    own?.disconnect();
   }
 }

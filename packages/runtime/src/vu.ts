@@ -63,10 +63,14 @@ export class VU implements VuState {
   readonly #retireFns: (() => void | Promise<void>)[] = [];
   readonly #timers = new Set<NodeJS.Timeout>();
 
+  /** The VU's number among this worker's (exec.vu.idInInstance); idInTest is the test's (workers/plan.ts). */
+  idInInstance: number;
+
   constructor(
     readonly idInTest: number,
     readonly run: TestRun,
   ) {
+    this.idInInstance = idInTest;
     this.group = run.rootGroup;
     // Each VU gets its own __ENV, as in k6: a script changing it changes only its VU's copy.
     this.#env = { ...run.env };

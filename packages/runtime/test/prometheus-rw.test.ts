@@ -19,6 +19,8 @@ import { setLogSink } from '../src/log.ts';
 import { Metric } from '../src/metrics/registry.ts';
 import { readRwConfig } from '../src/outputs/prometheus-rw/config.ts';
 import { PrometheusRwOutput } from '../src/outputs/prometheus-rw/output.ts';
+import { SampleRelayOutput } from '../src/outputs/prometheus-rw/relay.ts';
+import { RelayWriter } from '../src/workers/link.ts';
 import { type PromSeries, SeriesStore, trendStatSuffix } from '../src/outputs/prometheus-rw/series.ts';
 import { decodeWriteRequest, writeRequestBytes } from '../src/outputs/prometheus-rw/wire.ts';
 import { EXIT } from '../src/exit-codes.ts';
@@ -269,6 +271,24 @@ describe('pushes to a remote-write endpoint', () => {
     expect(h.authorization).toBe(`Basic ${Buffer.from('user:secret').toString('base64')}`);
     expect(flat(received[0]!.series)).toEqual({ 'k6_iterations_total{scenario=default}': 2 });
     expect(received[1]!.series[0]!.samples[0]!.value).toBeNaN();
+  });
+
+  it("aggregates another worker's relayed samples into the same series, pushed once", async () => {
+    fresh();
+    const out = new PrometheusRwOutput(readRwConfig({ K6_PROMETHEUS_RW_SERVER_URL: url }));
+    const relay = new SampleRelayOutput(new RelayWriter((chunk) => out.absorb(chunk)));
+    const tags = { scenario: 'default', name: 'a\tb "c"' };
+    out.sample(counter, 1, { ...tags }, T0);
+    relay.sample(counter, 2, tags, T0 + 1);
+    relay.sample(counter, 0.1, tags, T0 + 2);
+    relay.sample(rate, 1, {}, T0 + 2);
+    await relay.close();
+    await out.close();
+    expect(received).toHaveLength(1);
+    expect(flat(received[0]!.series)).toEqual({
+      'k6_iterations_total{name=a\tb "c",scenario=default}': 3.1,
+      'k6_checks_rate{}': 1,
+    });
   });
 
   it('pushes every push interval, during the run', async () => {

@@ -223,3 +223,62 @@ describe('k6-triton run --linger', () => {
     expect(end.stdout).toContain('TOTAL RESULTS');
   });
 });
+
+describe('k6-triton run --workers 2 --address', () => {
+  it('--paused holds both workers until one PATCH resumes them; status and metrics are the whole run', async () => {
+    const run = await startRun(NODE_RUNTIME, [
+      '--workers',
+      '2',
+      '--paused',
+      '--linger',
+      '--summary-export',
+      join(dir, 'w2.json'),
+      paused,
+    ]);
+    // The API answers once both workers are loaded: each worker initialized one of the 2 VUs.
+    expect(await statusIs(run.base, { status: 4, paused: true })).toMatchObject({ vus: 0, 'vus-max': 2 });
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await metricsById(run.base)).get('ticks')?.attributes['sample']).toEqual({ count: 0, rate: 0 });
+    expect((await patchStatus(run.base, { paused: false })).status).toBe(200);
+    // Lingering after teardown: the first worker holds every worker's metrics, counted once.
+    await until(async () => (run.output().stdout.includes('--linger was enabled') ? true : undefined));
+    expect(await status(run.base)).toMatchObject({ status: 9, 'vus-max': 2 });
+    const m = await metricsById(run.base);
+    expect(m.get('ticks')?.attributes['sample']).toMatchObject({ count: 6 });
+    expect(m.get('iterations')?.attributes['sample']).toMatchObject({ count: 6 });
+    expect(m.get('checks')?.attributes['sample']).toEqual({ rate: 1 });
+    expect((await call(run.base, '/v1/setup')).body).toMatchObject({
+      data: { attributes: { data: { from: 'setup' } } },
+    });
+    const groups = (await call(run.base, '/v1/groups')).body as { data: { attributes: { name: string } }[] };
+    expect(groups.data.map((g) => g.attributes.name)).toEqual(['', 'g1']);
+    run.kill('SIGINT');
+    const end = await run.ended;
+    expect(end.code).toBe(EXIT.OK);
+    expect(exported('w2.json').metrics['iterations']?.['count']).toBe(6);
+  });
+
+  it('sums both workers while running, refuses a pause as one run does, and stops both (exit 103)', async () => {
+    const run = await startRun(NODE_RUNTIME, ['-q', '--workers', '2', '-u', '2', long]);
+    expect(await statusIs(run.base, { status: 7, running: true })).toMatchObject({ vus: 2, 'vus-max': 2 });
+    // Both workers' iterations: each VU iterates every 0.1 s, so both shares show within a few tenths.
+    const its = await until(async () => {
+      const m = await metricsById(run.base);
+      const count = (m.get('iterations')?.attributes['sample'] as { count: number } | undefined)?.count ?? 0;
+      return count >= 10 ? m : undefined;
+    });
+    expect(its.get('vus')?.attributes['sample']).toEqual({ value: 2 });
+    expect((await patchStatus(run.base, { paused: true })).body).toMatchObject({
+      errors: [
+        {
+          detail:
+            "constant-vus executor 'default' doesn't support pause and resume operations after its start",
+        },
+      ],
+    });
+    expect((await patchStatus(run.base, { stopped: true })).status).toBe(200);
+    const end = await run.ended;
+    expect(end.code).toBe(EXIT.STOPPED_FROM_REST_API);
+    expect(end.stderr.match(/test run stopped from REST API/g)).toHaveLength(1);
+  });
+});

@@ -4,7 +4,7 @@
  */
 import { thresholdPasses } from '@k6-triton/lib/load/threshold-expr.ts';
 import type { Group } from '../groups.ts';
-import type { Sink } from '../metrics/registry.ts';
+import type { MetricRegistry, Sink } from '../metrics/registry.ts';
 import { CounterSink, GaugeSink, RateSink } from '../metrics/registry.ts';
 import { trendStat } from '../metrics/values.ts';
 import type { ScenarioConfig } from '../options/scenarios.ts';
@@ -29,6 +29,8 @@ export class LiveRun {
   /** A stop asked for after the end: shown, but the run's outcome stays (k6's run context is done). */
   #stoppedAfterEnd = false;
   #resume: (() => void) | null = null;
+  /** Several workers: the first one's metrics hold every worker's final ones (run-phases' teardown). */
+  peersMerged = false;
   /** The last verdict of each threshold key (true: crossed); a key is absent until its sink has samples. */
   readonly #tainted = new Map<string, boolean>();
   readonly #tick: NodeJS.Timeout | null;
@@ -51,13 +53,10 @@ export class LiveRun {
 
   /** k6's periodic evaluation: thresholds of metrics with samples, at the current test run duration. */
   #evaluate(): void {
-    const elapsed_ms = this.#elapsed_ms();
+    const elapsed_ms = this.elapsed_ms;
     for (const set of this.thresholds) {
-      if (isEmpty(set.sink)) continue;
-      this.#tainted.set(
-        set.key,
-        set.thresholds.some((t) => !thresholdPasses(t, aggregate(set.sink, t.aggregation, elapsed_ms))),
-      );
+      const v = crossed(set, elapsed_ms);
+      if (v !== null) this.#tainted.set(set.key, v);
     }
   }
 
@@ -114,19 +113,12 @@ export class LiveRun {
   /** The live status and metrics, as k6's /v1/status and /v1/metrics give them. */
   snapshot(): LiveSnapshot {
     const run = this.run;
-    const elapsed_ms = this.#elapsed_ms();
-    const byKey = new Set(this.thresholds.map((t) => t.key));
-    const metrics: LiveMetric[] = [];
-    const entry = (id: string, type: LiveMetric['type'], contains: LiveMetric['contains'], sink: Sink) => {
-      const tainted = this.#tainted.get(id) ?? null;
-      metrics.push({ id, type, contains, tainted, sample: sample(sink, elapsed_ms) });
-    };
-    for (const m of run.registry.all()) {
-      const subs = m.submetrics.filter((s) => byKey.has(s.name));
-      // k6 marks a metric observed when it or one of its sub-metrics has thresholds.
-      if (m.observed || byKey.has(m.name) || subs.length > 0) entry(m.name, m.type, m.contains, m.sink);
-      for (const s of subs) entry(s.name, m.type, m.contains, s.sink);
-    }
+    const metrics = liveMetrics(
+      run.registry,
+      new Set(this.thresholds.map((t) => t.key)),
+      (id) => this.#tainted.get(id) ?? null,
+      this.elapsed_ms,
+    );
     return {
       status: {
         status: this.status,
@@ -138,16 +130,44 @@ export class LiveRun {
         tainted: [...this.#tainted.values()].some(Boolean),
       },
       metrics,
-      groups: flatten(run.rootGroup),
+      groups: flattenGroups(run.rootGroup),
       setupJson: this.setupJson,
     };
   }
 
   /** k6's current test run duration: from the start, frozen at the end. */
-  #elapsed_ms(): number {
+  get elapsed_ms(): number {
     if (!this.#started || this.run.start_ms === 0) return 0;
     return (this.#end_ms ?? performance.now()) - this.run.start_ms;
   }
+}
+
+/**
+ * /v1/metrics' entries of a registry: observed metrics, those with thresholds (`thresholdKeys`) and their
+ * threshold sub-metrics, `taintedOf` giving each one's last verdict.
+ */
+export function liveMetrics(
+  registry: MetricRegistry,
+  thresholdKeys: ReadonlySet<string>,
+  taintedOf: (id: string) => boolean | null,
+  elapsed_ms: number,
+): LiveMetric[] {
+  const metrics: LiveMetric[] = [];
+  const entry = (id: string, type: LiveMetric['type'], contains: LiveMetric['contains'], sink: Sink) =>
+    metrics.push({ id, type, contains, tainted: taintedOf(id), sample: sample(sink, elapsed_ms) });
+  for (const m of registry.all()) {
+    const subs = m.submetrics.filter((s) => thresholdKeys.has(s.name));
+    // k6 marks a metric observed when it or one of its sub-metrics has thresholds.
+    if (m.observed || thresholdKeys.has(m.name) || subs.length > 0) entry(m.name, m.type, m.contains, m.sink);
+    for (const s of subs) entry(s.name, m.type, m.contains, s.sink);
+  }
+  return metrics;
+}
+
+/** Whether a threshold of `set` is crossed now; null while its sink has no sample (k6 skips it then). */
+export function crossed(set: ThresholdSet, elapsed_ms: number): boolean | null {
+  if (isEmpty(set.sink)) return null;
+  return set.thresholds.some((t) => !thresholdPasses(t, aggregate(set.sink, t.aggregation, elapsed_ms)));
 }
 
 /** Whether a sink has no sample yet (k6 skips those thresholds; a counter's zero sum stands for none). */
@@ -168,7 +188,7 @@ function sample(sink: Sink, elapsed_ms: number): Record<string, number> {
 }
 
 /** The group tree, root first, then each sub-group's subtree (k6's FlattenGroup order). */
-function flatten(g: Group): LiveGroup[] {
+export function flattenGroups(g: Group): LiveGroup[] {
   const checks = [...g.checks.values()].map((c) => ({
     id: c.id,
     path: c.path,
@@ -186,6 +206,6 @@ function flatten(g: Group): LiveGroup[] {
       groupIds: subs.map((s) => s.id),
       parentId: g.parent?.id ?? null,
     },
-    ...subs.flatMap(flatten),
+    ...subs.flatMap(flattenGroups),
   ];
 }

@@ -2,6 +2,7 @@
  * What k6's REST API (api/v1) shows of a run, and the narrow interface through which the API server
  * (main thread, server.ts) reaches the run (worker threads): the server never touches the engine.
  */
+import type { RunSnapshot } from '../workers/merge.ts';
 
 /** k6's lib.ExecutionStatus values, which /v1/status gives as numbers. */
 export const EXEC_STATUS = {
@@ -67,6 +68,17 @@ export interface LiveSnapshot {
   groups: LiveGroup[];
   /** setup()'s result as JSON; null before setup() returned (or without one). */
   setupJson: string | null;
+}
+
+/** A worker's share of a run on several workers: raw data the supervisor merges before formatting (workers/live.ts). */
+export interface LiveShare {
+  run: RunSnapshot;
+  /** The options' thresholds (`{}` under --no-thresholds), judged on the merged metrics. */
+  thresholds: unknown;
+  /** k6's current test run duration on this worker. */
+  elapsed_ms: number;
+  /** The first worker absorbed every other worker's final metrics: its share is the whole run's. */
+  peersMerged: boolean;
 }
 
 /**

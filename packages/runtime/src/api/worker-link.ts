@@ -3,7 +3,7 @@
  * replies settle them. A worker whose script code does not yield cannot answer; then the last snapshot
  * it gave stands, so the API keeps answering, as k6's does while VUs are busy.
  */
-import { EXEC_STATUS, type LiveSnapshot, type RunApi } from './types.ts';
+import { EXEC_STATUS, type LiveShare, type LiveSnapshot, type RunApi } from './types.ts';
 
 /** Messages the link sends to the worker. */
 export type ApiRequest =
@@ -13,7 +13,7 @@ export type ApiRequest =
 
 /** The worker's replies. */
 export type ApiReply =
-  | { type: 'api-snapshot'; id: number; snapshot: LiveSnapshot | null }
+  | { type: 'api-snapshot'; id: number; snapshot: LiveSnapshot | null; share?: LiveShare }
   | { type: 'api-pause'; id: number; error: string | null };
 
 /** How long a request waits for a busy worker. */
@@ -37,6 +37,8 @@ const INITIAL: LiveSnapshot = {
 
 /** A RunApi talking to one worker; `receive` takes the worker's api-* replies. */
 export interface WorkerLink extends RunApi {
+  /** The snapshot with the worker's raw share (a run on several workers; null share: none yet). */
+  detail(): Promise<{ snapshot: LiveSnapshot; share: LiveShare | null }>;
   receive(m: ApiReply): void;
   /** The worker is gone: pending and later requests get the last snapshot at once. */
   close(): void;
@@ -46,6 +48,7 @@ export interface WorkerLink extends RunApi {
 export function workerLink(send: (m: ApiRequest) => void): WorkerLink {
   let next = 0;
   let last = INITIAL;
+  let lastShare: LiveShare | null = null;
   let closed = false;
   const pending = new Map<number, (m: ApiReply | null) => void>();
   const request = (make: (id: number) => ApiRequest) =>
@@ -70,11 +73,18 @@ export function workerLink(send: (m: ApiRequest) => void): WorkerLink {
   };
   const snapshot = async (make: (id: number) => ApiRequest) => {
     const r = await request(make);
-    if (r?.type === 'api-snapshot' && r.snapshot) last = r.snapshot;
+    if (r?.type === 'api-snapshot' && r.snapshot) {
+      last = r.snapshot;
+      lastShare = r.share ?? lastShare;
+    }
     return last;
   };
   return {
     snapshot: () => snapshot((id) => ({ type: 'api-snapshot', id })),
+    detail: async () => ({
+      snapshot: await snapshot((id) => ({ type: 'api-snapshot', id })),
+      share: lastShare,
+    }),
     pause: () => setPaused(true),
     resume: () => setPaused(false),
     // The worker answers a stop with its snapshot right after it: the run may end before another request.

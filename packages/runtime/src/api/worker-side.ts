@@ -4,8 +4,10 @@ import type { ApiReply, ApiRequest } from './worker-link.ts';
 
 /** Answers one request from the loaded run; before the script is loaded there is nothing to show or change. */
 export function answerApi(live: LiveControl | null, m: ApiRequest, post: (r: ApiReply) => void): void {
-  if (m.type === 'api-snapshot') post({ type: 'api-snapshot', id: m.id, snapshot: live?.snapshot() ?? null });
-  else if (m.type === 'api-pause')
+  if (m.type === 'api-snapshot') {
+    const share = live?.share?.();
+    post({ type: 'api-snapshot', id: m.id, snapshot: live?.snapshot() ?? null, ...(share ? { share } : {}) });
+  } else if (m.type === 'api-pause')
     post({
       type: 'api-pause',
       id: m.id,

@@ -217,7 +217,8 @@ export function runIteration(vu: VU, ctx: IterationContext): boolean | Promise<b
   const sc = ctx.scenario;
   vu.iterationInScenario++;
   vu.iterationInInstance++;
-  vu.iterationInTest = sc.nextIteration++;
+  const k = sc.nextIteration++;
+  vu.iterationInTest = ctx.run.globalIndex === null ? k : ctx.run.globalIndex(k);
   vu.sleepUntil_ms = 0;
   if (vu.group !== ctx.run.rootGroup) vu.setGroup(ctx.run.rootGroup);
   const start = performance.now();

@@ -4,7 +4,7 @@
  * kept exactly beside the histogram because k6 reports them exactly.
  */
 import { createRequire } from 'node:module';
-import type { Histogram } from 'hdr-histogram-js';
+import type { JsHistogram } from 'hdr-histogram-js/dist/JsHistogram.js';
 import type Int32HistogramClass from 'hdr-histogram-js/dist/Int32Histogram.js';
 
 /**
@@ -24,7 +24,7 @@ const MAX_RECORDED = 2 ** 52;
 
 /** An HDR histogram plus the exact aggregates k6 reports. */
 export class TrendHistogram {
-  readonly #hist: Histogram;
+  readonly #hist: JsHistogram;
   count = 0;
   sum = 0;
   min = Number.POSITIVE_INFINITY;
@@ -60,6 +60,33 @@ export class TrendHistogram {
   /** Average of all values, 0 when empty. */
   avg(): number {
     return this.count === 0 ? 0 : this.sum / this.count;
+  }
+
+  /**
+   * The non-empty buckets as [lowest equivalent value, count] pairs, flattened: plain data another
+   * thread turns back into the same histogram (addBuckets), so merged percentiles are exact.
+   */
+  buckets(): number[] {
+    const h = this.#hist;
+    const out: number[] = [];
+    for (let i = 0; i < h.countsArrayLength; i++) {
+      const n = h.getCountAtIndex(i);
+      if (n > 0) out.push(h.valueFromIndex(i), n);
+    }
+    return out;
+  }
+
+  /** Adds the values another histogram's buckets() and exact aggregates describe. */
+  addBuckets(
+    buckets: readonly number[],
+    exact: { count: number; sum: number; min: number; max: number },
+  ): void {
+    if (exact.count === 0) return;
+    for (let i = 0; i < buckets.length; i += 2) this.#hist.recordValueWithCount(buckets[i]!, buckets[i + 1]!);
+    this.count += exact.count;
+    this.sum += exact.sum;
+    if (exact.min < this.min) this.min = exact.min;
+    if (exact.max > this.max) this.max = exact.max;
   }
 
   /** Adds every value of `other` into this one (merging histograms, never percentiles). */

@@ -15,7 +15,15 @@ export interface SampleOutput {
   sample(metric: Metric, value: number, tags: Tags, time_ms: number, metadata?: Record<string, string>): void;
   /** Flushes and closes; called once at the end of the test. */
   close(): Promise<void>;
+  /** Takes another worker's lines for the same file (file outputs of the first worker). */
+  absorb?(chunk: OutputChunk): void;
 }
+
+/**
+ * An output's buffered text in order; a `[key, line]` part is a line written once per file (a JSON
+ * output's metric declaration, the CSV header), however many workers' chunks carry it.
+ */
+export type OutputChunk = (string | [key: string, line: string])[];
 
 const timeOrigin = performance.timeOrigin;
 

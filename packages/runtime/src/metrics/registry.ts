@@ -23,8 +23,11 @@ export class GaugeSink {
   value = 0;
   min = Number.POSITIVE_INFINITY;
   max = Number.NEGATIVE_INFINITY;
+  /** When the last value came (epoch ms): merging workers' gauges keeps the latest (workers/merge.ts). */
+  time_ms = 0;
   add(v: number): void {
     this.value = v;
+    this.time_ms = Date.now();
     if (v < this.min) this.min = v;
     if (v > this.max) this.max = v;
   }

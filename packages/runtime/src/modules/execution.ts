@@ -17,7 +17,7 @@ export const vu = {
     return currentRuntimeVu().idInTest;
   },
   get idInInstance(): number {
-    return currentRuntimeVu().idInTest;
+    return currentRuntimeVu().idInInstance;
   },
   get iterationInInstance(): number {
     return Math.max(0, currentRuntimeVu().iterationInInstance);

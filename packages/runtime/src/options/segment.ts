@@ -199,6 +199,16 @@ export class ExecutionTuple {
   }
 
   /**
+   * k6's SegmentedIndex: the global 0-based index of this segment's `k`-th (0-based) own index, so the
+   * segments' local counters (VU ids, iteration numbers) map onto disjoint global ones.
+   */
+  globalIndex(k: number): number {
+    if (!this.segmented) return k;
+    const own = this.#seq.owned[this.#index]!;
+    return Math.floor(k / own.length) * this.#seq.lcd + own[k % own.length]!;
+  }
+
+  /**
    * k6's GetNewExecutionTupleFromValue: the sequence re-cut so that each segment's length is its
    * share of `value` (segments with no share dropped); null when this segment gets none.
    */

@@ -2,10 +2,10 @@
  * `--out csv=FILE`: k6's CSV, one row per sample with k6's header; system tags get their own
  * column, other tags go to extra_tags as k=v&k2=v2; timestamps in Unix seconds.
  */
-import type { SampleOutput } from '../metrics/pipeline.ts';
+import type { OutputChunk, SampleOutput } from '../metrics/pipeline.ts';
 import type { Metric } from '../metrics/registry.ts';
 import type { Tags } from '../vu-context.ts';
-import { BufferedWriter } from './writer.ts';
+import { BufferedWriter, type LineWriter } from './writer.ts';
 
 /** Tag columns in k6's order, between metric_value and extra_tags. */
 export const CSV_TAG_COLUMNS = [
@@ -36,15 +36,21 @@ function esc(s: string): string {
 
 /** Writes k6's CSV output. */
 export class CsvOutput implements SampleOutput {
-  readonly #w: BufferedWriter;
+  readonly #w: LineWriter;
   readonly #tagCols = new WeakMap<Tags, string>();
 
   readonly description: string;
 
-  constructor(path: string) {
-    this.#w = new BufferedWriter(path);
+  constructor(path: string, writer: LineWriter = new BufferedWriter(path)) {
+    this.#w = writer;
     this.description = `csv (${path})`;
-    this.#w.write(`${CSV_HEADER}\n`);
+    // Once per file: every worker's relay starts with it.
+    this.#w.writeOnce('header', `${CSV_HEADER}\n`);
+  }
+
+  /** Writes another worker's lines into this file (workers/relay.ts). */
+  absorb(chunk: OutputChunk): void {
+    if (this.#w instanceof BufferedWriter) this.#w.absorb(chunk);
   }
 
   #columns(tags: Tags): string {

@@ -2,10 +2,10 @@
  * `--out json=FILE`: k6's NDJSON. A `Metric` line the first time a metric gets a sample, then one
  * `Point` line per sample: {"type":"Point","data":{"time","value","tags"[,"metadata"]},"metric":name}.
  */
-import type { SampleOutput } from '../metrics/pipeline.ts';
+import type { OutputChunk, SampleOutput } from '../metrics/pipeline.ts';
 import type { Metric } from '../metrics/registry.ts';
 import type { Tags } from '../vu-context.ts';
-import { BufferedWriter } from './writer.ts';
+import { BufferedWriter, type LineWriter } from './writer.ts';
 
 let cachedSec = Number.NaN;
 let cachedPrefix = '';
@@ -23,7 +23,7 @@ export function rfc3339(time_ms: number): string {
 
 /** Writes k6's JSON output lines. */
 export class JsonOutput implements SampleOutput {
-  readonly #w: BufferedWriter;
+  readonly #w: LineWriter;
   readonly #declared = new Set<Metric>();
   readonly #tagJson = new WeakMap<Tags, string>();
 
@@ -32,9 +32,15 @@ export class JsonOutput implements SampleOutput {
   constructor(
     path: string,
     readonly thresholdsOf: (metric: string) => string[] = () => [],
+    writer: LineWriter = new BufferedWriter(path),
   ) {
-    this.#w = new BufferedWriter(path);
+    this.#w = writer;
     this.description = `json (${path})`;
+  }
+
+  /** Writes another worker's lines into this file (workers/relay.ts). */
+  absorb(chunk: OutputChunk): void {
+    if (this.#w instanceof BufferedWriter) this.#w.absorb(chunk);
   }
 
   sample(
@@ -47,7 +53,9 @@ export class JsonOutput implements SampleOutput {
     if (!this.#declared.has(metric)) {
       this.#declared.add(metric);
       const subs = metric.submetrics.length ? metric.submetrics.map((s) => s.name) : null;
-      this.#w.write(
+      // Once per file: several workers declare the same metric.
+      this.#w.writeOnce(
+        metric.name,
         `${JSON.stringify({
           type: 'Metric',
           data: {

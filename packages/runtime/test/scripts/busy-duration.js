@@ -1,6 +1,9 @@
 // A CPU-bound iteration that never yields: interrupted when gracefulStop runs out, as in k6.
 export const options = {
-  scenarios: { busy: { executor: 'constant-vus', vus: 1, duration: '1s', gracefulStop: '0s' } },
+  // VUS: 2 puts one VU on each of two workers (test/e2e/runtime/workers.test.ts).
+  scenarios: {
+    busy: { executor: 'constant-vus', vus: Number(__ENV.VUS ?? 1), duration: '1s', gracefulStop: '0s' },
+  },
 };
 export function setup() {
   return { from: 'setup' };

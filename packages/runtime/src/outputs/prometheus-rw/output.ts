@@ -4,12 +4,13 @@
  * push, then (K6_PROMETHEUS_RW_STALE_MARKERS) every series marked stale.
  */
 import { logLine } from '../../log.ts';
-import type { SampleOutput } from '../../metrics/pipeline.ts';
+import type { OutputChunk, SampleOutput } from '../../metrics/pipeline.ts';
 import { nowEpochMs } from '../../metrics/pipeline.ts';
 import type { Metric } from '../../metrics/registry.ts';
 import type { Tags } from '../../vu-context.ts';
 import type { RwConfig } from './config.ts';
 import { createPusher } from './push.ts';
+import { SampleIntake } from './relay.ts';
 import { type PromSeries, SeriesStore } from './series.ts';
 import { encodeWriteRequest } from './wire.ts';
 
@@ -23,6 +24,8 @@ export class PrometheusRwOutput implements SampleOutput {
   readonly #timer: NodeJS.Timeout;
   /** The push in flight; the next waits for it, so series reach the endpoint in time order. */
   #chain: Promise<void> = Promise.resolve();
+  /** Other workers' samples (relay.ts), made on the first chunk. */
+  #intake: SampleIntake | null = null;
 
   constructor(
     readonly config: RwConfig,
@@ -37,6 +40,12 @@ export class PrometheusRwOutput implements SampleOutput {
 
   sample(metric: Metric, value: number, tags: Tags, time_ms: number): void {
     this.#store.add(metric, value, tags, time_ms);
+  }
+
+  /** Aggregates another worker's samples into this store (a run on several workers, relay.ts). */
+  absorb(chunk: OutputChunk): void {
+    this.#intake ??= new SampleIntake();
+    this.#intake.read(chunk, (m, v, tags, t) => this.#store.add(m, v, tags, t));
   }
 
   /** Queues a push of the series with news; failures are logged as k6 logs them, and the run goes on. */

@@ -213,7 +213,8 @@ async function loadAndRun(opts: RunTestOptions, control: RunControl | null): Pro
       // The run's worker count: never more than its peak VUs. One for a run that is itself a segment,
       // and for blocking VUs, each of which is a thread already (the cores are used without workers).
       const segmented = alreadySegmented(options, opts.overrides);
-      if (segmented && link.count > 1)
+      // Said only to whoever asked for workers; the default quietly takes one.
+      if (segmented && link.count > 1 && link.role.asked)
         logLine('WARN', 'the run is one execution segment already: it runs on one worker thread');
       await link.plan(segmented || program.blocking ? 1 : peakPlannedVus(options.scenarios));
       link.onPeerOutput = (index, chunk) => pipeline.outputs[index]?.absorb?.(chunk);

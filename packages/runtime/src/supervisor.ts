@@ -20,7 +20,7 @@ import type { Phase } from './run-control.ts';
 import { Coordinator } from './workers/coordinator.ts';
 import { severalWorkersApi } from './workers/live.ts';
 import type { PeerCommand, PeerMessage } from './workers/messages.ts';
-import { requestedWorkers } from './workers/plan.ts';
+import { requestedWorkers, WORKERS_ENV } from './workers/plan.ts';
 
 /** Worker → supervisor. */
 export type WorkerMessage =
@@ -143,8 +143,10 @@ class Watched {
 export function runSupervised(opts: RunTestOptions, api?: ApiSettings): Promise<RunTestResult> {
   const { stdout: _o, stderr: _e, control: _c, workers: _w, ...plain } = opts;
   let requested: number;
+  let asked = false;
   try {
     requested = requestedWorkers(opts.workers, process.env);
+    asked = opts.workers !== undefined || !!process.env[WORKERS_ENV];
   } catch (err) {
     logLine('ERRO', (err as Error).message);
     return Promise.resolve({ exitCode: EXIT.INVALID_CONFIG, summaryData: null });
@@ -229,7 +231,7 @@ export function runSupervised(opts: RunTestOptions, api?: ApiSettings): Promise<
     function start(index: number, count: number): void {
       if (index > 0) severalWorkers = true;
       const worker = new Worker(new URL('./worker.js', import.meta.url), {
-        workerData: { opts: workerOpts, ...(count > 1 ? { role: { index, count } } : {}) },
+        workerData: { opts: workerOpts, ...(count > 1 ? { role: { index, count, asked } } : {}) },
         resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
       });
       const w = new Watched(index, worker, finish);

@@ -45,4 +45,6 @@ export interface WorkerRole {
   index: number;
   /** Workers asked for: the first worker's count is final once the supervisor answers its plan. */
   count: number;
+  /** Whether `--workers` or K6_TRITON_WORKERS chose the count (not the default). */
+  asked: boolean;
 }

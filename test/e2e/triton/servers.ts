@@ -40,6 +40,8 @@ export interface PairOptions {
   modelControl?: 'none' | 'explicit';
   /** Models loaded at start in explicit mode. */
   loadModels?: string[];
+  /** Further tritonserver flags (real Triton only), e.g. --exit-on-error=false for a repository with a broken model. */
+  tritonArgs?: string[];
 }
 
 /** The embedded server on `repository`, in this process. */
@@ -69,6 +71,7 @@ export async function startRealTarget(repository: string, opts: PairOptions = {}
     repository,
     modelControl: opts.modelControl ?? 'none',
     loadModels: opts.loadModels ?? [],
+    args: opts.tritonArgs ?? [],
   });
   return {
     kind: 'triton',

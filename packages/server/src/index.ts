@@ -234,7 +234,7 @@ class Frontends {
     this.httpPort = await listen(this.#http, this.#host, httpPort, 'HTTP');
     if (grpcPort >= 0) {
       // A shut-down grpc-js server cannot serve again: each opening gets a new one.
-      const server = createGrpcServer(this.#core, { maxMessage_bytes: o.maxBody_bytes });
+      const server = createGrpcServer(this.#core, { maxMessage_bytes: o.maxBody_bytes, log: o.log });
       this.#grpc = await listenGrpc(server, this.#host, grpcPort, {
         tls: o.tls,
         maxConnections: o.limits?.maxConnections,

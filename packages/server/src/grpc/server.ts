@@ -3,6 +3,7 @@
  * with @grpc/proto-loader. Each RPC calls the core; errors carry the catalog's gRPC status.
  */
 import * as grpc from '@grpc/grpc-js';
+import { tritonCallInterceptor } from './call-interceptor.ts';
 import * as protoLoader from '@grpc/proto-loader';
 import type { InferenceCore, LoadParameters } from '../core.ts';
 import { asServerError, Errors } from '../errors.ts';
@@ -108,11 +109,16 @@ function modelInfer(core: InferenceCore): Unary {
 }
 
 /** Creates (does not bind) a gRPC server for a core. */
-export function createGrpcServer(core: InferenceCore, opts: { maxMessage_bytes?: number } = {}): grpc.Server {
+export function createGrpcServer(
+  core: InferenceCore,
+  opts: { maxMessage_bytes?: number; log?: (line: string) => void } = {},
+): grpc.Server {
   const max = opts.maxMessage_bytes ?? MAX_MESSAGE_BYTES;
   const server = new grpc.Server({
     'grpc.max_receive_message_length': max,
     'grpc.max_send_message_length': max,
+    // Triton's answers to malformed frames, and its verbose log lines per call.
+    interceptors: [tritonCallInterceptor(opts.log)],
   });
   const handlers: Record<string, Unary | ((call: Stream) => void)> = {
     ServerLive: unary(() => ({ live: core.live() })),

@@ -12,7 +12,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeCatalogRepository } from '../../../measure/repository/export.ts';
-import { REAL_TRITON, startEmbeddedTarget, startRealTarget, type Target } from './servers.ts';
+import { observeEmbedded, REAL_TRITON, startRealTarget, type Target } from './servers.ts';
 
 /** ModelInfer's codec, from the repository's copy of Triton's proto (independent of the server's code). */
 const modelInfer = (() => {
@@ -98,12 +98,7 @@ describe('ModelInfer bodies without exactly one message', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'k6t-grpc-framing-'));
     await writeCatalogRepository(dir, { models: ['mnist'] });
-    const target = await startEmbeddedTarget(dir);
-    try {
-      embedded = await observe(target);
-    } finally {
-      await target.stop();
-    }
+    embedded = await observeEmbedded(dir, observe);
   }, 60_000);
   afterAll(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeCatalogRepository } from '../../../measure/repository/export.ts';
-import { REAL_TRITON, startEmbeddedTarget, startRealTarget, type Target } from './servers.ts';
+import { observeEmbedded, REAL_TRITON, startRealTarget, type Target } from './servers.ts';
 
 const MNIST = 'onnx-mnist-cpu';
 
@@ -105,12 +105,7 @@ describe("a model's label file, model file name and URL name", () => {
     copyMnist(dir, 'missing-labels', withLabels('absent.txt'));
     copyMnist(dir, 'custom-file', (pbtxt) => `${pbtxt}default_model_filename: "custom.onnx"\n`);
     renameSync(join(dir, 'custom-file', '1', 'model.onnx'), join(dir, 'custom-file', '1', 'custom.onnx'));
-    const target = await startEmbeddedTarget(dir);
-    try {
-      embedded = await observe(target);
-    } finally {
-      await target.stop();
-    }
+    embedded = await observeEmbedded(dir, observe);
   }, 60_000);
   afterAll(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });

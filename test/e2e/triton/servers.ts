@@ -63,6 +63,20 @@ export async function startEmbeddedTarget(repository: string, opts: PairOptions 
   };
 }
 
+/** What `observe` sees on the embedded server started on `repository`, stopped afterwards. */
+export async function observeEmbedded<T>(
+  repository: string,
+  observe: (target: Target) => Promise<T>,
+  opts: PairOptions = {},
+): Promise<T> {
+  const target = await startEmbeddedTarget(repository, opts);
+  try {
+    return await observe(target);
+  } finally {
+    await target.stop();
+  }
+}
+
 /** Real Triton on `repository`; requires REAL_TRITON.path. */
 export async function startRealTarget(repository: string, opts: PairOptions = {}): Promise<Target> {
   if (!REAL_TRITON.path) throw new Error(REAL_TRITON.skipReason);

@@ -135,7 +135,9 @@ export class InferenceCore {
       const batched = model.config.max_batch_size > 0;
       return {
         ...result,
-        outputs: result.outputs.map((o) => (k.get(o.name) ? classify(o, k.get(o.name)!, batched) : o)),
+        outputs: result.outputs.map((o) =>
+          k.get(o.name) ? classify(o, k.get(o.name)!, batched, model.labels.get(o.name)) : o,
+        ),
       };
     } finally {
       this.#settled();

@@ -283,6 +283,7 @@ class Frontends {
       const server = createGrpcServer(this.#core, {
         maxMessage_bytes: o.maxBody_bytes,
         maxConnectionIdle_ms: o.grpc?.maxConnectionIdle_ms,
+        log: o.log,
       });
       this.#grpc = await listenGrpc(server, this.#host, grpcPort, {
         tls: o.tls,

@@ -2,12 +2,14 @@
  * One loaded model version: its instances (one Backend each), its batcher, its statistics and metrics.
  * `infer` validates, queues and resolves with the request's own slice of the batch's outputs.
  */
+import { dirname } from 'node:path';
 import { Batcher } from './batcher.ts';
 import { type Backend, type BackendFactory, isDecoupledBackend, type TensorData } from './backends/types.ts';
 import type { ModelConfigJson } from './config/types.ts';
 import { asServerError, Errors, type ServerError } from './errors.ts';
 import { applyFaults, FaultInjector } from './faults/injector.ts';
 import { type FaultOptions, modelFaults } from './faults/spec.ts';
+import { loadOutputLabels, type OutputLabels } from './infer/labels.ts';
 import type { InferRequest, InferResult } from './infer/types.ts';
 import { planFor, type TensorPlan, validateRequest } from './infer/validate.ts';
 import type { FailureReason, ModelMetrics } from './metrics.ts';
@@ -56,8 +58,15 @@ export class LoadedModel {
   readonly #metrics: ModelMetrics;
   /** Injected faults of this model; undefined when none is configured. */
   readonly faults: FaultInjector | undefined;
+  /** Classification labels of the outputs that name a label_filename. */
+  readonly labels: OutputLabels;
 
-  private constructor(opts: ModelLoadOptions, instances: Backend[], faults: FaultInjector | undefined) {
+  private constructor(
+    opts: ModelLoadOptions,
+    instances: Backend[],
+    faults: FaultInjector | undefined,
+    labels: OutputLabels,
+  ) {
     this.name = opts.name;
     this.version = opts.version;
     this.config = opts.config;
@@ -66,6 +75,7 @@ export class LoadedModel {
     this.#plan = planFor(opts.config);
     this.#instances = instances;
     this.faults = faults;
+    this.labels = labels;
     const db = opts.config.dynamic_batching;
     const policy = db?.default_queue_policy;
     const sb = sequenceBatching(opts.config);
@@ -109,6 +119,8 @@ export class LoadedModel {
   static async load(opts: ModelLoadOptions): Promise<LoadedModel> {
     // Bad fault parameters fail the load with their message, as a bad config does.
     const injector = new FaultInjector(modelFaults(opts.config.parameters, opts.faults ?? {}, opts.name));
+    // Label files live in the model's folder, the version folder's parent.
+    const labels = await loadOutputLabels(opts.config, dirname(opts.versionDir), opts.version);
     const count = opts.config.instance_group.reduce((n, g) => n + (g.count ?? 1), 0);
     const instances: Backend[] = [];
     try {
@@ -127,7 +139,7 @@ export class LoadedModel {
       await Promise.allSettled(instances.map((b) => b.close()));
       throw err;
     }
-    return new LoadedModel(opts, instances, injector.idle ? undefined : injector);
+    return new LoadedModel(opts, instances, injector.idle ? undefined : injector, labels);
   }
 
   /** True when the config sets model_transaction_policy { decoupled: true }: any number of responses per request. */

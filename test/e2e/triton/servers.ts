@@ -40,6 +40,8 @@ export interface PairOptions {
   modelControl?: 'none' | 'explicit';
   /** Models loaded at start in explicit mode. */
   loadModels?: string[];
+  /** Further tritonserver flags (real Triton only), e.g. --exit-on-error=false for a repository with a broken model. */
+  tritonArgs?: string[];
 }
 
 /** The embedded server on `repository`, in this process. */
@@ -61,6 +63,20 @@ export async function startEmbeddedTarget(repository: string, opts: PairOptions 
   };
 }
 
+/** What `observe` sees on the embedded server started on `repository`, stopped afterwards. */
+export async function observeEmbedded<T>(
+  repository: string,
+  observe: (target: Target) => Promise<T>,
+  opts: PairOptions = {},
+): Promise<T> {
+  const target = await startEmbeddedTarget(repository, opts);
+  try {
+    return await observe(target);
+  } finally {
+    await target.stop();
+  }
+}
+
 /** Real Triton on `repository`; requires REAL_TRITON.path. */
 export async function startRealTarget(repository: string, opts: PairOptions = {}): Promise<Target> {
   if (!REAL_TRITON.path) throw new Error(REAL_TRITON.skipReason);
@@ -69,6 +85,7 @@ export async function startRealTarget(repository: string, opts: PairOptions = {}
     repository,
     modelControl: opts.modelControl ?? 'none',
     loadModels: opts.loadModels ?? [],
+    args: opts.tritonArgs ?? [],
   });
   return {
     kind: 'triton',

@@ -27,7 +27,7 @@ export interface OnnxBackendOptions {
   thread?: 'worker' | 'main';
   /** onnxruntime intra-op threads per instance, unless the config's intra_op_thread_count parameter says. @default 1 */
   intraOpThreads?: number;
-  /** Model file name inside the version directory. @default 'model.onnx' */
+  /** Model file name inside the version directory. @default the config's default_model_filename, else 'model.onnx' */
   modelFile?: string;
 }
 
@@ -62,7 +62,9 @@ export function resolveOnnxRuntime(): string {
 /** Makes an onnx BackendFactory with the given options. */
 export function makeOnnxBackendFactory(options: OnnxBackendOptions = {}): BackendFactory {
   return async (ctx) => {
-    const modelPath = join(ctx.versionDir, options.modelFile ?? 'model.onnx');
+    // Triton's backend opens the config's default_model_filename (normalize.ts fills in model.onnx).
+    const file = options.modelFile ?? (String(ctx.config.default_model_filename ?? '') || 'model.onnx');
+    const modelPath = join(ctx.versionDir, file);
     if (!existsSync(modelPath)) {
       throw new Error(
         `model ${ctx.modelName} version ${ctx.version}: ${modelPath} not found; the onnx backend needs it`,

@@ -22,6 +22,7 @@ import {
   type LatencyProfiles,
   profileTable,
 } from './profiles.ts';
+import { dimsToString } from '../errors.ts';
 import { fillOutput, hashBatch } from './simulated-outputs.ts';
 import type { Backend, BackendContext, BackendFactory, TensorData } from './types.ts';
 
@@ -48,14 +49,39 @@ interface Knobs {
   extraDelay_ms: number;
 }
 
+/**
+ * The most elements one output may have per request at the largest batch (its fixed dims; a -1 dim counts 1, as it
+ * takes an input's size, which the body limit bounds): 16 Mi, 64 MiB of FP32, the size of the default largest
+ * request body. A config asking more (e.g. an override giving dims [1,50000000]) is refused at load, as a Triton
+ * backend refuses a config its model does not fit, instead of making every answer allocate and encode it.
+ */
+export const MAX_OUTPUT_ELEMENTS = 16 * 1024 * 1024;
+
 /** A factory of simulated backends with the server's defaults and the latency profiles it was given. */
 export function simulatedFactory(
   defaults: SimulatedOptions = {},
   given: LatencyProfiles = {},
 ): BackendFactory {
   const profiles = profileTable(given);
-  return async (ctx) =>
-    new SimulatedBackend(ctx, knobs(ctx, defaults, profiles), (defaults.seed ?? 1) + ctx.instance);
+  return async (ctx) => {
+    checkOutputSizes(ctx);
+    return new SimulatedBackend(ctx, knobs(ctx, defaults, profiles), (defaults.seed ?? 1) + ctx.instance);
+  };
+}
+
+/** Throws, in the words of Triton's load-time checks, for an output larger than MAX_OUTPUT_ELEMENTS. */
+function checkOutputSizes(ctx: BackendContext): void {
+  const batch = Math.max(1, ctx.config.max_batch_size);
+  for (const o of ctx.config.output) {
+    const elements = batch * (o.dims ?? []).reduce((n, d) => n * Math.max(1, Number(d)), 1);
+    if (elements > MAX_OUTPUT_ELEMENTS) {
+      throw new Error(
+        `unable to load model '${ctx.modelName}', output '${o.name}' with dims ${dimsToString(o.dims ?? [])} ` +
+          `has ${elements} elements per request at batch size ${batch}, more than the ${MAX_OUTPUT_ELEMENTS} ` +
+          'the embedded server answers',
+      );
+    }
+  }
 }
 
 function knobs(ctx: BackendContext, d: SimulatedOptions, profiles: LatencyProfiles): Knobs {

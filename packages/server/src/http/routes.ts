@@ -1,6 +1,7 @@
 /**
  * Path → route for the KServe v2 HTTP endpoints Triton serves, matched as Triton's HTTP frontend matches them
- * (http_server.cc: whole-path regular expressions, numeric versions only). Pure: no I/O.
+ * (http_server.cc: whole-path regular expressions, numeric versions only). Names are used as sent, not
+ * percent-decoded: Triton looks up 'l%61b', not 'lab'. Pure: no I/O.
  */
 
 /** A matched endpoint with its path parameters. */
@@ -75,7 +76,7 @@ export function matchRoute(path: string): Route {
   const model = MODEL.exec(path);
   if (model) {
     const kind = MODEL_KINDS[(model[3] ?? '') as keyof typeof MODEL_KINDS];
-    return { kind, model: safeDecode(model[1]!), version: model[2] ?? '' };
+    return { kind, model: model[1]!, version: model[2] ?? '' };
   }
   if (path === '/v2') return { kind: 'server-metadata' };
   const health = HEALTH.exec(path);
@@ -85,17 +86,9 @@ export function matchRoute(path: string): Route {
     if (repo[2]) return { kind: 'repo-index' };
     return {
       kind: repo[4] === 'load' ? 'model-load' : 'model-unload',
-      model: safeDecode(repo[3]!),
-      repository: safeDecode(repo[1] ?? ''),
+      model: repo[3]!,
+      repository: repo[1] ?? '',
     };
   }
   return { kind: 'unknown' };
-}
-
-function safeDecode(part: string): string {
-  try {
-    return decodeURIComponent(part);
-  } catch {
-    return part;
-  }
 }

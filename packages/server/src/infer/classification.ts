@@ -1,7 +1,8 @@
 /**
  * Triton's classification extension: an output requested with class_count k answers, per batch item, the k largest
  * values as BYTES strings "value:index", the value as C++ std::to_string prints it (an integer as is, a float with
- * 6 decimals). Integer and float outputs only, as Triton (classification.cc).
+ * 6 decimals), then ":label" when the output's label file has a line for the index. Integer and float outputs only,
+ * as Triton (classification.cc).
  */
 import { encodeBytesTensor } from '@k6-triton/lib/tensor/bytes.ts';
 import { decodeTensor } from '@k6-triton/lib/tensor/codec.ts';
@@ -23,7 +24,12 @@ const CLASSIFIABLE = new Set<Datatype>([
 ]);
 
 /** Replaces an output by its top-k classification; `batched` tells whether shape[0] is the batch dimension. */
-export function classify(output: TensorData, k: number, batched: boolean): TensorData {
+export function classify(
+  output: TensorData,
+  k: number,
+  batched: boolean,
+  labels: readonly string[] = [],
+): TensorData {
   if (!CLASSIFIABLE.has(output.datatype)) {
     throw Errors.badRequest(
       `class result not available for output due to unsupported type '${output.datatype}'`,
@@ -45,8 +51,11 @@ export function classify(output: TensorData, k: number, batched: boolean): Tenso
     const order = Array.from({ length: perItem }, (_, j) => j);
     order.sort((a, b) => (at(b) > at(a) ? 1 : at(b) < at(a) ? -1 : a - b));
     for (let j = 0; j < top; j++) {
-      const v = at(order[j]!);
-      strings.push(`${float ? cFixed(Number(v)) : String(v)}:${order[j]}`);
+      const index = order[j]!;
+      const v = at(index);
+      // Triton leaves the label off when the file has no line for the index, or an empty one.
+      const label = labels[index] ? `:${labels[index]}` : '';
+      strings.push(`${float ? cFixed(Number(v)) : String(v)}:${index}${label}`);
     }
   }
   return {

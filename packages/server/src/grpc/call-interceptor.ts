@@ -1,0 +1,122 @@
+/**
+ * A grpc-js server interceptor that makes a call's framing and verbose log read as Triton's gRPC C++ frontend:
+ * - a unary call whose body holds no whole message (empty or short) answers INTERNAL "Unable to parse request",
+ *   where grpc-js says UNIMPLEMENTED "...server streaming method..." (undecodable bytes keep grpc-js's INTERNAL
+ *   "Error deserializing request": grpc-js sends it before any interceptor sees the call);
+ * - a unary call with a second message is served from the first, the rest ignored (grpc-js refuses it);
+ * - with a log, each call writes Triton's --log-verbose 1 lines (grpc_server.cc, infer_handler.cc): "Process for
+ *   <rpc>, rpc_ok=1, <n> step START", then COMPLETE, then "Done for <rpc>, <n>"; a failed inference adds
+ *   "[request id: <id>] Infer failed: <message>".
+ */
+import * as grpc from '@grpc/grpc-js';
+
+/** Triton's status and message for a request body it cannot parse. */
+export const UNPARSABLE = { code: grpc.status.INTERNAL, details: 'Unable to parse request' } as const;
+
+/** grpc-js's own answer to a unary body without a whole message (server.js, handleUnary). */
+function isFramingStatus(status: Pick<grpc.StatusObject, 'code' | 'details'>): boolean {
+  return (
+    status.code === grpc.status.UNIMPLEMENTED &&
+    (status.details ?? '').startsWith('Received no request message')
+  );
+}
+
+/** The handler name Triton's log gives an RPC: the inference RPCs have handlers of their own. */
+function handlerName(path: string): string {
+  const rpc = path.slice(path.lastIndexOf('/') + 1);
+  return rpc === 'ModelInfer' || rpc === 'ModelStreamInfer' ? `${rpc}Handler` : rpc;
+}
+
+type Listener = Parameters<grpc.ServerInterceptingCallInterface['start']>[0];
+
+/** One call seen through the interceptor: forwards everything, except what the header says it changes. */
+class TritonCall implements grpc.ServerInterceptingCallInterface {
+  #messages = 0;
+  #requestId = '';
+
+  constructor(
+    readonly next: grpc.ServerInterceptingCallInterface,
+    readonly unary: boolean,
+    readonly name: string,
+    readonly n: number,
+    readonly log: ((line: string) => void) | undefined,
+  ) {}
+
+  get #inference(): boolean {
+    return this.name === 'ModelInferHandler';
+  }
+
+  start(listener: Listener): void {
+    this.log?.(`Process for ${this.name}, rpc_ok=1, ${this.n} step START`);
+    if (this.#inference) this.log?.(`New request handler for ${this.name}, ${this.n}`);
+    this.next.start({
+      onReceiveMetadata: (metadata) => listener.onReceiveMetadata(metadata),
+      onReceiveMessage: (message: unknown) => {
+        this.#messages += 1;
+        if (this.unary && this.#messages > 1) {
+          // Served from the first message, as gRPC C++ reads one; read on to the end of the stream.
+          this.next.startRead();
+          return;
+        }
+        if (this.#inference) this.#requestId = String((message as { id?: unknown } | null)?.id ?? '');
+        listener.onReceiveMessage(message);
+      },
+      onReceiveHalfClose: () => listener.onReceiveHalfClose(),
+      onCancel: () => listener.onCancel(),
+    });
+  }
+
+  sendStatus(status: Parameters<grpc.ServerInterceptingCallInterface['sendStatus']>[0]): void {
+    const sent = this.unary && isFramingStatus(status) ? { ...status, ...UNPARSABLE } : status;
+    if (this.log) {
+      if (this.#inference && sent.code !== grpc.status.OK) {
+        this.log(`[request id: ${this.#requestId || '<id_unknown>'}] Infer failed: ${sent.details ?? ''}`);
+      }
+      this.log(`Process for ${this.name}, rpc_ok=1, ${this.n} step COMPLETE`);
+      this.log(`Done for ${this.name}, ${this.n}`);
+    }
+    this.next.sendStatus(sent);
+  }
+
+  sendMetadata(metadata: grpc.Metadata): void {
+    this.next.sendMetadata(metadata);
+  }
+  sendMessage(message: unknown, callback: () => void): void {
+    this.next.sendMessage(message, callback);
+  }
+  startRead(): void {
+    this.next.startRead();
+  }
+  getPeer(): string {
+    return this.next.getPeer();
+  }
+  getDeadline(): grpc.Deadline {
+    return this.next.getDeadline();
+  }
+  getHost(): string {
+    return this.next.getHost();
+  }
+  getAuthContext(): ReturnType<grpc.ServerInterceptingCallInterface['getAuthContext']> {
+    return this.next.getAuthContext();
+  }
+  getConnectionInfo(): ReturnType<grpc.ServerInterceptingCallInterface['getConnectionInfo']> {
+    return this.next.getConnectionInfo();
+  }
+  getMetricsRecorder(): ReturnType<grpc.ServerInterceptingCallInterface['getMetricsRecorder']> {
+    return this.next.getMetricsRecorder();
+  }
+}
+
+/** The interceptor; `log` receives the verbose lines (none without it). */
+export function tritonCallInterceptor(log?: (line: string) => void): grpc.ServerInterceptor {
+  let next = 0;
+  // grpc-js types an interceptor's result as its class but only calls the interface (getServerInterceptingCall).
+  return (method, call) =>
+    new TritonCall(
+      call,
+      !method.requestStream,
+      handlerName(method.path),
+      next++,
+      log,
+    ) as unknown as grpc.ServerInterceptingCall;
+}

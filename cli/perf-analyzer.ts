@@ -10,7 +10,7 @@ import { getModel, servedModelId } from '../models/index.ts';
 
 type Flags = Record<string, unknown>;
 
-/** Which commands take the load-shape flags (ranges, trials, -f): bench only; capacity searches its own levels. */
+/** The commands that take them: bench all; capacity those that apply to a search (its ranges bound it). */
 export type PaCommand = 'bench' | 'capacity';
 
 const collect = (value: string, acc: string[] = []): string[] => [...acc, value];
@@ -59,7 +59,14 @@ export function addPerfAnalyzerOptions(command: Command, name: PaCommand): Comma
       .option('-r <n>', "perf_analyzer's: as --max-trials")
       .option('-f <file>', "perf_analyzer's: also copy the run's perf_analyzer.csv here")
       .option('--collect-metrics', "perf_analyzer's: the server's metrics in the CSV (as --verbose-csv)");
-  for (const refused of Object.keys(REFUSED)) command.addOption(new Option(refused).hideHelp());
+  else
+    command
+      .option('--concurrency-range <start:end>', "perf_analyzer's: the search's --start and --max")
+      .option('--request-rate-range <start:end>', "perf_analyzer's: as --request-rate --start --max")
+      .option('--binary-search', "perf_analyzer's: accepted; capacity always searches");
+  for (const refused of Object.keys(REFUSED))
+    if (!command.options.some((o) => o.flags.split(' ')[0] === refused.split(' ')[0]))
+      command.addOption(new Option(refused).hideHelp());
   return command;
 }
 
@@ -205,6 +212,27 @@ export function fromPerfAnalyzer(flags: Flags): Flags {
   if (flags.collectMetrics) out.verboseCsv = true;
   const metrics = str('metricsUrl');
   if (metrics !== undefined && metrics !== 'off') out.metricsUrl = httpUrl(metrics);
+  return out;
+}
+
+/**
+ * capacity's flags with perf_analyzer's mapped: a range's start and end are the search's --start and --max
+ * (an end of 0, perf_analyzer's open end, leaves capacity's own ceiling), --request-rate-range searches the rate.
+ */
+export function capacityFromPerfAnalyzer(flags: Flags): Flags {
+  const { concurrencyRange, requestRateRange, binarySearch: _searches, ...rest } = flags;
+  if (concurrencyRange !== undefined && requestRateRange !== undefined)
+    throw new Error('give --concurrency-range or --request-rate-range, not both');
+  const out = fromPerfAnalyzer(rest);
+  const raw = concurrencyRange ?? requestRateRange;
+  if (raw === undefined) return out;
+  const pa = concurrencyRange !== undefined ? '--concurrency-range' : '--request-rate-range';
+  const [start, end] = String(raw).split(':').map(Number);
+  if (start === undefined || !Number.isFinite(start) || start <= 0 || (end !== undefined && !(end >= 0)))
+    throw new Error(`${pa} ${String(raw)}: expected start:end with start > 0, e.g. ${pa} 1:64`);
+  put(out, 'start', '--start', pa, start);
+  if (end) put(out, 'max', '--max', pa, end);
+  if (requestRateRange !== undefined) out.requestRate = true;
   return out;
 }
 

@@ -41,10 +41,16 @@ export function registerBench(program: Command): void {
       "also write perf_analyzer-verbose.csv with perf_analyzer's --verbose-csv columns (avg latency, request/response, response wait, GPU metrics)",
     )
     .option('--no-progress', "don't print the bench's progress lines (level i of n, times, live infer/s)")
+    .option(
+      '-o, --out <output>',
+      "k6's --out (repeatable), handed to the runtime: e.g. -o json=points.json, as -- --out json=points.json",
+      (v: string, acc: string[] = []) => [...acc, v],
+    )
     .option('--mix <file>', 'bench a model mix (JSON or YAML): each model its share or load, one k6 test')
-    .action(async (operand: string | undefined, k6Args: string[], given: Record<string, unknown>) => {
+    .action(async (operand: string | undefined, extra: string[], given: Record<string, unknown>) => {
       const flags = fromPerfAnalyzer(given);
       const model = modelOperand(operand, given);
+      const k6Args = [...((flags.out as string[] | undefined) ?? []).flatMap((o) => ['--out', o]), ...extra];
       if (flags.mix !== undefined) {
         process.exitCode = await benchMix(String(flags.mix), mixOperands(model, k6Args), flags);
         return;

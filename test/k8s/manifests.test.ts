@@ -109,7 +109,9 @@ describe('k8s manifests', () => {
     const dlrm = benchManifests(await k8sInput({ ...BASE, model: 'dlrm', count: 4, seed: 7 }));
     const init = (byKind(dlrm, 'TestRun')[0]!.spec as RunSpec).runner.initContainers![0]!;
     expect(init.image).toBe('k6-triton:0.1.0');
-    expect(init.args[0]).toContain("k6-triton payloads '-m' 'dlrm' '-b' '4096' '-n' '4' '-s' '7'");
+    expect(init.args[0]).toContain(
+      "k6-triton payloads '--model' 'dlrm' '--batch' '4096' '--count' '4' '--seed' '7'",
+    );
   });
 
   it('bad input is one line naming the setting', async () => {

@@ -87,6 +87,19 @@ describe('the seeds perf_analyzer command lines run as k6-triton bench', () => {
     }, 240_000);
 });
 
+describe('a generic run of a catalog model and k6 -o', () => {
+  it("bench generic --model-name onnx-mnist-cpu writes beside bench mnist's runs; -o is k6's --out", async () => {
+    const results = resultsDir();
+    const points = join(mkdtempSync(join(tmpdir(), 'k6t-pa-cli-')), 'points.json');
+    const args = ['bench', 'generic', '--model-name', 'onnx-mnist-cpu', '-u', new URL(server.url).host];
+    args.push('--concurrency-range', '1', ...SHORT, '-o', `json=${points}`, '--results-dir', results);
+    const run = await runCli(args, { P95_MS: '60000', P99_MS: '60000' });
+    expect(run.code, run.stderr).toBe(EXIT.OK);
+    expect(readdirSync(results)).toEqual(['mnist']);
+    expect(readFileSync(points, 'utf8')).toMatch(/"type":"Point".*"metric":"http_req_duration"/);
+  }, 120_000);
+});
+
 function rangeOf(start: number, end: number): number[] {
   return Array.from({ length: end - start + 1 }, (_, i) => start + i);
 }

@@ -58,6 +58,10 @@ export function addPerfAnalyzerOptions(command: Command, name: PaCommand): Comma
       .option('--max-threads <n>', "perf_analyzer's: as --max-vus")
       .option('-r <n>', "perf_analyzer's: as --max-trials")
       .option('-f <file>', "perf_analyzer's: also copy the run's perf_analyzer.csv here")
+      .option(
+        '--metrics-interval <ms>',
+        "perf_analyzer's: how often the server's metrics are scraped (default 500)",
+      )
       .option('--collect-metrics', "perf_analyzer's: the server's metrics in the CSV (as --verbose-csv)");
   else
     command
@@ -103,7 +107,6 @@ export const REFUSED: Readonly<Record<string, string>> = {
   '--trace-rate <n>': "use the server's own trace settings",
   '--trace-count <n>': "use the server's own trace settings",
   '--log-frequency <n>': 'bench prints one progress line per level; drop it',
-  '--metrics-interval <ms>': 'bench scrapes the server every second of each window; drop it',
 };
 
 /** Commander's key of a flag form: '-t <n>' → t, '--data-directory <dir>' → dataDirectory. */
@@ -210,6 +213,14 @@ export function fromPerfAnalyzer(flags: Flags): Flags {
   latency(flags, out);
   inputData(str('inputData'), out);
   if (flags.collectMetrics) out.verboseCsv = true;
+  const every = str('metricsInterval');
+  if (every !== undefined) {
+    if (!/^\d+$/.test(every) || Number(every) === 0)
+      throw new Error(
+        `perf_analyzer's --metrics-interval ${every}: expected a whole number of milliseconds > 0`,
+      );
+    out.metricsInterval_ms = Number(every);
+  }
   const metrics = str('metricsUrl');
   if (metrics !== undefined && metrics !== 'off') out.metricsUrl = httpUrl(metrics);
   return out;

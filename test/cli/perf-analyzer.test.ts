@@ -7,6 +7,7 @@ import {
   modelOperand,
   REFUSED,
 } from '../../cli/perf-analyzer.ts';
+import { outputOptions } from '../../cli/options.ts';
 import { runSettings } from '../../cli/settings-options.ts';
 import { EXIT } from '../../measure/core/exit-codes.ts';
 
@@ -78,6 +79,10 @@ describe("bench takes perf_analyzer's command line", () => {
     expect(fromPerfAnalyzer(benchFlags(['--metrics-url', 'host:8002/metrics'])).metricsUrl).toBe(
       'http://host:8002/metrics',
     );
+    expect(outputOptions(fromPerfAnalyzer(benchFlags(['--metrics-interval', '1000'])))).toEqual({
+      metricsInterval_ms: 1000,
+    });
+    expect(() => fromPerfAnalyzer(benchFlags(['--metrics-interval', '0']))).toThrow(/--metrics-interval 0/);
   });
 
   it('a native flag saying otherwise is an error naming both', () => {

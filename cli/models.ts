@@ -29,7 +29,8 @@ export function registerModels(program: Command): void {
     .action((flags: { all?: boolean; byKind?: boolean }) => {
       const kinds = modelsByKind();
       if (flags.byKind) {
-        for (const [kind, ids] of Object.entries(kinds)) process.stdout.write(`${kind}: ${ids.join(' ')}\n`);
+        const lines = Object.entries(kinds).map(([kind, ids]) => `${kind}: ${ids.join(' ')}`);
+        process.stdout.write(`${lines.join('\n')}\n`);
         return;
       }
       const ids = flags.all ? Object.values(kinds).flat() : kinds.tensor!;

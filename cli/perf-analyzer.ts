@@ -150,7 +150,7 @@ function httpUrl(raw: string): string {
  * The flags with perf_analyzer's mapped onto the native ones (--model-name, --url, --concurrency, ...); throws
  * one line for a refused flag, a value the suite cannot honour, or a native flag saying otherwise.
  */
-export function fromPerfAnalyzer(flags: Flags): Flags {
+export function fromPerfAnalyzer(flags: Flags, env: NodeJS.ProcessEnv = process.env): Flags {
   refusePerfAnalyzer(flags);
   const out: Flags = { ...flags };
   const str = (key: string): string | undefined =>
@@ -179,7 +179,8 @@ export function fromPerfAnalyzer(flags: Flags): Flags {
   }
   const headers = flags.H as string[] | undefined;
   if (headers?.length)
-    out.headers = [...(flags.headers ? [String(flags.headers)] : []), ...headers].join(',');
+    // Added to the headers given otherwise (--headers, else HEADERS), as perf_analyzer's -H adds one.
+    out.headers = [String(flags.headers ?? env.HEADERS ?? ''), ...headers].filter(Boolean).join(',');
   if (str('b') !== undefined) put(out, 'batch', '--batch', '-b', str('b'));
   const concurrency = str('concurrencyRange');
   if (concurrency !== undefined)

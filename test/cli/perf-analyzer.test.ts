@@ -85,6 +85,13 @@ describe("bench takes perf_analyzer's command line", () => {
     expect(() => fromPerfAnalyzer(benchFlags(['--metrics-interval', '0']))).toThrow(/--metrics-interval 0/);
   });
 
+  it('-H adds to the headers given by --headers or HEADERS', () => {
+    expect(fromPerfAnalyzer(benchFlags(['-H', 'B:2']), { HEADERS: 'A:1' }).headers).toBe('A:1,B:2');
+    expect(fromPerfAnalyzer(benchFlags(['--headers', 'C:3', '-H', 'B:2']), { HEADERS: 'A:1' }).headers).toBe(
+      'C:3,B:2',
+    );
+  });
+
   it('a native flag saying otherwise is an error naming both', () => {
     expect(() => fromPerfAnalyzer(benchFlags(['-b', '2', '--batch', '4']))).toThrow(
       '-b 2 and --batch 4 disagree; give one of them',

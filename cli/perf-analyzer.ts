@@ -7,6 +7,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { getModel, servedModelId } from '../models/index.ts';
+import { TRITON_PORTS } from '../scenarios/kit/endpoints.ts';
 
 type Flags = Record<string, unknown>;
 
@@ -141,6 +142,19 @@ function range(pa: string, raw: string): string {
   return raw;
 }
 
+/**
+ * The HTTP URL beside a gRPC address: the run reads the model's metadata and statistics over HTTP, so -i grpc
+ * -u host:8001 implies Triton's http://host:8000; another port needs --url.
+ */
+function httpBeside(grpc: string): string {
+  const at = grpc.lastIndexOf(':');
+  if (grpc.slice(at + 1) === String(TRITON_PORTS.grpc))
+    return `http://${grpc.slice(0, at)}:${TRITON_PORTS.http}`;
+  throw new Error(
+    `-i grpc -u ${grpc}: bench also reads the model's metadata and statistics over HTTP; give --url http://host:port (implied only beside Triton's gRPC port ${TRITON_PORTS.grpc})`,
+  );
+}
+
 /** perf_analyzer's -u as a URL: a bare host:port is http://host:port. */
 function httpUrl(raw: string): string {
   return /^[a-z]+:\/\//i.test(raw) ? raw : `http://${raw}`;
@@ -174,8 +188,11 @@ export function fromPerfAnalyzer(flags: Flags, env: NodeJS.ProcessEnv = process.
     put(out, 'protocol', '--protocol', protocol ? '-i' : '--input-tensor-format', native);
   const url = str('u');
   if (url !== undefined) {
-    if (protocol === 'grpc') put(out, 'grpcUrl', '--grpc-url', '-u', url.replace(/^grpc:\/\//, ''));
-    else put(out, 'url', '--url', '-u', httpUrl(url));
+    if (protocol === 'grpc') {
+      const grpc = url.replace(/^grpc:\/\//, '');
+      put(out, 'grpcUrl', '--grpc-url', '-u', grpc);
+      if (out.url === undefined && !env.TRITON_URL) out.url = httpBeside(grpc);
+    } else put(out, 'url', '--url', '-u', httpUrl(url));
   }
   const headers = flags.H as string[] | undefined;
   if (headers?.length)

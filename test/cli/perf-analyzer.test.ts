@@ -64,6 +64,7 @@ describe("bench takes perf_analyzer's command line", () => {
     expect(runSettings(flags, {})).toMatchObject({
       PROTOCOL: 'grpc',
       TRITON_GRPC_URL: 'triton:8001',
+      TRITON_URL: 'http://triton:8000',
       REQUEST_RATE: '100:400:100',
       ARRIVALS: 'poisson',
       MAX_VUS: '16',
@@ -83,6 +84,12 @@ describe("bench takes perf_analyzer's command line", () => {
       metricsInterval_ms: 1000,
     });
     expect(() => fromPerfAnalyzer(benchFlags(['--metrics-interval', '0']))).toThrow(/--metrics-interval 0/);
+  });
+
+  it("-i grpc -u off Triton's gRPC port needs --url for the HTTP side", () => {
+    expect(() => fromPerfAnalyzer(benchFlags(['-i', 'grpc', '-u', 'h:9001']), {})).toThrow(/give --url http/);
+    const flags = fromPerfAnalyzer(benchFlags(['-i', 'grpc', '-u', 'h:9001', '--url', 'http://h:9000']), {});
+    expect(runSettings(flags, {})).toMatchObject({ TRITON_URL: 'http://h:9000', TRITON_GRPC_URL: 'h:9001' });
   });
 
   it('-H adds to the headers given by --headers or HEADERS', () => {

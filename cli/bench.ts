@@ -13,6 +13,8 @@ import { runBench } from '../measure/bench/run-bench.ts';
 import { runMixBench } from '../measure/mix/bench-mix.ts';
 import type { RuntimeChoice } from '../measure/core/runner.ts';
 import { addSslOptions } from './ssl-options.ts';
+import { addPerfAnalyzerOptions, checkShapes, fromPerfAnalyzer, modelOperand } from './perf-analyzer.ts';
+import { copyCsv } from './perf-analyzer-csv.ts';
 
 /** Adds the `bench` subcommand to the program. */
 export function registerBench(program: Command): void {
@@ -27,6 +29,7 @@ export function registerBench(program: Command): void {
   addSettingOptions(command, 'bench');
   addSslOptions(command);
   addLocalRunOptions(command);
+  addPerfAnalyzerOptions(command, 'bench');
   command
     .option('--junit <file>', 'also write the budget verdicts as JUnit XML here (CI)')
     .option(
@@ -38,13 +41,23 @@ export function registerBench(program: Command): void {
       "also write perf_analyzer-verbose.csv with perf_analyzer's --verbose-csv columns (avg latency, request/response, response wait, GPU metrics)",
     )
     .option('--no-progress', "don't print the bench's progress lines (level i of n, times, live infer/s)")
+    .option(
+      '-o, --out <output>',
+      "k6's --out (repeatable), handed to the runtime: e.g. -o json=points.json, as -- --out json=points.json",
+      (v: string, acc: string[] = []) => [...acc, v],
+    )
     .option('--mix <file>', 'bench a model mix (JSON or YAML): each model its share or load, one k6 test')
-    .action(async (model: string | undefined, k6Args: string[], flags: Record<string, unknown>) => {
+    .action(async (operand: string | undefined, extra: string[], given: Record<string, unknown>) => {
+      const flags = fromPerfAnalyzer(given);
+      const model = modelOperand(operand, given);
+      const k6Args = [...((flags.out as string[] | undefined) ?? []).flatMap((o) => ['--out', o]), ...extra];
       if (flags.mix !== undefined) {
         process.exitCode = await benchMix(String(flags.mix), mixOperands(model, k6Args), flags);
         return;
       }
-      if (model === undefined) throw new Error('bench: name a model, e.g. bench mnist, or give --mix <file>');
+      if (model === undefined)
+        throw new Error('bench: name a model, e.g. bench mnist (or -m <served name>), or give --mix <file>');
+      checkShapes(model, flags.shape as string[] | undefined);
       const outcome = await runBench({
         model,
         settings: runSettings(flags, process.env),
@@ -55,7 +68,9 @@ export function registerBench(program: Command): void {
         ...(flags.junit ? { junit: String(flags.junit) } : {}),
         ...outputOptions(flags),
       });
-      process.exitCode = outcome.exitCode;
+      process.exitCode = flags.f
+        ? await copyCsv(outcome, String(flags.f), Boolean(flags.verboseCsv))
+        : outcome.exitCode;
     });
 }
 

@@ -11,6 +11,12 @@ import { GENERATIVE } from '../models/generative.ts';
 import { mixOperands } from './bench.ts';
 import { addSettingOptions, runSettings } from './settings-options.ts';
 import { addSslOptions } from './ssl-options.ts';
+import {
+  addPerfAnalyzerOptions,
+  capacityFromPerfAnalyzer,
+  checkShapes,
+  modelOperand,
+} from './perf-analyzer.ts';
 import { runMixCapacity } from '../measure/mix/mix-capacity.ts';
 import { addLocalRunOptions, searchOptions, serverOptions } from './options.ts';
 
@@ -67,7 +73,10 @@ export function registerCapacity(program: Command): void {
   addSettingOptions(command, 'capacity');
   addSslOptions(command);
   addLocalRunOptions(command);
-  command.action(async (model: string | undefined, k6Args: string[], flags: Record<string, unknown>) => {
+  addPerfAnalyzerOptions(command, 'capacity');
+  command.action(async (operand: string | undefined, k6Args: string[], given: Record<string, unknown>) => {
+    const flags = capacityFromPerfAnalyzer(given);
+    const model = modelOperand(operand, given);
     const { requestRate, confirmSweep, mix, ...benchFlags } = flags;
     if (mix !== undefined) {
       const refused = [
@@ -91,7 +100,10 @@ export function registerCapacity(program: Command): void {
       return;
     }
     if (model === undefined)
-      throw new Error('capacity: name a model, e.g. capacity mnist, or give --mix <file>');
+      throw new Error(
+        'capacity: name a model, e.g. capacity mnist (or -m <served name>), or give --mix <file>',
+      );
+    checkShapes(model, flags.shape as string[] | undefined);
     process.exitCode = await runCapacity({
       model,
       settings: runSettings(benchFlags, process.env),

@@ -66,7 +66,7 @@ export function registerK8s(program: Command): void {
       'existing Secret whose HEADERS key holds the runners\' headers ("Name:value,..."); without it --headers and --headers-file are written into a Secret <name>-headers',
     )
     .option('--generate-payloads', 'generate payloads in the runners even when they fit a ConfigMap')
-    .option('-o, --out <file>', 'write the YAML here instead of stdout')
+    .option('--out <file>', 'write the YAML here instead of stdout')
     .action(async (model: string, k6Args: string[], flags: Record<string, unknown>) => {
       const input = await k8sInput({
         model,

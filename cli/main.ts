@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { packagePath } from '../measure/core/paths.ts';
 import { registerArchive } from './archive.ts';
 import { execute } from './execute.ts';
 import { registerBench } from './bench.ts';
@@ -36,7 +38,20 @@ export function program(): Command {
   registerRun(prog);
   registerServe(prog);
   registerSweep(prog);
+  withVersion(prog, packageVersion());
   return prog;
+}
+
+/** The package's version (package.json). */
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
+}
+
+/** --version on the program and every command (perf_analyzer's and k6's users type it after the command). */
+function withVersion(command: Command, version: string): void {
+  if (!command.options.some((o) => o.long === '--version'))
+    command.version(version, '--version', 'print the k6-triton version');
+  for (const sub of command.commands) withVersion(sub, version);
 }
 
 /** Runs the CLI and returns the process exit code; errors print as one line. */

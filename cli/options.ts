@@ -34,14 +34,16 @@ export function serverOptions(flags: Record<string, unknown>): {
   };
 }
 
-/** bench's output options: --metrics-url, --verbose-csv, --no-progress. */
+/** bench's output options: --metrics-url (and perf_analyzer's --metrics-interval), --verbose-csv, --no-progress. */
 export function outputOptions(flags: Record<string, unknown>): {
   metricsUrl?: string;
+  metricsInterval_ms?: number;
   verboseCsv?: boolean;
   progress?: boolean;
 } {
   return {
     ...(flags.metricsUrl ? { metricsUrl: String(flags.metricsUrl) } : {}),
+    ...(flags.metricsInterval_ms ? { metricsInterval_ms: flags.metricsInterval_ms as number } : {}),
     ...(flags.verboseCsv ? { verboseCsv: true } : {}),
     ...(flags.progress === false ? { progress: false } : {}),
   };

@@ -46,11 +46,11 @@ export function registerPayloads(program: Command): void {
     .option('--model-version <v>', 'model version on the server (with --url)')
     .option('-b, --batch <n>', 'rows per request (default: the catalog batch)', positiveInt('--batch'))
     .option(
-      '-p, --precision <p>',
+      '--precision <p>',
       'FP32, FP16, INT32 or INT64, as the model allows (default: the first it lists)',
     )
     .option('-n, --count <n>', 'requests in the set', positiveInt('--count'), DEFAULT_COUNT)
-    .option('-s, --seed <n>', 'random seed', nonNegativeInt, DEFAULT_SEED)
+    .option('--seed <n>', 'random seed', nonNegativeInt, DEFAULT_SEED)
     .option(
       '--images <dir>',
       'image models: preprocess the JPEG/PNG files of this folder instead of random pixels',
@@ -77,8 +77,8 @@ export function registerPayloads(program: Command): void {
       [] as string[],
     )
     .option('--input-data <file>', "import a perf_analyzer --input-data JSON file as the set's requests")
-    .option('-o, --out <dir>', 'cache root (default: payloads/cache)')
-    .option('-f, --force', 'regenerate even when the set is cached')
+    .option('--out <dir>', 'cache root (default: payloads/cache)')
+    .option('--force', 'regenerate even when the set is cached')
     .action(async (opts) => {
       const model = opts.url ? await fetchLiveEntry(opts.url, opts.model, opts.modelVersion) : opts.model;
       const ref = await ensurePayloads({

@@ -12,6 +12,12 @@ export function modelIds(): string[] {
   return Object.keys(CATALOG).sort();
 }
 
+/** The id (catalog, sequence or generative) of the entry served under `name`, or undefined. */
+export function servedModelId(name: string): string | undefined {
+  const all = [...Object.values(CATALOG), ...Object.values(SEQUENCE_MODELS), ...Object.values(GENERATIVE)];
+  return all.find((m) => m.name === name)?.id;
+}
+
 /** Finds a model by catalog id or by Triton model name; throws a one-line error listing the known models. */
 export function getModel(idOrName: string): ModelEntry {
   const entry =

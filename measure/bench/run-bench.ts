@@ -29,6 +29,8 @@ export interface BenchOptions extends PrepareOptions {
   verboseCsv?: boolean;
   /** Print the bench's progress lines (level i of n, times, live rate) to stderr. @default true */
   progress?: boolean;
+  /** How often the server's metrics are scraped, ms (perf_analyzer's --metrics-interval). @default 500 */
+  metricsInterval_ms?: number;
 }
 
 /** Where the run's files are and how it ended. */
@@ -92,6 +94,7 @@ async function benchWith(options: BenchOptions, interruption: Interruption): Pro
       k6Args: options.k6Args,
       interruption,
       ...(options.progress === false ? { progress: false } : {}),
+      ...(options.metricsInterval_ms ? { metricsInterval_ms: options.metricsInterval_ms } : {}),
     });
     await writeMeasured(dir, measured, options);
     return { exitCode: verdictExitCode(measured.report, measured.exitCode), dir };

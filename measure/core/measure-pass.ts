@@ -44,6 +44,8 @@ export interface MeasureOptions {
   interruption: Interruption;
   /** Print the progress lines (level i of n, times, live rate) to stderr. @default true */
   progress?: boolean;
+  /** How often the server's metrics are scraped (perf_analyzer's --metrics-interval). @default 500 */
+  metricsInterval_ms?: number;
 }
 
 /** A finished measurement, all in memory. */
@@ -180,7 +182,11 @@ export async function runMeasurement<L>(
   await mkdir(options.dir, { recursive: true });
   const scraper =
     prepared.metricsUrl && !interruption.first
-      ? scrapeMetrics(prepared.metricsUrl, (line) => console.error(`k6-triton: ${line}`))
+      ? scrapeMetrics(
+          prepared.metricsUrl,
+          (line) => console.error(`k6-triton: ${line}`),
+          options.metricsInterval_ms,
+        )
       : undefined;
   // Outside the measured path: a timer in this process reading the plan and the scrapes.
   const stopProgress =

@@ -9,7 +9,7 @@ import type { LoadMode, LoadOverride } from '../../lib/load/shapes.ts';
 import { checkBudgetLevels } from '../../lib/budget.ts';
 import { type RunPlan, resolveRunPlan } from '../../scenarios/kit/run-plan.ts';
 import { genericEntry } from '../../models/generic.ts';
-import { getModel } from '../../models/index.ts';
+import { getModel, servedModelId } from '../../models/index.ts';
 import type { ModelEntry } from '../../models/types.ts';
 import { packagePath, runId } from './paths.ts';
 
@@ -67,7 +67,9 @@ export function resolveTarget(model: string, settings: RunSettings, load?: LoadO
     budgetPath,
     budgetJson,
     run,
-    modelDir: entry.id === 'generic' ? run.settings.modelName : entry.id,
+    // A generic run of a catalog model's served name goes next to that entry's runs (bench mnist's).
+    modelDir:
+      entry.id === 'generic' ? (servedModelId(run.settings.modelName) ?? run.settings.modelName) : entry.id,
   };
 }
 

@@ -97,8 +97,10 @@ export async function k8sInput(options: K8sOptions): Promise<ManifestInput> {
     const set = await ensurePayloads({ model: entry, ...recipe, seed });
     payloads = { kind: 'configmap', files: setFiles(set.dir) };
   } else {
-    const args = ['-m', entry.id, '-b', String(settings.batch), '-n', String(count), '-s', String(seed)];
-    if (settings.precision) args.push('-p', settings.precision);
+    // Long forms: payloads' short flags were dropped where perf_analyzer's mean otherwise (-p, -s).
+    const args = ['--model', entry.id, '--batch', String(settings.batch), '--count', String(count)];
+    args.push('--seed', String(seed));
+    if (settings.precision) args.push('--precision', settings.precision);
     payloads = { kind: 'generate', image: options.toolImage, args };
   }
   return {

@@ -143,7 +143,7 @@ function generator(source: Extract<PayloadSource, { kind: 'generate' }>): Record
     command: ['sh', '-c'],
     // `k6-triton payloads` prints the manifest's path last; the set's files sit beside it.
     args: [
-      `set -e; m=$(k6-triton payloads ${args} -o /tmp/payload-cache | tail -n 1); cp "$(dirname "$m")"/* ${PATHS.payloads}/`,
+      `set -e; m=$(k6-triton payloads ${args} --out /tmp/payload-cache | tail -n 1); cp "$(dirname "$m")"/* ${PATHS.payloads}/`,
     ],
     volumeMounts: [{ name: 'payloads', mountPath: PATHS.payloads }],
   };

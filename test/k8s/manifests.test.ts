@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { toYaml } from '../../cli/k8s.ts';
+import { program } from '../../cli/main.ts';
 import { k8sInput } from '../../measure/k8s/inputs.ts';
 import { benchManifests, type K8sObject } from '../../measure/k8s/manifests.ts';
 import { CONFIGMAP_LIMIT_BYTES } from '../../measure/k8s/payload-fit.ts';
@@ -109,7 +110,16 @@ describe('k8s manifests', () => {
     const dlrm = benchManifests(await k8sInput({ ...BASE, model: 'dlrm', count: 4, seed: 7 }));
     const init = (byKind(dlrm, 'TestRun')[0]!.spec as RunSpec).runner.initContainers![0]!;
     expect(init.image).toBe('k6-triton:0.1.0');
-    expect(init.args[0]).toContain("k6-triton payloads '-m' 'dlrm' '-b' '4096' '-n' '4' '-s' '7'");
+    expect(init.args[0]).toContain(
+      "k6-triton payloads '--model' 'dlrm' '--batch' '4096' '--count' '4' '--seed' '7'",
+    );
+    // Every flag the init container gives payloads is one the payloads command takes.
+    const call = /k6-triton payloads ([^|]*)\|/.exec(init.args[0]!)![1]!;
+    const payloadsCommand = program().commands.find((c) => c.name() === 'payloads')!;
+    const known = payloadsCommand.options.flatMap((o) => [o.long, o.short]);
+    const used = [...call.matchAll(/(?:^|\s)'?(--?[a-z][\w-]*)'?/g)].map((m) => m[1]);
+    expect(used).toContain('--out');
+    for (const flag of used) expect(known, flag).toContain(flag);
   });
 
   it('bad input is one line naming the setting', async () => {

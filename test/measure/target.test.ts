@@ -51,6 +51,8 @@ describe('resolveTarget', () => {
 
   it('names a generic model by its served name and refuses one without it', () => {
     expect(resolveTarget('generic', { MODEL_NAME: 'my_model' }).modelDir).toBe('my_model');
+    // A catalog model's served name, benched as generic, lands beside that entry's runs.
+    expect(resolveTarget('generic', { MODEL_NAME: 'onnx-mnist-cpu' }).modelDir).toBe('mnist');
     expect(() => resolveTarget('generic', {})).toThrow(/MODEL_NAME is not set/);
     expect(() => resolveTarget('mnist', { CONCURRENCY: 'lots' })).toThrow(/CONCURRENCY/);
   });

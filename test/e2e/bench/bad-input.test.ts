@@ -224,7 +224,7 @@ describe('the other commands refuse the same inputs before anything starts', () 
     const out = join(root, 'k8s-out');
     const run = await runCli([
       ...['k8s', 'mnist', '--url', 'http://triton:8000', '--concurrency', '1,2', '--thresholds', file],
-      ...['-o', out],
+      ...['--out', out],
     ]);
     expect(refused(run, out)).toContain("none of this run's levels (c1, c2)");
   }, 60_000);

@@ -43,7 +43,7 @@ import {
   Response,
   setFollowUpRequester,
 } from './http-response.ts';
-import { VuConnections } from '../transport/http-transport.ts';
+import { preloadHttpClient, VuConnections } from '../transport/http-transport.ts';
 import type { WireResult } from '../transport/wire-types.ts';
 
 export { CookieJar, ExpectedStatuses, Response, TaggedUrl };
@@ -57,6 +57,9 @@ interface VuHttp {
   /** The iteration the connections serve, under noVUConnectionReuse. */
   connIteration: number;
 }
+
+// Imported by a script's init context (loader/k6-modules.ts, on the engine's thread only): undici loads with it.
+await preloadHttpClient();
 
 const vuStates = new WeakMap<VuState, VuHttp>();
 /** setResponseCallback called from the init context applies to VUs that did not set their own. */

@@ -133,6 +133,12 @@ export async function prepare(
       `--tls (TLS=1) starts the embedded server with TLS; with TRITON_URL=${target.settings.TRITON_URL} give an https:// URL (and TRITON_GRPC_URL=grpcs://host:port) instead`,
     );
   }
+  if (target.settings.TRITON_GRPC_URL && !target.settings.TRITON_URL) {
+    // Else the embedded server would start and the gRPC address go unused: an option accepted and ignored.
+    throw new Error(
+      `--grpc-url (TRITON_GRPC_URL=${target.settings.TRITON_GRPC_URL}) needs the same server's --url (TRITON_URL=http://host:port) too; without one the run starts its own server`,
+    );
+  }
   const trust = runTls(target.settings);
   // The started server's own self-signed certificate is trusted unless the run skips verification or names a CA.
   const identity = serveTls ? await tlsIdentity() : undefined;

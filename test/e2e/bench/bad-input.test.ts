@@ -186,6 +186,13 @@ describe('bench refuses a bad budget file before the server starts', () => {
   }, 60_000);
 });
 
+describe('bench refuses an address it would not use', () => {
+  it('--grpc-url without --url (the run would start its own server and ignore it)', async () => {
+    const line = await bench(['--grpc-url', '127.0.0.1:9']);
+    expect(line).toContain("--grpc-url (TRITON_GRPC_URL=127.0.0.1:9) needs the same server's --url");
+  }, 60_000);
+});
+
 describe('the other commands refuse the same inputs before anything starts', () => {
   it('capacity with a truncated payload sample', async () => {
     const copy = copiedSet('short-capacity', (dir) => truncateSync(join(dir, '000000.input.1.bin'), 1));

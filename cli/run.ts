@@ -325,7 +325,6 @@ export function registerRun(program: Command): void {
     const api = flags.address
       ? { address: flags.address, explicit: run.getOptionValueSource('address') === 'cli' }
       : undefined;
-    const supervised = (o: Parameters<typeof runSupervised>[0]) => runSupervised(o, api);
     // The flag wins; else K6_INCLUDE_SYSTEM_ENV_VARS (k6's default: true).
     const includeSystemEnv =
       run.getOptionValueSource('includeSystemEnvVars') === 'cli'
@@ -337,47 +336,50 @@ export function registerRun(program: Command): void {
     } catch (err) {
       return refuse([(err as Error).message], EXIT.SCRIPT_EXCEPTION);
     }
-    const result = await supervised({
-      script: archive?.script ?? script,
-      // The scenarios' stats probes record which runtime measured (lib/load/metrics.ts createWindowRecord),
-      // so a merged report can say so; real k6 never sets it. A -e K6_TRITON_RUNTIME still wins.
-      env: {
-        K6_TRITON_RUNTIME: 'node',
-        ...(archive ? archiveEnv(archive, includeSystemEnv) : {}),
-        ...flags.env,
+    const result = await runSupervised(
+      {
+        script: archive?.script ?? script,
+        // The scenarios' stats probes record which runtime measured (lib/load/metrics.ts createWindowRecord),
+        // so a merged report can say so; real k6 never sets it. A -e K6_TRITON_RUNTIME still wins.
+        env: {
+          K6_TRITON_RUNTIME: 'node',
+          ...(archive ? archiveEnv(archive, includeSystemEnv) : {}),
+          ...flags.env,
+        },
+        includeSystemEnv,
+        ...(archive ? { archive: { dir: archive.dir, options: archive.options } } : {}),
+        overrides: {
+          vus: flags.vus,
+          duration: flags.duration,
+          iterations: flags.iterations,
+          summaryTrendStats: flags.summaryTrendStats?.split(',').map((s) => s.trim()),
+          summaryTimeUnit: flags.summaryTimeUnit,
+          tags: Object.keys({ ...env.tags, ...flags.tag }).length ? { ...env.tags, ...flags.tag } : undefined,
+          executionSegment: flags.executionSegment,
+          executionSegmentSequence: flags.executionSegmentSequence,
+          insecureSkipTLSVerify: flags.insecureSkipTlsVerify || env.insecureSkipTLSVerify || undefined,
+          options,
+          configFile: config.options,
+        },
+        workers: flags.workers,
+        out: flags.out.length > 0 ? flags.out : config.out,
+        summaryExport: flags.summaryExport,
+        summaryMode: flags.summaryMode === 'disabled' ? 'compact' : flags.summaryMode,
+        noSummary: flags.summaryMode === 'disabled',
+        noThresholds: !flags.thresholds || env.noThresholds === true,
+        quiet: flags.quiet,
+        noColor: !flags.color || env.noColor === true,
+        secretSources: flags.secretSource,
+        log: {
+          format: flags.logFormat === 'json' || flags.logFormat === 'raw' ? flags.logFormat : 'text',
+          output: flags.logOutput ?? { to: 'stderr' },
+          consoleFile: flags.consoleOutput,
+          verbose: flags.verbose === true,
+        },
+        linger: flags.linger ?? env.linger ?? config.linger ?? false,
       },
-      includeSystemEnv,
-      ...(archive ? { archive: { dir: archive.dir, options: archive.options } } : {}),
-      overrides: {
-        vus: flags.vus,
-        duration: flags.duration,
-        iterations: flags.iterations,
-        summaryTrendStats: flags.summaryTrendStats?.split(',').map((s) => s.trim()),
-        summaryTimeUnit: flags.summaryTimeUnit,
-        tags: Object.keys({ ...env.tags, ...flags.tag }).length ? { ...env.tags, ...flags.tag } : undefined,
-        executionSegment: flags.executionSegment,
-        executionSegmentSequence: flags.executionSegmentSequence,
-        insecureSkipTLSVerify: flags.insecureSkipTlsVerify || env.insecureSkipTLSVerify || undefined,
-        options,
-        configFile: config.options,
-      },
-      workers: flags.workers,
-      out: flags.out.length > 0 ? flags.out : config.out,
-      summaryExport: flags.summaryExport,
-      summaryMode: flags.summaryMode === 'disabled' ? 'compact' : flags.summaryMode,
-      noSummary: flags.summaryMode === 'disabled',
-      noThresholds: !flags.thresholds || env.noThresholds === true,
-      quiet: flags.quiet,
-      noColor: !flags.color || env.noColor === true,
-      secretSources: flags.secretSource,
-      log: {
-        format: flags.logFormat === 'json' || flags.logFormat === 'raw' ? flags.logFormat : 'text',
-        output: flags.logOutput ?? { to: 'stderr' },
-        consoleFile: flags.consoleOutput,
-        verbose: flags.verbose === true,
-      },
-      linger: flags.linger ?? env.linger ?? config.linger ?? false,
-    });
+      api,
+    );
     archive?.close();
     process.exitCode = result.exitCode;
     // A timer or socket the script left open must not keep the process alive after the test,

@@ -1,8 +1,10 @@
 /**
  * A grpc-js server interceptor that makes a call's framing and verbose log read as Triton's gRPC C++ frontend:
- * - a unary call whose body holds no whole message (empty or short) answers INTERNAL "Unable to parse request",
- *   where grpc-js says UNIMPLEMENTED "...server streaming method..." (undecodable bytes keep grpc-js's INTERNAL
- *   "Error deserializing request": grpc-js sends it before any interceptor sees the call);
+ * - a unary call whose body holds no whole message (empty or short) or bytes that are not its message answers
+ *   INTERNAL "Unable to parse request", where grpc-js says UNIMPLEMENTED "...server streaming method..." or
+ *   INTERNAL "Error deserializing request" (grpc-js sends the latter itself, so `tolerantDecoders` turns a
+ *   failed decode into a marker this interceptor sees); on a stream such bytes end the reading, and the call ends
+ *   OK once what came before has settled, as Triton's stream does;
  * - a unary call with a second message is served from the first, the rest ignored (grpc-js refuses it);
  * - with a log, each call writes Triton's --log-verbose 1 lines (grpc_server.cc, infer_handler.cc): "Process for
  *   <rpc>, rpc_ok=1, <n> step START", then COMPLETE, then "Done for <rpc>, <n>"; a failed inference adds
@@ -12,6 +14,31 @@ import * as grpc from '@grpc/grpc-js';
 
 /** Triton's status and message for a request body it cannot parse. */
 export const UNPARSABLE = { code: grpc.status.INTERNAL, details: 'Unable to parse request' } as const;
+
+/** What a method's request decoder gives for bytes that are not its message (see tolerantDecoders). */
+const UNDECODABLE: unique symbol = Symbol('undecodable gRPC request');
+
+/**
+ * The service with each method's request decoder made total: bytes it cannot decode become a marker the
+ * interceptor answers as Triton does, where grpc-js would answer from below every interceptor.
+ */
+export function tolerantDecoders(service: grpc.ServiceDefinition): grpc.ServiceDefinition {
+  const out: grpc.ServiceDefinition = {};
+  for (const [name, method] of Object.entries(service)) {
+    const decode = method.requestDeserialize;
+    out[name] = {
+      ...method,
+      requestDeserialize: (bytes: Buffer) => {
+        try {
+          return decode(bytes);
+        } catch {
+          return UNDECODABLE;
+        }
+      },
+    };
+  }
+  return out;
+}
 
 /** grpc-js's own answer to a unary body without a whole message (server.js, handleUnary). */
 function isFramingStatus(status: Pick<grpc.StatusObject, 'code' | 'details'>): boolean {
@@ -33,6 +60,8 @@ type Listener = Parameters<grpc.ServerInterceptingCallInterface['start']>[0];
 class TritonCall implements grpc.ServerInterceptingCallInterface {
   #messages = 0;
   #requestId = '';
+  #statusSent = false;
+  #readEnded = false;
 
   constructor(
     readonly next: grpc.ServerInterceptingCallInterface,
@@ -58,15 +87,30 @@ class TritonCall implements grpc.ServerInterceptingCallInterface {
           this.next.startRead();
           return;
         }
+        if (this.#readEnded) return;
+        if (message === UNDECODABLE) {
+          if (this.unary) this.sendStatus({ ...UNPARSABLE, metadata: new grpc.Metadata() });
+          else {
+            // Triton's stream reader stops at bytes it cannot parse: what was sent before settles, then OK.
+            this.#readEnded = true;
+            listener.onReceiveHalfClose();
+          }
+          return;
+        }
         if (this.#inference) this.#requestId = String((message as { id?: unknown } | null)?.id ?? '');
         listener.onReceiveMessage(message);
       },
-      onReceiveHalfClose: () => listener.onReceiveHalfClose(),
+      onReceiveHalfClose: () => {
+        if (!this.#readEnded) listener.onReceiveHalfClose();
+      },
       onCancel: () => listener.onCancel(),
     });
   }
 
   sendStatus(status: Parameters<grpc.ServerInterceptingCallInterface['sendStatus']>[0]): void {
+    // After an undecodable message the handler still sees the half-close and answers "no message": one status only.
+    if (this.#statusSent) return;
+    this.#statusSent = true;
     const sent = this.unary && isFramingStatus(status) ? { ...status, ...UNPARSABLE } : status;
     if (this.log) {
       if (this.#inference && sent.code !== grpc.status.OK) {

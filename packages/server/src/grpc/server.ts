@@ -3,7 +3,7 @@
  * with @grpc/proto-loader. Each RPC calls the core; errors carry the catalog's gRPC status.
  */
 import * as grpc from '@grpc/grpc-js';
-import { tritonCallInterceptor } from './call-interceptor.ts';
+import { tolerantDecoders, tritonCallInterceptor } from './call-interceptor.ts';
 import * as protoLoader from '@grpc/proto-loader';
 import type { InferenceCore, LoadParameters } from '../core.ts';
 import { asServerError, Errors } from '../errors.ts';
@@ -157,7 +157,7 @@ export function createGrpcServer(
       return {};
     }),
   };
-  const service = inferenceService();
+  const service = tolerantDecoders(inferenceService());
   const unimplemented: Unary = (_call, callback) => {
     const e = Errors.unsupported('this RPC');
     callback({ code: grpc.status.UNIMPLEMENTED, details: e.message });

@@ -80,6 +80,32 @@ interface Context {
   maxConnections: number;
 }
 
+/** libevhtp's method numbers, in its enum's order: Triton's verbose log prints the number, not the name. */
+const EVHTP_METHODS = [
+  'GET',
+  'HEAD',
+  'POST',
+  'PUT',
+  'DELETE',
+  'MKCOL',
+  'COPY',
+  'MOVE',
+  'OPTIONS',
+  'PROPFIND',
+  'PROPPATCH',
+  'LOCK',
+  'UNLOCK',
+  'TRACE',
+  'CONNECT',
+  'PATCH',
+];
+
+/** A method as Triton logs it: its evhtp number, 16 (unknown) for any other. */
+function evhtpMethod(method: string | undefined): number {
+  const i = EVHTP_METHODS.indexOf(method ?? '');
+  return i >= 0 ? i : EVHTP_METHODS.length;
+}
+
 async function handle(
   ctx: Context,
   req: http.IncomingMessage,
@@ -89,7 +115,7 @@ async function handle(
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const route = matchRoute(q >= 0 ? url.slice(0, q) : url);
-  log?.(`HTTP request: ${req.method} ${url}`);
+  log?.(`HTTP request: ${evhtpMethod(req.method)} ${q >= 0 ? url.slice(0, q) : url}`);
   if (ctx.refused && !ALWAYS_ANSWERED.has(route.kind)) {
     req.resume();
     return sendError(res, Errors.tooManyConnections(ctx.maxConnections), true);

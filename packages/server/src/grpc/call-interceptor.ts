@@ -23,21 +23,19 @@ const UNDECODABLE: unique symbol = Symbol('undecodable gRPC request');
  * interceptor answers as Triton does, where grpc-js would answer from below every interceptor.
  */
 export function tolerantDecoders(service: grpc.ServiceDefinition): grpc.ServiceDefinition {
-  const out: grpc.ServiceDefinition = {};
-  for (const [name, method] of Object.entries(service)) {
-    const decode = method.requestDeserialize;
-    out[name] = {
-      ...method,
-      requestDeserialize: (bytes: Buffer) => {
-        try {
-          return decode(bytes);
-        } catch {
-          return UNDECODABLE;
-        }
-      },
-    };
-  }
-  return out;
+  const total = (decode: grpc.deserialize<unknown>) => (bytes: Buffer) => {
+    try {
+      return decode(bytes);
+    } catch {
+      return UNDECODABLE;
+    }
+  };
+  return Object.fromEntries(
+    Object.entries(service).map(([name, m]) => [
+      name,
+      { ...m, requestDeserialize: total(m.requestDeserialize) },
+    ]),
+  );
 }
 
 /** grpc-js's own answer to a unary body without a whole message (server.js, handleUnary). */

@@ -8,6 +8,7 @@ import { BackendRegistry } from './backends/registry.ts';
 import type { SimulatedOptions } from './backends/simulated.ts';
 import type { BackendFactory } from './backends/types.ts';
 import { InferenceCore } from './core.ts';
+import { ActiveCalls } from './grpc/active-calls.ts';
 import { createGrpcServer } from './grpc/server.ts';
 import { type GrpcListener, listenGrpc } from './grpc/transport.ts';
 import type { FaultOptions } from './faults/spec.ts';
@@ -280,14 +281,17 @@ class Frontends {
     this.httpPort = await listen(this.#http, this.#host, httpPort, 'HTTP');
     if (grpcPort >= 0) {
       // A shut-down grpc-js server cannot serve again: each opening gets a new one.
+      const calls = new ActiveCalls();
       const server = createGrpcServer(this.#core, {
         maxMessage_bytes: o.maxBody_bytes,
         maxConnectionIdle_ms: o.grpc?.maxConnectionIdle_ms,
         log: o.log,
+        calls,
       });
       this.#grpc = await listenGrpc(server, this.#host, grpcPort, {
         tls: o.tls,
         maxConnections: o.limits?.maxConnections,
+        calls,
         prefaceTimeout_ms: o.grpc?.prefaceTimeout_ms,
       });
       this.grpcPort = this.#grpc.port;

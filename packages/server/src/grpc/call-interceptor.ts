@@ -11,6 +11,7 @@
  *   "[request id: <id>] Infer failed: <message>".
  */
 import * as grpc from '@grpc/grpc-js';
+import { type ActiveCalls, connectionKey } from './active-calls.ts';
 
 /** Triton's status and message for a request body it cannot parse. */
 export const UNPARSABLE = { code: grpc.status.INTERNAL, details: 'Unable to parse request' } as const;
@@ -60,6 +61,7 @@ class TritonCall implements grpc.ServerInterceptingCallInterface {
   #requestId = '';
   #statusSent = false;
   #readEnded = false;
+  #connection: string | undefined;
 
   constructor(
     readonly next: grpc.ServerInterceptingCallInterface,
@@ -67,13 +69,29 @@ class TritonCall implements grpc.ServerInterceptingCallInterface {
     readonly name: string,
     readonly n: number,
     readonly log: ((line: string) => void) | undefined,
+    readonly calls: ActiveCalls | undefined,
   ) {}
+
+  /** Counts the call against its connection until it ends (once). */
+  #begin(): void {
+    if (!this.calls) return;
+    const info = this.next.getConnectionInfo();
+    this.#connection = connectionKey(info.remoteAddress, info.remotePort);
+    this.calls.begin(this.#connection);
+  }
+
+  #end(): void {
+    if (this.#connection === undefined) return;
+    this.calls?.end(this.#connection);
+    this.#connection = undefined;
+  }
 
   get #inference(): boolean {
     return this.name === 'ModelInferHandler';
   }
 
   start(listener: Listener): void {
+    this.#begin();
     this.log?.(`Process for ${this.name}, rpc_ok=1, ${this.n} step START`);
     if (this.#inference) this.log?.(`New request handler for ${this.name}, ${this.n}`);
     this.next.start({
@@ -101,7 +119,10 @@ class TritonCall implements grpc.ServerInterceptingCallInterface {
       onReceiveHalfClose: () => {
         if (!this.#readEnded) listener.onReceiveHalfClose();
       },
-      onCancel: () => listener.onCancel(),
+      onCancel: () => {
+        this.#end();
+        listener.onCancel();
+      },
     });
   }
 
@@ -109,6 +130,7 @@ class TritonCall implements grpc.ServerInterceptingCallInterface {
     // After an undecodable message the handler still sees the half-close and answers "no message": one status only.
     if (this.#statusSent) return;
     this.#statusSent = true;
+    this.#end();
     const sent = this.unary && isFramingStatus(status) ? { ...status, ...UNPARSABLE } : status;
     if (this.log) {
       if (this.#inference && sent.code !== grpc.status.OK) {
@@ -149,8 +171,14 @@ class TritonCall implements grpc.ServerInterceptingCallInterface {
   }
 }
 
-/** The interceptor; `log` receives the verbose lines (none without it). */
-export function tritonCallInterceptor(log?: (line: string) => void): grpc.ServerInterceptor {
+/**
+ * The interceptor; `log` receives the verbose lines (none without it), `calls` counts calls in progress per
+ * connection (for the port's connection slots).
+ */
+export function tritonCallInterceptor(
+  log?: (line: string) => void,
+  calls?: ActiveCalls,
+): grpc.ServerInterceptor {
   let next = 0;
   // grpc-js types an interceptor's result as its class but only calls the interface (getServerInterceptingCall).
   return (method, call) =>
@@ -160,5 +188,6 @@ export function tritonCallInterceptor(log?: (line: string) => void): grpc.Server
       handlerName(method.path),
       next++,
       log,
+      calls,
     ) as unknown as grpc.ServerInterceptingCall;
 }

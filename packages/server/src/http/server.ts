@@ -46,7 +46,13 @@ export function createHttpServer(core: InferenceCore, opts: HttpOptions = {}): h
   const limits = { ...DEFAULT_HTTP_LIMITS, ...opts.limits };
   let refused: (socket: Socket) => boolean = () => false;
   const listener: http.RequestListener = (req, res) => {
-    const context = { core, maxBody, refused: refused(req.socket), maxConnections: limits.maxConnections };
+    const context = {
+      core,
+      maxBody,
+      inflatedJson: limits.inflatedJson_bytes,
+      refused: refused(req.socket),
+      maxConnections: limits.maxConnections,
+    };
     handle(context, req, res, opts.log).catch((err) => sendError(res, asServerError(err)));
   };
   const settings = { noDelay: true, keepAlive: true, ...serverTimeouts(limits) };
@@ -75,6 +81,8 @@ function parseFromSocketEvents(server: http.Server): void {
 interface Context {
   core: InferenceCore;
   maxBody: number;
+  /** The most JSON a compressed infer body may inflate to. */
+  inflatedJson: number;
   /** The connection arrived past the cap. */
   refused: boolean;
   maxConnections: number;
@@ -215,7 +223,13 @@ async function infer(
     if (model.decoupled) throw Errors.decoupledHttp();
     target = { name: route.model, version: route.version, config: model.config };
     const declared = headerText(req, 'inference-header-content-length');
-    body = await decompressInfer(raw, req.headers['content-encoding'], declared, ctx.maxBody);
+    body = await decompressInfer(
+      raw,
+      req.headers['content-encoding'],
+      declared,
+      ctx.maxBody,
+      ctx.inflatedJson,
+    );
     headerLength = inferHeaderLength(declared, body.length);
   } catch (err) {
     const e = asServerError(err);

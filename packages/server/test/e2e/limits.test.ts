@@ -86,6 +86,31 @@ describe('limits on what is processed', () => {
     }
   });
 
+  it('holds compressed infer JSON to its own limit, which a setting raises', async () => {
+    const small = await start({
+      modelRepository: repo,
+      limits: { inflatedJson_bytes: 1000 },
+      grpcPort: -1,
+      metricsPort: -1,
+    });
+    try {
+      const json = JSON.stringify({
+        inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 300], data: Array(300).fill(1.5) }],
+      });
+      expect(json.length).toBeGreaterThan(1000);
+      const res = await http(small, 'POST', INFER, zlib.gzipSync(json), { 'Content-Encoding': 'gzip' });
+      expect(res.status).toBe(413);
+      expect(res.json().error).toBe(
+        "gzip request JSON inflates past the server's limit of 1000 bytes for compressed JSON; send it uncompressed, its tensors in binary, or raise --http-max-inflated-json-size",
+      );
+      // The same body under the default limit gets past inflation (to the model's own shape check).
+      const served = await http(server, 'POST', INFER, zlib.gzipSync(json), { 'Content-Encoding': 'gzip' });
+      expect(served.status).not.toBe(413);
+    } finally {
+      await small.stop();
+    }
+  });
+
   it('reads a corrupt gzip body as what inflated before the damage (here nothing), as Triton does', async () => {
     const res = await http(server, 'POST', INFER, Buffer.from('not gzip at all'), {
       'Content-Encoding': 'gzip',

@@ -54,6 +54,8 @@ export interface MixCapacityOptions extends PrepareOptions, SearchLimits {
   runtime: RuntimeChoice;
   k6Args: string[];
   resultsDir: string;
+  /** How often the server's metrics are scraped, ms (perf_analyzer's --metrics-interval). @default 500 */
+  metricsInterval_ms?: number;
 }
 
 /** Runs the scale search and prints its sentence; resolves with the exit code (99: no scale within budget). */
@@ -96,6 +98,7 @@ export async function runMixCapacity(options: MixCapacityOptions): Promise<numbe
             runtime: options.runtime,
             k6Args: options.k6Args,
             interruption,
+            ...(options.metricsInterval_ms ? { metricsInterval_ms: options.metricsInterval_ms } : {}),
           },
         );
         if (interruption.first) stoppedEarly = `interrupted at ${step.level}%`;
@@ -130,7 +133,7 @@ export async function runMixCapacity(options: MixCapacityOptions): Promise<numbe
     (r): r is MixResult => r !== undefined && mixMeasurement(r).generator_bound,
   );
   const detail = stoppedEarly
-    ? `an unfinished search (${stoppedEarly})`
+    ? `the search stopping early (${stoppedEarly})`
     : mixLimitWords(answer, config, bound);
   const sentence = mixCapacitySentence(mix.name, best, above, detail);
   await writeResult(

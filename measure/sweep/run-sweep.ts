@@ -16,6 +16,7 @@ import type { RuntimeChoice } from '../core/runner.ts';
 import { type RunSettings, resolveTarget, runDir } from '../core/target.ts';
 import { buildGrid, configLabel, type GridAxes } from './grid.ts';
 import { appliedConfig, overrideMismatches, withOverride } from './override.ts';
+import { idleBatchingWarning } from './idle-batching.ts';
 import { type ConfigOutcome, rankConfigs } from './rank.ts';
 import { type SweepRecord, sweepTable, winnerSentence, winnerSnippet, writeSweep } from './sweep-report.ts';
 import { loadModelConfig, readModelConfig } from './sweep-repository.ts';
@@ -68,6 +69,8 @@ export async function runSweep(options: SweepOptions): Promise<number> {
   let stoppedEarly: string | undefined;
   try {
     original = await readModelConfig(url, served);
+    const idle = idleBatchingWarning(served, grid, appliedConfig(original).max_batch_size);
+    if (idle) console.error(`k6-triton: sweep: ${idle}`);
     for (const [i, config] of grid.entries()) {
       if (interruption.first) {
         stoppedEarly = `interrupted after ${i} of ${grid.length} configurations`;

@@ -82,6 +82,10 @@ describe('k6-triton sweep', () => {
     ).toBe(true);
     expect(record.restored).toBe(true);
     expect(run.stdout).toMatch(/config\.pbtxt:\ninstance_group \[\n {2}\{\n {4}count: [12]\n/);
+    // A line per config and level; each config's bench report stays in its folder.
+    expect(run.stdout).not.toContain('execution: local');
+    expect(run.stdout).not.toContain('## Budgets');
+    expect(run.stdout.split('\n').filter((l) => /^ {2}c1: [\d,]+ infer\/s/.test(l))).toHaveLength(2);
     const md = readFileSync(join(results, 'mnist', String(sweepDir), 'report.md'), 'utf8');
     expect(md).toContain('| Rank |');
     // The Pareto plot of the two configs' levels, embedded in report.md.

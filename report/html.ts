@@ -81,11 +81,13 @@ async function charts(report: RunReport, options: HtmlOptions): Promise<string> 
   const parts = await Promise.all([
     figure(
       'throughput',
-      'Throughput per load level; the point shape tells stable levels from unstable ones.',
+      'Throughput per load level, each point named by its level; unstable levels are hollow red rings.',
       () => renderSvg(throughputSpec(results, plot)),
     ),
-    figure('percentiles', 'Latency percentiles against throughput; dashed lines are the budgets.', () =>
-      renderSvg(latencySpec(results, { ...plot, percentiles: ['p50', 'p90', 'p95', 'p99'] })),
+    figure(
+      'percentiles',
+      'Latency percentiles against throughput, each line joining the levels in order (named at the top one); red rings mark unstable levels; dashed lines are the budgets.',
+      () => renderSvg(latencySpec(results, { ...plot, percentiles: ['p50', 'p90', 'p95', 'p99'] })),
     ),
     ...(latencyBreakdownApplies(results)
       ? [

@@ -98,4 +98,16 @@ describe('plots', () => {
       'p95 budget 2.04 ms',
     );
   });
+
+  it('names request-rate levels by their rate and keeps decimals on the rate axis', async () => {
+    const rates = [0.5, 1, 2].map((rate) =>
+      level({ level: rate, name: `r${rate}`, mode: 'request-rate', throughput_infer_s: rate }),
+    );
+    const spec = throughputSpec(rates) as unknown as { encoding: { x: { title: string; axis: object } } };
+    expect(spec.encoding.x.title).toBe('Request rate (req/s)');
+    expect(spec.encoding.x.axis).toEqual({ format: '~g' });
+    const svg = (await renderPlots(rates))['throughput.svg']!;
+    for (const name of ['r0.5', 'r1', 'r2']) expect(svg).toContain(`>${name}<`);
+    expect(svg).toContain('>0.5<');
+  });
 });

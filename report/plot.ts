@@ -79,6 +79,12 @@ const levelLabelColor = {
  */
 export function throughputSpec(results: readonly LevelResult[], options: PlotOptions = {}): TopLevelSpec {
   const stability = { field: 'stability', type: 'nominal' as const, title: 'Level' };
+  // The legend names what is drawn: no "unstable" entry when every level was stable.
+  const shown = STABILITY_LEGEND.filter((state) => results.some((result) => stabilityOf(result) === state));
+  const scale = (unstable: string) => ({
+    domain: [...shown],
+    range: shown.map((state) => (state === 'unstable' ? unstable : STABLE_BLUE)),
+  });
   return {
     $schema: SCHEMA,
     title: `${options.title ?? 'throughput'}: throughput vs ${levelAxisTitle(results).toLowerCase()}`,
@@ -101,12 +107,12 @@ export function throughputSpec(results: readonly LevelResult[], options: PlotOpt
           // One legend: filled blue for stable, a white ring in red for unstable.
           fill: {
             ...stability,
-            scale: { domain: [...STABILITY_LEGEND], range: [STABLE_BLUE, 'white'] },
+            scale: scale('white'),
             legend: { labelLimit: 200 },
           },
           stroke: {
             ...stability,
-            scale: { domain: [...STABILITY_LEGEND], range: [STABLE_BLUE, UNSTABLE_RED] },
+            scale: scale(UNSTABLE_RED),
             legend: { labelLimit: 200 },
           },
         },
@@ -118,7 +124,13 @@ export function throughputSpec(results: readonly LevelResult[], options: PlotOpt
     ],
     encoding: {
       x: { field: 'level', type: 'quantitative', ...levelAxis(results) },
-      y: { field: 'throughput', type: 'quantitative', title: 'Throughput (infer/s)' },
+      // Room above the highest point for its level's name: the axis, rounded up, runs past it.
+      y: {
+        field: 'throughput',
+        type: 'quantitative',
+        title: 'Throughput (infer/s)',
+        scale: { domainMax: Math.max(0, ...results.map((r) => r.throughput_infer_s)) * 1.08 || 1 },
+      },
     },
   };
 }

@@ -210,6 +210,8 @@ describe.skipIf(NO_BROWSER !== undefined)('the charts in headless chromium, as a
       const t = await chart(page, 'gpt2', 'throughput');
       expect(t.xTicks).toEqual(['1', '2', '3']);
       expect([...t.markTexts].sort()).toEqual(['c1', 'c2', 'c3']);
+      // Every level judged stable or not judged: the legend names no "unstable" it does not draw.
+      expect(t.legend).not.toContain('unstable');
       const l = await chart(page, 'gpt2', 'percentiles');
       expect(l.yTitles).toEqual(['Latency (ms)']);
       expect(l.markTexts).toEqual(expect.arrayContaining(['c1', 'c2', 'c3']));

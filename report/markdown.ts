@@ -3,6 +3,7 @@
  * that seed 002 draws (client, network, server queue and compute) and the budget verdicts. Pure.
  */
 import { kneeLine } from '../lib/genai/knee.ts';
+import { latencyBreakdownApplies } from './charts.ts';
 import { tokenLines } from '../lib/genai/level-summary.ts';
 import { scheduleLines } from '../lib/genai/open-loop.ts';
 import { failureLines, levelsWithFigures } from '../lib/summary/failure.ts';
@@ -423,7 +424,7 @@ export function reportMarkdown(report: RunReport): string {
     unmeasuredNote(report),
     interruptedNote(report),
     // A generative model's request is a stream: its breakdown and validation do not apply.
-    ...(generative
+    ...(!latencyBreakdownApplies(measured)
       ? []
       : [
           '## Latency breakdown (ms, averages per request)',

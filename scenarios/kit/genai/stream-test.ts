@@ -350,7 +350,7 @@ function score(
   cancelled: boolean,
 ): void {
   const { metrics } = state;
-  if (cancelled && wasCancelled(record, state.generative.cancelDelay_ms)) {
+  if (cancelled && wasCancelled(record)) {
     metrics.cancelled.add(1);
     return;
   }

@@ -1,6 +1,6 @@
 /**
  * A generative bench's prompt workload on Node: read its settings (INPUT_TOKENS, OUTPUT_TOKENS, PREFIX_TOKENS,
- * PROMPT_COUNT, PROMPT_SEED, DATASET, TOKENIZER), make it with the model's tokenizer once and cache it as
+ * PREFIX_POOL, PROMPT_SALT (salt slots unless off), PROMPT_COUNT, PROMPT_SEED, DATASET, TOKENIZER), make it with the model's tokenizer once and cache it as
  * payloads/cache/<model>/prompts-<hash>/workload.json; a trace also gets schedule.jsonl beside it (the suite's
  * SCHEDULE format, one line per request naming it), which the run replays as recorded.
  */
@@ -54,6 +54,8 @@ export function ensurePromptWorkload(
   const g = readGenerativeSettings(env, { inputTokens: c.inputTokens, outputTokens: c.outputTokens });
   const { inputTokens, outputTokens, promptCount: count, promptSeed: seed } = g;
   const prefixTokens = readOr(env, S.PREFIX_TOKENS, 0);
+  const prefixPool = readOr(env, S.PREFIX_POOL, 1);
+  const salt = readOr(env, S.PROMPT_SALT, 'random') !== 'off';
   const datasetPath = given(env, S.DATASET);
   const dataset = datasetPath ? readDataset(resolve(datasetPath.trim())) : undefined;
   const tokenizer = loadTokenizer(tokenizerPath(entry, env));
@@ -68,7 +70,13 @@ export function ensurePromptWorkload(
             sha256: createHash('sha256').update(dataset.text).digest('hex').slice(0, 16),
           },
         }
-      : { inputTokens, prefixTokens, count }),
+      : {
+          inputTokens,
+          prefixTokens,
+          count,
+          ...(prefixPool > 1 ? { prefixPool } : {}),
+          ...(salt ? { salt } : {}),
+        }),
   };
   const key = createHash('sha256').update(JSON.stringify({ recipe, seed })).digest('hex').slice(0, 12);
   const dir = join(resolve(options.outDir ?? DEFAULT_CACHE_DIR), entry.id, `prompts-s${seed}-${key}`);
@@ -89,6 +97,8 @@ export function ensurePromptWorkload(
       inputTokens,
       outputTokens,
       prefixTokens,
+      prefixPool,
+      salt,
       ...(dataset ? { dataset } : {}),
     },
     recipe,

@@ -55,16 +55,31 @@ import { failRecord, newRecord, recordDecoupled } from '../../../lib/genai/recor
 import { loadSseModule, type SseProtocol, sseRequest, streamSse } from './sse-stream.ts';
 import { parseWorkload, type TokenSource } from '../../../lib/genai/workload.ts';
 import { endpointHint, type Settings, type StreamProtocol } from '../settings.ts';
+import {
+  runSalt,
+  SALT_HEAD_WORDS,
+  SALT_WORDS,
+  type SaltSlots,
+  saltedPrompt,
+  slotsAt,
+  wordAlphabet,
+} from '../../../lib/genai/salt.ts';
+import { type CancelPicker, cancelPicker, cancelTimeout, wasCancelled } from './cancel.ts';
 
 /** The generative scenario's exports. */
 export interface GenerativeTest {
   options: Options;
   run: RunPlan;
-  setup(): Promise<void>;
-  warmup(): void;
-  infer(): void | Promise<void>;
+  setup(): Promise<SetupData>;
+  warmup(data?: SetupData): void;
+  infer(data?: SetupData): void | Promise<void>;
   stats(): Promise<void>;
   handleSummary(data: Record<string, unknown>): Record<string, string>;
+}
+
+/** What setup() hands every VU: the run's prompt salt (null when PROMPT_SALT=off), drawn once. */
+export interface SetupData {
+  salt: number | null;
 }
 
 /** One request's lengths; for a repeat model also the delays it asks for (whole ms, as the backend's DELAY is). */
@@ -133,12 +148,17 @@ export interface PlannedRequest {
   inputs: PromptInput[];
   inputTokens: number;
   outputTokens: number;
+  /** A prompt model's prompt and its salt slots (lib/genai/salt.ts), when it can be salted. */
+  prompt?: string;
+  salt?: SaltSlots;
 }
 
 /** The requests a run sends in turn, and where their input lengths came from. */
 export interface PlannedRequests {
   requests: PlannedRequest[];
   inputSource: TokenSource;
+  /** The words salts are spelled in, when the requests have salt slots. */
+  saltAlphabet?: string[];
 }
 
 /**
@@ -172,22 +192,39 @@ export function plannedRequests(
       inputSource: 'estimate',
     };
   }
-  const plan = (prompt: string, inputTokens: number, outputTokens: number): PlannedRequest => {
+  const plan = (
+    prompt: string,
+    inputTokens: number,
+    outputTokens: number,
+    salt?: SaltSlots,
+  ): PlannedRequest => {
     const inputs = promptInputs(generative.backend, prompt, outputTokens);
-    return { body: requestBody(modelName, inputs), inputs, inputTokens, outputTokens };
+    return {
+      body: requestBody(modelName, inputs),
+      inputs,
+      inputTokens,
+      outputTokens,
+      prompt,
+      ...(salt ? { salt } : {}),
+    };
   };
   if (payload) {
     const workload = parseWorkload(readText(payload), payload);
     return {
-      requests: workload.requests.map((r) => plan(r.prompt, r.inputTokens, r.outputTokens)),
+      requests: workload.requests.map((r) => plan(r.prompt, r.inputTokens, r.outputTokens, r.salt)),
       inputSource: workload.inputTokenSource,
+      ...(workload.saltAlphabet ? { saltAlphabet: workload.saltAlphabet } : {}),
     };
   }
+  // Whitespace words: any word is one token of the estimate, so the salt slots are the first words.
   return {
-    requests: workloads(generative).map((s) =>
-      plan(Array.from({ length: s.inputTokens }, (_, i) => `w${i}`).join(' '), s.inputTokens, s.outputTokens),
-    ),
+    requests: workloads(generative).map((s) => {
+      const prompt = Array.from({ length: s.inputTokens }, (_, i) => `w${i}`).join(' ');
+      const salt = s.inputTokens > SALT_WORDS ? slotsAt(prompt, 0, SALT_HEAD_WORDS) : undefined;
+      return plan(prompt, s.inputTokens, s.outputTokens, salt);
+    }),
     inputSource: 'estimate',
+    saltAlphabet: wordAlphabet(),
   };
 }
 
@@ -274,6 +311,15 @@ interface StreamState {
   /** Request rate: the scheduled-start latency is recorded when each stream ends. */
   open: boolean;
   pacer: Pacer<undefined>;
+  entry: GenerativeModelEntry;
+  generative: GenerativeSettings;
+  /** The words salts are spelled in; undefined when the requests cannot be salted. */
+  saltAlphabet?: string[];
+  /** The run's salt from setup(); undefined until the first request, or when salting is off. */
+  salt?: number;
+  /** Prompts this VU salted so far (the salt's send count). */
+  sends: number;
+  cancel: CancelPicker;
 }
 
 const STREAM_METHOD = grpcMethod('ModelStreamInfer');
@@ -293,10 +339,22 @@ function keep(state: StreamState, record: GenerationRecord): void {
   delete metadata[GENAI_RECORD.metadata];
 }
 
-/** The stream kind's scorer: a finished request into the k6 metrics; a failure counted and, once per VU, logged. */
-function score(state: StreamState, record: GenerationRecord, asked: PlannedRequest): void {
-  keep(state, record);
+/**
+ * The stream kind's scorer: a finished request into the k6 metrics; a failure counted and, once per VU, logged;
+ * a request cancelled on purpose only counted as cancelled (its record is not kept for rescoring either).
+ */
+function score(
+  state: StreamState,
+  record: GenerationRecord,
+  asked: PlannedRequest,
+  cancelled: boolean,
+): void {
   const { metrics } = state;
+  if (cancelled && wasCancelled(record)) {
+    metrics.cancelled.add(1);
+    return;
+  }
+  keep(state, record);
   const m = requestMetrics(record);
   metrics.failed.add(!m.ok);
   metrics.good.add(meetsSlo(m, state.slo));
@@ -322,10 +380,12 @@ function score(state: StreamState, record: GenerationRecord, asked: PlannedReque
 function grpcOne(
   state: StreamState,
   asked: PlannedRequest,
+  body: Record<string, unknown>,
+  timeout: string,
   finish: (record: GenerationRecord) => void,
 ): void {
   connect(state);
-  const stream = new grpc.Stream(state.client, STREAM_METHOD, { timeout: '120s' });
+  const stream = new grpc.Stream(state.client, STREAM_METHOD, { timeout });
   // The send time is stamped at the write, as perf_analyzer stamps a streamed request's: setting up the stream
   // object is the client's work, not the request's time.
   const record = newRecord(0, asked.inputTokens);
@@ -342,7 +402,15 @@ function grpcOne(
     finish(record);
   });
   record.sent_ms = now();
-  stream.write(asked.body);
+  stream.write(body);
+}
+
+/** The request's prompt salted for this send (lib/genai/salt.ts); undefined when salting is off or impossible. */
+function saltedFor(state: StreamState, asked: PlannedRequest): string | undefined {
+  if (state.salt === undefined || !asked.salt || !asked.prompt || !state.saltAlphabet) return undefined;
+  const key = { run: state.salt, vu: exec.vu.idInTest, send: state.sends };
+  state.sends += 1;
+  return saltedPrompt(asked.prompt, asked.salt, state.saltAlphabet, key);
 }
 
 /**
@@ -351,23 +419,49 @@ function grpcOne(
  */
 function streamOne(state: StreamState, i: number, due_ms?: number): void {
   const asked = state.requests[i % state.requests.length]!;
+  const cancel = state.cancel.next();
+  // A cancelled request's stream times out at its delay: k6's one per-stream cancel (cancel.ts).
+  const timeout = cancel ? cancelTimeout(state.generative.cancelDelay_ms) : '120s';
   const finish = (record: GenerationRecord) => {
     if (due_ms !== undefined) state.pacer.ended(due_ms);
-    score(state, record, asked);
+    score(state, record, asked, cancel);
   };
+  const prompt = saltedFor(state, asked);
+  const inputs = prompt ? promptInputs(state.generative.backend, prompt, asked.outputTokens) : undefined;
   if (!state.sseRequests) {
-    grpcOne(state, asked, finish);
+    grpcOne(
+      state,
+      asked,
+      inputs ? requestBody(state.settings.modelName, inputs) : asked.body,
+      timeout,
+      finish,
+    );
     return;
   }
+  const request = inputs
+    ? sseRequest(
+        state.protocol as SseProtocol,
+        state.settings.url,
+        state.settings.modelName,
+        Object.fromEntries(inputs.map((t) => [t.name, t.values])),
+        state.entry,
+      )
+    : state.sseRequests[i % state.sseRequests.length]!;
   streamSse({
     protocol: state.protocol as SseProtocol,
     sse: state.sse!,
-    request: state.sseRequests[i % state.sseRequests.length]!,
+    request,
     headers: state.settings.headers,
     inputTokens: asked.inputTokens,
+    timeout,
     now,
     score: finish,
   });
+}
+
+/** Takes the run's salt from setup()'s data, once per VU. */
+function takeSalt(state: StreamState, data: SetupData | undefined): void {
+  if (state.salt === undefined && typeof data?.salt === 'number') state.salt = data.salt;
 }
 
 /**
@@ -441,7 +535,7 @@ export function generativeTest(
   const run = resolveRunPlan(generativeModelEntry(entry), env, budgetJson, budgetPath, (path) => open(path));
   const { settings } = run;
   const protocol = settings.protocol as StreamProtocol;
-  const { requests, inputSource } = plannedRequests(
+  const { requests, inputSource, saltAlphabet } = plannedRequests(
     entry,
     settings.modelName,
     run.generative!,
@@ -495,6 +589,11 @@ export function generativeTest(
     metrics,
     slo,
     open: openLoop,
+    entry,
+    generative: run.generative!,
+    ...(saltAlphabet ? { saltAlphabet } : {}),
+    sends: 0,
+    cancel: cancelPicker(run.generative!.cancelShare),
     pacer: createPacer<undefined>({
       exec,
       blocking,
@@ -516,9 +615,18 @@ export function generativeTest(
   return {
     options,
     run,
-    setup: () => checkReady(state),
-    warmup: () => streamOne(state, exec.scenario.iterationInTest),
-    infer: () => state.pacer.iteration(undefined),
+    async setup(): Promise<SetupData> {
+      await checkReady(state);
+      return { salt: runSalt(run.generative!.promptSalt) ?? null };
+    },
+    warmup(data) {
+      takeSalt(state, data);
+      streamOne(state, exec.scenario.iterationInTest);
+    },
+    infer(data) {
+      takeSalt(state, data);
+      return state.pacer.iteration(undefined);
+    },
     async stats(): Promise<void> {
       windowRecord.add(Date.now(), run.load.window_s);
       await new Promise((resolve) => setTimeout(resolve, run.load.window_s * 1000));

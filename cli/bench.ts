@@ -5,7 +5,7 @@
  * arguments after `--` go to k6.
  */
 import type { Command } from 'commander';
-import { addLocalRunOptions, outputOptions, serverOptions } from './options.ts';
+import { addLocalRunOptions, addMetricsUrlOption, outputOptions, serverOptions } from './options.ts';
 import { addSettingOptions, runSettings } from './settings-options.ts';
 import { modelIds, SEQUENCE_MODELS } from '../models/index.ts';
 import { GENERATIVE } from '../models/generative.ts';
@@ -30,12 +30,9 @@ export function registerBench(program: Command): void {
   addSslOptions(command);
   addLocalRunOptions(command);
   addPerfAnalyzerOptions(command, 'bench');
+  addMetricsUrlOption(command);
   command
     .option('--junit <file>', 'also write the budget verdicts as JUnit XML here (CI)')
-    .option(
-      '--metrics-url <url>',
-      "Prometheus endpoint scraped per level, e.g. http://host:8002/metrics ('off': none); default: the embedded server's",
-    )
     .option(
       '--verbose-csv',
       "also write perf_analyzer-verbose.csv with perf_analyzer's --verbose-csv columns (avg latency, request/response, response wait, GPU metrics)",

@@ -18,7 +18,13 @@ import {
   modelOperand,
 } from './perf-analyzer.ts';
 import { runMixCapacity } from '../measure/mix/mix-capacity.ts';
-import { addLocalRunOptions, outputOptions, searchOptions, serverOptions } from './options.ts';
+import {
+  addLocalRunOptions,
+  addMetricsUrlOption,
+  outputOptions,
+  searchOptions,
+  serverOptions,
+} from './options.ts';
 import { copyCsv } from './perf-analyzer-csv.ts';
 
 /** The metrics scrape's options of a capacity search: --metrics-url and perf_analyzer's --metrics-interval. */
@@ -79,11 +85,8 @@ export function registerCapacity(program: Command): void {
     .option(
       '--confirm-sweep',
       'after the search, bench every level from --start to the first one it found outside the budget and say whether it confirms',
-    )
-    .option(
-      '--metrics-url <url>',
-      "Prometheus endpoint scraped per level, e.g. http://host:8002/metrics ('off': none); default: the embedded server's",
     );
+  addMetricsUrlOption(command);
   addSettingOptions(command, 'capacity');
   addSslOptions(command);
   addLocalRunOptions(command);

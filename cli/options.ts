@@ -19,6 +19,14 @@ export function addLocalRunOptions(command: Command): Command {
     );
 }
 
+/** --metrics-url, for bench and capacity: the Prometheus endpoint scraped per level. */
+export function addMetricsUrlOption(command: Command): Command {
+  return command.option(
+    '--metrics-url <url>',
+    "Prometheus endpoint scraped per level, e.g. http://host:8002/metrics ('off': none); default: the embedded server's",
+  );
+}
+
 /** The server and payload options of every measuring command: --time-scale, --model-repository, TRITONSERVER, --count. */
 export function serverOptions(flags: Record<string, unknown>): {
   timeScale?: number;

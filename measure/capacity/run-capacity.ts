@@ -214,7 +214,8 @@ export async function runCapacity(options: CapacityOptions): Promise<CapacityOut
       `planning: ${record.projection ? projectionSentence(record.projection) : noProjectionSentence(record)}`,
     );
   }
-  console.log(`results: ${dir} (report.md: the answer, the search path and every measured level)`);
+  // Read by scripts as the run's folder: the path alone (its report.md has the answer, path and every level).
+  console.log(`results: ${dir}`);
   if (interruption.first) return { exitCode: EXIT.EXTERNAL_ABORT, dir };
   if (stoppedEarly) return { exitCode: EXIT.FAILED, dir };
   // As the bench: 99 says the budget could not be met at all.

@@ -33,6 +33,7 @@ import type { K6SummaryData } from '../../../lib/summary/from-summary.ts';
 import { generativeBudgetExprs, type TokenBudget } from '../../../lib/genai/budget.ts';
 import { EMPTY_FINAL_PARAMETER, readDecoupledResponse } from '../../../lib/genai/decoupled.ts';
 import {
+  conversationLines,
   generativeLevels,
   generativeLines,
   type TokenSources,
@@ -43,7 +44,14 @@ import { drawLength, type GenerativeSettings } from '../../../lib/genai/settings
 import { fixedLength } from '../../../lib/settings/kinds.ts';
 import { createRandom } from '../../../lib/random/random.ts';
 import { type GenerationRecord, meetsSlo, requestMetrics, type Slo } from '../../../lib/genai/metrics.ts';
-import { GENAI_RECORD } from '../../../lib/genai/names.ts';
+import {
+  GENAI_METRICS,
+  GENAI_RECORD,
+  PER_TURN_METRICS,
+  TURN_TAG,
+  turnMetricKey,
+} from '../../../lib/genai/names.ts';
+import { isConversationWorkload, parseConversationWorkload } from '../../../lib/genai/conversation.ts';
 import {
   GENAI_METRIC_DEFS,
   type GenaiMetricDef,
@@ -133,13 +141,26 @@ export interface PlannedRequest {
   inputs: PromptInput[];
   inputTokens: number;
   outputTokens: number;
+  /** A multi-turn run: the request's turn in its session, from 1 (its samples' `turn` tag). */
+  turn?: number;
+}
+
+/** A multi-turn session: its turns as indexes into the planned requests, and the think time before each. */
+export interface PlannedSession {
+  requests: number[];
+  delays_ms: number[];
 }
 
 /** The requests a run sends in turn, and where their input lengths came from. */
 export interface PlannedRequests {
   requests: PlannedRequest[];
   inputSource: TokenSource;
+  /** A conversation workload's sessions (lib/genai/conversation.ts): each iteration then plays one. */
+  sessions?: PlannedSession[];
 }
+
+/** The most turns whose figures are reported one by one; later turns count in the level's totals only. */
+export const REPORTED_TURNS = 20;
 
 /**
  * The run's requests. A repeat model gets `outputTokens` values to send back with the requested delays. A
@@ -177,7 +198,19 @@ export function plannedRequests(
     return { body: requestBody(modelName, inputs), inputs, inputTokens, outputTokens };
   };
   if (payload) {
-    const workload = parseWorkload(readText(payload), payload);
+    const text = readText(payload);
+    if (isConversationWorkload(text)) {
+      const conversations = parseConversationWorkload(text, payload);
+      const requests: PlannedRequest[] = [];
+      const sessions = conversations.conversations.map((c) => ({
+        delays_ms: c.turns.map((t) => t.delay_ms),
+        requests: c.turns.map(
+          (t, k) => requests.push({ ...plan(t.prompt, t.inputTokens, t.outputTokens), turn: k + 1 }) - 1,
+        ),
+      }));
+      return { requests, inputSource: conversations.inputTokenSource, sessions };
+    }
+    const workload = parseWorkload(text, payload);
     return {
       requests: workload.requests.map((r) => plan(r.prompt, r.inputTokens, r.outputTokens)),
       inputSource: workload.inputTokenSource,
@@ -191,15 +224,26 @@ export function plannedRequests(
   };
 }
 
-/** The per-level thresholds: the budget where it applies, probes for everything the summary reads. */
-function thresholds(run: RunPlan, tokens: TokenBudget): Record<string, string[]> {
+/** Whether a VU records a metric: the open loop's only in an open loop, the sessions' only in a multi-turn run. */
+function recorded(def: GenaiMetricDef, openLoop: boolean, turns: number): boolean {
+  return (def.needs !== 'open loop' || openLoop) && (def.needs !== 'conversation' || turns > 0);
+}
+
+/**
+ * The per-level thresholds: the budget where it applies, probes for everything the summary reads (in a
+ * multi-turn run, `turns` > 0, per turn too).
+ */
+function thresholds(run: RunPlan, tokens: TokenBudget, turns: number): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   const openLoop = run.load.mode === 'request-rate';
   const probes: Record<string, string> = openLoop ? { [SCHEDULED_LATENCY_METRIC]: 'max>=0' } : {};
   for (const key of RECORDED_GENAI_METRICS) {
     const def: GenaiMetricDef = GENAI_METRIC_DEFS[key];
-    if (def.probe && (def.needs !== 'open loop' || openLoop)) probes[def.name!] = def.probe;
+    if (def.probe && recorded(def, openLoop, turns)) probes[def.name!] = def.probe;
   }
+  for (const { name } of run.plan.levels)
+    for (let turn = 1; turn <= Math.min(turns, REPORTED_TURNS); turn++)
+      for (const key of PER_TURN_METRICS) out[turnMetricKey(GENAI_METRICS[key], name, turn)] = ['max>=0'];
   probes['dropped_iterations'] = 'count>=0';
   for (const { name } of run.plan.levels) {
     const budgets = generativeBudgetExprs(run.budget, run.overrides, tokens, name);
@@ -232,15 +276,15 @@ function vusOf(options: Options): (level: string) => number | undefined {
 
 /** A k6 metric a stream request is scored into. */
 interface StreamMetric {
-  add(value: number | boolean): void;
+  add(value: number | boolean, tags?: Record<string, string>): void;
 }
 
-/** The metrics a VU records, made from their definitions (metric-defs.ts); the open loop's only in one. */
-function streamMetrics(openLoop: boolean) {
+/** The metrics a VU records, made from their definitions (metric-defs.ts), as recorded() says. */
+function streamMetrics(openLoop: boolean, turns: number) {
   const made = {} as Record<RecordedGenaiMetricKey, StreamMetric>;
   for (const key of RECORDED_GENAI_METRICS) {
     const def: GenaiMetricDef = GENAI_METRIC_DEFS[key];
-    if (def.needs === 'open loop' && !openLoop) continue;
+    if (!recorded(def, openLoop, turns)) continue;
     const name = def.name!;
     made[key] =
       def.type === 'counter'
@@ -260,6 +304,8 @@ interface StreamState {
   settings: Settings;
   protocol: StreamProtocol;
   requests: PlannedRequest[];
+  /** A multi-turn run's sessions; each iteration plays one. */
+  sessions?: PlannedSession[];
   /** Over SSE: the extension's module and each planned request's URL and body; over gRPC, undefined. */
   sse?: ReturnType<typeof loadSseModule>;
   sseRequests?: ReturnType<typeof sseRequest>[];
@@ -293,29 +339,35 @@ function keep(state: StreamState, record: GenerationRecord): void {
   delete metadata[GENAI_RECORD.metadata];
 }
 
-/** The stream kind's scorer: a finished request into the k6 metrics; a failure counted and, once per VU, logged. */
-function score(state: StreamState, record: GenerationRecord, asked: PlannedRequest): void {
+/**
+ * The stream kind's scorer: a finished request into the k6 metrics; a failure counted and, once per VU,
+ * logged. Returns whether the request succeeded.
+ */
+function score(state: StreamState, record: GenerationRecord, asked: PlannedRequest): boolean {
   keep(state, record);
   const { metrics } = state;
   const m = requestMetrics(record);
-  metrics.failed.add(!m.ok);
-  metrics.good.add(meetsSlo(m, state.slo));
+  // A turn's samples carry its index, for the per-turn figures; a single-turn run's carry no extra tag.
+  const tags = asked.turn !== undefined ? { [TURN_TAG]: String(asked.turn) } : undefined;
+  metrics.failed.add(!m.ok, tags);
+  metrics.good.add(meetsSlo(m, state.slo), tags);
   if (!m.ok) {
     // Warm-up requests cut at the window's start end this way by design: only a level's failures are news.
     if (!state.warned && parseLevelName(exec.scenario.name))
       console.warn(`${state.settings.modelName} on ${state.target}: ${m.error}`);
     if (parseLevelName(exec.scenario.name)) state.warned = true;
-    return;
+    return false;
   }
-  metrics.ttft.add(m.ttft_ms!);
-  metrics.latency.add(m.latency_ms!);
-  if (m.itl_ms !== undefined) metrics.itl.add(m.itl_ms);
-  for (const gap of m.gaps_ms) metrics.chunkGap.add(gap);
-  metrics.outputTokens.add(m.outputTokens ?? 0);
-  metrics.osl.add(m.outputTokens);
-  metrics.isl.add(m.inputTokens);
-  metrics.requestedOsl.add(asked.outputTokens);
-  if (m.outputTokens !== asked.outputTokens) metrics.oslMismatch.add(1);
+  metrics.ttft.add(m.ttft_ms!, tags);
+  metrics.latency.add(m.latency_ms!, tags);
+  if (m.itl_ms !== undefined) metrics.itl.add(m.itl_ms, tags);
+  for (const gap of m.gaps_ms) metrics.chunkGap.add(gap, tags);
+  metrics.outputTokens.add(m.outputTokens ?? 0, tags);
+  metrics.osl.add(m.outputTokens, tags);
+  metrics.isl.add(m.inputTokens, tags);
+  metrics.requestedOsl.add(asked.outputTokens, tags);
+  if (m.outputTokens !== asked.outputTokens) metrics.oslMismatch.add(1, tags);
+  return true;
 }
 
 /** One request on its own gRPC stream; `finish` scores it when the stream ends. */
@@ -350,23 +402,65 @@ function grpcOne(
  * `due_ms`: its scheduled send, in an open loop, for the scheduled-start latency when the stream ends.
  */
 function streamOne(state: StreamState, i: number, due_ms?: number): void {
-  const asked = state.requests[i % state.requests.length]!;
-  const finish = (record: GenerationRecord) => {
-    if (due_ms !== undefined) state.pacer.ended(due_ms);
-    score(state, record, asked);
+  streamRequest(
+    state,
+    i % state.requests.length,
+    due_ms === undefined ? undefined : () => state.pacer.ended(due_ms),
+  );
+}
+
+/** Planned request `i` over gRPC or SSE; when its stream ends it is scored, then `ended` hears whether it succeeded. */
+function streamRequest(state: StreamState, i: number, ended?: (ok: boolean) => void): void {
+  const asked = state.requests[i]!;
+  const done = (record: GenerationRecord) => {
+    const ok = score(state, record, asked);
+    ended?.(ok);
   };
   if (!state.sseRequests) {
-    grpcOne(state, asked, finish);
+    grpcOne(state, asked, done);
     return;
   }
   streamSse({
     protocol: state.protocol as SseProtocol,
     sse: state.sse!,
-    request: state.sseRequests[i % state.sseRequests.length]!,
+    request: state.sseRequests[i]!,
     headers: state.settings.headers,
     inputTokens: asked.inputTokens,
     now,
-    score: finish,
+    score: done,
+  });
+}
+
+/**
+ * Session `i` of the planned ones (round robin) on this VU and its connection: each turn sent when the one
+ * before has ended and its think time passed; a failed turn ends the session (its answer is missing from the
+ * next turn's history). The promise resolves when the session is over, so the iteration lasts as long under
+ * both runtimes. `due_ms`: the session's scheduled start, in an open loop; its first turn's end closes it.
+ */
+function streamSession(state: StreamState, i: number, due_ms?: number): Promise<void> {
+  const sessions = state.sessions!;
+  const session = sessions[i % sessions.length]!;
+  const { metrics } = state;
+  const start = now();
+  return new Promise((resolve) => {
+    const turn = (k: number): void =>
+      streamRequest(state, session.requests[k]!, (ok) => {
+        if (k === 0 && due_ms !== undefined) state.pacer.ended(due_ms);
+        if (!ok) {
+          metrics.sessionsFailed.add(1);
+          resolve();
+        } else if (k + 1 === session.requests.length) {
+          metrics.sessionDuration.add(now() - start);
+          metrics.sessions.add(1);
+          resolve();
+        } else {
+          const delay = session.delays_ms[k + 1]!;
+          // No timer for no think time: the next turn leaves as the answer ends.
+          if (delay > 0) setTimeout(() => turn(k + 1), delay);
+          else turn(k + 1);
+        }
+      });
+    turn(0);
   });
 }
 
@@ -374,8 +468,10 @@ function streamOne(state: StreamState, i: number, due_ms?: number): void {
  * The stream kind's send, called by the pacer when the request is due: a recorded schedule (a trace) names
  * the request each send makes; otherwise send n makes request n.
  */
-function sendStream(state: StreamState): void {
+function sendStream(state: StreamState): void | Promise<void> {
   const { pacer } = state;
+  if (state.sessions)
+    return state.open ? streamSession(state, pacer.slot(), pacer.due()) : streamSession(state, pacer.slot());
   if (state.open) streamOne(state, pacer.named() ?? pacer.slot(), pacer.due());
   else streamOne(state, pacer.slot());
 }
@@ -418,7 +514,13 @@ function summary(
     sources: context.sources,
   });
   const missed = missedBudgetLines(results);
-  const lines = [...generativeLines(results), ...tokenLines(results), ...scheduleLines(results), ...missed];
+  const lines = [
+    ...generativeLines(results),
+    ...conversationLines(results),
+    ...tokenLines(results),
+    ...scheduleLines(results),
+    ...missed,
+  ];
   const { verdict, reasons } = judgeLevels(
     results,
     run.plan.levels.map((l) => l.name),
@@ -441,7 +543,7 @@ export function generativeTest(
   const run = resolveRunPlan(generativeModelEntry(entry), env, budgetJson, budgetPath, (path) => open(path));
   const { settings } = run;
   const protocol = settings.protocol as StreamProtocol;
-  const { requests, inputSource } = plannedRequests(
+  const { requests, inputSource, sessions } = plannedRequests(
     entry,
     settings.modelName,
     run.generative!,
@@ -456,11 +558,13 @@ export function generativeTest(
     : { input: inputSource, output: 'estimate' };
   const { tokens } = run;
   const slo = budgetSlo(tokens, run.limits.p95_ms);
+  // A multi-turn run: the most turns of a session, whose figures are reported turn by turn.
+  const turns = sessions?.reduce((most, x) => Math.max(most, x.requests.length), 0) ?? 0;
   const options: Options = {
     ...run.options,
     // genai-perf's exports have p1, p5, p10, p25 and p75 as well (lib/genai/genai-perf-csv.ts, -json.ts).
     summaryTrendStats: [...(run.options.summaryTrendStats ?? []), 'p(1)', 'p(5)', 'p(10)', 'p(25)', 'p(75)'],
-    thresholds: thresholds(run, tokens),
+    thresholds: thresholds(run, tokens, turns),
   };
   const windowRecord = createWindowRecord(env);
   const overGrpc = protocol === 'grpc';
@@ -482,11 +586,12 @@ export function generativeTest(
   const blocking = blockingCallsAllowed();
   // Open loop: when each measured request was due, and how late it left and ended against that (the pacer).
   const openLoop = run.load.mode === 'request-rate';
-  const metrics = streamMetrics(openLoop);
+  const metrics = streamMetrics(openLoop, turns);
   const state: StreamState = {
     settings,
     protocol,
     requests,
+    ...(sessions ? { sessions } : {}),
     ...(overGrpc ? {} : { sse: loadSseModule(protocol), sseRequests }),
     target: sseRequests?.[0]?.url ?? settings.grpcUrl,
     client,

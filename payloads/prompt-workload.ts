@@ -233,8 +233,13 @@ export function withPromptWorkload(
   options: { outDir?: string; loadGiven?: boolean } = {},
 ): Readonly<Record<string, string>> {
   const entry = GENERATIVE[model];
-  if (entry?.backend !== 'simulated_llm' || settings['PAYLOAD']) return settings;
   const merged = { ...env, ...settings };
+  const turnSetting = entry && CONVERSATION_SETTINGS.find((s) => given(merged, s));
+  if (entry && entry.backend !== 'simulated_llm' && turnSetting)
+    throw new Error(
+      `${turnSetting.env} (${turnSetting.flags[0]}): ${model} takes no prompt, so it has no conversation to carry; use a prompt model (gpt2) or drop the conversation settings`,
+    );
+  if (entry?.backend !== 'simulated_llm' || settings['PAYLOAD']) return settings;
   if (conversationsAsked(merged))
     return { ...settings, PAYLOAD: ensureConversationWorkload(entry, merged, options).workloadPath };
   const ref = ensurePromptWorkload(entry, merged, options);

@@ -51,7 +51,12 @@ import {
   TURN_TAG,
   turnMetricKey,
 } from '../../../lib/genai/names.ts';
-import { isConversationWorkload, parseConversationWorkload } from '../../../lib/genai/conversation.ts';
+import {
+  type ConversationWorkload,
+  isConversationWorkload,
+  parseConversationWorkload,
+} from '../../../lib/genai/conversation.ts';
+import type { ModelEntry } from '../../../models/types.ts';
 import {
   GENAI_METRIC_DEFS,
   type GenaiMetricDef,
@@ -532,6 +537,25 @@ function summary(
   return out;
 }
 
+/**
+ * The entry a multi-turn run plans with: an iteration lasts a session, its average turns of the calibrated
+ * stream and its average think time, so an open-loop level starts with VUs for the sessions it keeps in flight.
+ */
+export function sessionEntry(model: ModelEntry, workload: ConversationWorkload): ModelEntry {
+  const request_s = model.load.request_s;
+  if (request_s === undefined) return model;
+  let turns = 0;
+  let think_ms = 0;
+  for (const c of workload.conversations)
+    for (const t of c.turns) {
+      turns++;
+      think_ms += t.delay_ms;
+    }
+  const sessions = workload.conversations.length;
+  const session_s = (turns / sessions) * request_s + think_ms / sessions / 1000;
+  return { ...model, load: { ...model.load, request_s: session_s } };
+}
+
 /** Builds the generative scenario; call at the top level (init context) with the text of its budget file. */
 export function generativeTest(
   entry: GenerativeModelEntry,
@@ -539,8 +563,20 @@ export function generativeTest(
   budgetPath: string,
 ): GenerativeTest {
   const env = __ENV as Record<string, string | undefined>;
-  // The same resolver as the bench's (measure/core/target.ts): both sides agree on levels, windows, budget.
-  const run = resolveRunPlan(generativeModelEntry(entry), env, budgetJson, budgetPath, (path) => open(path));
+  // The workload is read once though both the plan (a session's length) and the requests need it.
+  const texts: Record<string, string> = {};
+  const readText = (path: string): string => {
+    texts[path] ??= open(path);
+    return texts[path]!;
+  };
+  // The same resolver as the bench's (measure/core/target.ts): both sides agree on levels, windows, budget;
+  // a multi-turn run's iteration is a session, so its open-loop levels get VUs for sessions in flight.
+  const model = generativeModelEntry(entry);
+  const payloadText = env.PAYLOAD ? readText(env.PAYLOAD) : '';
+  const scaled = isConversationWorkload(payloadText)
+    ? sessionEntry(model, parseConversationWorkload(payloadText, env.PAYLOAD!))
+    : model;
+  const run = resolveRunPlan(scaled, env, budgetJson, budgetPath, readText);
   const { settings } = run;
   const protocol = settings.protocol as StreamProtocol;
   const { requests, inputSource, sessions } = plannedRequests(
@@ -548,7 +584,7 @@ export function generativeTest(
     settings.modelName,
     run.generative!,
     settings.payload,
-    (path) => open(path),
+    readText,
   );
   // OpenAI streams end with usage, the server's own counts (record.ts takes them); elsewhere output lengths come
   // from the stream's responses, one token each as the LLM backends stream: an estimate.

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LevelResult } from '../../../lib/summary/types.ts';
 import { referenceTool } from '../tools/reference-tools.ts';
+import { EXIT } from '../../../measure/core/exit-codes.ts';
 import { resultsDir, runCli, runFolder } from './run-cli.ts';
 
 const k6 = referenceTool('k6', 'K6_BIN');
@@ -46,20 +47,11 @@ function chatDataset(): string {
 
 async function benchSessions(runtime: 'node' | 'k6', args: string[], env: Record<string, string> = {}) {
   const results = resultsDir();
+  // Closed loop at two sessions in flight unless the test gives a session start rate.
+  const load = args.includes('--request-rate') ? [] : ['--concurrency', '2'];
   const run = await runCli(
     [
-      ...[
-        'bench',
-        'gpt2',
-        '--runtime',
-        runtime,
-        '--concurrency',
-        '2',
-        '--step-duration',
-        '2s',
-        '--warmup',
-        '1s',
-      ],
+      ...['bench', 'gpt2', '--runtime', runtime, ...load, '--step-duration', '2s', '--warmup', '1s'],
       ...['--results-dir', results, ...args],
     ],
     { TTFT_P95_MS: '60000', ITL_P95_MS: '60000', ALLOW_INCONCLUSIVE: 'true', ...env },
@@ -116,6 +108,22 @@ describe('bench gpt2 with conversations', () => {
     // ISL from the server's usage: turn 2 is turn 1's 20 tokens, the 6-token answer and 20 more.
     const level = checkSessions(results, 2, [20, 46]);
     expect(level.genai!.token_sources).toEqual({ input: 'server', output: 'server' });
+  }, 120_000);
+
+  it('a session start rate (--request-rate) under the Node runtime: each send starts one session', async () => {
+    const { run, results } = await benchSessions(
+      'node',
+      ['--request-rate', '4', '--conversation-num', '4', '--conversation-turn-mean', '2'],
+      { INPUT_TOKENS: '12', OUTPUT_TOKENS: '5' },
+    );
+    // A 2 s open-loop level has too few requests for any budget to judge (as generative.test.ts's open loop).
+    expect(run.code, run.stderr).toBe(EXIT.NOT_MEASURED);
+    const level = checkSessions(results, 2, [12, 29]);
+    // k6's arrival rate starts (or drops) rate x window iterations; each is one session, its first turn the send.
+    const sends = level.genai!.schedule!.sends;
+    expect(sends + level.dropped_iterations).toBe(4 * level.window_s);
+    expect(level.genai!.conversation!.turns[0]!.requests).toBe(sends);
+    expect(run.stdout).toMatch(/^r4: (schedule held|could not keep up)/m);
   }, 120_000);
 
   it.skipIf(!k6.path)(

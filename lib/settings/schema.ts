@@ -481,7 +481,7 @@ export const S = {
     doc: "generative models: multi-turn sessions to make (AIPerf's --conversation-num, genai-perf's --num-sessions); CONCURRENCY then counts sessions in flight, REQUEST_RATE sessions started per second",
     commands: ['bench'],
     scope: 'bench',
-    more: 'docs/generative-metrics.md',
+    more: 'generative-metrics.md#conversations-multi-turn-sessions',
   }),
   CONVERSATION_TURN_MEAN: setting({
     env: 'CONVERSATION_TURN_MEAN',
@@ -491,7 +491,7 @@ export const S = {
     doc: "generative models: turns per synthetic session, mean (AIPerf's --conversation-turn-mean); setting it makes the run multi-turn",
     commands: ['bench'],
     scope: 'bench',
-    more: 'docs/generative-metrics.md',
+    more: 'generative-metrics.md#conversations-multi-turn-sessions',
   }),
   CONVERSATION_TURN_STDDEV: setting({
     env: 'CONVERSATION_TURN_STDDEV',
@@ -501,7 +501,7 @@ export const S = {
     doc: "generative models: turns per synthetic session, standard deviation (AIPerf's --conversation-turn-stddev)",
     commands: ['bench'],
     scope: 'bench',
-    more: 'docs/generative-metrics.md',
+    more: 'generative-metrics.md#conversations-multi-turn-sessions',
   }),
   CONVERSATION_TURN_DELAY_MEAN: setting({
     env: 'CONVERSATION_TURN_DELAY_MEAN',
@@ -511,7 +511,7 @@ export const S = {
     doc: "generative models: think time before each later turn of a session, ms, mean (AIPerf's --conversation-turn-delay-mean)",
     commands: ['bench'],
     scope: 'bench',
-    more: 'docs/generative-metrics.md',
+    more: 'generative-metrics.md#conversations-multi-turn-sessions',
   }),
   CONVERSATION_TURN_DELAY_STDDEV: setting({
     env: 'CONVERSATION_TURN_DELAY_STDDEV',
@@ -521,7 +521,7 @@ export const S = {
     doc: "generative models: think time, ms, standard deviation of a normal draw seeded by PROMPT_SEED (AIPerf's --conversation-turn-delay-stddev)",
     commands: ['bench'],
     scope: 'bench',
-    more: 'docs/generative-metrics.md',
+    more: 'generative-metrics.md#conversations-multi-turn-sessions',
   }),
   TOKENIZER: setting({
     env: 'TOKENIZER',

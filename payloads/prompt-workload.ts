@@ -46,6 +46,23 @@ export function tokenizerPath(entry: GenerativeModelEntry, env: Record<string, s
   return fileURLToPath(new URL(`../${entry.tokenizer}`, import.meta.url));
 }
 
+/** A dataset as a recipe names it: its path and a digest of its text, so an edited file makes a new workload. */
+function datasetRecipe(dataset: { path: string; text: string }): Record<string, string> {
+  return { path: dataset.path, sha256: createHash('sha256').update(dataset.text).digest('hex').slice(0, 16) };
+}
+
+/** A workload's cache folder: `<kind>-s<seed>-<hash of recipe and seed>` under the model's. */
+function workloadDir(
+  outDir: string | undefined,
+  model: string,
+  kind: string,
+  recipe: Record<string, unknown>,
+  seed: number,
+): string {
+  const key = createHash('sha256').update(JSON.stringify({ recipe, seed })).digest('hex').slice(0, 12);
+  return join(resolve(outDir ?? DEFAULT_CACHE_DIR), model, `${kind}-s${seed}-${key}`);
+}
+
 /** Writes a workload folder's files into a temporary folder renamed over `dir`, so a cached one is always whole. */
 export function writeWorkloadDir(dir: string, files: Record<string, string>): void {
   const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
@@ -72,17 +89,9 @@ export function ensurePromptWorkload(
     generator: 1,
     tokenizer: { path: tokenizer.path, sha256: tokenizer.sha256 },
     outputTokens,
-    ...(dataset
-      ? {
-          dataset: {
-            path: dataset.path,
-            sha256: createHash('sha256').update(dataset.text).digest('hex').slice(0, 16),
-          },
-        }
-      : { inputTokens, prefixTokens, count }),
+    ...(dataset ? { dataset: datasetRecipe(dataset) } : { inputTokens, prefixTokens, count }),
   };
-  const key = createHash('sha256').update(JSON.stringify({ recipe, seed })).digest('hex').slice(0, 12);
-  const dir = join(resolve(options.outDir ?? DEFAULT_CACHE_DIR), entry.id, `prompts-s${seed}-${key}`);
+  const dir = workloadDir(options.outDir, entry.id, 'prompts', recipe, seed);
   const workloadPath = join(dir, WORKLOAD_FILE);
   const scheduleOf = (w: PromptWorkload) =>
     w.requests[0]?.at_ms !== undefined ? join(dir, SCHEDULE_FILE) : undefined;
@@ -186,18 +195,10 @@ export function ensureConversationWorkload(
     tokenizer: { path: tokenizer.path, sha256: tokenizer.sha256 },
     outputTokens: g.outputTokens,
     ...shape,
-    ...(dataset
-      ? {
-          dataset: {
-            path: dataset.path,
-            sha256: createHash('sha256').update(dataset.text).digest('hex').slice(0, 16),
-          },
-        }
-      : { inputTokens: g.inputTokens }),
+    ...(dataset ? { dataset: datasetRecipe(dataset) } : { inputTokens: g.inputTokens }),
   };
   const seed = g.promptSeed;
-  const key = createHash('sha256').update(JSON.stringify({ recipe, seed })).digest('hex').slice(0, 12);
-  const dir = join(resolve(options.outDir ?? DEFAULT_CACHE_DIR), entry.id, `conversations-s${seed}-${key}`);
+  const dir = workloadDir(options.outDir, entry.id, 'conversations', recipe, seed);
   const workloadPath = join(dir, WORKLOAD_FILE);
   if (!options.force && existsSync(workloadPath))
     return {

@@ -1,7 +1,7 @@
 /**
  * `bench gpt2` with multi-turn sessions against the embedded server's simulated gpt2: a ShareGPT / OpenAI-messages
- * dataset over gRPC and synthetic sessions over OpenAI chat SSE under the Node runtime, synthetic sessions over
- * gRPC under real k6 when present. Checked: the summary's per-turn figures exist for every turn and no other,
+ * dataset over gRPC, synthetic sessions over OpenAI chat SSE and at a session start rate under the Node runtime;
+ * the dataset with think time over gRPC under real k6 when present. Checked: the summary's per-turn figures exist for every turn and no other,
  * each completed session is one last-turn request (no failures), the level's requests are the turns' sum, and
  * each turn's ISL is the workload's exact history-plus-message count.
  */
@@ -127,24 +127,16 @@ describe('bench gpt2 with conversations', () => {
   }, 120_000);
 
   it.skipIf(!k6.path)(
-    `synthetic sessions with think time over gRPC under real k6 ${k6.skipReason}`,
+    `the dataset with think time over gRPC under real k6 ${k6.skipReason}`,
     async () => {
       const { run, results } = await benchSessions(
         'k6',
-        [
-          ...[
-            '--conversation-num',
-            '5',
-            '--conversation-turn-mean',
-            '3',
-            '--conversation-turn-delay-mean',
-            '10',
-          ],
-        ],
-        { K6_BIN: k6.path!, INPUT_TOKENS: '12', OUTPUT_TOKENS: '5' },
+        ['--dataset', chatDataset(), '--conversation-turn-delay-mean', '10'],
+        { K6_BIN: k6.path! },
       );
       expect(run.code, run.stderr).toBe(0);
-      const level = checkSessions(results, 3, [12, 29, 46]);
+      const level = checkSessions(results, 3, [4, 11, 18]);
+      expect(level.genai!.osl_mismatches).toBe(0);
       // Two think times of 10 ms lie inside every completed session.
       expect(level.genai!.conversation!.session_duration_ms.min).toBeGreaterThanOrEqual(20);
     },

@@ -2,7 +2,9 @@
  * A generative bench's prompt workload on Node: read its settings (INPUT_TOKENS, OUTPUT_TOKENS, PREFIX_TOKENS,
  * PROMPT_COUNT, PROMPT_SEED, DATASET, TOKENIZER), make it with the model's tokenizer once and cache it as
  * payloads/cache/<model>/prompts-<hash>/workload.json; a trace also gets schedule.jsonl beside it (the suite's
- * SCHEDULE format, one line per request naming it), which the run replays as recorded.
+ * SCHEDULE format, one line per request naming it), which the run replays as recorded. Multi-turn settings
+ * (CONVERSATION_*, or a conversation DATASET) make a conversation workload instead (payloads/conversations.ts),
+ * cached as payloads/cache/<model>/conversations-<hash>/workload.json.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';

@@ -146,8 +146,8 @@ export interface PlannedRequest {
   inputs: PromptInput[];
   inputTokens: number;
   outputTokens: number;
-  /** A multi-turn run: the request's turn in its session, from 1 (its samples' `turn` tag). */
-  turn?: number;
+  /** A multi-turn run: its samples' tags, the turn in its session from 1 (`turn`), made once. */
+  tags?: Record<string, string>;
 }
 
 /** A multi-turn session: its turns as indexes into the planned requests, and the think time before each. */
@@ -210,7 +210,11 @@ export function plannedRequests(
       const sessions = conversations.conversations.map((c) => ({
         delays_ms: c.turns.map((t) => t.delay_ms),
         requests: c.turns.map(
-          (t, k) => requests.push({ ...plan(t.prompt, t.inputTokens, t.outputTokens), turn: k + 1 }) - 1,
+          (t, k) =>
+            requests.push({
+              ...plan(t.prompt, t.inputTokens, t.outputTokens),
+              tags: { [TURN_TAG]: String(k + 1) },
+            }) - 1,
         ),
       }));
       return { requests, inputSource: conversations.inputTokenSource, sessions };
@@ -353,7 +357,7 @@ function score(state: StreamState, record: GenerationRecord, asked: PlannedReque
   const { metrics } = state;
   const m = requestMetrics(record);
   // A turn's samples carry its index, for the per-turn figures; a single-turn run's carry no extra tag.
-  const tags = asked.turn !== undefined ? { [TURN_TAG]: String(asked.turn) } : undefined;
+  const { tags } = asked;
   metrics.failed.add(!m.ok, tags);
   metrics.good.add(meetsSlo(m, state.slo), tags);
   if (!m.ok) {

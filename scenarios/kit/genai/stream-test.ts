@@ -352,12 +352,15 @@ function keep(state: StreamState, record: GenerationRecord): void {
  * The stream kind's scorer: a finished request into the k6 metrics; a failure counted and, once per VU,
  * logged. Returns whether the request succeeded.
  */
-function score(state: StreamState, record: GenerationRecord, asked: PlannedRequest): boolean {
+function score(
+  state: StreamState,
+  record: GenerationRecord,
+  asked: PlannedRequest,
+  tags?: Record<string, string>,
+): boolean {
   keep(state, record);
   const { metrics } = state;
   const m = requestMetrics(record);
-  // A turn's samples carry its index, for the per-turn figures; a single-turn run's carry no extra tag.
-  const { tags } = asked;
   metrics.failed.add(!m.ok, tags);
   metrics.good.add(meetsSlo(m, state.slo), tags);
   if (!m.ok) {
@@ -418,11 +421,19 @@ function streamOne(state: StreamState, i: number, due_ms?: number): void {
   );
 }
 
-/** Planned request `i` over gRPC or SSE; when its stream ends it is scored, then `ended` hears whether it succeeded. */
-function streamRequest(state: StreamState, i: number, ended?: (ok: boolean) => void): void {
+/**
+ * Planned request `i` over gRPC or SSE; when its stream ends it is scored (its samples tagged with `tags`),
+ * then `ended` hears whether it succeeded.
+ */
+function streamRequest(
+  state: StreamState,
+  i: number,
+  ended?: (ok: boolean) => void,
+  tags?: Record<string, string>,
+): void {
   const asked = state.requests[i]!;
   const done = (record: GenerationRecord) => {
-    const ok = score(state, record, asked);
+    const ok = score(state, record, asked, tags);
     ended?.(ok);
   };
   if (!state.sseRequests) {
@@ -451,24 +462,30 @@ function streamSession(state: StreamState, i: number, due_ms?: number): Promise<
   const session = sessions[i % sessions.length]!;
   const { metrics } = state;
   const start = now();
+  // The level the session belongs to: a session its level's end cut sends no more turns (under the Node
+  // runtime a cut iteration's timers could otherwise fire into the next scenario; real k6 drops them).
+  const level = exec.scenario.name;
   return new Promise((resolve) => {
+    // Only a session's turns carry their index: a warm-up's single requests would count in no session.
     const turn = (k: number): void =>
-      streamRequest(state, session.requests[k]!, (ok) => {
-        if (k === 0 && due_ms !== undefined) state.pacer.ended(due_ms);
-        if (!ok) {
-          metrics.sessionsFailed.add(1);
-          resolve();
-        } else if (k + 1 === session.requests.length) {
-          metrics.sessionDuration.add(now() - start);
-          metrics.sessions.add(1);
-          resolve();
-        } else {
-          const delay = session.delays_ms[k + 1]!;
-          // No timer for no think time: the next turn leaves as the answer ends.
-          if (delay > 0) setTimeout(() => turn(k + 1), delay);
-          else turn(k + 1);
-        }
-      });
+      streamRequest(state, session.requests[k]!, ended(k), state.requests[session.requests[k]!]!.tags);
+    const ended = (k: number) => (ok: boolean) => {
+      if (k === 0 && due_ms !== undefined) state.pacer.ended(due_ms);
+      if (!ok) {
+        metrics.sessionsFailed.add(1);
+        resolve();
+      } else if (k + 1 === session.requests.length) {
+        metrics.sessionDuration.add(now() - start);
+        metrics.sessions.add(1);
+        resolve();
+      } else {
+        const delay = session.delays_ms[k + 1]!;
+        const next = () => (exec.scenario.name === level ? turn(k + 1) : resolve());
+        // No timer for no think time: the next turn leaves as the answer ends.
+        if (delay > 0) setTimeout(next, delay);
+        else next();
+      }
+    };
     turn(0);
   });
 }

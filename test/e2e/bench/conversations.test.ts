@@ -130,6 +130,22 @@ describe('bench gpt2 with conversations', () => {
     expect(run.stdout).toMatch(/^r4: (schedule held|could not keep up)/m);
   }, 120_000);
 
+  it('a malformed conversation line: one line naming the file, the line and the fix, non-zero exit', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'gpt2-chat-')), 'bad.jsonl');
+    writeFileSync(
+      file,
+      `${readFileSync(chatDataset(), 'utf8').split('\n')[0]}\n{"messages":[{"role":"assistant","content":"hi"}]}\n`,
+    );
+    const { run } = await benchSessions('node', ['--dataset', file]);
+    expect(run.code).not.toBe(0);
+    const lines = run.stderr.split('\n').filter((l) => l.includes(file));
+    expect(lines).toEqual([
+      `k6-triton: conversation dataset ${file} line 2: message 1: an answer before any user message; ` +
+        'each line is {"conversations":[{"from":"human","value":"..."},{"from":"gpt","value":"..."}]} or ' +
+        '{"messages":[{"role":"user","content":"..."},{"role":"assistant","content":"..."}]}',
+    ]);
+  }, 60_000);
+
   it.skipIf(!k6.path)(
     `the dataset with think time over gRPC under real k6 ${k6.skipReason}`,
     async () => {

@@ -11,6 +11,9 @@ help:
 	@echo 'make <target>, one of (README.md has the details):'
 	@awk '/^## / { line = substr($$0, 4); i = index(line, ": "); \
 	  printf "  %-24s %s\n", substr(line, 1, i - 1), substr(line, i + 2) }' $(firstword $(MAKEFILE_LIST))
+	@echo 'Exit codes: a target whose command fails exits 2 (make'"'"'s own code); make prints the command'"'"'s code as "Error <n>":'
+	@echo '  99 a budget missed, 95 inconclusive, 96 not measured, 98 compare found a regression, 105 interrupted, 1 bad input.'
+	@echo '  Run the command itself (node bin/k6-triton.js ...) where a script needs the code as its exit status.'
 
 # Installs dependencies only when missing or older than the lock file. npm 11 reads package.json's
 # allowScripts (esbuild's postinstall runs; onnxruntime-node's, which downloads CUDA providers from
@@ -126,7 +129,7 @@ MIX ?= mixes/seed-trio.json
 bench-mix: $(NODE_MODULES)
 	$(CLI) bench --mix $(MIX) $(BENCH_ARGS) $(if $(K6_ARGS),-- $(K6_ARGS))
 
-## ci-gate MODEL=<id>: the CI job: bench with JUNIT (default results/junit.xml); fails on a budget missed (CLI exit 99), inconclusive (95) or not measured (96), as make exit 2
+## ci-gate MODEL=<id>: the CI job: bench with JUNIT (default results/junit.xml); fails on a budget missed (the command exits 99, make 2), inconclusive (95) or not measured (96)
 JUNIT ?= results/junit.xml
 ci-gate: $(NODE_MODULES)
 	@test -n "$(MODEL)" || { echo "make ci-gate: set MODEL=<id>, e.g. make ci-gate MODEL=dlrm"; exit 2; }

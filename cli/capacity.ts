@@ -18,7 +18,17 @@ import {
   modelOperand,
 } from './perf-analyzer.ts';
 import { runMixCapacity } from '../measure/mix/mix-capacity.ts';
-import { addLocalRunOptions, searchOptions, serverOptions } from './options.ts';
+import { addLocalRunOptions, outputOptions, searchOptions, serverOptions } from './options.ts';
+import { copyCsv } from './perf-analyzer-csv.ts';
+
+/** The metrics scrape's options of a capacity search: --metrics-url and perf_analyzer's --metrics-interval. */
+function scrapeOptions(flags: Record<string, unknown>): { metricsUrl?: string; metricsInterval_ms?: number } {
+  const { metricsUrl, metricsInterval_ms } = outputOptions(flags);
+  return {
+    ...(metricsUrl ? { metricsUrl } : {}),
+    ...(metricsInterval_ms ? { metricsInterval_ms } : {}),
+  };
+}
 
 /** Parses a positive number flag; commander prints the message as one line naming the flag. */
 function positive(flag: string, integer = false) {
@@ -69,6 +79,10 @@ export function registerCapacity(program: Command): void {
     .option(
       '--confirm-sweep',
       'after the search, bench every level from --start to the first one it found outside the budget and say whether it confirms',
+    )
+    .option(
+      '--metrics-url <url>',
+      "Prometheus endpoint scraped per level, e.g. http://host:8002/metrics ('off': none); default: the embedded server's",
     );
   addSettingOptions(command, 'capacity');
   addSslOptions(command);
@@ -77,13 +91,14 @@ export function registerCapacity(program: Command): void {
   command.action(async (operand: string | undefined, k6Args: string[], given: Record<string, unknown>) => {
     const flags = capacityFromPerfAnalyzer(given);
     const model = modelOperand(operand, given);
-    const { requestRate, confirmSweep, mix, ...benchFlags } = flags;
+    const { requestRate, confirmSweep, mix, f: csvFile, ...benchFlags } = flags;
     if (mix !== undefined) {
       const refused = [
         requestRate ? '--request-rate' : '',
         confirmSweep ? '--confirm-sweep' : '',
         flags.targetRate !== undefined ? '--target-rate' : '',
       ].filter(Boolean);
+      if (csvFile !== undefined) refused.push('-f');
       if (refused.length > 0)
         throw new Error(
           `${refused.join(', ')} does not apply to --mix; the mix file gives each model's load and the search scales them all`,
@@ -96,6 +111,7 @@ export function registerCapacity(program: Command): void {
         resultsDir: String(flags.resultsDir),
         ...searchOptions(flags),
         ...serverOptions(flags),
+        ...scrapeOptions(flags),
       });
       return;
     }
@@ -104,7 +120,7 @@ export function registerCapacity(program: Command): void {
         'capacity: name a model, e.g. capacity mnist (or -m <served name>), or give --mix <file>',
       );
     checkShapes(model, flags.shape as string[] | undefined);
-    process.exitCode = await runCapacity({
+    const outcome = await runCapacity({
       model,
       settings: runSettings(benchFlags, process.env),
       mode: requestRate ? 'request-rate' : 'concurrency',
@@ -115,6 +131,10 @@ export function registerCapacity(program: Command): void {
       ...(flags.targetRate !== undefined ? { targetRate: flags.targetRate as number } : {}),
       ...serverOptions(flags),
       ...(confirmSweep ? { confirmSweep: true } : {}),
+      ...scrapeOptions(flags),
     });
+    // perf_analyzer's -f: the search's perf_analyzer.csv (every measured level), as bench copies its own.
+    process.exitCode =
+      csvFile === undefined ? outcome.exitCode : await copyCsv(outcome, String(csvFile), false);
   });
 }

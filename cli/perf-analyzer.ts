@@ -51,18 +51,24 @@ export function addPerfAnalyzerOptions(command: Command, name: PaCommand): Comma
       '--input-tensor-format <f>',
       "perf_analyzer's: binary (the default) or json (as --protocol http-json)",
     );
+  command
+    .option(
+      '-r <n>',
+      name === 'bench'
+        ? "perf_analyzer's: as --max-trials"
+        : "perf_analyzer's: windows an unstable level may take in each measurement (bench's --max-trials; --attempts repeats the measurement)",
+    )
+    .option('-f <file>', "perf_analyzer's: also copy the run's perf_analyzer.csv here")
+    .option(
+      '--metrics-interval <ms>',
+      "perf_analyzer's: how often the server's metrics are scraped (default 500)",
+    );
   if (name === 'bench')
     command
       .option('--concurrency-range <start:end:step>', "perf_analyzer's: as --concurrency")
       .option('--request-rate-range <start:end:step>', "perf_analyzer's: as --request-rate")
       .option('--request-distribution <d>', "perf_analyzer's: constant or poisson (as --arrivals)")
       .option('--max-threads <n>', "perf_analyzer's: as --max-vus")
-      .option('-r <n>', "perf_analyzer's: as --max-trials")
-      .option('-f <file>', "perf_analyzer's: also copy the run's perf_analyzer.csv here")
-      .option(
-        '--metrics-interval <ms>',
-        "perf_analyzer's: how often the server's metrics are scraped (default 500)",
-      )
       .option('--collect-metrics', "perf_analyzer's: the server's metrics in the CSV (as --verbose-csv)");
   else
     command

@@ -74,6 +74,7 @@ interface ServeOptions {
   httpHeaderTimeoutMs: number;
   httpRequestTimeoutMs: number;
   httpMaxConnections: number;
+  httpMaxInflatedJsonSize: number;
   faultStatus?: Record<number, number>;
   faultSpike?: { p: number; duration_ms: number };
   faultReset?: number;
@@ -137,6 +138,12 @@ export function registerServe(program: Command): void {
       'open HTTP (and gRPC) connections served; past it, requests other than health get 503',
       nonNegative,
       1024,
+    )
+    .option(
+      '--http-max-inflated-json-size <bytes>',
+      'most JSON a gzip/deflate infer body may inflate to (413 above; reading it holds the event loop)',
+      nonNegative,
+      1024 * 1024,
     )
     .option(
       '--fault-status <spec>',
@@ -209,6 +216,7 @@ export function registerServe(program: Command): void {
           headersTimeout_ms: opts.httpHeaderTimeoutMs,
           requestTimeout_ms: opts.httpRequestTimeoutMs,
           maxConnections: opts.httpMaxConnections,
+          inflatedJson_bytes: opts.httpMaxInflatedJsonSize,
         },
         faults: {
           status: opts.faultStatus,

@@ -147,7 +147,8 @@ const mnist: ModelEntry = {
   payload: { kind: 'mnist' },
   load: closedLoop([1, 2, 3, 4, 5, 6, 7, 8], 'seed 003: perf_analyzer --concurrency-range 1:8'),
   scenario: 'mnist',
-  deployment: { instanceCount: 5, dynamicBatching: { maxQueueDelayMicroseconds: 150 } },
+  // Seed 003 also set max_queue_delay 150 us, which cannot act with max_batch_size 0: no dynamic batching.
+  deployment: { instanceCount: 5 },
   source: { seed: '003', note: 'ONNX Runtime CPU on i9-12900F, instance count 5, max_queue_delay 150 us' },
   latency: {
     points: [

@@ -1,6 +1,7 @@
 /**
  * A generative bench's prompt workload on Node: read its settings (INPUT_TOKENS, OUTPUT_TOKENS, PREFIX_TOKENS,
- * PROMPT_COUNT, PROMPT_SEED, DATASET, TOKENIZER), make it with the model's tokenizer once and cache it as
+ * PREFIX_POOL, PROMPT_SALT (salt slots unless off), PROMPT_COUNT, PROMPT_SEED, DATASET, TOKENIZER), make it with
+ * the model's tokenizer once and cache it as
  * payloads/cache/<model>/prompts-<hash>/workload.json; a trace also gets schedule.jsonl beside it (the suite's
  * SCHEDULE format, one line per request naming it), which the run replays as recorded. Multi-turn settings
  * (CONVERSATION_*, or a conversation DATASET) make a conversation workload instead (payloads/conversations.ts),
@@ -84,6 +85,8 @@ export function ensurePromptWorkload(
   const g = readGenerativeSettings(env, { inputTokens: c.inputTokens, outputTokens: c.outputTokens });
   const { inputTokens, outputTokens, promptCount: count, promptSeed: seed } = g;
   const prefixTokens = readOr(env, S.PREFIX_TOKENS, 0);
+  const prefixPool = readOr(env, S.PREFIX_POOL, 1);
+  const salt = readOr(env, S.PROMPT_SALT, 'random') !== 'off';
   const datasetPath = given(env, S.DATASET);
   const dataset = datasetPath ? readDataset(resolve(datasetPath.trim())) : undefined;
   const tokenizer = loadTokenizer(tokenizerPath(entry, env));
@@ -91,7 +94,15 @@ export function ensurePromptWorkload(
     generator: 1,
     tokenizer: { path: tokenizer.path, sha256: tokenizer.sha256 },
     outputTokens,
-    ...(dataset ? { dataset: datasetRecipe(dataset) } : { inputTokens, prefixTokens, count }),
+    ...(dataset
+      ? { dataset: datasetRecipe(dataset) }
+      : {
+          inputTokens,
+          prefixTokens,
+          count,
+          ...(prefixPool > 1 ? { prefixPool } : {}),
+          ...(salt ? { salt } : {}),
+        }),
   };
   const dir = workloadDir(options.outDir, entry.id, 'prompts', recipe, seed);
   const workloadPath = join(dir, WORKLOAD_FILE);
@@ -111,6 +122,8 @@ export function ensurePromptWorkload(
       inputTokens,
       outputTokens,
       prefixTokens,
+      prefixPool,
+      salt,
       ...(dataset ? { dataset } : {}),
     },
     recipe,
@@ -166,6 +179,17 @@ export function ensureConversationWorkload(
   if (readOr(env, S.PREFIX_TOKENS, 0) > 0)
     throw new Error(
       'PREFIX_TOKENS (--prefix-tokens) does not apply to conversations, whose history is their shared prefix; drop it or the conversation settings',
+    );
+  if (readOr(env, S.PREFIX_POOL, 1) > 1)
+    throw new Error(
+      'PREFIX_POOL (--prefix-pool) does not apply to conversations, whose history is their shared prefix; drop it or the conversation settings',
+    );
+  // A turn must start with the previous turn's prompt as sent, so sessions are not salted (yet): say so rather
+  // than take a salt and send the same prompts anyway.
+  const salt = given(env, S.PROMPT_SALT);
+  if (salt !== undefined && salt.trim() !== 'off')
+    throw new Error(
+      `PROMPT_SALT=${salt.trim()} (--prompt-salt): conversations are not salted, every level sends the same sessions; drop it or set it to off`,
     );
   const datasetPath = given(env, S.DATASET);
   const dataset = datasetPath ? readDataset(resolve(datasetPath.trim())) : undefined;

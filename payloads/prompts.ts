@@ -1,13 +1,22 @@
 /**
  * Prompt workloads for generative models (lib/genai/workload.ts), made on Node where the tokenizer runs:
  * synthetic prompts of an exact input length (normal with mean/stddev, or uniform over a range; genai-perf's
- * --synthetic-input-tokens-mean/-stddev), an optional prefix of N tokens shared by every prompt (KV-cache
- * reuse), output lengths drawn the same way, or a JSONL dataset/trace. Seeded: one seed, one workload.
- * Every input length is counted with the model's tokenizer.json, so the scenario only sends and records.
+ * --synthetic-input-tokens-mean/-stddev), an optional prefix of N tokens shared by every prompt or a pool of
+ * such prefixes each prompt draws one of (KV-cache reuse), salt slots the scenario fills so no prompt repeats
+ * (lib/genai/salt.ts), output lengths drawn the same way, or a JSONL dataset/trace. Seeded: one seed, one
+ * workload. Every input length is counted with the model's tokenizer.json, so the scenario only sends and records.
  */
 import { readFileSync } from 'node:fs';
 import { createRandom, type Random } from '../lib/random/random.ts';
 import { type PromptRequest, type PromptWorkload, WORKLOAD_FORMAT } from '../lib/genai/workload.ts';
+import {
+  SALT_BASE,
+  SALT_BODY_WORDS,
+  SALT_HEAD_WORDS,
+  SALT_WORDS,
+  saltedPrompt,
+  slotsAt,
+} from '../lib/genai/salt.ts';
 import type { TokenCounter } from './tokenizer.ts';
 import { drawLength } from '../lib/genai/settings.ts';
 import type { LengthSpec } from '../lib/settings/kinds.ts';
@@ -25,6 +34,10 @@ export interface PromptWorkloadOptions {
   outputTokens: LengthSpec;
   /** Tokens at the start of every prompt, the same in all. @default 0 */
   prefixTokens?: number;
+  /** Distinct prefixes of prefixTokens, each prompt drawing one. @default 1 */
+  prefixPool?: number;
+  /** Synthetic prompts get salt slots (lib/genai/salt.ts). @default false */
+  salt?: boolean;
   /** A JSONL dataset or trace (datasetRequests), instead of synthetic prompts. */
   dataset?: { path: string; text: string };
 }
@@ -58,21 +71,85 @@ export function syntheticPrompt(tk: TokenCounter, tokens: number, rng: Random, p
   );
 }
 
-/** The synthetic requests of a workload. */
-function syntheticRequests(o: PromptWorkloadOptions, rng: Random): PromptRequest[] {
+/** Words the alphabet is searched for before giving up (a tokenizer with few one-token words). */
+const MAX_ALPHABET_CANDIDATES = 20_000;
+
+/**
+ * SALT_BASE vocabulary words that are one token each after a space, so a salt word can replace another without
+ * changing a prompt's count; one line naming the fix when the tokenizer has too few.
+ */
+export function saltAlphabet(tk: TokenCounter): string[] {
+  const ref = tk.words[0] ?? '';
+  const base = tk.count(ref);
+  const out: string[] = [];
+  for (const w of tk.words.slice(0, MAX_ALPHABET_CANDIDATES)) {
+    if (tk.count(w) === 1 && tk.count(`${ref} ${w}`) === base + 1) out.push(w);
+    if (out.length === SALT_BASE) return out;
+  }
+  throw new Error(
+    `tokenizer ${tk.path} has ${out.length} one-token words, fewer than the ${SALT_BASE} a prompt salt is spelled in; set PROMPT_SALT=off`,
+  );
+}
+
+/** Checks a salted prompt keeps its count with other salts spelled in; throws naming the fix if not. */
+function checkSalted(tk: TokenCounter, request: PromptRequest, alphabet: readonly string[]): void {
+  const keys = [
+    { run: SALT_BASE ** SALT_HEAD_WORDS - 1, vu: SALT_BASE ** 2 - 1, send: SALT_BASE ** 3 - 1 },
+    { run: 0x12345, vu: 0x1234, send: 0x56789 },
+  ];
+  for (const key of keys) {
+    const got = tk.count(saltedPrompt(request.prompt, request.salt!, alphabet, key));
+    if (got !== request.inputTokens)
+      throw new Error(
+        `a salted prompt counts ${got} tokens, not ${request.inputTokens}, with tokenizer ${tk.path}; set PROMPT_SALT=off`,
+      );
+  }
+}
+
+/** The synthetic requests of a workload, with the salt alphabet when they are salted. */
+function syntheticRequests(
+  o: PromptWorkloadOptions,
+  rng: Random,
+): { requests: PromptRequest[]; alphabet?: string[] } {
   const prefixTokens = o.prefixTokens ?? 0;
-  const prefix = prefixTokens > 0 ? syntheticPrompt(o.tokenizer, prefixTokens, rng.fork('prefix')) : '';
+  const pool = prefixTokens > 0 ? Math.max(1, o.prefixPool ?? 1) : 1;
+  // The first prefix is drawn as it was before pools, so a one-prefix workload's prompts stay the same.
+  const prefixes = Array.from({ length: pool }, (_, i) =>
+    prefixTokens > 0
+      ? syntheticPrompt(o.tokenizer, prefixTokens, rng.fork(i === 0 ? 'prefix' : `prefix${i}`))
+      : '',
+  );
+  const alphabet = o.salt ? saltAlphabet(o.tokenizer) : undefined;
+  const head = alphabet ? Array.from({ length: SALT_HEAD_WORDS }, () => alphabet[0]).join(' ') : '';
+  const body = alphabet ? Array.from({ length: SALT_BODY_WORDS }, () => alphabet[0]).join(' ') : '';
+  const reserved = prefixTokens + (alphabet ? SALT_WORDS : 0);
   const lengths = rng.fork('lengths');
   const words = rng.fork('words');
-  return Array.from({ length: o.count ?? 100 }, () => {
+  const draws = rng.fork('pool');
+  const requests = Array.from({ length: o.count ?? 100 }, (): PromptRequest => {
     const inputTokens = drawLength(o.inputTokens, lengths);
     const outputTokens = drawLength(o.outputTokens, lengths);
-    if (inputTokens <= prefixTokens)
+    if (inputTokens <= reserved)
       throw new Error(
-        `an input length of ${inputTokens} tokens does not exceed the shared prefix of ${prefixTokens}; raise INPUT_TOKENS or lower PREFIX_TOKENS`,
+        alphabet
+          ? `an input length of ${inputTokens} tokens leaves no room past the ${prefixTokens}-token prefix and the ${SALT_WORDS}-token salt; raise INPUT_TOKENS, lower PREFIX_TOKENS or set PROMPT_SALT=off`
+          : `an input length of ${inputTokens} tokens does not exceed the shared prefix of ${prefixTokens}; raise INPUT_TOKENS or lower PREFIX_TOKENS`,
       );
-    return { prompt: syntheticPrompt(o.tokenizer, inputTokens, words, prefix), inputTokens, outputTokens };
+    const prefix = prefixes[pool > 1 ? draws.int(pool) : 0]!;
+    const lead = [head, prefix, body].filter((s) => s !== '').join(' ');
+    const prompt = syntheticPrompt(o.tokenizer, inputTokens, words, lead);
+    if (!alphabet) return { prompt, inputTokens, outputTokens };
+    const prefixWords = prefix === '' ? 0 : prefix.split(/\s+/).filter((w) => w !== '').length;
+    const request = {
+      prompt,
+      inputTokens,
+      outputTokens,
+      salt: slotsAt(prompt, 0, SALT_HEAD_WORDS + prefixWords),
+    };
+    checkSalted(o.tokenizer, request, alphabet);
+    return request;
   });
+  return alphabet ? { requests, alphabet } : { requests };
 }
 
 /**
@@ -140,6 +217,11 @@ export function makePromptWorkload(
 ): PromptWorkload {
   const seed = o.seed ?? 1;
   const rng = createRandom(seed);
+  const synthetic = o.dataset ? undefined : syntheticRequests(o, rng);
+  // Dataset prompts are sent as written: a salt would change their text and count.
+  const made = synthetic
+    ? { ...(synthetic.alphabet ? { saltAlphabet: synthetic.alphabet } : {}), requests: synthetic.requests }
+    : { requests: datasetRequests(o, rng) };
   return {
     format: WORKLOAD_FORMAT,
     model: o.model,
@@ -147,7 +229,7 @@ export function makePromptWorkload(
     tokenizer: o.tokenizer.path,
     seed,
     recipe,
-    requests: o.dataset ? datasetRequests(o, rng) : syntheticRequests(o, rng),
+    ...made,
   };
 }
 

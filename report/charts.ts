@@ -35,6 +35,17 @@ export function latencyComponents_us(
   };
 }
 
+/**
+ * Whether the latency breakdown (chart and table) has anything to say: not for a generative run (its request
+ * is a stream, with no send/receive split), nor when every component of every level is zero. A run with no
+ * measured level keeps it, to say "no data".
+ */
+export function latencyBreakdownApplies(results: readonly LevelResult[]): boolean {
+  if (results.some((result) => result.genai)) return false;
+  if (results.length === 0) return true;
+  return results.some((result) => Object.values(latencyComponents_us(result)).some((us) => us > 0));
+}
+
 /** vega-lite spec of each level's average latency (ms) stacked by component, levels in run order. */
 export function componentsSpec(results: readonly LevelResult[], options: PlotOptions = {}): TopLevelSpec {
   const values = results.flatMap((result) =>

@@ -6,24 +6,29 @@
 import type { TopLevelSpec } from 'vega-lite';
 import type { LevelResult } from '../lib/summary/types.ts';
 import { GENAI_METRIC_DEFS, labelWithUnit } from '../lib/genai/metric-defs.ts';
-import { type PlotOptions, SCHEMA } from './plot.ts';
+import { levelAxis, type PlotOptions, SCHEMA } from './plot.ts';
 
 /** The percentiles drawn for TTFT and ITL. */
 export const TOKEN_PERCENTILES = ['p50', 'p95', 'p99'] as const;
 
-/** vega-lite spec of TTFT, ITL and output tokens/s per level; levels without token figures are left out. */
+/**
+ * vega-lite spec of TTFT, ITL and output tokens/s per level; levels without token figures are left out, and
+ * a panel with no figure at all (ITL of one-token answers) is not drawn.
+ */
 export function tokensSpec(results: readonly LevelResult[], options: PlotOptions = {}): TopLevelSpec {
   const levels = results.filter((r) => r.genai).sort((a, b) => a.level - b.level);
+  // Only figures there are: ITL has none when every answer was one token long.
   const times = (metric: 'ttft_ms' | 'itl_ms') =>
     levels.flatMap((r) =>
-      TOKEN_PERCENTILES.map((p) => ({ level: r.level, series: p, ms: r.genai![metric][p] })),
+      TOKEN_PERCENTILES.map((p) => ({ level: r.level, series: p, ms: r.genai![metric][p] })).filter((v) =>
+        Number.isFinite(v.ms),
+      ),
     );
-  const tokens = levels.map((r) => ({ level: r.level, tokens_per_s: r.genai!.output_tokens_per_s }));
-  const x = {
-    field: 'level',
-    type: 'quantitative' as const,
-    title: levels[0]?.mode === 'request-rate' ? 'Request rate (req/s)' : 'Concurrency',
-  };
+  const tokens = levels
+    .map((r) => ({ level: r.level, tokens_per_s: r.genai!.output_tokens_per_s }))
+    .filter((v) => Number.isFinite(v.tokens_per_s));
+  // Whole-number concurrency ticks: 1, 2, 3, not 1.2.
+  const x = { field: 'level', type: 'quantitative' as const, ...levelAxis(levels) };
   const width = options.width ?? 560;
   const height = Math.round((options.height ?? 320) / 2);
   const percentilePanel = (values: object[], title: string) => ({
@@ -47,8 +52,10 @@ export function tokensSpec(results: readonly LevelResult[], options: PlotOptions
     title: `${options.title ?? 'tokens'}: TTFT, ITL and output tokens/s per level`,
     background: 'white',
     vconcat: [
-      percentilePanel(times('ttft_ms'), labelWithUnit(GENAI_METRIC_DEFS.ttft)),
-      percentilePanel(times('itl_ms'), labelWithUnit(GENAI_METRIC_DEFS.itl)),
+      ...[
+        percentilePanel(times('ttft_ms'), labelWithUnit(GENAI_METRIC_DEFS.ttft)),
+        percentilePanel(times('itl_ms'), labelWithUnit(GENAI_METRIC_DEFS.itl)),
+      ].filter((panel) => panel.data.values.length > 0),
       {
         width,
         height,

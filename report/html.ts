@@ -6,14 +6,15 @@
 import { marked } from 'marked';
 import { levelsWithFigures } from '../lib/summary/failure.ts';
 import { generatorWarnings } from '../lib/summary/generator.ts';
-import type { RunReport } from '../lib/summary/types.ts';
+import type { LevelResult, RunReport } from '../lib/summary/types.ts';
 import { STATE_WORDS } from '../lib/summary/verdicts.ts';
 import { verdictOf } from '../lib/summary/judge.ts';
-import { componentsSpec, serverMetricsSpec } from './charts.ts';
+import { componentsSpec, latencyBreakdownApplies, serverMetricsSpec } from './charts.ts';
 import { tokensSpec } from './genai-charts.ts';
 import {
   breakdownTable,
   failureNote,
+  generativeTable,
   generatorTable,
   interruptedNote,
   levelTable,
@@ -32,10 +33,12 @@ export interface HtmlOptions {
 }
 
 /**
- * The charts of the page, by id: the browser test and the page's anchors use these ids. `server-metrics`
- * is drawn only when the run has a server timeline (the bench scraped the target's Prometheus metrics).
+ * The charts of the page, by id: the browser test and the page's anchors use these ids. Only charts with data
+ * are drawn: `components` for a run whose latency splits (latencyBreakdownApplies: not a generative run),
+ * `tokens` for a generative run, `server-metrics` when the run has a server timeline (the bench scraped the
+ * target's Prometheus metrics).
  */
-export const HTML_CHARTS = ['throughput', 'percentiles', 'components', 'server-metrics'] as const;
+export const HTML_CHARTS = ['throughput', 'percentiles', 'components', 'tokens', 'server-metrics'] as const;
 
 const STYLE = `
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; padding: 0 1rem; color: #222; }
@@ -78,17 +81,23 @@ async function charts(report: RunReport, options: HtmlOptions): Promise<string> 
   const parts = await Promise.all([
     figure(
       'throughput',
-      'Throughput per load level; the point shape tells stable levels from unstable ones.',
+      'Throughput per load level, each point named by its level; unstable levels are hollow red rings.',
       () => renderSvg(throughputSpec(results, plot)),
     ),
-    figure('percentiles', 'Latency percentiles against throughput; dashed lines are the budgets.', () =>
-      renderSvg(latencySpec(results, { ...plot, percentiles: ['p50', 'p90', 'p95', 'p99'] })),
-    ),
     figure(
-      'components',
-      'Average latency per level, split as perf_analyzer does (client, network+server, server queue and compute).',
-      () => renderSvg(componentsSpec(results, plot)),
+      'percentiles',
+      'Latency percentiles against throughput, each line joining the levels in order (named at the top one); red rings mark unstable levels; dashed lines are the budgets.',
+      () => renderSvg(latencySpec(results, { ...plot, percentiles: ['p50', 'p90', 'p95', 'p99'] })),
     ),
+    ...(latencyBreakdownApplies(results)
+      ? [
+          figure(
+            'components',
+            'Average latency per level, split as perf_analyzer does (client, network+server, server queue and compute).',
+            () => renderSvg(componentsSpec(results, plot)),
+          ),
+        ]
+      : []),
     ...(results.some((result) => result.genai)
       ? [
           figure(
@@ -111,6 +120,12 @@ async function charts(report: RunReport, options: HtmlOptions): Promise<string> 
   return parts.join('\n');
 }
 
+/** The latency breakdown section: its heading and table (report.md's). */
+function breakdown(measured: readonly LevelResult[]): string {
+  return `<h2 id="breakdown">Latency breakdown (ms, averages per request)</h2>
+${measured.length === 0 ? '<p><em>No data.</em></p>' : md(breakdownTable(measured))}`;
+}
+
 /** The whole report.html as one string. */
 export async function reportHtml(report: RunReport, options: HtmlOptions = {}): Promise<string> {
   const state = verdictOf(report);
@@ -122,6 +137,8 @@ export async function reportHtml(report: RunReport, options: HtmlOptions = {}): 
   const mark = state === 'met' ? 'ok' : state;
   const measured = levelsWithFigures(report.results);
   const empty = measured.length === 0;
+  // As report.md: a generative run adds its token table; validation applies to tensor outputs only.
+  const generative = report.results.some((result) => result.genai);
   const title = `${report.model}: throughput and latency`;
   return `<!doctype html>
 <html lang="en">
@@ -137,13 +154,13 @@ export async function reportHtml(report: RunReport, options: HtmlOptions = {}): 
 <p class="verdict ${state === 'met' ? 'ok' : 'missed'}" data-verdict="${mark}">${escapeHtml(verdict)}${report.interrupted ? ' by the measured levels' : ''}.</p>
 <h2 id="levels">Levels</h2>
 ${empty ? '<p><em>No level completed a request.</em></p>' : md(levelTable(measured))}
+${generative ? md(generativeTable(measured)) : ''}
 ${md(failureNote(report))}
 ${md(unmeasuredNote(report))}
 ${md(interruptedNote(report))}
 <h2 id="charts">Charts</h2>
 ${await charts(report, options)}
-<h2 id="breakdown">Latency breakdown (ms, averages per request)</h2>
-${empty ? '<p><em>No data.</em></p>' : md(breakdownTable(measured))}
+${latencyBreakdownApplies(measured) ? breakdown(measured) : ''}
 <h2 id="generator">Load generator</h2>
 ${empty ? '<p><em>No data.</em></p>' : md(generatorTable(measured))}
 ${generatorWarnings(measured)
@@ -151,7 +168,7 @@ ${generatorWarnings(measured)
   .join('\n')}
 ${md(openLoopTable(measured))}
 ${md(serverMetricsTable(measured))}
-${md(validationNote(report))}
+${generative ? '' : md(validationNote(report))}
 <h2 id="budgets">Budgets</h2>
 ${md(verdictTable(report.results))}
 </body>

@@ -3,6 +3,7 @@
  * that seed 002 draws (client, network, server queue and compute) and the budget verdicts. Pure.
  */
 import { kneeLine } from '../lib/genai/knee.ts';
+import { latencyBreakdownApplies } from './charts.ts';
 import { tokenLines } from '../lib/genai/level-summary.ts';
 import { scheduleLines } from '../lib/genai/open-loop.ts';
 import { failureLines, levelsWithFigures } from '../lib/summary/failure.ts';
@@ -257,6 +258,10 @@ export function serverMetricsTable(results: readonly LevelResult[]): string {
       mibCell(m.cpu_memory_used_max_bytes),
     ];
   });
+  const notes = results.flatMap((result) => {
+    const note = countsNote(result);
+    return note ? [`- ${note}`] : [];
+  });
   return [
     '## Server metrics (Prometheus, per level)',
     '',
@@ -264,7 +269,30 @@ export function serverMetricsTable(results: readonly LevelResult[]): string {
     '',
     table(header, rows),
     '',
+    ...(notes.length > 0 ? [...notes, ''] : []),
   ].join('\n');
+}
+
+/**
+ * Why a level's Prometheus request count differs from the server's statistics (the breakdown's Server
+ * requests), in one line; undefined when they agree or one is missing. The statistics are read at the
+ * window's own start and end; Prometheus counters only at the scrapes, so its delta runs from the last scrape
+ * before the window to the first one after it and also counts the requests of those edges.
+ */
+export function countsNote(result: LevelResult): string | undefined {
+  const m = result.server_metrics;
+  const stats = result.server?.request_count;
+  if (!m || stats === undefined) return undefined;
+  const prometheus = m.request_success + m.request_failure;
+  if (prometheus === stats) return undefined;
+  const int = (n: number) => Math.round(n).toLocaleString('en-US');
+  const s = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 1 });
+  const rate = (n: number, seconds: number) => (seconds > 0 ? `${int(n / seconds)}/s` : 'n/a');
+  const edges =
+    m.interval_s > result.window_s
+      ? `the scrapes around the ${s(result.window_s)} s window add its edges`
+      : `the scrapes fell inside the ${s(result.window_s)} s window`;
+  return `${result.name}: Prometheus counted ${int(prometheus)} requests over ${s(m.interval_s)} s (${edges}), the server's statistics ${int(stats)} over the window itself: ${rate(prometheus, m.interval_s)} against ${rate(stats, result.window_s)}`;
 }
 
 /** Open loop: latency from the scheduled start beside latency from the send (empty in closed loop). */
@@ -433,7 +461,7 @@ export function reportMarkdown(report: RunReport): string {
     unmeasuredNote(report),
     interruptedNote(report),
     // A generative model's request is a stream: its breakdown and validation do not apply.
-    ...(generative
+    ...(!latencyBreakdownApplies(measured)
       ? []
       : [
           '## Latency breakdown (ms, averages per request)',

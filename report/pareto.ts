@@ -4,7 +4,7 @@
  * budget drawn. The front is a pure function; the plot is vega-lite, rendered by plot.ts's renderSvg.
  */
 import type { TopLevelSpec } from 'vega-lite';
-import { renderSvg } from './plot.ts';
+import { latencyScale, renderSvg } from './plot.ts';
 
 /** One measured point: a configuration at one level. */
 export interface ParetoPoint {
@@ -46,27 +46,42 @@ export function paretoFront(points: readonly ParetoPoint[]): number[] {
     .map(({ i }) => i);
 }
 
-/** vega-lite spec: a point per (config, level) coloured by config, the front as a step line, the budget as a rule. */
+/**
+ * vega-lite spec: a point per (config, level) coloured by config and named by its level, the front as a step
+ * line, the budget as a rule. The p95 axis fits the points (latencyScale): a budget far to their right is
+ * drawn at the right edge, its label pointing on, rather than packing every point into the left of the chart.
+ */
 export function paretoSpec(points: readonly ParetoPoint[], options: ParetoOptions = {}): TopLevelSpec {
   const front = new Set(paretoFront(points));
   const values = points
     .map((p, i) => ({
       config: p.label,
       level: p.level,
+      name: `c${p.level}`,
       throughput: p.throughput_infer_s,
       p95_ms: p.p95_ms,
       front: front.has(i) ? 'on the front' : 'dominated',
       order: i,
     }))
-    .filter((v) => Number.isFinite(v.p95_ms));
+    .filter((v) => Number.isFinite(v.p95_ms) && Number.isFinite(v.throughput));
   const frontValues = paretoFront(points).map((i, rank) => ({
     throughput: points[i]!.throughput_infer_s,
     p95_ms: points[i]!.p95_ms,
     rank,
   }));
-  const x = { field: 'p95_ms', type: 'quantitative' as const, title: 'p95 latency (ms)' };
-  const y = { field: 'throughput', type: 'quantitative' as const, title: 'Throughput (infer/s)' };
   const budget = options.p95_budget_ms;
+  const scale = latencyScale(
+    values.map((v) => v.p95_ms),
+    budget ? { p95_ms: budget } : {},
+    'right',
+  );
+  const x = {
+    field: 'p95_ms',
+    type: 'quantitative' as const,
+    title: 'p95 latency (ms)',
+    scale: { domain: [0, scale.top_ms], nice: false },
+  };
+  const y = { field: 'throughput', type: 'quantitative' as const, title: 'Throughput (infer/s)' };
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: `${options.title ?? 'sweep'}: throughput vs p95 per configuration and level (Pareto front)`,
@@ -82,60 +97,72 @@ export function paretoSpec(points: readonly ParetoPoint[], options: ParetoOption
       },
       {
         data: { values },
-        mark: { type: 'point', filled: true, opacity: 0.85 },
-        encoding: {
-          x,
-          y,
-          color: { field: 'config', type: 'nominal', title: 'Configuration', legend: { labelLimit: 260 } },
-          shape: {
-            field: 'front',
-            type: 'nominal',
-            title: 'Pareto',
-            scale: { domain: ['on the front', 'dominated'], range: ['diamond', 'circle'] },
-          },
-          // Front points drawn larger: a diamond of the same area reads smaller than a circle.
-          // Ordinal, as vega-lite warns that size should not encode an unsorted (nominal) field.
-          size: {
-            field: 'front',
-            type: 'ordinal',
-            scale: { domain: ['on the front', 'dominated'], range: [160, 70] },
-            legend: null,
-          },
-          tooltip: [
-            { field: 'config', type: 'nominal' },
-            { field: 'level', type: 'quantitative', title: 'Concurrency' },
-            { field: 'throughput', type: 'quantitative', format: ',.0f' },
-            { field: 'p95_ms', type: 'quantitative', format: '.2f' },
-          ],
-        },
-      },
-      ...(budget
-        ? [
-            {
-              data: { values: [{ budget_ms: budget, label: `p95 budget ${budget} ms` }] },
-              layer: [
-                {
-                  mark: { type: 'rule' as const, color: '#e45756', strokeDash: [6, 4] },
-                  encoding: { x: { field: 'budget_ms', type: 'quantitative' as const } },
-                },
-                {
-                  mark: {
-                    type: 'text' as const,
-                    align: 'right' as const,
-                    dx: -4,
-                    dy: 8,
-                    color: '#e45756',
-                  },
-                  encoding: {
-                    x: { field: 'budget_ms', type: 'quantitative' as const },
-                    y: { value: 0 },
-                    text: { field: 'label', type: 'nominal' as const },
-                  },
-                },
+        layer: [
+          {
+            mark: { type: 'point', filled: true, opacity: 0.85 },
+            encoding: {
+              x,
+              y,
+              color: {
+                field: 'config',
+                type: 'nominal',
+                title: 'Configuration',
+                legend: { labelLimit: 260 },
+              },
+              shape: {
+                field: 'front',
+                type: 'nominal',
+                title: 'Pareto',
+                scale: { domain: ['on the front', 'dominated'], range: ['diamond', 'circle'] },
+              },
+              // Front points drawn larger: a diamond of the same area reads smaller than a circle.
+              // Ordinal, as vega-lite warns that size should not encode an unsorted (nominal) field.
+              size: {
+                field: 'front',
+                type: 'ordinal',
+                scale: { domain: ['on the front', 'dominated'], range: [160, 70] },
+                // Merged with the shape's legend: one "Pareto" entry, each symbol at its size.
+                title: 'Pareto',
+              },
+              tooltip: [
+                { field: 'config', type: 'nominal' },
+                { field: 'level', type: 'quantitative', title: 'Concurrency' },
+                { field: 'throughput', type: 'quantitative', format: ',.0f' },
+                { field: 'p95_ms', type: 'quantitative', format: '.2f' },
               ],
             },
-          ]
-        : []),
+          },
+          {
+            // The level beside its point: which concurrency each configuration reached where.
+            mark: { type: 'text', align: 'left', dx: 7, dy: -7, fontSize: 10, color: '#333' },
+            encoding: { x, y, text: { field: 'name', type: 'nominal' } },
+          },
+        ],
+      },
+      ...scale.rules.map((rule) => ({
+        data: { values: [rule] },
+        layer: [
+          {
+            mark: { type: 'rule' as const, color: '#e45756', strokeDash: [6, 4] },
+            encoding: { x: { field: 'y_ms', type: 'quantitative' as const, scale: x.scale } },
+          },
+          {
+            // At the top, right of the rule in place; left of it at the right edge, its arrow pointing on.
+            mark: {
+              type: 'text' as const,
+              align: rule.above ? ('right' as const) : ('left' as const),
+              dx: rule.above ? -4 : 4,
+              dy: 8,
+              color: '#e45756',
+            },
+            encoding: {
+              x: { field: 'y_ms', type: 'quantitative' as const, scale: x.scale },
+              y: { value: 0 },
+              text: { field: 'label', type: 'nominal' as const },
+            },
+          },
+        ],
+      })),
     ],
   };
 }

@@ -29,8 +29,62 @@ function levelAxisTitle(results: readonly LevelResult[]): string {
   return results[0]?.mode === 'request-rate' ? 'Request rate (req/s)' : 'Concurrency';
 }
 
-/** vega-lite spec of throughput against level (seed 001's shape: where throughput flattens). */
+/**
+ * The level axis of the charts drawn against the load level: its title with the unit, and whole-number ticks
+ * for concurrency (VU counts: no tick at 1.2); rates keep their decimals, without trailing zeros.
+ */
+export function levelAxis(results: readonly LevelResult[]) {
+  const rate = results[0]?.mode === 'request-rate';
+  return {
+    title: levelAxisTitle(results),
+    axis: rate ? { format: '~g' } : { tickMinStep: 1, format: 'd' },
+  };
+}
+
+/** A time in ms for a chart's label, to three significant digits and whole from 100 ms: "20.4 ms", "1000 ms". */
+export function chartMs(ms: number): string {
+  return `${ms >= 100 ? Math.round(ms) : Number(ms.toPrecision(3))} ms`;
+}
+
+/** The stability legend's two entries: unstable levels are drawn hollow and red, the others filled. */
+export const STABILITY_LEGEND = ['stable or not judged', 'unstable'] as const;
+const UNSTABLE_RED = '#d62728';
+const STABLE_BLUE = '#4c78a8';
+const PERCENTILE_COLOURS = ['#4c78a8', '#f58518', '#54a24b', '#9467bd'];
+
+function stabilityOf(result: LevelResult): (typeof STABILITY_LEGEND)[number] {
+  return result.stable === false ? 'unstable' : 'stable or not judged';
+}
+
+/** Levels in level order (c1, c2, c4...): lines join them so, whatever their throughput. */
+function inLevelOrder(results: readonly LevelResult[]): LevelResult[] {
+  return [...results].sort((a, b) => a.level - b.level);
+}
+
+/** A level name above its point, red when the level was unstable. */
+const levelLabelMark = {
+  type: 'text' as const,
+  dy: -11,
+  fontSize: 11,
+  fontWeight: 'bold' as const,
+};
+const levelLabelColor = {
+  condition: { test: "datum.stability === 'unstable'", value: UNSTABLE_RED },
+  value: '#333',
+};
+
+/**
+ * vega-lite spec of throughput against level (seed 001's shape: where throughput flattens). Each point is named
+ * by its level; unstable levels are hollow red rings, named in the legend.
+ */
 export function throughputSpec(results: readonly LevelResult[], options: PlotOptions = {}): TopLevelSpec {
+  const stability = { field: 'stability', type: 'nominal' as const, title: 'Level' };
+  // The legend names what is drawn: no "unstable" entry when every level was stable.
+  const shown = STABILITY_LEGEND.filter((state) => results.some((result) => stabilityOf(result) === state));
+  const scale = (unstable: string) => ({
+    domain: [...shown],
+    range: shown.map((state) => (state === 'unstable' ? unstable : STABLE_BLUE)),
+  });
   return {
     $schema: SCHEMA,
     title: `${options.title ?? 'throughput'}: throughput vs ${levelAxisTitle(results).toLowerCase()}`,
@@ -38,30 +92,45 @@ export function throughputSpec(results: readonly LevelResult[], options: PlotOpt
     height: options.height ?? 320,
     background: 'white',
     data: {
-      values: results.map((result) => ({
+      values: inLevelOrder(results).map((result) => ({
         level: result.level,
+        name: result.name,
         throughput: result.throughput_infer_s,
-        stable: result.stable === false ? 'unstable' : 'stable or not judged',
+        stability: stabilityOf(result),
       })),
     },
     layer: [
-      { mark: { type: 'line', color: '#4c78a8' }, encoding: { x: { field: 'level', type: 'quantitative' } } },
+      { mark: { type: 'line', color: STABLE_BLUE } },
       {
-        mark: { type: 'point', filled: true, size: 60 },
+        mark: { type: 'point', size: 90, strokeWidth: 2.5, opacity: 1 },
         encoding: {
-          shape: { field: 'stable', type: 'nominal', title: 'Stability', legend: { labelLimit: 200 } },
+          // One legend: filled blue for stable, a white ring in red for unstable.
+          fill: {
+            ...stability,
+            scale: scale('white'),
+            legend: { labelLimit: 200 },
+          },
+          stroke: {
+            ...stability,
+            scale: scale(UNSTABLE_RED),
+            legend: { labelLimit: 200 },
+          },
         },
+      },
+      {
+        mark: levelLabelMark,
+        encoding: { text: { field: 'name', type: 'nominal' }, color: levelLabelColor },
       },
     ],
     encoding: {
-      // Levels are whole VU counts (or rates): no ticks between them.
-      x: {
-        field: 'level',
+      x: { field: 'level', type: 'quantitative', ...levelAxis(results) },
+      // Room above the highest point for its level's name: the axis, rounded up, runs past it.
+      y: {
+        field: 'throughput',
         type: 'quantitative',
-        title: levelAxisTitle(results),
-        axis: { tickMinStep: 1, format: 'd' },
+        title: 'Throughput (infer/s)',
+        scale: { domainMax: Math.max(0, ...results.map((r) => r.throughput_infer_s)) * 1.08 || 1 },
       },
-      y: { field: 'throughput', type: 'quantitative', title: 'Throughput (infer/s)' },
     },
   };
 }
@@ -82,17 +151,32 @@ export const BUDGET_IN_SCALE_FACTOR = 2;
 export interface BudgetRule {
   y_ms: number;
   label: string;
-  /** Above the chart's top: drawn at the edge. */
+  /** Beyond the chart's end: drawn at the edge. */
   above: boolean;
 }
 
+/** Which edge a budget beyond the data is drawn at: the top of a latency-up chart, the right of a latency-across one. */
+export type BudgetEdge = 'top' | 'right';
+
+/** A budget's label: "p95 budget 20 ms", with an arrow pointing where it lies when drawn at the edge. */
+function budgetLabel(name: string, ms: number, beyond: BudgetEdge | undefined): string {
+  const text = `${name} budget ${chartMs(ms)}`;
+  if (beyond === 'top') return `↑ ${text} (above the chart)`;
+  if (beyond === 'right') return `${text} (beyond the chart) →`;
+  return text;
+}
+
 /**
- * The latency axis's top and the budget lines on it: the top fits the plotted latencies, taking in a budget
- * near them (up to BUDGET_IN_SCALE_FACTOR times the highest) so it is drawn in place; a budget further up
- * is drawn at the top edge, its label saying it lies above.
+ * The latency axis's end and the budget lines on it: the end fits the plotted latencies, taking in a budget
+ * near them (up to BUDGET_IN_SCALE_FACTOR times the highest) so it is drawn in place; a budget further out
+ * is drawn at the edge (`edge`, the top by default), its label pointing to where it lies.
  */
-export function latencyScale(latencies_ms: readonly number[], budget: PlotBudget = {}) {
-  const highest = Math.max(0, ...latencies_ms);
+export function latencyScale(
+  latencies_ms: readonly number[],
+  budget: PlotBudget = {},
+  edge: BudgetEdge = 'top',
+) {
+  const highest = Math.max(0, ...latencies_ms.filter(Number.isFinite));
   const budgets = (['p95_ms', 'p99_ms'] as const).flatMap((key) => {
     const ms = budget[key];
     return ms ? [{ name: key.slice(0, 3), ms }] : [];
@@ -102,11 +186,7 @@ export function latencyScale(latencies_ms: readonly number[], budget: PlotBudget
   const top_ms = Math.max(highest, ...near.map((b) => b.ms)) * 1.1 || 1;
   const rules: BudgetRule[] = budgets.map((b) => {
     const above = b.ms > top_ms;
-    return {
-      y_ms: above ? top_ms : b.ms,
-      label: `${b.name} budget ${b.ms} ms${above ? ' (above the chart)' : ''}`,
-      above,
-    };
+    return { y_ms: above ? top_ms : b.ms, label: budgetLabel(b.name, b.ms, above ? edge : undefined), above };
   });
   return { top_ms, rules };
 }
@@ -118,7 +198,7 @@ function budgetLayers(rules: readonly BudgetRule[]): LayerChild[] {
     data: { values: [rule] },
     layer: [
       {
-        mark: { type: 'rule', color: '#e45756', strokeDash: [6, 4] },
+        mark: { type: 'rule', color: UNSTABLE_RED, strokeDash: [6, 4] },
         encoding: { y: { field: 'y_ms', type: 'quantitative' } },
       },
       {
@@ -128,7 +208,7 @@ function budgetLayers(rules: readonly BudgetRule[]): LayerChild[] {
           dx: 4,
           // Above its line when in place; below the top edge, one line per budget, when above the chart.
           dy: rule.above ? 10 + 14 * edge++ : -6,
-          color: '#e45756',
+          color: UNSTABLE_RED,
         },
         encoding: {
           y: { field: 'y_ms', type: 'quantitative' },
@@ -142,25 +222,39 @@ function budgetLayers(rules: readonly BudgetRule[]): LayerChild[] {
 
 /**
  * vega-lite spec of latency percentiles (ms) against throughput, budgets as dashed rules: latency.svg draws
- * p95 and p99 (the default), report.html all four. The latency axis fits the percentiles (latencyScale).
+ * p95 and p99 (the default), report.html all four. Each line joins the levels in level order (a level that
+ * lost throughput folds it back: the knee), each level is named above its highest point, and unstable levels
+ * are ringed in red. The latency axis fits the percentiles (latencyScale).
  */
 export function latencySpec(
   results: readonly LevelResult[],
   options: PlotOptions & { percentiles?: readonly Percentile[] } = {},
 ): TopLevelSpec {
   const percentiles = options.percentiles ?? ['p95', 'p99'];
-  const points = results.flatMap((result) =>
+  const levels = inLevelOrder(results);
+  const points = levels.flatMap((result, rank) =>
     percentiles.map((series) => ({
       throughput: result.throughput_infer_s,
       latency_ms: us_to_ms(result.latency_us[series]),
       series,
       level: result.name,
+      rank,
+      stability: stabilityOf(result),
     })),
   );
   const scale = latencyScale(
     points.map((p) => p.latency_ms),
     options.budget,
   );
+  const top = percentiles[percentiles.length - 1]!;
+  const x = { field: 'throughput', type: 'quantitative' as const, title: 'Throughput (infer/s)' };
+  const y = {
+    field: 'latency_ms',
+    type: 'quantitative' as const,
+    title: 'Latency (ms)',
+    scale: { domain: [0, scale.top_ms], nice: false },
+  };
+  const unstable = points.filter((p) => p.stability === 'unstable');
   return {
     $schema: SCHEMA,
     title: `${options.title ?? 'latency'}: ${percentiles.join('/')} latency vs throughput`,
@@ -172,22 +266,41 @@ export function latencySpec(
         data: { values: points },
         mark: { type: 'line', point: true },
         encoding: {
-          x: { field: 'throughput', type: 'quantitative', title: 'Throughput (infer/s)' },
-          y: {
-            field: 'latency_ms',
-            type: 'quantitative',
-            title: 'Latency (ms)',
-            scale: { domain: [0, scale.top_ms], nice: false },
-          },
+          x,
+          y,
           color: {
             field: 'series',
             type: 'nominal',
             title: 'Percentile',
-            scale: { domain: [...percentiles] },
+            // No red among them: red is the unstable rings' and the budgets' colour.
+            scale: { domain: [...percentiles], range: PERCENTILE_COLOURS },
           },
-          // Lines join levels in throughput order, so a level that lost throughput folds the line back (the knee).
-          order: { field: 'throughput', type: 'quantitative' },
+          // Level order, not throughput order: the line runs c1, c2, c4... as the load grew.
+          order: { field: 'rank', type: 'quantitative' },
         },
+      },
+      ...(unstable.length > 0
+        ? [
+            {
+              data: { values: unstable },
+              mark: { type: 'point' as const, filled: false, size: 260, strokeWidth: 2.5, opacity: 1 },
+              encoding: {
+                x,
+                y,
+                stroke: {
+                  field: 'stability',
+                  type: 'nominal' as const,
+                  title: 'Level',
+                  scale: { domain: ['unstable'], range: [UNSTABLE_RED] },
+                },
+              },
+            },
+          ]
+        : []),
+      {
+        data: { values: points.filter((p) => p.series === top) },
+        mark: levelLabelMark,
+        encoding: { x, y, text: { field: 'level', type: 'nominal' }, color: levelLabelColor },
       },
       ...budgetLayers(scale.rules),
     ],

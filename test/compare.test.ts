@@ -88,6 +88,28 @@ describe('compareRuns', () => {
   it('names settings that differ', () => {
     const comparison = compareRuns(A(baseline), B({ ...baseline, batch: 4, protocol: 'grpc' }));
     expect(comparison.mismatches).toEqual(['protocol: http in A, grpc in B', 'batch: 1 in A, 4 in B']);
+    expect(comparisonMarkdown(comparison)).toContain('> Not like for like: protocol: http in A, grpc in B;');
+  });
+
+  it('notes windows of different lengths and unstable levels, one line each, without failing the gate', () => {
+    expect(compareRuns(A(baseline), B(baseline)).notes).toEqual([]);
+    const short = { ...baseline, results: baseline.results.map((r) => ({ ...r, window_s: r.window_s / 5 })) };
+    const shaky = {
+      ...baseline,
+      results: baseline.results.map((r) =>
+        r.level === 2 ? { ...r, stable: false, stability_spread_pct: 21.4 } : r,
+      ),
+    };
+    const comparison = compareRuns(A(shaky), B(short));
+    expect(comparison.regressed).toBe(false);
+    const w = baseline.results[0]!.window_s;
+    expect(comparison.notes).toEqual([
+      `windows differ: c1 ${w} s in A, ${w / 5} s in B; c2 ${w} s in A, ${w / 5} s in B; c4 ${w} s in A, ${w / 5} s in B`,
+      'unstable in A: c2 (±21%); their deltas may be noise',
+    ]);
+    expect(comparisonMarkdown(comparison)).toContain(
+      '- note: unstable in A: c2 (±21%); their deltas may be noise',
+    );
   });
 });
 

@@ -142,7 +142,8 @@ function levelResult(data: K6SummaryData, ref: PlannedLevel, context: LevelConte
   const failed = values(data, GENAI_METRICS.failed, ref.name);
   const requests = latency['count'] ?? 0;
   const errors = failed['passes'] ?? 0;
-  if (requests + errors === 0) return undefined;
+  const cancelled = values(data, GENAI_METRICS.cancelled, ref.name)['count'] ?? 0;
+  if (requests + errors + cancelled === 0) return undefined;
   const tokens = values(data, GENAI_METRICS.outputTokens, ref.name)['count'] ?? 0;
   const genai: GenerativeLevel = {
     requests_per_s: requests / ref.window_s,
@@ -161,6 +162,7 @@ function levelResult(data: K6SummaryData, ref: PlannedLevel, context: LevelConte
     },
     requested_osl: genaiPerfStats(values(data, GENAI_METRICS.requestedOsl, ref.name)),
     osl_mismatches: values(data, GENAI_METRICS.oslMismatch, ref.name)['count'] ?? 0,
+    ...(cancelled > 0 ? { cancelled_requests: cancelled } : {}),
     ...(context.sources ? { token_sources: context.sources } : {}),
   };
   const good = goodput(data, ref, context.slo);
@@ -222,6 +224,10 @@ export function tokenLines(results: readonly LevelResult[]): string[] {
   if (sources) lines.push(`token counts: ISL from ${sources.input}, OSL from ${sources.output}`);
   for (const r of results) {
     const g = r.genai!;
+    if (g.cancelled_requests)
+      lines.push(
+        `${r.name}: ${g.cancelled_requests} requests cancelled on purpose (REQUEST_CANCELLATION_RATE), left out of TTFT, ITL, latency and errors`,
+      );
     if (g.osl_mismatches)
       lines.push(
         `warning: ${r.name}: ${g.osl_mismatches} of ${r.requests} requests produced an output length other than asked ` +

@@ -141,6 +141,16 @@ export const GENAI_METRIC_DEFS = {
     probe: 'rate>=0',
     label: 'errors',
   },
+  cancelled: {
+    name: 'genai_cancelled',
+    type: 'counter',
+    unit: 'requests',
+    formula:
+      'requests cancelled on the wire by REQUEST_CANCELLATION_RATE before they ended; in no other figure (not failed, not good)',
+    needs: 'record',
+    probe: 'count>=0',
+    label: 'cancelled',
+  },
   good: {
     name: 'genai_good',
     type: 'rate',

@@ -4,7 +4,7 @@
  * backend, and a repeat model's delays, over the model's calibration. Pure; runs inside k6 and on Node.
  */
 import type { Random } from '../random/random.ts';
-import type { LengthSpec } from '../settings/kinds.ts';
+import type { LengthSpec, PromptSalt } from '../settings/kinds.ts';
 import { type Env, read, readOr } from '../settings/read.ts';
 import { DEFAULTS, type LlmBackend, S } from '../settings/schema.ts';
 
@@ -25,6 +25,12 @@ export interface GenerativeSettings {
   /** Seed of the lengths drawn (PROMPT_SEED). */
   promptSeed: number;
   backend: LlmBackend;
+  /** How prompts are salted (PROMPT_SALT; lib/genai/salt.ts). */
+  promptSalt: PromptSalt;
+  /** Share of requests cancelled on the wire, 0 to 1 (REQUEST_CANCELLATION_RATE / 100). */
+  cancelShare: number;
+  /** How long after its send a cancelled request is cancelled, ms (REQUEST_CANCELLATION_DELAY). */
+  cancelDelay_ms: number;
   /** The repeat backend: ms before the first response (FIRST_DELAY_MS). */
   firstDelay_ms?: number;
   /** The repeat backend: ms before each other response (TOKEN_DELAY_MS). */
@@ -40,6 +46,9 @@ export function readGenerativeSettings(env: Env, defaults: PromptDefaults): Gene
     promptCount: readOr(env, S.PROMPT_COUNT, DEFAULTS.promptCount),
     promptSeed: readOr(env, S.PROMPT_SEED, DEFAULTS.promptSeed),
     backend: readOr(env, S.LLM_BACKEND, 'trtllm'),
+    promptSalt: readOr(env, S.PROMPT_SALT, 'random'),
+    cancelShare: readOr(env, S.REQUEST_CANCELLATION_RATE, 0) / 100,
+    cancelDelay_ms: readOr(env, S.REQUEST_CANCELLATION_DELAY, 0) * 1000,
   };
   if (defaults.delays) {
     settings.firstDelay_ms = readOr(env, S.FIRST_DELAY_MS, Math.round(defaults.delays.first_ms));

@@ -5,6 +5,8 @@
  * send time. Pure (no k6, no Node imports) so the tests check what runs inside k6.
  */
 
+import { SALT_BASE, type SaltSlots } from './salt.ts';
+
 /** Format tag written into every workload file. */
 export const WORKLOAD_FORMAT = 'k6-triton-prompts/1';
 
@@ -23,6 +25,8 @@ export interface PromptRequest {
   outputTokens: number;
   /** A trace's send time, ms from its first request. */
   at_ms?: number;
+  /** Where its salt goes (salt.ts): set on a synthetic prompt made to be salted. */
+  salt?: SaltSlots;
 }
 
 /** A whole workload file. */
@@ -37,6 +41,8 @@ export interface PromptWorkload {
   seed: number;
   /** What made it (synthetic lengths, dataset file, ...), as hashed into its cache key. */
   recipe: Record<string, unknown>;
+  /** One-token words the salt is spelled in (SALT_BASE of them), when the prompts have salt slots. */
+  saltAlphabet?: string[];
   requests: PromptRequest[];
 }
 
@@ -60,10 +66,15 @@ export function parseWorkload(text: string, path: string): PromptWorkload {
   if (!SOURCES.includes(doc.inputTokenSource))
     throw fail(`inputTokenSource "${doc.inputTokenSource}" unknown`);
   if (!Array.isArray(doc.requests) || doc.requests.length === 0) throw fail('no requests');
+  const alphabet = doc.saltAlphabet;
+  if (alphabet !== undefined && (!Array.isArray(alphabet) || alphabet.length !== SALT_BASE))
+    throw fail(`saltAlphabet is not a list of ${SALT_BASE} words`);
   doc.requests.forEach((r, i) => {
     if (typeof r.prompt !== 'string') throw fail(`request ${i} has no prompt`);
     if (!positiveInt(r.inputTokens) || !positiveInt(r.outputTokens))
       throw fail(`request ${i} needs whole inputTokens and outputTokens >= 1`);
+    if (r.salt !== undefined && alphabet === undefined)
+      throw fail(`request ${i} has salt slots and no saltAlphabet`);
   });
   return doc;
 }

@@ -51,6 +51,32 @@ export const percent: Kind<number> = {
   },
 };
 
+/** Seconds: a bare number (AIPerf's form, 0.5) or a duration with a unit (500ms); 0 allowed. */
+export const seconds: Kind<number> = {
+  placeholder: 's',
+  form: 'seconds (0.5) or a duration (500ms)',
+  parse(name, raw) {
+    const text = raw.trim();
+    if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
+    return parseDuration_s(name, text, { allowZero: true });
+  },
+};
+
+/** How prompts are salted: 'random' per run, a fixed whole-number salt, or 'off'. */
+export type PromptSalt = 'random' | 'off' | number;
+
+/** PROMPT_SALT: random, off, or a whole number >= 0. */
+export const promptSalt: Kind<PromptSalt> = {
+  placeholder: 'salt',
+  form: 'random | off | whole number',
+  parse(name, raw) {
+    const text = raw.trim().toLowerCase();
+    if (text === 'random' || text === 'off') return text;
+    if (/^\d+$/.test(text) && Number.isSafeInteger(Number(text))) return Number(text);
+    throw new Error(`invalid ${name}="${raw}"; expected random, off or a whole number >= 0`);
+  },
+};
+
 /** A duration with a unit, in seconds (k6's grammar: 5s, 500ms, 1m30s). */
 export function duration(options: { allowZero?: boolean } = {}): Kind<number> {
   return {

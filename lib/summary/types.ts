@@ -48,6 +48,8 @@ export interface GenerativeLevel {
   requested_osl?: GenaiPerfStats;
   /** Successful requests whose output length differs from the one asked for. */
   osl_mismatches?: number;
+  /** Requests cancelled on purpose (REQUEST_CANCELLATION_RATE), left out of every other figure. */
+  cancelled_requests?: number;
   /** Where ISL and OSL came from: the server's count, the model's tokenizer, or an estimate. */
   token_sources?: { input: 'server' | 'tokenizer' | 'estimate'; output: 'server' | 'tokenizer' | 'estimate' };
   /** A multi-turn run's sessions and per-turn figures (lib/genai/conversation.ts). */

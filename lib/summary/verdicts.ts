@@ -2,15 +2,26 @@
  * Budget verdicts in words: the measured value in its unit and the one-line message naming the metric,
  * the level, the budget and the measured value (console, report.md and JUnit use the same words).
  */
+import { GENAI_METRIC_DEFS, type GenaiMetricDef } from '../genai/metric-defs.ts';
 import { formatCount, formatG } from './format.ts';
 import { stateOf } from './judge.ts';
 import type { BudgetState, BudgetVerdict, LevelResult, RunVerdict } from './types.ts';
+
+/** The k6 names of the generative metrics that are times (TTFT, ITL, latency...): shown in ms. */
+const GENAI_TIMES = new Set(
+  Object.values(GENAI_METRIC_DEFS as Record<string, GenaiMetricDef>).flatMap((def) =>
+    def.time && def.name ? [def.name] : [],
+  ),
+);
 
 /** A measured value in the metric's own unit: ms for durations, percent for rates, plain for counts. */
 export function formatMeasured(verdict: BudgetVerdict): string {
   if (verdict.measured === null) return 'no data';
   if (verdict.expr.trim().startsWith('rate')) return `${(verdict.measured * 100).toFixed(2)}%`;
-  if (/duration|sending|receiving|waiting/.test(verdict.metric)) return `${verdict.measured.toFixed(2)} ms`;
+  const time =
+    /duration|sending|receiving|waiting/.test(verdict.metric) ||
+    GENAI_TIMES.has(splitMetricKey(verdict.metric).metric);
+  if (time) return `${verdict.measured.toFixed(2)} ms`;
   return formatG(verdict.measured);
 }
 

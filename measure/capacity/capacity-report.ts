@@ -50,6 +50,18 @@ function loadWords(mode: LoadMode, level: number, batch: number): string {
 }
 
 /**
+ * What limits the capacity as a clause: "limited by <limit_detail>", except when no level was within budget
+ * and none within noise, where the detail says how the first level missed ("the first level, 1, missed it").
+ */
+export function limitClause(answer: Answer): string {
+  const firstMissed =
+    answer.level === null &&
+    answer.noise.band === null &&
+    (answer.limit === 'budget' || answer.limit === 'errors');
+  return firstMissed ? answer.limit_detail : `limited by ${answer.limit_detail}`;
+}
+
+/**
  * The answer in one sentence, e.g. "dlrm: 8 concurrent requests of 4096, 1,054,310 inferences/s, p95 18.7 ms
  * (budget 20 ms), ...; 9-10 within noise of the budget; limited by the latency budget at 11 ...".
  */
@@ -57,7 +69,7 @@ export function capacitySentence(record: CapacityRecord): string {
   const { answer, budget } = record;
   const noise = noiseWords(answer.noise);
   if (answer.level === null || !answer.measurement) {
-    const why = noise ? `${noise}; limited by ${answer.limit_detail}` : answer.limit_detail;
+    const why = noise ? `${noise}; ${limitClause(answer)}` : limitClause(answer);
     const tokens = [
       budget.ttft_p95_ms !== undefined ? `, TTFT p95 ${budgetMs(budget.ttft_p95_ms)} ms` : '',
       budget.itl_p95_ms !== undefined ? `, ITL p95 ${budgetMs(budget.itl_p95_ms)} ms` : '',
@@ -70,7 +82,7 @@ export function capacitySentence(record: CapacityRecord): string {
     `${record.model}: ${loadWords(record.mode, answer.level, record.batch)}, ${int(m.throughput_infer_s)} inferences/s, ` +
     `p95 ${ms(m.p95_ms)} ms (budget ${budgetMs(budget.p95_ms)} ms), p99 ${ms(m.p99_ms)} ms (budget ${budgetMs(budget.p99_ms)} ms); ` +
     (noise ? `${noise}; ` : '') +
-    `limited by ${answer.limit_detail}` +
+    limitClause(answer) +
     // An unstable answer is the last of its attempts; say so rather than let it pass for a steady figure.
     (m.stable === false ? '; the level did not stabilise, the figures are its last measurement' : '')
   );
@@ -103,7 +115,7 @@ function generativeSentence(
   ].join(', ');
   return (
     `${record.model}: ${load}, ${num(m.throughput_infer_s)} requests/s and ${int(g.output_tokens_per_s)} output tokens/s${good}; ` +
-    `${slo}; ${noise ? `${noise}; ` : ''}limited by ${record.answer.limit_detail}` +
+    `${slo}; ${noise ? `${noise}; ` : ''}${limitClause(record.answer)}` +
     (m.stable === false ? '; the level did not stabilise, the figures are its last measurement' : '')
   );
 }
@@ -128,8 +140,16 @@ export function capacityHeader(mode: LoadMode): string {
 export function projectionSentence(p: Projection): string {
   return (
     `${int(p.target_infer_s)} inferences/s needs ${p.servers} server${p.servers === 1 ? '' : 's'} at ${int(p.per_server_infer_s)} inferences/s each ` +
-    `(${int(p.total_infer_s)} in all): headroom ${p.headroom_pct.toFixed(0)}%, each server at ${p.utilisation_pct.toFixed(0)}% of its measured capacity`
+    `(${int(p.total_infer_s)} in all): headroom ${p.headroom_pct.toFixed(0)}%, each server at ${p.utilisation_pct.toFixed(0)}% of its measured capacity` +
+    (p.level === undefined ? '' : `; from the stable measurement of ${num(p.level)} within budget`)
   );
+}
+
+/** The planning line when no server count is given: nothing within budget, or nothing stable within it. */
+export function noProjectionSentence(record: CapacityRecord): string {
+  return record.answer.level === null
+    ? 'no capacity within budget was measured, so no number of servers meets --target-rate'
+    : 'no stable measurement within budget, so no server count is given (an unstable level may be off by its spread); measure longer windows (--step-duration) or on a quieter machine';
 }
 
 function verdict(m: Measurement, budget: SearchBudget): string {
@@ -137,9 +157,21 @@ function verdict(m: Measurement, budget: SearchBudget): string {
   return missed.length === 0 ? 'within budget' : `**missed ${missed.join(', ')}**`;
 }
 
+/** The start of a measurement's console line; measurementText ends it once the level is measured. */
+export function trialHead(n: number, level: number, purpose: string): string {
+  return `capacity #${n} ${num(level)} (${purpose}): `;
+}
+
 /** One line per measured level for the console: the level, its numbers and the verdict. */
 export function trialLine(n: number, trial: Trial, budget: SearchBudget): string {
-  return `capacity #${n} ${num(trial.measurement.level)} (${trial.purpose}): ${measurementText(trial.measurement, budget)}`;
+  return `${trialHead(n, trial.measurement.level, trial.purpose)}${measurementText(trial.measurement, budget)}`;
+}
+
+/** Whether a level held steady, in words: "stable", "unstable after 3 passes"; empty when not judged. */
+function stabilityWords(m: Measurement): string {
+  if (m.stable === undefined) return '';
+  const passes = m.passes !== undefined && m.passes > 1 ? ` after ${m.passes} passes` : '';
+  return `, ${m.stable ? 'stable' : 'unstable'}${passes}`;
 }
 
 /** A measured level's figures and verdict, e.g. "1,089 infer/s, p95 2.5 ms, ... → within budget". */
@@ -152,7 +184,7 @@ export function measurementText(m: Measurement, budget: SearchBudget): string {
   return (
     `${int(m.throughput_infer_s)} infer/s, ${tokens}p95 ${ms(m.p95_ms)} ms, ` +
     `p99 ${ms(m.p99_ms)} ms, errors ${(m.error_rate * 100).toFixed(2)}%` +
-    `${m.stable === false ? ', unstable' : ''}${m.generator_bound ? ', generator bound' : ''} → ${verdict(m, budget).replace(/\*/g, '')}`
+    `${stabilityWords(m)}${m.generator_bound ? ', generator bound' : ''} → ${verdict(m, budget).replace(/\*/g, '')}`
   );
 }
 

@@ -27,6 +27,10 @@ export interface LevelSetOptions {
   /** Where each measurement's folder goes (<resultsDir>/<model>/<run-id>/). */
   resultsDir: string;
   interruption: Interruption;
+  /** Print nothing per measurement: its report goes to its folder, the runtime's output to runtime.log. */
+  quiet?: boolean;
+  /** How often the server's metrics are scraped, ms (perf_analyzer's --metrics-interval). @default 500 */
+  metricsInterval_ms?: number;
 }
 
 /** A measured level set: the bench's results, the search's view of each level, and the run's folder. */
@@ -64,6 +68,7 @@ export function toMeasurement(level: number, result: LevelResult | undefined): M
     p99_ms: us_to_ms(result.latency_us.p99),
     error_rate: result.errors / result.requests,
     ...(result.stable !== undefined ? { stable: result.stable } : {}),
+    ...(result.trials !== undefined ? { passes: result.trials } : {}),
     generator_bound: result.generator?.bound ?? false,
     ...(result.genai ? { genai: generativeMeasurement(result.genai) } : {}),
   };
@@ -111,8 +116,10 @@ export async function measureLevels(
     runtime: options.runtime,
     k6Args: options.k6Args,
     interruption: options.interruption,
+    ...(options.quiet ? { quiet: true } : {}),
+    ...(options.metricsInterval_ms ? { metricsInterval_ms: options.metricsInterval_ms } : {}),
   });
-  await writeMeasured(dir, measured);
+  await writeMeasured(dir, measured, options.quiet ? { quiet: true } : {});
   const { results } = measured.report;
   const ok = MEASURED_EXIT_CODES.includes(measured.exitCode);
   return {

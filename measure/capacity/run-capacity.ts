@@ -14,15 +14,17 @@ import type { RuntimeChoice } from '../core/runner.ts';
 import { type RunSettings, resolveTarget, runDir } from '../core/target.ts';
 import { type Confirmation, confirmationSentence, confirmPlan, judgeConfirmation } from './confirm.ts';
 import { type LevelSetOptions, measureLevels } from './measure-levels.ts';
-import { project } from './projection.ts';
+import { planningBasis, project } from './projection.ts';
+import { RUNTIME_LOG } from '../core/measure-pass.ts';
 import {
   type CapacityRecord,
   capacityHeader,
   capacityRow,
   capacitySentence,
   measurementText,
+  noProjectionSentence,
   projectionSentence,
-  trialLine,
+  trialHead,
   writeCapacity,
 } from './capacity-report.ts';
 import { DEFAULT_MAX_TRIALS, nextStep, type SearchBudget, type SearchConfig, type Trial } from './search.ts';
@@ -56,10 +58,21 @@ export interface CapacityOptions extends PrepareOptions, SearchLimits {
   targetRate?: number;
   /** After the search, a linear bench over --start..the level it found outside the budget checks it (confirm.ts). */
   confirmSweep?: boolean;
+  /** How often the server's metrics are scraped, ms (perf_analyzer's --metrics-interval). @default 500 */
+  metricsInterval_ms?: number;
 }
 
-/** Runs the search end to end and writes its results; resolves with the exit code. */
-export async function runCapacity(options: CapacityOptions): Promise<number> {
+/** How a capacity run ended and where its folder is. */
+export interface CapacityOutcome {
+  exitCode: number;
+  dir: string;
+}
+
+/**
+ * Runs the search end to end and writes its results; resolves with the exit code and the run's folder. The
+ * console gets one line per measurement; each measurement's full report is in its folder under levels/.
+ */
+export async function runCapacity(options: CapacityOptions): Promise<CapacityOutcome> {
   const mode = options.mode;
   const defaults = CAPACITY_DEFAULTS[mode];
   const start = options.start ?? defaults.start;
@@ -107,24 +120,33 @@ export async function runCapacity(options: CapacityOptions): Promise<number> {
       k6Args: options.k6Args,
       resultsDir: join(dir, 'levels'),
       interruption,
+      quiet: true,
+      ...(options.metricsInterval_ms ? { metricsInterval_ms: options.metricsInterval_ms } : {}),
     };
+    console.log(
+      `capacity: one line per measurement; each one's report is in ${join(dir, 'levels', target.modelDir)}/<run>/ (report.md; the runtime's output in ${RUNTIME_LOG})`,
+    );
     try {
       for (;;) {
         const step = nextStep(config, path);
         if (step.kind === 'done') break;
-        console.log(`\ncapacity: measuring ${step.level} (${step.purpose}: ${step.reason})`);
+        // The line is ended when the level is measured: one line per measurement, whatever its passes.
+        process.stdout.write(trialHead(path.length + 1, step.level, step.purpose));
         const run = await measureLevels(prepared, levelOptions, [step.level]);
         runtime = run.report.runtime;
         if (interruption.first) stoppedEarly = `interrupted while measuring ${step.level}`;
         else if (!run.measured)
-          stoppedEarly = `the bench run at ${step.level} failed with exit code ${run.exitCode} (see ${run.dir})`;
-        if (stoppedEarly) break;
+          stoppedEarly = `the bench run at ${step.level} failed with exit code ${run.exitCode} (see ${join(run.dir, RUNTIME_LOG)})`;
+        if (stoppedEarly) {
+          process.stdout.write('not measured\n');
+          break;
+        }
         results.push(...run.results);
         const measurement = run.measurements[0];
         if (!measurement) throw new Error(`capacity: the bench at ${step.level} returned no measurement`);
         const trial: Trial = { purpose: step.purpose, reason: step.reason, measurement };
         path.push({ ...trial, dir: run.dir });
-        console.log(trialLine(path.length, trial, budget));
+        process.stdout.write(`${measurementText(measurement, budget)}\n`);
       }
       if (options.confirmSweep && !stoppedEarly && path.length > 0)
         confirmation = await confirmAnswer(config, path, prepared, {
@@ -140,7 +162,7 @@ export async function runCapacity(options: CapacityOptions): Promise<number> {
 
   if (path.length === 0) {
     console.error(`k6-triton: capacity: no level was measured; ${stoppedEarly ?? 'see the errors above'}`);
-    return interruption.first ? EXIT.EXTERNAL_ABORT : EXIT.FAILED;
+    return { exitCode: interruption.first ? EXIT.EXTERNAL_ABORT : EXIT.FAILED, dir };
   }
   // Stopped early: the answer from what was measured, as if the search had run out of measurements.
   const final = nextStep(stoppedEarly ? { ...config, maxTrials: path.length } : config, path);
@@ -148,7 +170,7 @@ export async function runCapacity(options: CapacityOptions): Promise<number> {
   const answer = stoppedEarly
     ? {
         ...final.answer,
-        limit_detail: `an unfinished search (${stoppedEarly}); higher levels were not measured`,
+        limit_detail: `the search stopping early (${stoppedEarly}); higher levels were not measured`,
       }
     : final.answer;
   const record: CapacityRecord = {
@@ -161,8 +183,14 @@ export async function runCapacity(options: CapacityOptions): Promise<number> {
     ...(stoppedEarly ? { stopped_early: stoppedEarly } : {}),
     ...(confirmation ? { confirmation } : {}),
   };
-  if (options.targetRate !== undefined && answer.measurement && answer.measurement.throughput_infer_s > 0)
-    record.projection = project(options.targetRate, answer.measurement.throughput_infer_s);
+  // A plan rests on a stable measurement only: an unstable one may be off by its whole spread.
+  const basis = planningBasis(
+    path.map((t) => t.measurement),
+    answer,
+    budget,
+  );
+  if (options.targetRate !== undefined && basis && basis.throughput_infer_s > 0)
+    record.projection = { ...project(options.targetRate, basis.throughput_infer_s), level: basis.level };
   const report = buildRunReport({
     model: plan.settings.modelName,
     protocol: plan.settings.protocol,
@@ -183,16 +211,14 @@ export async function runCapacity(options: CapacityOptions): Promise<number> {
     console.log('confirm: no verdict (the search stopped early or the confirmation bench failed, see above)');
   if (options.targetRate !== undefined) {
     console.log(
-      record.projection
-        ? `planning: ${projectionSentence(record.projection)}`
-        : 'planning: no capacity within budget was measured, so no number of servers meets --target-rate',
+      `planning: ${record.projection ? projectionSentence(record.projection) : noProjectionSentence(record)}`,
     );
   }
-  console.log(`results: ${dir}`);
-  if (interruption.first) return EXIT.EXTERNAL_ABORT;
-  if (stoppedEarly) return EXIT.FAILED;
+  console.log(`results: ${dir} (report.md: the answer, the search path and every measured level)`);
+  if (interruption.first) return { exitCode: EXIT.EXTERNAL_ABORT, dir };
+  if (stoppedEarly) return { exitCode: EXIT.FAILED, dir };
   // As the bench: 99 says the budget could not be met at all.
-  return answer.level === null ? EXIT.THRESHOLDS_FAILED : EXIT.OK;
+  return { exitCode: answer.level === null ? EXIT.THRESHOLDS_FAILED : EXIT.OK, dir };
 }
 
 /**

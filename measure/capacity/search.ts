@@ -28,6 +28,8 @@ export interface Measurement {
   error_rate: number;
   /** perf_analyzer's stability verdict; undefined when the level was not judged. */
   stable?: boolean;
+  /** Passes of perf_analyzer's rules (MAX_TRIALS) the measurement took, when more than one. */
+  passes?: number;
   /** The level's generator.bound: the load generator, not the server, may have set the numbers. */
   generator_bound: boolean;
   /** A generative model's level: its token figures and goodput (docs/generative-metrics.md). */
@@ -115,7 +117,10 @@ export interface Answer {
   /** The levels between the answer and `above` within noise of the budget. */
   noise: Noise;
   limit: LimitKind;
-  /** One line saying what limits the capacity. */
+  /**
+   * What limits the capacity, read after "limited by" (limitClause in capacity-report.ts); with no level
+   * within budget and no noise, the first level's miss as a clause of its own.
+   */
   limit_detail: string;
   trials: number;
 }
@@ -272,7 +277,7 @@ function limitOf(
   if (outOfTrials)
     return {
       limit: 'trials',
-      limit_detail: `the search ran out of its ${config.maxTrials ?? DEFAULT_MAX_TRIALS} measurements`,
+      limit_detail: `the number of measurements: all ${config.maxTrials ?? DEFAULT_MAX_TRIALS} were used (raise --max-levels to search on)`,
     };
   if (!above || !miss) {
     return {
@@ -393,7 +398,7 @@ function answerOf(config: SearchConfig, trials: readonly Trial[], outOfTrials: b
     ...(first && firstMiss
       ? {
           limit: firstMiss.misses.every((m) => m === 'errors') ? ('errors' as const) : ('budget' as const),
-          limit_detail: `no level within budget; the first, ${fmt(first.level)}, missed it${times(first)}: ${missText(firstMiss.measurement, firstMiss.misses, config.budget)}`,
+          limit_detail: `the first level, ${fmt(first.level)}, missed it${times(first)}: ${missText(firstMiss.measurement, firstMiss.misses, config.budget)}`,
         }
       : limitOf(config, best, above, outOfTrials)),
     trials: trials.length,

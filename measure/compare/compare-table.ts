@@ -54,6 +54,7 @@ export function comparisonMarkdown(comparison: Comparison): string {
     ...(comparison.only_in_b.length > 0
       ? [`- only in B, not judged: ${comparison.only_in_b.join(', ')}`]
       : []),
+    ...comparison.notes.map((note) => `- note: ${note}`),
     '',
   ].join('\n');
 }

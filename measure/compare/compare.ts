@@ -60,6 +60,11 @@ export interface Comparison {
   regressed: boolean;
   /** Every reason for the verdict, one sentence each. */
   findings: string[];
+  /**
+   * What makes the figures less comparable without failing the gate, one line each: windows of different
+   * lengths, levels that did not stabilise in A or in B.
+   */
+  notes: string[];
 }
 
 /** Parses a tolerance flag ('5%', '5', '0.5%') to a percentage; throws naming the flag on anything else. */
@@ -143,6 +148,10 @@ export function compareRuns(
   ];
   // Nothing in common is not a pass: a gate that compared nothing must not turn green.
   if (levels.length === 0) findings.push('no level was measured in both runs');
+  const common = a.report.results.flatMap((result) => {
+    const other = inB.get(levelKey(result));
+    return other ? [[result, other] as const] : [];
+  });
   return {
     a: runLabel(a.path, a.report),
     b: runLabel(b.path, b.report),
@@ -153,5 +162,40 @@ export function compareRuns(
     mismatches,
     regressed: findings.length > 0,
     findings,
+    notes: comparabilityNotes(common),
   };
+}
+
+function seconds(s: number): string {
+  return `${s.toLocaleString('en-US', { maximumFractionDigits: 1 })} s`;
+}
+
+/**
+ * One line per reason the common levels' figures compare less well: their windows differ in length (a short
+ * window's percentiles rest on fewer samples), or a level did not stabilise in A or in B (its figures may be
+ * off by its spread, so a delta within that spread says nothing).
+ */
+export function comparabilityNotes(pairs: readonly (readonly [LevelResult, LevelResult])[]): string[] {
+  const notes: string[] = [];
+  const windows = pairs.filter(([a, b]) => Math.abs(a.window_s - b.window_s) > 0.05 * a.window_s);
+  if (windows.length > 0)
+    notes.push(
+      `windows differ: ${windows.map(([a, b]) => `${b.name} ${seconds(a.window_s)} in A, ${seconds(b.window_s)} in B`).join('; ')}`,
+    );
+  for (const [run, pick] of [
+    ['A', 0],
+    ['B', 1],
+  ] as const) {
+    const unstable = pairs.map((pair) => pair[pick]).filter((r) => r.stable === false);
+    if (unstable.length > 0)
+      notes.push(
+        `unstable in ${run}: ${unstable
+          .map(
+            (r) =>
+              `${r.name}${r.stability_spread_pct == null ? '' : ` (±${r.stability_spread_pct.toFixed(0)}%)`}`,
+          )
+          .join(', ')}; their deltas may be noise`,
+      );
+  }
+  return notes;
 }

@@ -46,7 +46,15 @@ export interface MeasureOptions {
   progress?: boolean;
   /** How often the server's metrics are scraped (perf_analyzer's --metrics-interval). @default 500 */
   metricsInterval_ms?: number;
+  /**
+   * The runtime's own output goes to runtime.log in the run's folder, and neither progress nor pass lines
+   * are printed: the caller prints one line per measurement (capacity). @default false
+   */
+  quiet?: boolean;
 }
+
+/** The file a quiet measurement's runtime output goes to, in its run's folder. */
+export const RUNTIME_LOG = 'runtime.log';
 
 /** A finished measurement, all in memory. */
 export interface Measured {
@@ -190,7 +198,7 @@ export async function runMeasurement<L>(
       : undefined;
   // Outside the measured path: a timer in this process reading the plan and the scrapes.
   const stopProgress =
-    options.progress === false || interruption.first
+    options.progress === false || options.quiet || interruption.first
       ? undefined
       : watchProgress({
           levels: plan.plan.levels,
@@ -220,6 +228,7 @@ export async function runMeasurement<L>(
           ...(prepared.server ? { [RESERVED_CORES_ENV]: '1' } : {}),
         },
         interruption,
+        ...(options.quiet ? { log: join(options.dir, RUNTIME_LOG) } : {}),
       });
   stopProgress?.();
   const scrapes = (await scraper?.stop()) ?? [];
@@ -334,14 +343,15 @@ export async function measure(prepared: Prepared, options: MeasureOptions): Prom
       rules.mode === 'count_windows'
         ? Math.max(...again.map((r) => countWindow_s(rules, r.requests, r.window_s)))
         : undefined;
-    console.error(
-      `k6-triton: measuring again (pass ${pass} of at most ${maxPasses(rules)}): ${again
-        .map(
-          (r) =>
-            `${r.name} ${r.stable === false ? `unstable ±${r.stability_spread_pct?.toFixed(0) ?? '?'}%` : `${r.requests} requests`}`,
-        )
-        .join(', ')}`,
-    );
+    if (!options.quiet)
+      console.error(
+        `k6-triton: measuring again (pass ${pass} of at most ${maxPasses(rules)}): ${again
+          .map(
+            (r) =>
+              `${r.name} ${r.stable === false ? `unstable ±${r.stability_spread_pct?.toFixed(0) ?? '?'}%` : `${r.requests} requests`}`,
+          )
+          .join(', ')}`,
+      );
     const next = await measurePass(
       prepared,
       options,

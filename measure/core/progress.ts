@@ -63,8 +63,11 @@ export function clock(seconds: number): string {
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${m}:${ss}`;
 }
 
-/** One progress line, e.g. `level 2 of 4 (c2, measuring): 0:12 elapsed, 0:21 remaining; server: 1,234 infer/s, queue 0.20 ms, compute 1.10 ms`. */
-export function formatProgress(point: ProgressPoint, rate?: LiveRate): string {
+/**
+ * One progress line, e.g. `level 2 of 4 (c2, measuring): 0:12 elapsed, 0:21 remaining; server over the window
+ * so far: 1,234 infer/s, queue 0.20 ms, compute 1.10 ms` (`span` says what the rate covers).
+ */
+export function formatProgress(point: ProgressPoint, rate?: LiveRate, span?: string): string {
   const head =
     point.phase === 'finishing'
       ? `levels done (${point.levels} of ${point.levels}), finishing`
@@ -74,7 +77,7 @@ export function formatProgress(point: ProgressPoint, rate?: LiveRate): string {
   const parts = [`${Math.round(rate.infer_s).toLocaleString('en-US')} infer/s`];
   if (rate.queue_ms !== undefined) parts.push(`queue ${rate.queue_ms.toFixed(2)} ms`);
   if (rate.compute_ms !== undefined) parts.push(`compute ${rate.compute_ms.toFixed(2)} ms`);
-  return `${head}: ${times}; server: ${parts.join(', ')}`;
+  return `${head}: ${times}; server${span ? ` ${span}` : ''}: ${parts.join(', ')}`;
 }
 
 /** The server's rate over the last scrape interval, inferences counting the batch. */
@@ -90,6 +93,22 @@ export function liveRate(
     ...(point.avg_queue_us !== undefined ? { queue_ms: us_to_ms(point.avg_queue_us) } : {}),
     ...(point.avg_compute_infer_us !== undefined ? { compute_ms: us_to_ms(point.avg_compute_infer_us) } : {}),
   };
+}
+
+/**
+ * The server's rate over the level's window so far, by the rule of the level's final figure (requests in
+ * the window over its length): from the first scrape at or after the window opened (`from_ms`) to the
+ * latest; undefined until two scrapes fall inside the window.
+ */
+export function windowRate(
+  scrapes: readonly MetricsScrape[],
+  from_ms: number,
+  model: string,
+  batch: number,
+): LiveRate | undefined {
+  const inside = scrapes.filter((s) => s.t_ms >= from_ms);
+  if (inside.length < 2) return undefined;
+  return liveRate([inside[0]!, inside[inside.length - 1]!], model, batch);
 }
 
 /** The first scrape time (epoch ms) at which the model had served more requests than at the first scrape. */
@@ -130,17 +149,23 @@ export function watchProgress(options: ProgressOptions): () => void {
     const origin_ms = firstTraffic_ms(scrapes, options.model);
     if (origin_ms === undefined && scrapes.length > 0) return; // setup() and VU init: nothing to say yet
     const now = Date.now();
-    const point = progressAt(
-      options.levels,
-      options.total_s,
-      (now - (origin_ms ?? options.started_ms)) / 1000,
-    );
+    const origin = origin_ms ?? options.started_ms;
+    const point = progressAt(options.levels, options.total_s, (now - origin) / 1000);
     const key = `${point.index}:${point.phase}`;
     const opened = key !== lastKey && point.phase !== 'warm-up';
     if (!opened && now - lastPrinted_ms < every_ms) return;
     lastKey = key;
     lastPrinted_ms = now;
-    options.print(formatProgress(point, liveRate(scrapes, options.model, options.batch)));
+    // While measuring, the rate over the window so far (the final figure's rule); between windows the last
+    // scrape interval's, which is not a level's figure.
+    const level = options.levels[point.index - 1];
+    const rate =
+      point.phase === 'measuring' && level
+        ? windowRate(scrapes, origin + level.start_s * 1000, options.model, options.batch)
+        : liveRate(scrapes, options.model, options.batch);
+    options.print(
+      formatProgress(point, rate, point.phase === 'measuring' ? 'over the window so far' : undefined),
+    );
   };
   const timer = setInterval(tick, 1000);
   timer.unref();

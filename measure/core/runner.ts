@@ -4,7 +4,7 @@
  * the results cannot tell which ran.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { packagePath } from './paths.ts';
 import { type CpuSample, sampleCpu } from './cpu.ts';
@@ -66,6 +66,8 @@ export async function runScenario(options: {
   /** Extra environment of the runtime's process (SSL_CERT_FILE). */
   processEnv?: Record<string, string>;
   interruption?: Interruption;
+  /** The runtime's stdout and stderr go to this file (appended) instead of the terminal: capacity's levels. */
+  log?: string;
 }): Promise<RunOutcome> {
   const command = runtimeCommand(options.runtime);
   const keepsEnvOut = (options.k6Args ?? []).find((a) =>
@@ -84,8 +86,9 @@ export async function runScenario(options: {
   const start = setpriv
     ? childCommand(setpriv, ['--pdeathsig', 'KILL', '--', command.program, ...args], own)
     : childCommand(command.program, args, own);
+  const logFd = options.log === undefined ? undefined : openSync(options.log, 'a');
   const child = spawn(start.program, start.args, {
-    stdio: 'inherit',
+    stdio: logFd === undefined ? 'inherit' : ['inherit', logFd, logFd],
     detached: start.detached,
     env: { ...process.env, ...options.processEnv, ...options.env },
   });
@@ -116,6 +119,7 @@ export async function runScenario(options: {
     return { runtime: command.runtime, exitCode, cpu: cpu?.stop() ?? [], ended_ms: Date.now() };
   } finally {
     cpu?.stop();
+    if (logFd !== undefined) closeSync(logFd);
     unStop?.();
     unKill?.();
     // Anything the runtime started in its group goes with it.

@@ -22,6 +22,8 @@ export interface MixBenchOptions extends PrepareOptions {
   progress?: boolean;
   /** Also write each model's perf_analyzer-verbose.csv. */
   verboseCsv?: boolean;
+  /** How often the server's metrics are scraped, ms (perf_analyzer's --metrics-interval). @default 500 */
+  metricsInterval_ms?: number;
 }
 
 /** Runs the mix's bench end to end; resolves with its exit code and folder. */
@@ -52,6 +54,7 @@ async function mixBenchWith(options: MixBenchOptions, interruption: Interruption
         k6Args: options.k6Args,
         interruption,
         ...(options.progress === false ? { progress: false } : {}),
+        ...(options.metricsInterval_ms ? { metricsInterval_ms: options.metricsInterval_ms } : {}),
       },
       { ...(options.verboseCsv ? { verboseCsv: true } : {}) },
     );

@@ -63,7 +63,7 @@ export function mixLimitWords(
     case 'ceiling':
       return `the search's ceiling, ${fmt(config.max, 1)}% (raise --max to search higher)`;
     case 'trials':
-      return `the search's ${config.maxTrials ?? DEFAULT_MAX_TRIALS} measurements (raise --max-levels)`;
+      return `the number of measurements: all ${config.maxTrials ?? DEFAULT_MAX_TRIALS} were used (raise --max-levels to search on)`;
     case 'generator':
       return `the load generator (bound at ${bound.map((r) => `${fmt(r.percent, 1)}%`).join(' and ')}); the server may hold more, measure with a faster client or another machine`;
     default:

@@ -12,6 +12,7 @@ import type { Measurement, SearchBudget, SearchConfig, Trial } from '../capacity
 import { DEFAULT_MAX_TRIALS, nextStep } from '../capacity/search.ts';
 import type { SearchLimits } from '../capacity/run-capacity.ts';
 import { watchSignals } from '../core/interrupt.ts';
+import { RUNTIME_LOG } from '../core/measure-pass.ts';
 import type { PrepareOptions } from '../core/prepare.ts';
 import type { RuntimeChoice } from '../core/runner.ts';
 import type { RunSettings } from '../core/target.ts';
@@ -54,6 +55,8 @@ export interface MixCapacityOptions extends PrepareOptions, SearchLimits {
   runtime: RuntimeChoice;
   k6Args: string[];
   resultsDir: string;
+  /** How often the server's metrics are scraped, ms (perf_analyzer's --metrics-interval). @default 500 */
+  metricsInterval_ms?: number;
 }
 
 /** Runs the scale search and prints its sentence; resolves with the exit code (99: no scale within budget). */
@@ -76,6 +79,9 @@ export async function runMixCapacity(options: MixCapacityOptions): Promise<numbe
   const first = mixTargets(mix, options.settings, start);
   const dir = mixRunDir(options.resultsDir, mix, 'capacity-');
   const interruption = watchSignals();
+  console.log(
+    `capacity: one line per scale; each one's tables are in ${dir}/p<scale>-<n>/report.md (the runtime's output in ${RUNTIME_LOG})`,
+  );
   const trials: Trial[] = [];
   const measured = new Map<number, MixResult>();
   let stoppedEarly: string | undefined;
@@ -85,7 +91,8 @@ export async function runMixCapacity(options: MixCapacityOptions): Promise<numbe
       for (;;) {
         const step = nextStep(config, trials);
         if (step.kind === 'done') break;
-        console.log(`\ncapacity: measuring the mix at ${step.level}% (${step.purpose}: ${step.reason})`);
+        // One line per scale, ended once it is measured; each scale's tables are in its folder's report.md.
+        process.stdout.write(`capacity #${trials.length + 1} ${step.level}% (${step.purpose}): `);
         const run = await measureMix(
           ready,
           mixTargets(mix, options.settings, step.level),
@@ -96,17 +103,23 @@ export async function runMixCapacity(options: MixCapacityOptions): Promise<numbe
             runtime: options.runtime,
             k6Args: options.k6Args,
             interruption,
+            quiet: true,
+            ...(options.metricsInterval_ms ? { metricsInterval_ms: options.metricsInterval_ms } : {}),
           },
         );
         if (interruption.first) stoppedEarly = `interrupted at ${step.level}%`;
         else if (run.exitCode !== EXIT.OK && run.exitCode !== EXIT.THRESHOLDS_FAILED)
           stoppedEarly = `the mix at ${step.level}% failed with exit code ${run.exitCode} (see ${run.dir})`;
-        if (stoppedEarly) break;
+        if (stoppedEarly) {
+          process.stdout.write('not measured\n');
+          break;
+        }
         measured.set(step.level, run.result);
         trials.push({ purpose: step.purpose, reason: step.reason, measurement: mixMeasurement(run.result) });
         const misses = run.result.models.flatMap(missWords);
-        console.log(
-          `capacity: ${step.level}%: ${fmt(run.result.whole.requests_per_s, 1)} requests/s, ${misses.length === 0 ? 'every budget met' : misses.join(', ')}`,
+        const stable = mixMeasurement(run.result).stable ? 'stable' : 'unstable';
+        process.stdout.write(
+          `${fmt(run.result.whole.requests_per_s, 1)} requests/s, ${stable}, ${misses.length === 0 ? 'every budget met' : misses.join(', ')}\n`,
         );
       }
     } finally {
@@ -130,7 +143,7 @@ export async function runMixCapacity(options: MixCapacityOptions): Promise<numbe
     (r): r is MixResult => r !== undefined && mixMeasurement(r).generator_bound,
   );
   const detail = stoppedEarly
-    ? `an unfinished search (${stoppedEarly})`
+    ? `the search stopping early (${stoppedEarly})`
     : mixLimitWords(answer, config, bound);
   const sentence = mixCapacitySentence(mix.name, best, above, detail);
   await writeResult(

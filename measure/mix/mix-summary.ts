@@ -134,6 +134,15 @@ function ms(us: number | undefined): string {
   return us === undefined ? '-' : fmt(us_to_ms(us), 2);
 }
 
+/**
+ * The model with the highest p95 for its budget in words: "closest to its budget" while within it (k6's
+ * strict `<`), "over its budget" once it is not.
+ */
+export function tightestWords(t: NonNullable<MixWhole['tightest']>): string {
+  const over = !(t.p95_ms < t.budget_p95_ms);
+  return `${over ? 'Over its budget' : 'Closest to its budget'}: ${t.id}, p95 ${fmt(t.p95_ms, 2)} ms ${over ? 'against' : 'of'} ${fmt(t.budget_p95_ms)} ms.`;
+}
+
 /** The mix's report.md: a row per model, the whole mix, and what each verdict rests on. */
 export function mixMarkdown(result: MixResult, runtime: string): string {
   const lines = [
@@ -156,9 +165,7 @@ export function mixMarkdown(result: MixResult, runtime: string): string {
   lines.push(
     `| **mix** | | **${fmt(w.requests_per_s)}** | ${ms(w.latency_us?.p50)} | ${ms(w.latency_us?.p95)} | ${ms(w.latency_us?.p99)} | ${w.errors} | | | | **${VERDICT_CELL[w.verdict]}** |`,
     '',
-    w.tightest
-      ? `Closest to its budget: ${w.tightest.id}, p95 ${fmt(w.tightest.p95_ms, 2)} ms of ${fmt(w.tightest.budget_p95_ms)} ms.`
-      : 'No model completed a request.',
+    w.tightest ? tightestWords(w.tightest) : 'No model completed a request.',
     '',
     "Each model's own files (summary.json, perf_analyzer.csv, report.md) are in its folder beside this one.",
     '',

@@ -197,7 +197,10 @@ export async function measureMix(
     join(dir, 'summary.json'),
     `${JSON.stringify({ mix: { name: mix.name, path: mix.path }, runtime, exit_code: exitCode, ...result }, null, 2)}\n`,
   );
-  console.log(`\n${markdown}`);
-  console.log(`mix results: ${dir}`);
+  // Quiet (capacity --mix): the caller prints one line per scale; the table is in report.md.
+  if (!options.quiet) {
+    console.log(`\n${markdown}`);
+    console.log(`mix results: ${dir}`);
+  }
   return { result, dir, exitCode };
 }

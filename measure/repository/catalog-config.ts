@@ -34,7 +34,9 @@ export function configFromCatalog(entry: ModelEntry, backend: string, precision?
   if (served === 'simulated') {
     json.parameters = { latency_profile: { string_value: latencyProfile(entry, precision) } };
   }
-  if (db) {
+  // With max_batch_size 0 Triton cannot batch: a dynamic_batching section would load (Triton 2.60.0 takes it)
+  // and do nothing, so a config that says it batches is not written.
+  if (db && entry.maxBatchSize > 0) {
     json.dynamic_batching = {
       preferred_batch_size: db.preferredBatchSize ?? [],
       max_queue_delay_microseconds: db.maxQueueDelayMicroseconds ?? 0,

@@ -4,9 +4,15 @@
  */
 import type { TensorSpec } from '../../lib/kserve/types.ts';
 import { toConfigDatatype } from '../../lib/tensor/datatypes.ts';
-import { type GenerativeTiming, TIMING_PARAMETERS } from '@k6-triton/server';
+import { type GenerativeTiming, PREFIX_CACHE_PARAMETER, TIMING_PARAMETERS } from '@k6-triton/server';
 import { GENERATIVE, type GenerativeModelEntry } from '../../models/generative.ts';
 import type { ModelConfig } from './catalog-config.ts';
+
+/**
+ * The simulated model's prefix cache, in 16-token blocks: chosen, 65,536 tokens, so a default workload's 100
+ * prompts of 200 tokens fit whole and an unsalted rerun finds every prompt cached (vLLM caches by default).
+ */
+const PREFIX_CACHE_BLOCKS = 4096;
 
 /** What one more sequence adds to a decode step, ms: chosen, not published (the table is at concurrency 1). */
 const DECODE_PER_SEQUENCE_MS = 0.12;
@@ -45,12 +51,15 @@ export function configFromGenerative(entry: GenerativeModelEntry): ModelConfig {
   };
   if (entry.backend === 'simulated_llm') {
     const timing = simulatedLlmTiming(entry);
-    config.parameters = Object.fromEntries(
-      (Object.keys(TIMING_PARAMETERS) as (keyof GenerativeTiming)[]).map((key) => [
-        TIMING_PARAMETERS[key],
-        { string_value: String(timing[key]) },
-      ]),
-    );
+    config.parameters = {
+      ...Object.fromEntries(
+        (Object.keys(TIMING_PARAMETERS) as (keyof GenerativeTiming)[]).map((key) => [
+          TIMING_PARAMETERS[key],
+          { string_value: String(timing[key]) },
+        ]),
+      ),
+      [PREFIX_CACHE_PARAMETER]: { string_value: String(PREFIX_CACHE_BLOCKS) },
+    };
   }
   return config;
 }

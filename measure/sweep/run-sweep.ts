@@ -9,6 +9,7 @@ import { withPromptWorkload } from '../../payloads/prompt-workload.ts';
 import { join } from 'node:path';
 import { EXIT } from '../core/exit-codes.ts';
 import { measureLevels } from '../capacity/measure-levels.ts';
+import { RUNTIME_LOG } from '../core/measure-pass.ts';
 import type { SearchBudget } from '../capacity/search.ts';
 import { watchSignals } from '../core/interrupt.ts';
 import { type PrepareOptions, type Prepared, prepare } from '../core/prepare.ts';
@@ -16,6 +17,7 @@ import type { RuntimeChoice } from '../core/runner.ts';
 import { type RunSettings, resolveTarget, runDir } from '../core/target.ts';
 import { buildGrid, configLabel, type GridAxes } from './grid.ts';
 import { appliedConfig, overrideMismatches, withOverride } from './override.ts';
+import { idleBatchingWarning } from './idle-batching.ts';
 import { type ConfigOutcome, rankConfigs } from './rank.ts';
 import { type SweepRecord, sweepTable, winnerSentence, winnerSnippet, writeSweep } from './sweep-report.ts';
 import { loadModelConfig, readModelConfig } from './sweep-repository.ts';
@@ -68,6 +70,11 @@ export async function runSweep(options: SweepOptions): Promise<number> {
   let stoppedEarly: string | undefined;
   try {
     original = await readModelConfig(url, served);
+    const idle = idleBatchingWarning(served, grid, appliedConfig(original).max_batch_size);
+    if (idle) console.error(`k6-triton: sweep: ${idle}`);
+    console.log(
+      `sweep: a line per config and level; each config's bench report is in ${join(dir, 'configs', target.modelDir)}/<run>/ (the runtime's output in ${RUNTIME_LOG})`,
+    );
     for (const [i, config] of grid.entries()) {
       if (interruption.first) {
         stoppedEarly = `interrupted after ${i} of ${grid.length} configurations`;
@@ -96,6 +103,7 @@ export async function runSweep(options: SweepOptions): Promise<number> {
           k6Args: options.k6Args,
           resultsDir: join(dir, 'configs'),
           interruption,
+          quiet: true,
         },
         options.concurrency,
       );

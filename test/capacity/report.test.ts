@@ -1,14 +1,16 @@
 /** The capacity answer in words: the sentence, the row and the planning projection. */
 import { describe, expect, it } from 'vitest';
-import { project } from '../../measure/capacity/projection.ts';
+import { planningBasis, project } from '../../measure/capacity/projection.ts';
 import {
   type CapacityRecord,
   capacityMarkdown,
   capacityRow,
   capacitySentence,
+  measurementText,
+  noProjectionSentence,
   projectionSentence,
 } from '../../measure/capacity/capacity-report.ts';
-import type { Measurement } from '../../measure/capacity/search.ts';
+import { type Measurement, nextStep, type Trial } from '../../measure/capacity/search.ts';
 
 const m: Measurement = {
   level: 8,
@@ -75,10 +77,70 @@ describe('capacity report', () => {
     unstable.answer.measurement = { ...m, stable: false };
     expect(capacitySentence(unstable)).toMatch(/did not stabilise/);
     const none = record({
-      answer: { ...record().answer, level: null, measurement: null, limit_detail: 'no level within budget' },
+      answer: {
+        ...record().answer,
+        level: null,
+        measurement: null,
+        limit_detail: 'the first level, 1, missed it twice: p95 21.00 ms (budget 20 ms)',
+      },
     });
-    expect(capacitySentence(none)).toMatch(/^dlrm: no concurrency within budget \(p95 20 ms, p99 30 ms\)/);
+    expect(capacitySentence(none)).toBe(
+      'dlrm: no concurrency within budget (p95 20 ms, p99 30 ms); the first level, 1, missed it twice: p95 21.00 ms (budget 20 ms)',
+    );
     expect(capacityRow(none)).toContain('| none |');
+  });
+
+  it('reads as English when the search runs out of measurements', () => {
+    const config = {
+      mode: 'concurrency' as const,
+      budget: record().budget,
+      start: 1,
+      max: 256,
+      resolution: { absolute: 1, relative: 0 },
+      maxTrials: 2,
+    };
+    const trials: Trial[] = [];
+    let step = nextStep(config, trials);
+    while (step.kind === 'measure') {
+      trials.push({ purpose: step.purpose, reason: step.reason, measurement: { ...m, level: step.level } });
+      step = nextStep(config, trials);
+    }
+    expect(step.answer.limit).toBe('trials');
+    expect(capacitySentence(record({ answer: step.answer }))).toMatch(
+      /; limited by the number of measurements: all 2 were used \(raise --max-levels to search on\)$/,
+    );
+  });
+
+  it('says whether a measurement was stable in its console line', () => {
+    const budget = record().budget;
+    expect(measurementText(m, budget)).toBe(
+      '1,054,310 infer/s, p95 18.7 ms, p99 26.2 ms, errors 0.00%, stable → within budget',
+    );
+    expect(measurementText({ ...m, stable: false, passes: 3, p95_ms: 21 }, budget)).toBe(
+      '1,054,310 infer/s, p95 21.0 ms, p99 26.2 ms, errors 0.00%, unstable after 3 passes → missed p95',
+    );
+  });
+
+  it('plans servers from stable measurements only, and says so when none is stable', () => {
+    const budget = record().budget;
+    const path: Measurement[] = [
+      { ...m, level: 4, throughput_infer_s: 500 },
+      { ...m, level: 6, throughput_infer_s: 700 },
+      { ...m, level: 6, throughput_infer_s: 900, stable: false },
+      { ...m, level: 9, throughput_infer_s: 950, p95_ms: 25 },
+      { ...m, level: 8, throughput_infer_s: 1000, stable: false },
+    ];
+    const unstable = { level: 8, measurement: path[4]! };
+    // The answer (8) never stabilised: the plan rests on 6's stable measurement, not on 8's 1,000/s.
+    expect(planningBasis(path, unstable, budget)).toBe(path[1]);
+    expect(planningBasis(path, { level: 8, measurement: path[1]! }, budget)).toBe(path[1]);
+    expect(planningBasis(path.slice(2), unstable, budget)).toBeUndefined();
+    expect(planningBasis(path, { level: null, measurement: null }, budget)).toBeUndefined();
+    const p = { ...project(2000, 700), level: 6 };
+    expect(projectionSentence(p)).toMatch(/; from the stable measurement of 6 within budget$/);
+    expect(noProjectionSentence(record())).toMatch(
+      /^no stable measurement within budget, so no server count/,
+    );
   });
 
   it('projects servers for a target rate with the headroom', () => {

@@ -152,7 +152,7 @@ describe('capacity search', () => {
     expect(answer.level).toBeNull();
     expect(answer.limit).toBe('budget');
     expect(answer.noise.band).toBeNull();
-    expect(answer.limit_detail).toMatch(/^no level within budget; the first, 16, missed it twice/);
+    expect(answer.limit_detail).toMatch(/^the first level, 16, missed it twice/);
   });
 
   it('calls a first level that misses once and then holds noise, and finds the level outside above it', () => {

@@ -149,6 +149,34 @@ describe("bench takes perf_analyzer's command line", () => {
       requestRate: true,
     });
   });
+
+  it('capacity: -r, --metrics-interval and --metrics-url as bench maps them (-f is copied by the command)', () => {
+    const prog = program();
+    const capacity = prog.commands.find((c) => c.name() === 'capacity')!;
+    let given: Record<string, unknown> = {};
+    capacity.action((_m: unknown, _k: unknown, f: Record<string, unknown>) => {
+      given = f;
+    });
+    prog.parse(
+      [
+        'capacity',
+        'mnist',
+        '-r',
+        '6',
+        '-f',
+        'pa.csv',
+        '--metrics-interval',
+        '250',
+        '--metrics-url',
+        'h:8002/metrics',
+      ],
+      { from: 'user' },
+    );
+    const flags = capacityFromPerfAnalyzer(given);
+    expect(runSettings(flags, {}).MAX_TRIALS).toBe('6');
+    expect(outputOptions(flags)).toEqual({ metricsInterval_ms: 250, metricsUrl: 'http://h:8002/metrics' });
+    expect(flags.f).toBe('pa.csv');
+  });
 });
 
 describe('--version and models', () => {

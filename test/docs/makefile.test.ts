@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { EXIT } from '../../measure/core/exit-codes.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MAKEFILE = readFileSync(`${ROOT}Makefile`, 'utf8');
@@ -36,6 +37,33 @@ describe.skipIf(!hasMake)('the Makefile', () => {
       expect(help).toMatch(new RegExp(`^ +${escapeRegExp(line[1]!)} +${escapeRegExp(line[2]!)}$`, 'm'));
     }
     expect(make()).toBe(help);
+  });
+
+  it('states the real exit codes: make exits 2 when the command fails, and the command codes it names are EXIT.*', () => {
+    const help = make('help');
+    expect(help).toContain('a target whose command fails exits 2');
+    const named = Object.fromEntries(
+      [
+        ...help.matchAll(
+          /(\d+) (a budget missed|inconclusive|not measured|compare found a regression|interrupted|bad input)/g,
+        ),
+      ].map((m) => [m[2]!, Number(m[1])]),
+    );
+    expect(named).toEqual({
+      'a budget missed': EXIT.THRESHOLDS_FAILED,
+      inconclusive: EXIT.INCONCLUSIVE,
+      'not measured': EXIT.NOT_MEASURED,
+      'compare found a regression': EXIT.REGRESSION,
+      interrupted: EXIT.EXTERNAL_ABORT,
+      'bad input': EXIT.FAILED,
+    });
+    // A failing command under make: make reports its code and exits 2 itself.
+    const run = spawnSync('make', ['-s', '--no-print-directory', 'ci-gate', 'MODEL=nosuchmodel'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    expect(run.stderr).toMatch(new RegExp(`Error ${EXIT.FAILED}$`, 'm'));
+    expect(run.status).toBe(2);
   });
 
   it('describes every public target: a .PHONY target has a `##` line, or a pattern target line covers it', () => {

@@ -42,6 +42,11 @@ describe('k6-triton repository', () => {
       { name: 'input__0', datatype: 'FP32', dims: ['batch', 13] },
       { name: 'input__1', datatype: 'INT32', dims: ['batch', 26] },
     ]);
+    // MNIST has max_batch_size 0: Triton cannot batch it, so its config carries no dynamic_batching.
+    const mnistConfig = readFileSync(join(dir, 'onnx-mnist-cpu', 'config.pbtxt'), 'utf8');
+    expect(mnistConfig).toContain('max_batch_size: 0');
+    expect(mnistConfig).not.toContain('dynamic_batching');
+    expect(readFileSync(join(dir, 'dlrm', 'config.pbtxt'), 'utf8')).toContain('dynamic_batching');
     const mnist = readFileSync(join(dir, 'onnx-mnist-cpu', '1', 'model.onnx'));
     expect(mnist.equals(readFileSync(join(import.meta.dirname, '../../models/mnist/model.onnx')))).toBe(true);
   });

@@ -20,6 +20,7 @@ describe('generative metric definitions', () => {
       requestedOsl: 'genai_requested_osl',
       oslMismatch: 'genai_osl_mismatch',
       failed: 'genai_failed',
+      cancelled: 'genai_cancelled',
       good: 'genai_good',
       sendLag: 'genai_send_lag',
       lateSends: 'genai_late_sends',

@@ -114,6 +114,14 @@ describe('the conversation workload of a bench', () => {
     expect(() =>
       withPromptWorkload('gpt2', { PREFIX_TOKENS: '4', CONVERSATION_TURN_MEAN: '3' }, {}, { outDir }),
     ).toThrow(/^PREFIX_TOKENS \(--prefix-tokens\) does not apply to conversations/);
+    expect(() =>
+      withPromptWorkload('gpt2', { PROMPT_SALT: '7', CONVERSATION_TURN_MEAN: '3' }, {}, { outDir }),
+    ).toThrow(
+      'PROMPT_SALT=7 (--prompt-salt): conversations are not salted, every level sends the same sessions; drop it or set it to off',
+    );
+    expect(
+      withPromptWorkload('gpt2', { PROMPT_SALT: 'off', CONVERSATION_NUM: '2' }, {}, { outDir })['PAYLOAD'],
+    ).toMatch(/conversations-s1-\w+\/workload\.json$/);
     expect(() => withPromptWorkload('repeat', { CONVERSATION_NUM: '3' }, {}, { outDir })).toThrow(
       'CONVERSATION_NUM (--conversation-num): repeat takes no prompt, so it has no conversation to carry; use a prompt model (gpt2) or drop the conversation settings',
     );

@@ -11,8 +11,10 @@ import {
   datasetRequests,
   makePromptWorkload,
   type PromptWorkloadOptions,
+  saltAlphabet,
   syntheticPrompt,
 } from '../../payloads/prompts.ts';
+import { SALT_BASE, saltedPrompt } from '../../lib/genai/salt.ts';
 import { loadTokenizer } from '../../payloads/tokenizer.ts';
 import { countInputTokens, GPT2_TOKENIZER_FILE, gpt2TokenizerText } from '@k6-triton/server';
 
@@ -105,6 +107,67 @@ describe('synthetic prompts', () => {
     expect(new Set(w.requests.map((r) => r.prompt)).size).toBe(20);
     expect(() => makePromptWorkload(base({ prefixTokens: 50 }), {})).toThrow(
       'an input length of 50 tokens does not exceed the shared prefix of 50; raise INPUT_TOKENS or lower PREFIX_TOKENS',
+    );
+  });
+});
+
+describe('salted prompts and prefix pools (cache-honest workloads)', () => {
+  const key = (run: number, vu: number, send: number) => ({ run, vu, send });
+
+  it('salt slots: any salt keeps the exact count; different senders and runs never make the same prompt', () => {
+    const w = makePromptWorkload(base({ count: 10, salt: true, inputTokens: { min: 20, max: 60 } }), {});
+    const alphabet = w.saltAlphabet!;
+    expect(alphabet).toHaveLength(SALT_BASE);
+    expect(new Set(alphabet).size).toBe(SALT_BASE);
+    const seen = new Set<string>();
+    for (const r of w.requests) {
+      expect(tokenizer.count(r.prompt)).toBe(r.inputTokens);
+      for (const k of [key(0, 1, 0), key(0, 1, 1), key(0, 2, 0), key(1, 1, 0), key(999_999, 300, 70_000)]) {
+        const p = saltedPrompt(r.prompt, r.salt!, alphabet, k);
+        expect(tokenizer.count(p)).toBe(r.inputTokens);
+        seen.add(p);
+      }
+    }
+    expect(seen.size).toBe(10 * 5);
+    // The workload file carries the slots and the alphabet through its parser.
+    expect(parseWorkload(JSON.stringify(w), 'w.json').requests[0]!.salt).toEqual(w.requests[0]!.salt);
+  });
+
+  it('the salt leads the prompt and follows the shared prefix, which stays shared within a run', () => {
+    const w = makePromptWorkload(
+      base({ count: 6, salt: true, prefixTokens: 30, inputTokens: { mean: 60, stddev: 0 } }),
+      {},
+    );
+    const prompts = w.requests.map((r, i) => saltedPrompt(r.prompt, r.salt!, w.saltAlphabet!, key(7, 1, i)));
+    const words = prompts.map((p) => p.split(' '));
+    // Head: 3 words of the run's salt, then 30 prefix words the same in all, then 5 words unique per send.
+    for (const ws of words) expect(ws.slice(0, 33)).toEqual(words[0]!.slice(0, 33));
+    expect(new Set(words.map((ws) => ws.slice(33, 38).join(' '))).size).toBe(6);
+    const otherRun = saltedPrompt(w.requests[0]!.prompt, w.requests[0]!.salt!, w.saltAlphabet!, key(8, 1, 0));
+    expect(otherRun.split(' ')[0]).not.toBe(words[0]![0]);
+    expect(() => makePromptWorkload(base({ salt: true, prefixTokens: 45 }), {})).toThrow(
+      'an input length of 50 tokens leaves no room past the 45-token prefix and the 8-token salt; raise INPUT_TOKENS, lower PREFIX_TOKENS or set PROMPT_SALT=off',
+    );
+  });
+
+  it('a prefix pool: N distinct prefixes of exactly L tokens, every prompt starting with one of them', () => {
+    const w = makePromptWorkload(
+      base({ count: 40, prefixTokens: 20, prefixPool: 4, inputTokens: { mean: 50, stddev: 0 } }),
+      {},
+    );
+    const prefixes = w.requests.map((r) => r.prompt.split(' ').slice(0, 20).join(' '));
+    expect(new Set(prefixes).size).toBe(4);
+    for (const p of prefixes) expect(tokenizer.count(p)).toBe(20);
+    for (const r of w.requests) expect(tokenizer.count(r.prompt)).toBe(50);
+    // One prefix: the workload is the one made before pools existed.
+    const one = makePromptWorkload(base({ count: 5, prefixTokens: 20 }), {});
+    expect(makePromptWorkload(base({ count: 5, prefixTokens: 20, prefixPool: 1 }), {})).toEqual(one);
+  });
+
+  it('the salt alphabet of a BPE without enough one-token words: one line naming PROMPT_SALT=off', () => {
+    const bpe = loadTokenizer(new URL('./fixtures/tiny-bpe-tokenizer.json', import.meta.url).pathname);
+    expect(() => saltAlphabet(bpe)).toThrow(
+      /one-token words, fewer than the 256 a prompt salt is spelled in; set PROMPT_SALT=off$/,
     );
   });
 });

@@ -53,4 +53,26 @@ describe('the token chart', () => {
     expect(html).not.toContain('data-chart-error');
     expect(await reportHtml(htmlRun())).not.toContain('data-chart="tokens"');
   });
+
+  it('leaves out of report.html what a generative run has no figures for: the latency breakdown chart and table', async () => {
+    const html = await reportHtml(generativeRun());
+    expect(html).not.toContain('data-chart="components"');
+    expect(html).not.toContain('id="breakdown"');
+    // Its token table, as report.md's, instead.
+    expect(html).toContain('<th>TTFT p50 / p95 / p99 (ms)</th>');
+  });
+
+  it('ticks the concurrency axis at whole numbers only, and drops a panel with no figure', () => {
+    const run = generativeRun();
+    const spec = tokensSpec(run.results) as unknown as {
+      vconcat: { encoding: { x: { axis: { tickMinStep: number; format: string } } } }[];
+    };
+    expect(spec.vconcat[0]!.encoding.x.axis).toEqual({ tickMinStep: 1, format: 'd' });
+    // One-token answers: no ITL anywhere, so two panels, TTFT and tokens/s.
+    const noItl = run.results.map((r) => ({
+      ...r,
+      genai: { ...r.genai, itl_ms: { avg: Number.NaN, p50: Number.NaN, p95: Number.NaN, p99: Number.NaN } },
+    })) as LevelResult[];
+    expect((tokensSpec(noItl) as unknown as { vconcat: unknown[] }).vconcat).toHaveLength(2);
+  });
 });

@@ -145,7 +145,7 @@ describe('capacity of a mix', () => {
       "the search's ceiling, 400% (raise --max to search higher)",
     );
     expect(mixLimitWords({ ...detail, limit: 'trials' }, config, [])).toBe(
-      "the search's 6 measurements (raise --max-levels)",
+      'the number of measurements: all 6 were used (raise --max-levels to search on)',
     );
     expect(mixLimitWords({ ...detail, limit: 'generator' }, config, [mixAt(50), mixAt(100)])).toMatch(
       /^the load generator \(bound at 50% and 100%\); the server may hold more/,

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildPlan } from '../../lib/load/scenarios.ts';
-import { clock, formatProgress, liveRate, progressAt } from '../../measure/core/progress.ts';
+import { clock, formatProgress, liveRate, progressAt, windowRate } from '../../measure/core/progress.ts';
 
 // c1, c2, c4: 2 s warm-up and 5 s window each; windows at 2-7, 9-14, 16-21 s, total 23 s.
 const plan = buildPlan({ mode: 'concurrency', levels: [1, 2, 4], warmup_s: 2, window_s: 5, exec: 'infer' });
@@ -49,5 +49,31 @@ describe('progress', () => {
       queue_ms: 0.05,
     });
     expect(liveRate([scrape(0, 0)], 'm', 1)).toBeUndefined();
+  });
+
+  it("reads the measuring level's rate over its window so far, the final figure's rule, not the last interval", () => {
+    const scrape = (t_ms: number, n: number) => ({
+      t_ms,
+      samples: [{ name: 'nv_inference_request_success', labels: { model: 'm' }, value: n }],
+    });
+    // The window opens at 1,000 ms: 3,000 requests/s in it; the gap before it served almost nothing, and the
+    // last interval alone dipped (a busy generator), as a 500 ms rate may.
+    const scrapes = [
+      scrape(0, 0),
+      scrape(500, 10),
+      scrape(1000, 20),
+      scrape(2000, 3020),
+      scrape(3000, 6020),
+      scrape(3500, 6520),
+    ];
+    expect(liveRate(scrapes, 'm', 1)?.infer_s).toBe(1000);
+    expect(windowRate(scrapes, 1000, 'm', 1)?.infer_s).toBe(2600);
+    expect(windowRate(scrapes, 900, 'm', 1)?.infer_s).toBe(2600);
+    // Until two scrapes fall inside the window there is no window figure.
+    expect(windowRate(scrapes, 3200, 'm', 1)).toBeUndefined();
+    const point = progressAt(plan.levels, plan.total_s, 3);
+    expect(formatProgress(point, { infer_s: 2600 }, 'over the window so far')).toBe(
+      'level 1 of 3 (c1, measuring): 0:03 elapsed, 0:20 remaining; server over the window so far: 2,600 infer/s',
+    );
   });
 });

@@ -11,8 +11,11 @@ describe('report.html', () => {
   it('holds the tables, the verdicts, the generator section and one inline SVG per chart', async () => {
     const html = await reportHtml(htmlRun(), { budget: HTML_BUDGET });
     expect(html.startsWith('<!doctype html>')).toBe(true);
-    for (const id of HTML_CHARTS)
+    // A tensor run: every chart but the generative run's tokens.
+    for (const id of HTML_CHARTS.filter((id) => id !== 'tokens'))
       expect(html).toMatch(new RegExp(`<figure id="chart-${id}" data-chart="${id}"><svg`));
+    expect(html).not.toContain('data-chart="tokens"');
+    expect(html).toContain('id="breakdown"');
     expect(html).toContain('<th>Throughput (infer/s)</th>');
     expect(html).toContain('<td>1250.3</td>');
     expect(html).toContain('<strong>FAIL</strong>');

@@ -1,7 +1,7 @@
 import { XMLParser } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { junitXml } from '../../report/junit.ts';
-import { missedBudgetLines, verdictMessage } from '../../lib/summary/verdicts.ts';
+import { formatMeasured, missedBudgetLines, verdictMessage } from '../../lib/summary/verdicts.ts';
 import { level, report } from './fixture.ts';
 
 describe('junitXml', () => {
@@ -52,6 +52,15 @@ describe('junitXml', () => {
   it('words a met budget too', () => {
     expect(verdictMessage(results[0]!.budgets[0]!)).toBe(
       'http_req_duration at level c1: budget p(95)<20 met, measured 2.00 ms',
+    );
+  });
+
+  it('words a generative time budget in ms, its counts plain', () => {
+    const ttft = { metric: 'genai_ttft{scenario:c2}', expr: 'p(95)<150', ok: true, measured: 34.7618 };
+    expect(formatMeasured(ttft)).toBe('34.76 ms');
+    expect(formatMeasured({ ...ttft, metric: 'genai_itl{scenario:c2}', measured: 3.61457 })).toBe('3.61 ms');
+    expect(formatMeasured({ ...ttft, metric: 'genai_output_tokens{scenario:c2}', measured: 1234 })).toBe(
+      '1234',
     );
   });
 });

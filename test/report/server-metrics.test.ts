@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { nvSamples } from '../../measure/core/metrics-scrape.ts';
 import { type MetricsScrape, serverMetricsFor } from '../../lib/summary/server-metrics.ts';
-import { serverMetricsTable } from '../../report/markdown.ts';
+import { countsNote, serverMetricsTable } from '../../report/markdown.ts';
+import { level } from './fixture.ts';
 
 /** A scrape at t_ms with mnist's counters at n requests (10 µs queue, 100 µs infer each) and a CPU gauge. */
 function scrape(t_ms: number, n: number, cpu: number, other = 0): MetricsScrape {
@@ -98,5 +99,37 @@ describe('serverMetricsTable', () => {
     const md = serverMetricsTable([{ name: 'c1', server_metrics: m } as never]);
     expect(md).toContain('## Server metrics');
     expect(md).toMatch(/\| c1 \| 20 \| 0 \| 80 \| n\/a \| 0\.010 \| 0\.100 \| n\/a \| n\/a \| 50\.0 \|/);
+  });
+});
+
+describe('Prometheus against the server statistics', () => {
+  // 1,000 requests a second; the scrapes (every 0.5 s) bound the 5 s window from 0.3 s before to 0.2 s after.
+  const scrapes = [-500, 0, 500, 1000, 4500, 5000, 5500].map((t) => scrape(t - 300, t + 300, 0.5));
+  const m = serverMetricsFor(scrapes, 0, 5000, 'mnist')!;
+
+  it('explains in one line why the counts differ: the scrapes around the window add its edges', () => {
+    const result = level({
+      level: 1,
+      throughput_infer_s: 1000,
+      window_s: 5,
+      server_metrics: m,
+      server: { ...level({ level: 1, throughput_infer_s: 1 }).server!, request_count: 5000 },
+    });
+    const note = countsNote(result)!;
+    expect(note).toBe(
+      "c1: Prometheus counted 5,500 requests over 5.5 s (the scrapes around the 5 s window add its edges), the server's statistics 5,000 over the window itself: 1,000/s against 1,000/s",
+    );
+    expect(serverMetricsTable([result])).toContain(`- ${note}`);
+  });
+
+  it('says nothing when they agree', () => {
+    const same = level({
+      level: 1,
+      throughput_infer_s: 1000,
+      server_metrics: { ...m, request_success: 4999, request_failure: 1 },
+      server: { ...level({ level: 1, throughput_infer_s: 1 }).server!, request_count: 5000 },
+    });
+    expect(countsNote(same)).toBeUndefined();
+    expect(serverMetricsTable([same])).not.toContain('Prometheus counted');
   });
 });

@@ -45,8 +45,16 @@ describe('paretoFront', () => {
     const spec = JSON.stringify(paretoSpec([point('a', 1000, 2), point('b', 900, 3)], { p95_budget_ms: 20 }));
     expect(spec).toContain('"front":"on the front"');
     expect(spec).toContain('"front":"dominated"');
-    expect(spec).toContain('"budget_ms":20');
-    expect(spec).toContain('"label":"p95 budget 20 ms"');
+    // p95s of 2 and 3 ms: the axis ends near them and the 20 ms budget is drawn at its right edge.
+    expect(spec).toContain('"domain":[0,3.3');
+    expect(spec).toContain('"label":"p95 budget 20 ms (beyond the chart) →"');
+    const near = JSON.stringify(
+      paretoSpec([point('a', 1000, 12), point('b', 900, 15)], { p95_budget_ms: 20 }),
+    );
+    expect(near).toContain('"label":"p95 budget 20 ms"');
+    expect(near).toContain('"y_ms":20');
+    // Each point named by its level.
+    expect(spec).toContain('"name":"c1"');
   });
 });
 

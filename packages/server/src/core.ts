@@ -9,6 +9,7 @@ import { classify } from './infer/classification.ts';
 import { requestedVersion } from './infer/model-version.ts';
 import type { InferRequest, InferResult } from './infer/types.ts';
 import type { ServerMetrics } from './metrics.ts';
+import type { ModelPrefixCache } from './genai/prefix-cache-metrics.ts';
 import type { LoadedModel } from './model.ts';
 import type { IndexRow, Repository } from './repository.ts';
 import type { ModelStatisticsJson } from './stats.ts';
@@ -196,6 +197,14 @@ export class InferenceCore {
   /** Queued requests per loaded model version (the pending-request gauge). */
   pendingCounts(): { model: string; version: string; count: number }[] {
     return this.repository.loaded().map((m) => ({ model: m.name, version: m.version, count: m.pending }));
+  }
+
+  /** The prefix-cache counts of every loaded model that keeps a prefix cache. */
+  prefixCacheCounts(): ModelPrefixCache[] {
+    return this.repository.loaded().flatMap((m) => {
+      const counts = m.prefixCacheCounts;
+      return counts ? [{ model: m.name, version: m.version, counts }] : [];
+    });
   }
 
   /** Requests accepted and not yet settled. */

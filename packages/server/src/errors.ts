@@ -232,7 +232,7 @@ export const Errors = {
     new ServerError(
       'TOO_LARGE',
       json
-        ? `${encoding} request JSON inflates past the server's limit of ${limit_bytes} bytes for compressed JSON; send it uncompressed or its tensors in binary`
+        ? `${encoding} request JSON inflates past the server's limit of ${limit_bytes} bytes for compressed JSON; send it uncompressed, its tensors in binary, or raise --http-max-inflated-json-size`
         : `${encoding} request body inflates past the server's limit of ${limit_bytes} bytes; send it smaller or raise --http-max-input-size`,
     ),
   /** A JSON body nested deeper than the server reads (checked over its bytes before parsing). */

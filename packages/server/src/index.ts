@@ -8,6 +8,7 @@ import { BackendRegistry } from './backends/registry.ts';
 import type { SimulatedOptions } from './backends/simulated.ts';
 import type { BackendFactory } from './backends/types.ts';
 import { InferenceCore } from './core.ts';
+import { ActiveCalls } from './grpc/active-calls.ts';
 import { createGrpcServer } from './grpc/server.ts';
 import { type GrpcListener, listenGrpc } from './grpc/transport.ts';
 import type { FaultOptions } from './faults/spec.ts';
@@ -15,6 +16,7 @@ import type { HttpLimits } from './http/limits.ts';
 import { createHttpServer } from './http/server.ts';
 import { closeHttp, listen } from './listen.ts';
 import { METRICS_CONTENT_TYPE, ServerMetrics } from './metrics.ts';
+import { registerPrefixCacheMetrics } from './genai/prefix-cache-metrics.ts';
 import type { LatencyProfiles } from './backends/profiles.ts';
 import type { ModelDefinition } from './model-sources.ts';
 import { type IndexRow, Repository } from './repository.ts';
@@ -25,6 +27,9 @@ export { parseConfigJson, parsePbtxt } from './config/parse.ts';
 export type { ModelConfigJson } from './config/types.ts';
 export { parseProbability, parseSpike, parseStatusFaults } from './faults/spec.ts';
 export { GenerationEngine } from './genai/engine.ts';
+export { PREFIX_CACHE_METRICS, registerPrefixCacheMetrics } from './genai/prefix-cache-metrics.ts';
+export { PREFIX_BLOCK_TOKENS, PrefixCache } from './genai/prefix-cache.ts';
+export { PREFIX_CACHE_PARAMETER } from './backends/simulated-llm.ts';
 export type { GenerativeTiming } from './genai/scheduler.ts';
 export { TIMING_PARAMETERS } from './genai/timing.ts';
 export { countInputTokens } from './genai/tokens.ts';
@@ -133,6 +138,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   for (const [name, factory] of Object.entries(options.backends ?? {})) registry.register(name, factory);
   let core: InferenceCore | undefined;
   const metrics = new ServerMetrics(() => core?.pendingCounts() ?? []);
+  registerPrefixCacheMetrics(metrics.registry, () => core?.prefixCacheCounts() ?? []);
   const repository = new Repository({
     dir: options.modelRepository,
     models: options.models,
@@ -280,14 +286,17 @@ class Frontends {
     this.httpPort = await listen(this.#http, this.#host, httpPort, 'HTTP');
     if (grpcPort >= 0) {
       // A shut-down grpc-js server cannot serve again: each opening gets a new one.
+      const calls = new ActiveCalls();
       const server = createGrpcServer(this.#core, {
         maxMessage_bytes: o.maxBody_bytes,
         maxConnectionIdle_ms: o.grpc?.maxConnectionIdle_ms,
         log: o.log,
+        calls,
       });
       this.#grpc = await listenGrpc(server, this.#host, grpcPort, {
         tls: o.tls,
         maxConnections: o.limits?.maxConnections,
+        calls,
         prefaceTimeout_ms: o.grpc?.prefaceTimeout_ms,
       });
       this.grpcPort = this.#grpc.port;

@@ -5,6 +5,7 @@
 import { dirname } from 'node:path';
 import { Batcher } from './batcher.ts';
 import { type Backend, type BackendFactory, isDecoupledBackend, type TensorData } from './backends/types.ts';
+import type { PrefixCacheCounts } from './genai/prefix-cache.ts';
 import type { ModelConfigJson } from './config/types.ts';
 import { asServerError, Errors, type ServerError } from './errors.ts';
 import { applyFaults, FaultInjector } from './faults/injector.ts';
@@ -167,6 +168,11 @@ export class LoadedModel {
     } catch (err) {
       throw this.#failed(asServerError(err), request_start_ns, 'BACKEND');
     }
+    // A stream the client cancelled ended early: a failure of reason CANCELED, as Triton counts it.
+    if (req.signal?.aborted) {
+      this.#failed(Errors.cancelled(), request_start_ns, 'CANCELED');
+      return;
+    }
     const end_ns = nowNs();
     const times: RequestTimes = {
       request_start_ns,
@@ -179,6 +185,12 @@ export class LoadedModel {
     };
     this.stats.recordSuccess(1, times);
     this.#metrics.success(1, times);
+  }
+
+  /** The prefix-cache counts of a generative engine that keeps one (its first instance's: it batches alone). */
+  get prefixCacheCounts(): PrefixCacheCounts | undefined {
+    const backend = this.#instances[0];
+    return backend && isDecoupledBackend(backend) ? backend.prefixCacheCounts?.() : undefined;
   }
 
   /** Requests waiting in the queue. */

@@ -87,7 +87,7 @@ export function fp32Bytes(values: number[]): Buffer {
 }
 
 /** A gRPC client of inference.GRPCInferenceService with promise-returning unary calls. */
-export function grpcClient(server: RunningServer) {
+export function grpcClient(server: RunningServer, options: grpc.ChannelOptions = {}) {
   const def = protoLoader.loadSync('grpc_service.proto', {
     keepCase: true,
     longs: Number,
@@ -100,6 +100,7 @@ export function grpcClient(server: RunningServer) {
   const client = new pkg.inference.GRPCInferenceService(
     `127.0.0.1:${server.grpcPort}`,
     grpc.credentials.createInsecure(),
+    options,
   ) as grpc.Client & Record<string, Json>;
   const call = (method: string, request: object): Promise<Json> =>
     new Promise((resolve, reject) => {

@@ -123,6 +123,8 @@ export interface SseStreamOptions {
   request: SseRequest;
   headers: Record<string, string>;
   inputTokens: number;
+  /** The request's timeout (a k6 duration); a cancelled request's is its cancellation delay. @default '120s' */
+  timeout?: string;
   /** The clock every arrival is read on (ms). */
   now: () => number;
   /** Scores a finished request. */
@@ -145,7 +147,7 @@ export function streamSse(o: SseStreamOptions): void {
     method: 'POST',
     body: o.request.body,
     headers: { ...o.headers, 'Content-Type': 'application/json' },
-    timeout: '120s',
+    timeout: o.timeout ?? '120s',
   };
   const setup = (client: SseClient) => {
     client.on('event', (e: SseModuleEvent) => {

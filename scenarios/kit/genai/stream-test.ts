@@ -68,16 +68,31 @@ import { failRecord, newRecord, recordDecoupled } from '../../../lib/genai/recor
 import { loadSseModule, type SseProtocol, sseRequest, streamSse } from './sse-stream.ts';
 import { parseWorkload, type TokenSource } from '../../../lib/genai/workload.ts';
 import { endpointHint, type Settings, type StreamProtocol } from '../settings.ts';
+import {
+  runSalt,
+  SALT_HEAD_WORDS,
+  SALT_WORDS,
+  type SaltSlots,
+  saltedPrompt,
+  slotsAt,
+  wordAlphabet,
+} from '../../../lib/genai/salt.ts';
+import { type CancelPicker, cancelPicker, cancelTimeout, wasCancelled } from './cancel.ts';
 
 /** The generative scenario's exports. */
 export interface GenerativeTest {
   options: Options;
   run: RunPlan;
-  setup(): Promise<void>;
-  warmup(): void;
-  infer(): void | Promise<void>;
+  setup(): Promise<SetupData>;
+  warmup(data?: SetupData): void;
+  infer(data?: SetupData): void | Promise<void>;
   stats(): Promise<void>;
   handleSummary(data: Record<string, unknown>): Record<string, string>;
+}
+
+/** What setup() hands every VU: the run's prompt salt (null when PROMPT_SALT=off), drawn once. */
+export interface SetupData {
+  salt: number | null;
 }
 
 /** One request's lengths; for a repeat model also the delays it asks for (whole ms, as the backend's DELAY is). */
@@ -146,6 +161,9 @@ export interface PlannedRequest {
   inputs: PromptInput[];
   inputTokens: number;
   outputTokens: number;
+  /** A prompt model's prompt and its salt slots (lib/genai/salt.ts), when it can be salted. */
+  prompt?: string;
+  salt?: SaltSlots;
   /** A multi-turn run: its samples' tags, the turn in its session from 1 (`turn`), made once. */
   tags?: Record<string, string>;
 }
@@ -160,6 +178,8 @@ export interface PlannedSession {
 export interface PlannedRequests {
   requests: PlannedRequest[];
   inputSource: TokenSource;
+  /** The words salts are spelled in, when the requests have salt slots. */
+  saltAlphabet?: string[];
   /** A conversation workload's sessions (lib/genai/conversation.ts): each iteration then plays one. */
   sessions?: PlannedSession[];
 }
@@ -198,9 +218,21 @@ export function plannedRequests(
       inputSource: 'estimate',
     };
   }
-  const plan = (prompt: string, inputTokens: number, outputTokens: number): PlannedRequest => {
+  const plan = (
+    prompt: string,
+    inputTokens: number,
+    outputTokens: number,
+    salt?: SaltSlots,
+  ): PlannedRequest => {
     const inputs = promptInputs(generative.backend, prompt, outputTokens);
-    return { body: requestBody(modelName, inputs), inputs, inputTokens, outputTokens };
+    return {
+      body: requestBody(modelName, inputs),
+      inputs,
+      inputTokens,
+      outputTokens,
+      prompt,
+      ...(salt ? { salt } : {}),
+    };
   };
   if (payload) {
     const text = readText(payload);
@@ -221,15 +253,20 @@ export function plannedRequests(
     }
     const workload = parseWorkload(text, payload);
     return {
-      requests: workload.requests.map((r) => plan(r.prompt, r.inputTokens, r.outputTokens)),
+      requests: workload.requests.map((r) => plan(r.prompt, r.inputTokens, r.outputTokens, r.salt)),
       inputSource: workload.inputTokenSource,
+      ...(workload.saltAlphabet ? { saltAlphabet: workload.saltAlphabet } : {}),
     };
   }
+  // Whitespace words: any word is one token of the estimate, so the salt slots are the first words.
   return {
-    requests: workloads(generative).map((s) =>
-      plan(Array.from({ length: s.inputTokens }, (_, i) => `w${i}`).join(' '), s.inputTokens, s.outputTokens),
-    ),
+    requests: workloads(generative).map((s) => {
+      const prompt = Array.from({ length: s.inputTokens }, (_, i) => `w${i}`).join(' ');
+      const salt = s.inputTokens > SALT_WORDS ? slotsAt(prompt, 0, SALT_HEAD_WORDS) : undefined;
+      return plan(prompt, s.inputTokens, s.outputTokens, salt);
+    }),
     inputSource: 'estimate',
+    saltAlphabet: wordAlphabet(),
   };
 }
 
@@ -329,6 +366,15 @@ interface StreamState {
   /** Request rate: the scheduled-start latency is recorded when each stream ends. */
   open: boolean;
   pacer: Pacer<undefined>;
+  entry: GenerativeModelEntry;
+  generative: GenerativeSettings;
+  /** The words salts are spelled in; undefined when the requests cannot be salted. */
+  saltAlphabet?: string[];
+  /** The run's salt from setup(); undefined until the first request, or when salting is off. */
+  salt?: number;
+  /** Prompts this VU salted so far (the salt's send count). */
+  sends: number;
+  cancel: CancelPicker;
 }
 
 const STREAM_METHOD = grpcMethod('ModelStreamInfer');
@@ -348,18 +394,27 @@ function keep(state: StreamState, record: GenerationRecord): void {
   delete metadata[GENAI_RECORD.metadata];
 }
 
+/** What became of a request: answered, failed, or cancelled on purpose. */
+type Outcome = 'ok' | 'failed' | 'cancelled';
+
 /**
- * The stream kind's scorer: a finished request into the k6 metrics; a failure counted and, once per VU,
- * logged. Returns whether the request succeeded.
+ * The stream kind's scorer: a finished request into the k6 metrics (a session's turn tagged with `tags`); a
+ * failure counted and, once per VU, logged; a request cancelled on purpose only counted as cancelled (its record
+ * is not kept for rescoring either). Returns what became of it.
  */
 function score(
   state: StreamState,
   record: GenerationRecord,
   asked: PlannedRequest,
+  cancelled: boolean,
   tags?: Record<string, string>,
-): boolean {
-  keep(state, record);
+): Outcome {
   const { metrics } = state;
+  if (cancelled && wasCancelled(record)) {
+    metrics.cancelled.add(1, tags);
+    return 'cancelled';
+  }
+  keep(state, record);
   const m = requestMetrics(record);
   metrics.failed.add(!m.ok, tags);
   metrics.good.add(meetsSlo(m, state.slo), tags);
@@ -368,7 +423,7 @@ function score(
     if (!state.warned && parseLevelName(exec.scenario.name))
       console.warn(`${state.settings.modelName} on ${state.target}: ${m.error}`);
     if (parseLevelName(exec.scenario.name)) state.warned = true;
-    return false;
+    return 'failed';
   }
   metrics.ttft.add(m.ttft_ms!, tags);
   metrics.latency.add(m.latency_ms!, tags);
@@ -379,17 +434,19 @@ function score(
   metrics.isl.add(m.inputTokens, tags);
   metrics.requestedOsl.add(asked.outputTokens, tags);
   if (m.outputTokens !== asked.outputTokens) metrics.oslMismatch.add(1, tags);
-  return true;
+  return 'ok';
 }
 
 /** One request on its own gRPC stream; `finish` scores it when the stream ends. */
 function grpcOne(
   state: StreamState,
   asked: PlannedRequest,
+  body: Record<string, unknown>,
+  timeout: string,
   finish: (record: GenerationRecord) => void,
 ): void {
   connect(state);
-  const stream = new grpc.Stream(state.client, STREAM_METHOD, { timeout: '120s' });
+  const stream = new grpc.Stream(state.client, STREAM_METHOD, { timeout });
   // The send time is stamped at the write, as perf_analyzer stamps a streamed request's: setting up the stream
   // object is the client's work, not the request's time.
   const record = newRecord(0, asked.inputTokens);
@@ -406,7 +463,15 @@ function grpcOne(
     finish(record);
   });
   record.sent_ms = now();
-  stream.write(asked.body);
+  stream.write(body);
+}
+
+/** The request's prompt salted for this send (lib/genai/salt.ts); undefined when salting is off or impossible. */
+function saltedFor(state: StreamState, asked: PlannedRequest): string | undefined {
+  if (state.salt === undefined || !asked.salt || !asked.prompt || !state.saltAlphabet) return undefined;
+  const key = { run: state.salt, vu: exec.vu.idInTest, send: state.sends };
+  state.sends += 1;
+  return saltedPrompt(asked.prompt, asked.salt, state.saltAlphabet, key);
 }
 
 /**
@@ -422,30 +487,45 @@ function streamOne(state: StreamState, i: number, due_ms?: number): void {
 }
 
 /**
- * Planned request `i` over gRPC or SSE; when its stream ends it is scored (its samples tagged with `tags`),
- * then `ended` hears whether it succeeded.
+ * Planned request `i` over gRPC or SSE, salted and cancelled as the run asks; when its stream ends it is scored
+ * (its samples tagged with `tags`), then `ended` hears what became of it.
  */
 function streamRequest(
   state: StreamState,
   i: number,
-  ended?: (ok: boolean) => void,
+  ended?: (outcome: Outcome) => void,
   tags?: Record<string, string>,
 ): void {
   const asked = state.requests[i]!;
+  const cancel = state.cancel.next();
+  // A cancelled request's stream times out at its delay: k6's one per-stream cancel (cancel.ts).
+  const timeout = cancel ? cancelTimeout(state.generative.cancelDelay_ms) : '120s';
   const done = (record: GenerationRecord) => {
-    const ok = score(state, record, asked, tags);
-    ended?.(ok);
+    const outcome = score(state, record, asked, cancel, tags);
+    ended?.(outcome);
   };
+  const prompt = saltedFor(state, asked);
+  const inputs = prompt ? promptInputs(state.generative.backend, prompt, asked.outputTokens) : undefined;
   if (!state.sseRequests) {
-    grpcOne(state, asked, done);
+    grpcOne(state, asked, inputs ? requestBody(state.settings.modelName, inputs) : asked.body, timeout, done);
     return;
   }
+  const request = inputs
+    ? sseRequest(
+        state.protocol as SseProtocol,
+        state.settings.url,
+        state.settings.modelName,
+        Object.fromEntries(inputs.map((t) => [t.name, t.values])),
+        state.entry,
+      )
+    : state.sseRequests[i % state.sseRequests.length]!;
   streamSse({
     protocol: state.protocol as SseProtocol,
     sse: state.sse!,
-    request: state.sseRequests[i]!,
+    request,
     headers: state.settings.headers,
     inputTokens: asked.inputTokens,
+    timeout,
     now,
     score: done,
   });
@@ -469,9 +549,11 @@ function streamSession(state: StreamState, i: number, due_ms?: number): Promise<
     // Only a session's turns carry their index: a warm-up's single requests would count in no session.
     const turn = (k: number): void =>
       streamRequest(state, session.requests[k]!, ended(k), state.requests[session.requests[k]!]!.tags);
-    const ended = (k: number) => (ok: boolean) => {
+    const ended = (k: number) => (outcome: Outcome) => {
       if (k === 0 && due_ms !== undefined) state.pacer.ended(due_ms);
-      if (!ok) {
+      // A cancelled turn is a user leaving: the session ends, counted in genai_cancelled only.
+      if (outcome === 'cancelled') resolve();
+      else if (outcome === 'failed') {
         metrics.sessionsFailed.add(1);
         resolve();
       } else if (k + 1 === session.requests.length) {
@@ -488,6 +570,11 @@ function streamSession(state: StreamState, i: number, due_ms?: number): Promise<
     };
     turn(0);
   });
+}
+
+/** Takes the run's salt from setup()'s data, once per VU. */
+function takeSalt(state: StreamState, data: SetupData | undefined): void {
+  if (state.salt === undefined && typeof data?.salt === 'number') state.salt = data.salt;
 }
 
 /**
@@ -600,7 +687,7 @@ export function generativeTest(
   const run = resolveRunPlan(scaled, env, budgetJson, budgetPath, readText);
   const { settings } = run;
   const protocol = settings.protocol as StreamProtocol;
-  const { requests, inputSource, sessions } = plannedRequests(
+  const { requests, inputSource, saltAlphabet, sessions } = plannedRequests(
     entry,
     settings.modelName,
     run.generative!,
@@ -657,6 +744,11 @@ export function generativeTest(
     metrics,
     slo,
     open: openLoop,
+    entry,
+    generative: run.generative!,
+    ...(saltAlphabet ? { saltAlphabet } : {}),
+    sends: 0,
+    cancel: cancelPicker(run.generative!.cancelShare),
     pacer: createPacer<undefined>({
       exec,
       blocking,
@@ -678,9 +770,18 @@ export function generativeTest(
   return {
     options,
     run,
-    setup: () => checkReady(state),
-    warmup: () => streamOne(state, exec.scenario.iterationInTest),
-    infer: () => state.pacer.iteration(undefined),
+    async setup(): Promise<SetupData> {
+      await checkReady(state);
+      return { salt: runSalt(run.generative!.promptSalt) ?? null };
+    },
+    warmup(data) {
+      takeSalt(state, data);
+      streamOne(state, exec.scenario.iterationInTest);
+    },
+    infer(data) {
+      takeSalt(state, data);
+      return state.pacer.iteration(undefined);
+    },
     async stats(): Promise<void> {
       windowRecord.add(Date.now(), run.load.window_s);
       await new Promise((resolve) => setTimeout(resolve, run.load.window_s * 1000));

@@ -193,6 +193,15 @@ describe('bench refuses an address it would not use', () => {
   }, 60_000);
 });
 
+describe("bench refuses a setting the model's config makes meaningless", () => {
+  it('--batch above 1 for a model with max_batch_size 0 (no batch dimension)', async () => {
+    const line = await bench(['--batch', '4']);
+    expect(line).toBe(
+      'k6-triton: invalid BATCH=4 for onnx-mnist-cpu: the model has no batch dimension (max_batch_size 0)',
+    );
+  }, 60_000);
+});
+
 describe('the other commands refuse the same inputs before anything starts', () => {
   it('capacity with a truncated payload sample', async () => {
     const copy = copiedSet('short-capacity', (dir) => truncateSync(join(dir, '000000.input.1.bin'), 1));

@@ -15,6 +15,7 @@ export interface MixModel {
     requests: number;
     errors: number;
     server?: { request_count: number };
+    server_metrics?: { scrapes: number };
     budgets: { expr: string; ok: boolean }[];
     latency_us: { p95: number; min: number; max: number };
   };

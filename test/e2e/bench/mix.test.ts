@@ -39,7 +39,18 @@ async function benchMix(runtime: 'node' | 'k6', k6Bin?: string) {
   const results = resultsDir();
   const quick = QUICK.map((arg) => (arg === '1s' ? `${WINDOW_S}s` : arg === 'node' ? runtime : arg));
   const run = await runCli(
-    ['bench', '--mix', mixFile(), ...quick, '--no-progress', '--results-dir', results],
+    // perf_analyzer's --metrics-interval reaches the mix's scraper (it was dropped before).
+    [
+      'bench',
+      '--mix',
+      mixFile(),
+      ...quick,
+      '--no-progress',
+      '--metrics-interval',
+      '100',
+      '--results-dir',
+      results,
+    ],
     k6Bin ? { K6_BIN: k6Bin } : {},
   );
   return { run, ...readMixRun(results, 'trio', run.stderr) };
@@ -61,6 +72,9 @@ function checkMix({ run, dir, summary, models }: Awaited<ReturnType<typeof bench
     // Triton's statistics API read per model: each model's own requests, not the mix's.
     expect(m.result!.server?.request_count, `${m.id} server requests`).toBeGreaterThan(0);
     expect(m.result!.server!.request_count).toBeLessThan(summary.whole.requests);
+    // Scraped every 100 ms (16 seen here for a 2 s window): more scrapes than 500 ms could give, 2 a second
+    // over the window and the interval on each side of it (6 seen here).
+    expect(m.result!.server_metrics?.scrapes, `${m.id} scrapes`).toBeGreaterThan(WINDOW_S * 2 + 3);
   }
   // An open loop starts at most rate x window iterations (k6's schedule).
   expect(mnist.result!.requests).toBeLessThanOrEqual(10 * WINDOW_S + 1);

@@ -57,6 +57,14 @@ describe('capacity --mix', () => {
     );
     expect(run.stdout).toContain(sentence);
     expect(run.stdout).toContain('search: 3 measured scales: 50%, 100%, 100%');
+    // One line per scale (its tables are in its folder, the runtime's output in runtime.log there).
+    const lines = run.stdout.split('\n').filter((l) => /^capacity #\d+ /.test(l));
+    expect(lines).toHaveLength(3);
+    for (const line of lines)
+      expect(line).toMatch(/^capacity #\d \d+% \(\w+\): [\d.,]+ requests\/s, (un)?stable, every budget met$/);
+    expect(run.stdout).not.toContain('execution: local');
+    expect(run.stdout).not.toContain('# Model mix');
+    expect(run.stdout.split('\n').length).toBeLessThan(30);
   }, 240_000);
 
   it('finds no scale within a budget no request meets, says which model missed it, and exits 99', async () => {

@@ -62,7 +62,10 @@ describe('k6-triton sweep', () => {
       '--results-dir',
       results,
     ]);
-    expect(run.stderr).not.toMatch(/k6-triton: sweep/);
+    // MNIST cannot batch (max_batch_size 0): the swept queue delay is warned about in one line, and nothing else.
+    expect(run.stderr.split('\n').filter((l) => l.startsWith('k6-triton: sweep'))).toEqual([
+      'k6-triton: sweep: onnx-mnist-cpu has max_batch_size 0, so Triton cannot batch its requests: --max-queue-delay-us (300) change nothing in 2 of 2 configurations; sweep --instances, or --max-batch-size above 0 if the model takes a batch dimension',
+    ]);
     expect(run.code).toBe(0);
     const [sweepDir] = readdirSync(join(results, 'mnist'));
     const record: SweepRecord = JSON.parse(
@@ -79,6 +82,10 @@ describe('k6-triton sweep', () => {
     ).toBe(true);
     expect(record.restored).toBe(true);
     expect(run.stdout).toMatch(/config\.pbtxt:\ninstance_group \[\n {2}\{\n {4}count: [12]\n/);
+    // A line per config and level; each config's bench report stays in its folder.
+    expect(run.stdout).not.toContain('execution: local');
+    expect(run.stdout).not.toContain('## Budgets');
+    expect(run.stdout.split('\n').filter((l) => /^ {2}c1: [\d,]+ infer\/s/.test(l))).toHaveLength(2);
     const md = readFileSync(join(results, 'mnist', String(sweepDir), 'report.md'), 'utf8');
     expect(md).toContain('| Rank |');
     // The Pareto plot of the two configs' levels, embedded in report.md.

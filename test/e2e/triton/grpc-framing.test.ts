@@ -1,7 +1,7 @@
 /**
  * ModelInfer bodies that are not exactly one gRPC message, sent over a bare HTTP/2 client to the embedded server
- * (always) and to real Triton (where tritonserver is found; the answers must then be the same): no message or a cut
- * one answers INTERNAL "Unable to parse request", a second message is ignored.
+ * (always) and to real Triton (where tritonserver is found; the answers must then be the same): no message, a cut
+ * one or bytes that are no request answer INTERNAL "Unable to parse request", a second message is ignored.
  */
 import { connect } from 'node:http2';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -36,13 +36,13 @@ interface Answer {
 }
 
 /** One ModelInfer call whose body is `body` as it is; the status, its message (decoded) and the answer's model. */
-function call(grpcUrl: string, body: Buffer): Promise<Answer> {
+function call(grpcUrl: string, body: Buffer, rpc = 'ModelInfer'): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const session = connect(`http://${grpcUrl}`);
     session.on('error', reject);
     const stream = session.request({
       ':method': 'POST',
-      ':path': '/inference.GRPCInferenceService/ModelInfer',
+      ':path': `/inference.GRPCInferenceService/${rpc}`,
       'content-type': 'application/grpc',
       te: 'trailers',
     });
@@ -82,6 +82,9 @@ const request = modelInfer.requestSerialize({
   raw_input_contents: [Buffer.alloc(3136)],
 });
 
+/** A whole frame's bytes that are no request message (field 31, wire type 7: invalid). */
+const GARBAGE = Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
+
 async function observe(target: Target): Promise<Record<string, Answer>> {
   return {
     one: await call(target.grpcUrl, framed(request)),
@@ -89,6 +92,8 @@ async function observe(target: Target): Promise<Record<string, Answer>> {
     cut: await call(target.grpcUrl, framed(request, request.length + 10)),
     shortPrefix: await call(target.grpcUrl, Buffer.from([0, 0, 0])),
     two: await call(target.grpcUrl, Buffer.concat([framed(request), framed(request)])),
+    undecodable: await call(target.grpcUrl, framed(GARBAGE)),
+    streamUndecodable: await call(target.grpcUrl, framed(GARBAGE), 'ModelStreamInfer'),
   };
 }
 
@@ -109,6 +114,9 @@ describe('ModelInfer bodies without exactly one message', () => {
     expect(embedded.none).toEqual(unparsable);
     expect(embedded.cut).toEqual(unparsable);
     expect(embedded.shortPrefix).toEqual(unparsable);
+    expect(embedded.undecodable).toEqual(unparsable);
+    // A stream stops reading there and closes OK with no answer.
+    expect(embedded.streamUndecodable).toMatchObject({ status: '0', model: undefined });
     expect(embedded.two).toEqual(embedded.one);
     expect(embedded.one).toMatchObject({ status: '0', model: 'onnx-mnist-cpu' });
   });
@@ -120,14 +128,13 @@ describe('ModelInfer bodies without exactly one message', () => {
       try {
         const seen = await observe(triton);
         // Triton sends no grpc-message with status 0, grpc-js sends "OK": compare statuses and models there.
-        for (const key of ['one', 'two'] as const) {
+        for (const key of ['one', 'two', 'streamUndecodable'] as const) {
           expect({ ...seen[key], message: undefined }).toEqual({ ...embedded[key], message: undefined });
         }
-        expect({ none: seen.none, cut: seen.cut, shortPrefix: seen.shortPrefix }).toEqual({
-          none: embedded.none,
-          cut: embedded.cut,
-          shortPrefix: embedded.shortPrefix,
-        });
+        const bad = ['none', 'cut', 'shortPrefix', 'undecodable'] as const;
+        expect(Object.fromEntries(bad.map((k) => [k, seen[k]]))).toEqual(
+          Object.fromEntries(bad.map((k) => [k, embedded[k]])),
+        );
       } finally {
         await triton.stop();
       }

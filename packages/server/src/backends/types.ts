@@ -1,5 +1,6 @@
 import type { Datatype } from '@k6-triton/lib/tensor/datatypes.ts';
 import type { ModelConfigJson } from '../config/types.ts';
+import type { PrefixCacheCounts } from '../genai/prefix-cache.ts';
 
 export type { ModelConfigJson } from '../config/types.ts';
 
@@ -36,6 +37,8 @@ export type SendResponse = (outputs: TensorData[]) => void;
 export interface DecoupledBackend extends Backend {
   /** Runs one request, sending each response as it is made; resolves after the last (or when `signal` aborts). */
   stream(inputs: TensorData[], send: SendResponse, signal?: AbortSignal): Promise<void>;
+  /** A generative engine's prefix-cache counts (tokens), when it keeps a prefix cache. */
+  prefixCacheCounts?(): PrefixCacheCounts | undefined;
 }
 
 /** True for a backend that streams (a decoupled model's). */

@@ -33,11 +33,18 @@ export class GenerationEngine {
   }
 
   /**
-   * Generates `outputTokens` tokens for a prompt of `inputTokens`; resolves after the last token, or when the
-   * signal aborts (the request leaves the batch). Throws when the request could never fit the KV cache.
+   * Generates `outputTokens` tokens for a prompt of `inputTokens`, of which `cachedTokens` lead it from the
+   * prefix cache (not prefilled); resolves after the last token, or when the signal aborts (the request leaves
+   * the batch and frees its KV cache). Throws when the request could never fit the KV cache.
    */
-  generate(inputTokens: number, outputTokens: number, onToken: OnToken, signal?: AbortSignal): Promise<void> {
-    const request: SequenceRequest = { id: this.#nextId++, inputTokens, outputTokens };
+  generate(
+    inputTokens: number,
+    outputTokens: number,
+    onToken: OnToken,
+    signal?: AbortSignal,
+    cachedTokens = 0,
+  ): Promise<void> {
+    const request: SequenceRequest = { id: this.#nextId++, inputTokens, outputTokens, cachedTokens };
     this.#batcher.submit(request);
     return new Promise<void>((resolve) => {
       const onAbort = () => {
@@ -53,8 +60,15 @@ export class GenerationEngine {
         },
       });
       signal?.addEventListener('abort', onAbort, { once: true });
+      // A request cancelled before it got here leaves at once.
+      if (signal?.aborted) onAbort();
       if (this.#stepEnd_ms === undefined) this.#plan(performance.now());
     });
+  }
+
+  /** Sequences running now (admitted, not finished nor cancelled). */
+  get running(): number {
+    return this.#batcher.active;
   }
 
   /** Stops the timer (the model is unloading); pending requests never finish. */

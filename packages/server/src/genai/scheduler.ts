@@ -1,7 +1,7 @@
 /**
  * The simulated generative model's scheduler: continuous (in-flight) batching as TensorRT-LLM and vLLM run it.
- * One step runs at a time over every active sequence: the prefill of sequences admitted at that step (each
- * emits its first token at the step's end) and one decode token for every sequence already past prefill. A
+ * One step runs at a time over every active sequence: the prefill of sequences admitted at that step (their
+ * input tokens not found in the prefix cache; each emits its first token at the step's end) and one decode token for every sequence already past prefill. A
  * request reserves its input plus its maximum output tokens of the KV cache when admitted (TensorRT-LLM's
  * GUARANTEED_NO_EVICT policy) and waits, first come first served, while they do not fit. Pure: no clock, no
  * timers; packages/server/src/genai/engine.ts runs the steps on real time, the tests on a virtual clock.
@@ -25,6 +25,8 @@ export interface SequenceRequest {
   inputTokens: number;
   /** Tokens to generate (the simulated model never stops early). */
   outputTokens: number;
+  /** Leading input tokens found in the prefix cache (prefix-cache.ts): not prefilled again. @default 0 */
+  cachedTokens?: number;
 }
 
 /** A planned step: who prefills, who decodes, and how long it takes. */
@@ -121,7 +123,7 @@ export class ContinuousBatcher {
       this.#kvUsed += reservation(head);
       this.#active.set(head.id, { request: head, generated: 0 });
       prefill.push(head.id);
-      prefillTokens += head.inputTokens;
+      prefillTokens += head.inputTokens - (head.cachedTokens ?? 0);
     }
     if (prefill.length === 0 && decode.length === 0) return undefined;
     return { duration_ms: stepDuration_ms(this.timing, prefillTokens, decode.length), prefill, decode };

@@ -3,7 +3,8 @@
  * with @grpc/proto-loader. Each RPC calls the core; errors carry the catalog's gRPC status.
  */
 import * as grpc from '@grpc/grpc-js';
-import { tritonCallInterceptor } from './call-interceptor.ts';
+import type { ActiveCalls } from './active-calls.ts';
+import { tolerantDecoders, tritonCallInterceptor } from './call-interceptor.ts';
 import * as protoLoader from '@grpc/proto-loader';
 import type { InferenceCore, LoadParameters } from '../core.ts';
 import { asServerError, Errors } from '../errors.ts';
@@ -111,7 +112,13 @@ function modelInfer(core: InferenceCore): Unary {
 /** Creates (does not bind) a gRPC server for a core. */
 export function createGrpcServer(
   core: InferenceCore,
-  opts: { maxMessage_bytes?: number; maxConnectionIdle_ms?: number; log?: (line: string) => void } = {},
+  opts: {
+    maxMessage_bytes?: number;
+    maxConnectionIdle_ms?: number;
+    log?: (line: string) => void;
+    /** Counts calls in progress per connection, for the port's connection slots. */
+    calls?: ActiveCalls;
+  } = {},
 ): grpc.Server {
   const max = opts.maxMessage_bytes ?? MAX_MESSAGE_BYTES;
   const server = new grpc.Server({
@@ -120,7 +127,7 @@ export function createGrpcServer(
     // gRPC's MAX_CONNECTION_IDLE: a connection without calls this long is sent GOAWAY (absent: never, gRPC's default).
     ...(opts.maxConnectionIdle_ms ? { 'grpc.max_connection_idle_ms': opts.maxConnectionIdle_ms } : {}),
     // Triton's answers to malformed frames, and its verbose log lines per call.
-    interceptors: [tritonCallInterceptor(opts.log)],
+    interceptors: [tritonCallInterceptor(opts.log, opts.calls)],
   });
   const handlers: Record<string, Unary | ((call: Stream) => void)> = {
     ServerLive: unary(() => ({ live: core.live() })),
@@ -157,7 +164,7 @@ export function createGrpcServer(
       return {};
     }),
   };
-  const service = inferenceService();
+  const service = tolerantDecoders(inferenceService());
   const unimplemented: Unary = (_call, callback) => {
     const e = Errors.unsupported('this RPC');
     callback({ code: grpc.status.UNIMPLEMENTED, details: e.message });

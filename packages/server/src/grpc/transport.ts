@@ -2,13 +2,14 @@
  * The gRPC port: a TCP listener this server owns, handing each connection to grpc-js through grpc-js's public
  * connection injector (TLS, when asked, is grpc-js's, on the handed-over socket). Owning the socket lets the
  * server do what Triton's gRPC C++ does and grpc-js does not: send without Nagle delays (which hold small
- * replies on delayed ACKs), cap open connections at accept, and close connections that never send the HTTP/2
- * preface. grpc-js's HTTP/2 receive window (64 KiB per
+ * replies on delayed ACKs), cap open connections at accept (a newcomer past the cap replacing the oldest
+ * connection with no call in progress), and close connections that never send the HTTP/2 preface. grpc-js's HTTP/2 receive window (64 KiB per
  * stream) stays as grpc-js sets it: no public setting reaches it.
  */
 import net from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import { ConnectionSlots } from '../connection-slots.ts';
+import { type ActiveCalls, connectionKey } from './active-calls.ts';
 import { closeGrpc, listen } from '../listen.ts';
 import type { TlsIdentity } from '../tls.ts';
 
@@ -22,8 +23,13 @@ export interface GrpcListener {
 /** How the gRPC port treats connections; every field has a default. */
 export interface GrpcConnectionOptions {
   tls?: TlsIdentity;
-  /** Open connections; past it a newcomer takes the slot of the oldest that has not sent its preface. */
+  /**
+   * Open connections; past it a newcomer takes the slot of the oldest that holds no call: one that has not sent
+   * its preface, or (given `calls`) has no call in progress.
+   */
   maxConnections?: number;
+  /** Calls in progress per connection (the call interceptor's count). */
+  calls?: ActiveCalls;
   /**
    * A connection that has not sent the HTTP/2 preface this long after it opened is closed (0: never).
    * @default 120000 (gRPC C++'s server handshake timeout: Triton 2.60 closes such connections after 120 s)
@@ -58,7 +64,13 @@ export async function listenGrpc(
   const slots =
     opts.maxConnections === undefined
       ? undefined
-      : new ConnectionSlots(opts.maxConnections, (socket) => !sentPreface(socket));
+      : new ConnectionSlots(
+          opts.maxConnections,
+          (socket) =>
+            !sentPreface(socket) ||
+            (opts.calls !== undefined &&
+              !opts.calls.busy(connectionKey(socket.remoteAddress, socket.remotePort))),
+        );
   const tcp = net.createServer({ noDelay: true }, (socket) => {
     if (slots && !slots.admit(socket)) return;
     if (prefaceTimeout_ms > 0) {

@@ -8,14 +8,13 @@ import type http from 'node:http';
 import zlib from 'node:zlib';
 import { Errors } from '../errors.ts';
 
-/**
- * The most JSON a compressed infer body may inflate to. Reading an infer body's JSON (bounds check, JSON.parse,
+/*
+ * Why compressed JSON has a limit of its own (HttpLimits.inflatedJson_bytes, 1 MiB by default). Reading an infer body's JSON (bounds check, JSON.parse,
  * the tensor walk) holds the main thread about 20 ms per inflated MiB of numbers (bench/server/RESULTS.md,
  * "Bounded JSON"), while a compressed body can cost its sender a thousandth of that: 1 MiB keeps one request
  * to tens of milliseconds (text that is not JSON is read again byte by byte, about twice as long). Binary
  * tensors after the JSON header still inflate up to the body limit (no parsing; zlib's thread pool does it).
  */
-export const COMPRESSED_JSON_LIMIT_BYTES = 1024 * 1024;
 
 /** Inflated output per step: Triton's own buffer size, and few enough steps to inflate 64 MiB quickly. */
 const INFLATE_CHUNK_BYTES = 1024 * 1024;
@@ -56,7 +55,7 @@ export function readBody(req: http.IncomingMessage, limit_bytes: number): Promis
 }
 
 /**
- * Inflates an infer body, its JSON part held to COMPRESSED_JSON_LIMIT_BYTES: a JSON-only body (no
+ * Inflates an infer body, its JSON part held to `json_bytes`: a JSON-only body (no
  * Inference-Header-Content-Length) stops inflating there, a declared JSON header longer than that is refused
  * before inflating. Uncompressed bodies come back as they are.
  */
@@ -65,14 +64,15 @@ export function decompressInfer(
   encoding: string | undefined,
   declaredJson: string | undefined,
   limit_bytes: number,
+  json_bytes: number,
 ): Promise<Buffer> {
   if (!encoding || encoding === 'identity') return Promise.resolve(body);
   if (declaredJson === undefined) {
-    const json = limit_bytes > COMPRESSED_JSON_LIMIT_BYTES;
-    return decompress(body, encoding, json ? COMPRESSED_JSON_LIMIT_BYTES : limit_bytes, json);
+    const json = limit_bytes > json_bytes;
+    return decompress(body, encoding, json ? json_bytes : limit_bytes, json);
   }
-  if (Number.parseInt(declaredJson.trim(), 10) > COMPRESSED_JSON_LIMIT_BYTES) {
-    return Promise.reject(Errors.inflatedTooLarge(encoding, COMPRESSED_JSON_LIMIT_BYTES, true));
+  if (Number.parseInt(declaredJson.trim(), 10) > json_bytes) {
+    return Promise.reject(Errors.inflatedTooLarge(encoding, json_bytes, true));
   }
   return decompress(body, encoding, limit_bytes);
 }

@@ -17,6 +17,8 @@ export interface HttpLimits {
   requestTimeout_ms?: number;
   /** Open connections answered normally; past it, requests other than health get 503 and the socket closes. @default 1024 */
   maxConnections?: number;
+  /** The most JSON a gzip/deflate infer body may inflate to (body.ts says why). @default 1048576 */
+  inflatedJson_bytes?: number;
 }
 
 /** The limits with their defaults filled in. */
@@ -24,6 +26,7 @@ export const DEFAULT_HTTP_LIMITS: Required<HttpLimits> = {
   headersTimeout_ms: 10_000,
   requestTimeout_ms: 30_000,
   maxConnections: 1024,
+  inflatedJson_bytes: 1024 * 1024,
 };
 
 /** Connections accepted past the cap only to be told 503 (health answered); beyond, idle ones make room. */

@@ -46,7 +46,13 @@ export function createHttpServer(core: InferenceCore, opts: HttpOptions = {}): h
   const limits = { ...DEFAULT_HTTP_LIMITS, ...opts.limits };
   let refused: (socket: Socket) => boolean = () => false;
   const listener: http.RequestListener = (req, res) => {
-    const context = { core, maxBody, refused: refused(req.socket), maxConnections: limits.maxConnections };
+    const context = {
+      core,
+      maxBody,
+      inflatedJson: limits.inflatedJson_bytes,
+      refused: refused(req.socket),
+      maxConnections: limits.maxConnections,
+    };
     handle(context, req, res, opts.log).catch((err) => sendError(res, asServerError(err)));
   };
   const settings = { noDelay: true, keepAlive: true, ...serverTimeouts(limits) };
@@ -75,9 +81,37 @@ function parseFromSocketEvents(server: http.Server): void {
 interface Context {
   core: InferenceCore;
   maxBody: number;
+  /** The most JSON a compressed infer body may inflate to. */
+  inflatedJson: number;
   /** The connection arrived past the cap. */
   refused: boolean;
   maxConnections: number;
+}
+
+/** libevhtp's method numbers, in its enum's order: Triton's verbose log prints the number, not the name. */
+const EVHTP_METHODS = [
+  'GET',
+  'HEAD',
+  'POST',
+  'PUT',
+  'DELETE',
+  'MKCOL',
+  'COPY',
+  'MOVE',
+  'OPTIONS',
+  'PROPFIND',
+  'PROPPATCH',
+  'LOCK',
+  'UNLOCK',
+  'TRACE',
+  'CONNECT',
+  'PATCH',
+];
+
+/** A method as Triton logs it: its evhtp number, 16 (unknown) for any other. */
+function evhtpMethod(method: string | undefined): number {
+  const i = EVHTP_METHODS.indexOf(method ?? '');
+  return i >= 0 ? i : EVHTP_METHODS.length;
 }
 
 async function handle(
@@ -89,7 +123,7 @@ async function handle(
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const route = matchRoute(q >= 0 ? url.slice(0, q) : url);
-  log?.(`HTTP request: ${req.method} ${url}`);
+  log?.(`HTTP request: ${evhtpMethod(req.method)} ${q >= 0 ? url.slice(0, q) : url}`);
   if (ctx.refused && !ALWAYS_ANSWERED.has(route.kind)) {
     req.resume();
     return sendError(res, Errors.tooManyConnections(ctx.maxConnections), true);
@@ -189,7 +223,13 @@ async function infer(
     if (model.decoupled) throw Errors.decoupledHttp();
     target = { name: route.model, version: route.version, config: model.config };
     const declared = headerText(req, 'inference-header-content-length');
-    body = await decompressInfer(raw, req.headers['content-encoding'], declared, ctx.maxBody);
+    body = await decompressInfer(
+      raw,
+      req.headers['content-encoding'],
+      declared,
+      ctx.maxBody,
+      ctx.inflatedJson,
+    );
     headerLength = inferHeaderLength(declared, body.length);
   } catch (err) {
     const e = asServerError(err);

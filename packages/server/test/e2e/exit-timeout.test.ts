@@ -33,7 +33,7 @@ describe('--exit-timeout-secs', () => {
     );
     // The request is in flight once the server has read it: it logs the request line first (--log-verbose),
     // then reads the few bytes of body and queues it, well within the pause below.
-    while (!server.output().includes('HTTP request: POST /v2/models/slow/infer')) {
+    while (!server.output().includes('HTTP request: 2 /v2/models/slow/infer')) {
       await new Promise((r) => setTimeout(r, 50));
     }
     await new Promise((r) => setTimeout(r, 500));

@@ -1,7 +1,9 @@
 /**
  * --log-verbose 1 logs gRPC calls as Triton 2.60.0 does (its grpc_server.cc and infer_handler.cc lines, without
  * the glog prefix): START, COMPLETE and Done per call, the ModelInfer handler's "New request handler" line, and
- * "Infer failed" with the request id for a failed inference.
+ * "Infer failed" with the request id for a failed inference; HTTP requests as its http_server.cc does, the method
+ * by libevhtp's number and the path without its query (checked against tritonserver 2.60.0: GET 0, HEAD 1, POST 2,
+ * PUT 3, DELETE 4, OPTIONS 8, PATCH 15, any other 16).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '@k6-triton/server';
@@ -57,5 +59,14 @@ describe('gRPC calls in the verbose log', () => {
       'Process for ModelInferHandler, rpc_ok=1, N step COMPLETE',
       'Done for ModelInferHandler, N',
     ]);
+  });
+
+  it('logs HTTP requests with the method as libevhtp numbers it and the path without its query', async () => {
+    const base = `http://127.0.0.1:${server.httpPort}`;
+    const before = lines.length;
+    for (const method of ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH', 'PROPFIND'])
+      await (await fetch(`${base}/v2/health/ready?probe=1`, { method })).arrayBuffer();
+    const http = lines.slice(before).filter((l) => l.startsWith('HTTP request'));
+    expect(http).toEqual([0, 2, 3, 4, 8, 15, 9].map((n) => `HTTP request: ${n} /v2/health/ready`));
   });
 });

@@ -86,6 +86,31 @@ describe('limits on what is processed', () => {
     }
   });
 
+  it('holds compressed infer JSON to its own limit, which a setting raises', async () => {
+    const small = await start({
+      modelRepository: repo,
+      limits: { inflatedJson_bytes: 1000 },
+      grpcPort: -1,
+      metricsPort: -1,
+    });
+    try {
+      const json = JSON.stringify({
+        inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 300], data: Array(300).fill(1.5) }],
+      });
+      expect(json.length).toBeGreaterThan(1000);
+      const res = await http(small, 'POST', INFER, zlib.gzipSync(json), { 'Content-Encoding': 'gzip' });
+      expect(res.status).toBe(413);
+      expect(res.json().error).toBe(
+        "gzip request JSON inflates past the server's limit of 1000 bytes for compressed JSON; send it uncompressed, its tensors in binary, or raise --http-max-inflated-json-size",
+      );
+      // The same body under the default limit gets past inflation (to the model's own shape check).
+      const served = await http(server, 'POST', INFER, zlib.gzipSync(json), { 'Content-Encoding': 'gzip' });
+      expect(served.status).not.toBe(413);
+    } finally {
+      await small.stop();
+    }
+  });
+
   it('reads a corrupt gzip body as what inflated before the damage (here nothing), as Triton does', async () => {
     const res = await http(server, 'POST', INFER, Buffer.from('not gzip at all'), {
       'Content-Encoding': 'gzip',
@@ -161,9 +186,21 @@ describe('limits on what is processed', () => {
     expect(status).toBe(200);
   });
 
-  it('closes gRPC connections past the cap at accept, and serves again once they close', async () => {
+  /** ServerLive on a new client: OK or the status name. */
+  const live = async () => {
+    const client = grpcClient(server);
+    try {
+      return await client.call('ServerLive', {}).then(
+        () => 'OK',
+        (e: grpc.ServiceError) => grpc.status[e.code],
+      );
+    } finally {
+      client.close();
+    }
+  };
+
+  it('past the gRPC cap, an idle connection that sent its preface makes room for a new call', async () => {
     const { default: net } = await import('node:net');
-    // Connections that sent the HTTP/2 preface hold their slots (preface-less ones would make room).
     const held = await Promise.all(
       Array.from(
         { length: 3 },
@@ -177,21 +214,37 @@ describe('limits on what is processed', () => {
     );
     // Their preface has reached the server once grpc-js answers it with its SETTINGS.
     await Promise.all(held.map((s) => new Promise((resolve) => s.once('data', resolve))));
-    const live = async () => {
-      const client = grpcClient(server);
-      try {
-        return await client.call('ServerLive', {}).then(
-          () => 'OK',
-          (e: grpc.ServiceError) => grpc.status[e.code],
-        );
-      } finally {
-        client.close();
-      }
-    };
+    const closed = held.map((s) => new Promise<boolean>((resolve) => s.once('close', () => resolve(true))));
+    try {
+      expect(await live()).toBe('OK');
+      // The oldest idle one was closed to make room.
+      expect(await closed[0]).toBe(true);
+    } finally {
+      for (const s of held) s.destroy();
+    }
+  });
+
+  it('closes gRPC connections past the cap when each has a call in progress, and serves once they end', async () => {
+    // Three clients on connections of their own, each with a ModelStreamInfer stream open (answered once).
+    const clients = Array.from({ length: 3 }, () =>
+      grpcClient(server, { 'grpc.use_local_subchannel_pool': 1 }),
+    );
+    const streams = clients.map((c) =>
+      (c.client.ModelStreamInfer as () => grpc.ClientDuplexStream<object, object>)(),
+    );
+    for (const s of streams) s.on('error', () => {});
+    await Promise.all(
+      streams.map((s) => {
+        const answered = new Promise((resolve) => s.once('data', resolve));
+        s.write({ model_name: 'absent' });
+        return answered;
+      }),
+    );
     try {
       expect(await live()).toBe('UNAVAILABLE');
     } finally {
-      for (const s of held) s.destroy();
+      for (const s of streams) s.end();
+      for (const c of clients) c.close();
     }
     let answer = '';
     for (let i = 0; i < 50 && answer !== 'OK'; i++) answer = await live();

@@ -1,7 +1,8 @@
 /**
  * `bench gpt2` with multi-turn sessions against the embedded server's simulated gpt2: a ShareGPT / OpenAI-messages
  * dataset over gRPC, synthetic sessions over OpenAI chat SSE and at a session start rate under the Node runtime;
- * the dataset with think time over gRPC under real k6 when present. Checked: the summary's per-turn figures exist for every turn and no other,
+ * the dataset with think time over gRPC under real k6 when present; a cancellation share (39-A's) over gRPC
+ * under both. Checked: the summary's per-turn figures exist for every turn and no other,
  * each completed session is one last-turn request (no failures), the level's requests are the turns' sum, and
  * each turn's ISL is the workload's exact history-plus-message count.
  */
@@ -145,6 +146,30 @@ describe('bench gpt2 with conversations', () => {
         '{"messages":[{"role":"user","content":"..."},{"role":"assistant","content":"..."}]}',
     ]);
   }, 60_000);
+
+  for (const runtime of ['node', 'k6'] as const)
+    it.skipIf(runtime === 'k6' && !k6.path)(
+      `a cancellation share over gRPC under ${runtime === 'k6' ? `real k6 ${k6.skipReason}` : 'the Node runtime'}: a cancelled turn ends its session`,
+      async () => {
+        // 30 tokens take about 55 ms on gpt2's timing: a cancel at 20 ms falls inside every turn's stream.
+        const { run, results } = await benchSessions(
+          runtime,
+          [
+            ...['--conversation-num', '4', '--conversation-turn-mean', '3'],
+            ...['--request-cancellation-rate', '30', '--request-cancellation-delay', '0.02'],
+          ],
+          { INPUT_TOKENS: '20', OUTPUT_TOKENS: '30', ...(runtime === 'k6' ? { K6_BIN: k6.path! } : {}) },
+        );
+        expect(run.code, run.stderr).toBe(0);
+        // Cancelled turns are in no figure: the turns that ended carry the exact history, and a session that
+        // lost a turn is neither completed nor failed.
+        const level = checkSessions(results, 3, [20, 70, 120]);
+        expect(level.genai!.cancelled_requests).toBeGreaterThan(0);
+        const turns = level.genai!.conversation!.turns;
+        expect(turns[2]!.requests).toBeLessThan(turns[0]!.requests);
+      },
+      120_000,
+    );
 
   it.skipIf(!k6.path)(
     `the dataset with think time over gRPC under real k6 ${k6.skipReason}`,

@@ -113,6 +113,43 @@ ${schedule}`
 }`;
 }
 
+/**
+ * A multi-turn run's sessions per level and each turn's TTFT, latency and input length (the history grows turn
+ * by turn); empty for a single-turn run.
+ */
+export function conversationTable(results: readonly LevelResult[]): string {
+  const levels = results.filter((result) => result.genai?.conversation);
+  if (levels.length === 0) return '';
+  const ms = (n: number) => n.toFixed(2);
+  const rows = levels.flatMap((result) => {
+    const c = result.genai!.conversation!;
+    const d = c.session_duration_ms;
+    return c.turns.map((t) => [
+      result.name,
+      t.turn === 1 ? `${c.sessions} / ${c.failed_sessions}` : '',
+      t.turn === 1 ? `${ms(d.p50)} / ${ms(d.p95)}` : '',
+      String(t.turn),
+      String(t.requests),
+      Math.round(t.isl_avg).toString(),
+      `${ms(t.ttft_ms.p50)} / ${ms(t.ttft_ms.p95)}`,
+      `${ms(t.latency_ms.p50)} / ${ms(t.latency_ms.p95)}`,
+    ]);
+  });
+  const header = [
+    'Level',
+    'Sessions done / failed',
+    'Session p50 / p95 (ms)',
+    'Turn',
+    'Requests',
+    'ISL avg',
+    'TTFT p50 / p95 (ms)',
+    'Latency p50 / p95 (ms)',
+  ];
+  return `## Conversations: sessions and turns
+
+${table(header, rows)}`;
+}
+
 /** Where the average latency goes, per level (ms): client, network+server, and the server's own parts. */
 export function breakdownTable(results: readonly LevelResult[]): string {
   const header = [
@@ -419,7 +456,7 @@ export function reportMarkdown(report: RunReport): string {
     '',
     measured.length === 0 ? '_No level completed a request._' : levelTable(measured),
     '',
-    ...(generative ? [generativeTable(measured)] : []),
+    ...(generative ? [generativeTable(measured), conversationTable(measured)] : []),
     failureNote(report),
     unmeasuredNote(report),
     interruptedNote(report),

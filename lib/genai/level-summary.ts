@@ -9,6 +9,7 @@ import { SCHEDULED_LATENCY_METRIC, subMetricKey } from '../load/names.ts';
 import { type K6SummaryData, latencyStats_us, normalize, verdicts } from '../summary/from-summary.ts';
 import type {
   GenaiPerfStats,
+  GenerativeConversation,
   GenerativeGoodput,
   GenerativeLevel,
   GenerativeSchedule,
@@ -17,7 +18,7 @@ import type {
 } from '../summary/types.ts';
 import { ms_to_us } from '../units.ts';
 import type { Slo } from './metrics.ts';
-import { GENAI_METRICS } from './names.ts';
+import { GENAI_METRICS, turnMetricKey } from './names.ts';
 
 /** What the summary alone does not say: the SLOs goodput was judged on, and each level's VU cap. */
 export interface LevelContext {
@@ -104,6 +105,37 @@ function schedule(
   };
 }
 
+/**
+ * A multi-turn level's sessions and its turns' figures, read from the per-turn sub-metrics the scenario's
+ * probes made (`genai_ttft{scenario:c2,turn:1}`, ...); undefined for a single-turn run.
+ */
+function conversation(data: K6SummaryData, ref: PlannedLevel): GenerativeConversation | undefined {
+  const sessions = values(data, GENAI_METRICS.sessions, ref.name)['count'];
+  const failed = values(data, GENAI_METRICS.sessionsFailed, ref.name)['count'];
+  if (sessions === undefined && failed === undefined) return undefined;
+  const turns: GenerativeConversation['turns'] = [];
+  for (let turn = 1; data.metrics[turnMetricKey(GENAI_METRICS.ttft, ref.name, turn)]; turn++) {
+    const at = (metric: string) =>
+      normalize(data.metrics[turnMetricKey(metric, ref.name, turn)])?.values ?? {};
+    const latency = at(GENAI_METRICS.latency);
+    const requests = latency['count'] ?? 0;
+    if (requests === 0) continue;
+    turns.push({
+      turn,
+      requests,
+      ttft_ms: timeStats(at(GENAI_METRICS.ttft)),
+      latency_ms: timeStats(latency),
+      isl_avg: at(GENAI_METRICS.isl)['avg'] ?? 0,
+    });
+  }
+  return {
+    sessions: sessions ?? 0,
+    failed_sessions: failed ?? 0,
+    session_duration_ms: timeStats(values(data, GENAI_METRICS.sessionDuration, ref.name)),
+    turns,
+  };
+}
+
 /** One level's result; undefined when the level recorded no request (the run ended before it). */
 function levelResult(data: K6SummaryData, ref: PlannedLevel, context: LevelContext): LevelResult | undefined {
   const latency = values(data, GENAI_METRICS.latency, ref.name);
@@ -137,6 +169,8 @@ function levelResult(data: K6SummaryData, ref: PlannedLevel, context: LevelConte
   if (good) genai.goodput = good;
   const sends = schedule(data, ref, context);
   if (sends) genai.schedule = sends;
+  const sessions = conversation(data, ref);
+  if (sessions) genai.conversation = sessions;
   const scheduled = values(data, SCHEDULED_LATENCY_METRIC, ref.name);
   const l = genai.latency_ms;
   return {
@@ -217,5 +251,20 @@ export function generativeLines(results: readonly LevelResult[]): string[] {
         ? `, goodput ${f(g.goodput.requests_per_s)} req/s (${(g.goodput.good_fraction * 100).toFixed(1)}% met every SLO)`
         : '')
     );
+  });
+}
+
+/** A multi-turn run's lines, one per level: its sessions, their duration, and TTFT and ISL turn by turn. */
+export function conversationLines(results: readonly LevelResult[]): string[] {
+  const f = (n: number) => n.toFixed(2);
+  return results.flatMap((r) => {
+    const c = r.genai?.conversation;
+    if (!c) return [];
+    const d = c.session_duration_ms;
+    const byTurn = c.turns.map((t) => `${t.turn}: ${f(t.ttft_ms.p50)} ms, ISL ${Math.round(t.isl_avg)}`);
+    return [
+      `${r.name} sessions: ${c.sessions} completed, ${c.failed_sessions} failed, duration p50/p95 ${f(d.p50)}/${f(d.p95)} ms; ` +
+        `TTFT p50 by turn ${byTurn.join('; ')}`,
+    ];
   });
 }

@@ -18,13 +18,13 @@ export interface GenaiMetricDef {
   type?: GenaiMetricType;
   /** A Trend of times (k6 shows it in ms). */
   time?: boolean;
-  unit: 'ms' | 'tokens' | 'requests' | 'requests/sec' | 'tokens/sec';
+  unit: 'ms' | 'tokens' | 'requests' | 'sessions' | 'requests/sec' | 'tokens/sec';
   /** How it is computed (docs/generative-metrics.md says it for users). */
   formula: string;
   /** Which way is better; undefined for a plain count. */
   better?: 'lower' | 'higher';
-  /** What it needs: the request's record, the budget's SLOs, an open loop. */
-  needs: 'record' | 'slo' | 'open loop' | 'level';
+  /** What it needs: the request's record, the budget's SLOs, an open loop, multi-turn sessions. */
+  needs: 'record' | 'slo' | 'open loop' | 'level' | 'conversation';
   /** Threshold that makes the per-level sub-metric show in k6's summary. */
   probe?: string;
   /** Short label of the report and the summary lines. */
@@ -183,6 +183,37 @@ export const GENAI_METRIC_DEFS = {
     probe: 'count>=0',
     label: 'late sends',
   },
+  sessionDuration: {
+    name: 'genai_session_duration',
+    type: 'trend',
+    time: true,
+    unit: 'ms',
+    formula: "first turn's send to the last turn's stream end, think times included; completed sessions",
+    better: 'lower',
+    needs: 'conversation',
+    probe: 'max>=0',
+    label: 'session duration',
+  },
+  sessions: {
+    name: 'genai_sessions',
+    type: 'counter',
+    unit: 'sessions',
+    formula: 'sessions whose every turn succeeded',
+    needs: 'conversation',
+    probe: 'count>=0',
+    label: 'sessions',
+  },
+  sessionsFailed: {
+    name: 'genai_sessions_failed',
+    type: 'counter',
+    unit: 'sessions',
+    formula:
+      'sessions stopped at a failed turn (the later turns are not sent: their history would lack the answer)',
+    better: 'lower',
+    needs: 'conversation',
+    probe: 'count>=0',
+    label: 'failed sessions',
+  },
   requestThroughput: {
     unit: 'requests/sec',
     formula: 'successful requests / the level window',
@@ -237,7 +268,8 @@ function typeAndUnit(def: GenaiMetricDef): string {
 export function k6MetricsTable(): string {
   const rows = RECORDED_GENAI_METRICS.map((key) => {
     const def: GenaiMetricDef = GENAI_METRIC_DEFS[key];
-    const when = def.needs === 'open loop' ? 'open loop: ' : '';
+    const when =
+      def.needs === 'open loop' ? 'open loop: ' : def.needs === 'conversation' ? 'multi-turn: ' : '';
     return `| \`${def.name}\` | ${typeAndUnit(def)} | ${def.better ?? ''} | ${when}${def.formula} |`;
   });
   return ['| k6 metric | type, unit | better | what |', '|---|---|---|---|', ...rows].join('\n');

@@ -15,3 +15,17 @@ export const GENAI_METRICS = Object.fromEntries(
  * writes and no summary indexes). Its `scenario` tag names the level.
  */
 export const GENAI_RECORD = { metric: 'genai_record', metadata: 'record' } as const;
+
+/**
+ * Tag of a multi-turn run's request samples: the turn's index in its session, from 1. The summary reads
+ * `genai_ttft{scenario:c2,turn:3}` (tags in alphabetical order, as lib/load/names.ts subWindowKey's).
+ */
+export const TURN_TAG = 'turn';
+
+/** A per-turn sub-metric key of a level. */
+export function turnMetricKey(metric: string, scenario: string, turn: number): string {
+  return `${metric}{scenario:${scenario},${TURN_TAG}:${turn}}`;
+}
+
+/** The metrics recorded per turn (tagged `turn`) whose per-turn sub-metrics the summary reads. */
+export const PER_TURN_METRICS = ['ttft', 'latency', 'isl'] as const;

@@ -32,9 +32,14 @@ export function scheduleLines(results: readonly LevelResult[]): string[] {
     const vus = s.vus === undefined ? 'every VU' : s.vus === 1 ? 'its one VU' : `all ${s.vus} VUs`;
     const cap = s.capped ? `${vus} (--max-vus) busy streaming` : `${vus} busy streaming (raise --max-vus)`;
     const dropped = r.dropped_iterations > 0 ? ` and ${r.dropped_iterations} were dropped` : '';
+    // A multi-turn level's rate starts sessions: what it got is sessions ended per second.
+    const c = r.genai!.conversation;
+    const got = c
+      ? `${f((c.sessions + c.failed_sessions) / r.window_s)} sessions/s`
+      : `${f(r.genai!.requests_per_s)} req/s`;
     return [
       `${r.name}: could not keep up: ${s.late_sends} of ${s.sends} sends left over ${LATE_SEND_MS} ms late${dropped}, ` +
-        `${cap}; ${lag}; the server got ${f(r.genai!.requests_per_s)} req/s of the ${r.level} asked`,
+        `${cap}; ${lag}; the server got ${got} of the ${r.level} asked`,
     ];
   });
 }

@@ -52,6 +52,30 @@ export interface GenerativeLevel {
   cancelled_requests?: number;
   /** Where ISL and OSL came from: the server's count, the model's tokenizer, or an estimate. */
   token_sources?: { input: 'server' | 'tokenizer' | 'estimate'; output: 'server' | 'tokenizer' | 'estimate' };
+  /** A multi-turn run's sessions and per-turn figures (lib/genai/conversation.ts). */
+  conversation?: GenerativeConversation;
+}
+
+/** A level's multi-turn sessions: how many ended, how long they took, and each turn's figures. */
+export interface GenerativeConversation {
+  /** Sessions whose every turn succeeded. */
+  sessions: number;
+  /** Sessions stopped at a failed turn. */
+  failed_sessions: number;
+  /** Completed sessions' first send to last stream end, think times included. */
+  session_duration_ms: TimeStats_ms;
+  /** By turn index (from 1), the turns that succeeded. */
+  turns: GenerativeTurn[];
+}
+
+/** One turn index's figures over a level's sessions. */
+export interface GenerativeTurn {
+  turn: number;
+  requests: number;
+  ttft_ms: TimeStats_ms;
+  latency_ms: TimeStats_ms;
+  /** Input tokens (history plus message), average. */
+  isl_avg: number;
 }
 
 /** A level's goodput: its requests that met every SLO given. */

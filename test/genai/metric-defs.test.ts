@@ -24,6 +24,9 @@ describe('generative metric definitions', () => {
       good: 'genai_good',
       sendLag: 'genai_send_lag',
       lateSends: 'genai_late_sends',
+      sessionDuration: 'genai_session_duration',
+      sessions: 'genai_sessions',
+      sessionsFailed: 'genai_sessions_failed',
     });
   });
 

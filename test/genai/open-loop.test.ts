@@ -47,6 +47,14 @@ describe('a generative open-loop level', () => {
     ]);
   });
 
+  it('a multi-turn level says the sessions per second the server got, the rate it was asked', () => {
+    const data = summary(12, 0);
+    data.metrics['genai_sessions{scenario:r4}'] = { values: { count: 7 } };
+    data.metrics['genai_sessions_failed{scenario:r4}'] = { values: { count: 1 } };
+    const [level] = generativeLevels(data, [R4], { vus: () => 2, capped: true });
+    expect(scheduleLines([level!])[0]).toMatch(/; the server got 1\.60 sessions\/s of the 4 asked$/);
+  });
+
   it("counts k6's dropped iterations as not keeping up, and suggests more VUs when none were set", () => {
     const [level] = generativeLevels(summary(0, 3), [R4], { vus: () => 9 });
     expect(scheduleLines([level!])[0]).toContain(

@@ -6,7 +6,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GPT2 } from '../../models/generative.ts';
-import { ensurePromptWorkload, withPromptWorkload } from '../../payloads/prompt-workload.ts';
+import {
+  conversationsAsked,
+  ensureConversationWorkload,
+  ensurePromptWorkload,
+  withPromptWorkload,
+} from '../../payloads/prompt-workload.ts';
 import { tempDirs } from '../temp-dirs.ts';
 
 describe('the prompt workload of a bench', () => {
@@ -47,5 +52,78 @@ describe('the prompt workload of a bench', () => {
       OUTPUT_TOKENS: '5',
     });
     expect(withPromptWorkload('mnist', {}, {}, { outDir })).toEqual({});
+  });
+});
+
+describe('the conversation workload of a bench', () => {
+  const tmp = tempDirs('k6t-conversations-');
+
+  it('is made from the conversation settings once, then found in the cache; PAYLOAD names it', () => {
+    const outDir = tmp();
+    const env = {
+      INPUT_TOKENS: '10',
+      OUTPUT_TOKENS: '4',
+      CONVERSATION_NUM: '3',
+      CONVERSATION_TURN_MEAN: '2',
+      CONVERSATION_TURN_DELAY_MEAN: '30',
+    };
+    const made = ensureConversationWorkload(GPT2, env, { outDir });
+    expect(made.cached).toBe(false);
+    expect(made.workload.conversations.map((c) => c.turns.map((t) => [t.inputTokens, t.delay_ms]))).toEqual(
+      Array(3).fill([
+        [10, 0],
+        [24, 30],
+      ]),
+    );
+    const again = ensureConversationWorkload(GPT2, env, { outDir });
+    expect([again.cached, again.workloadPath]).toEqual([true, made.workloadPath]);
+    expect(withPromptWorkload('gpt2', env, {}, { outDir })).toEqual({ ...env, PAYLOAD: made.workloadPath });
+    expect(conversationsAsked({ INPUT_TOKENS: '10' })).toBe(false);
+  });
+
+  it('a conversation dataset makes the run multi-turn by itself', () => {
+    const outDir = tmp();
+    const dataset = join(tmp(), 'chat.jsonl');
+    writeFileSync(
+      dataset,
+      '{"messages":[{"role":"user","content":"a b"},{"role":"assistant","content":"c"}]}\n',
+    );
+    expect(conversationsAsked({ DATASET: dataset })).toBe(true);
+    const settings = withPromptWorkload('gpt2', { DATASET: dataset }, {}, { outDir });
+    const workload = JSON.parse(readFileSync(settings['PAYLOAD']!, 'utf8'));
+    expect(workload.format).toBe('k6-triton-conversations/1');
+    expect(workload.answers).toBe('dataset');
+  });
+
+  it('refuses settings that do not apply, with one line each', () => {
+    const outDir = tmp();
+    const prompts = join(tmp(), 'prompts.jsonl');
+    writeFileSync(prompts, '{"text":"a b c"}\n');
+    const chat = join(tmp(), 'chat.jsonl');
+    writeFileSync(chat, '{"messages":[{"role":"user","content":"a b"}]}\n');
+    expect(() =>
+      withPromptWorkload('gpt2', { DATASET: prompts, CONVERSATION_NUM: '2' }, {}, { outDir }),
+    ).toThrow(
+      `dataset ${prompts} holds single prompts, not conversations; give a JSONL file of "conversations" or "messages" lines, or drop the conversation settings`,
+    );
+    expect(() =>
+      withPromptWorkload('gpt2', { DATASET: chat, CONVERSATION_TURN_MEAN: '3' }, {}, { outDir }),
+    ).toThrow(
+      `CONVERSATION_TURN_MEAN (--conversation-turn-mean) makes synthetic sessions; the dataset ${chat} gives its own turns: drop one`,
+    );
+    expect(() =>
+      withPromptWorkload('gpt2', { PREFIX_TOKENS: '4', CONVERSATION_TURN_MEAN: '3' }, {}, { outDir }),
+    ).toThrow(/^PREFIX_TOKENS \(--prefix-tokens\) does not apply to conversations/);
+    expect(() =>
+      withPromptWorkload('gpt2', { PROMPT_SALT: '7', CONVERSATION_TURN_MEAN: '3' }, {}, { outDir }),
+    ).toThrow(
+      'PROMPT_SALT=7 (--prompt-salt): conversations are not salted, every level sends the same sessions; drop it or set it to off',
+    );
+    expect(
+      withPromptWorkload('gpt2', { PROMPT_SALT: 'off', CONVERSATION_NUM: '2' }, {}, { outDir })['PAYLOAD'],
+    ).toMatch(/conversations-s1-\w+\/workload\.json$/);
+    expect(() => withPromptWorkload('repeat', { CONVERSATION_NUM: '3' }, {}, { outDir })).toThrow(
+      'CONVERSATION_NUM (--conversation-num): repeat takes no prompt, so it has no conversation to carry; use a prompt model (gpt2) or drop the conversation settings',
+    );
   });
 });

@@ -33,6 +33,7 @@ import type { K6SummaryData } from '../../../lib/summary/from-summary.ts';
 import { generativeBudgetExprs, type TokenBudget } from '../../../lib/genai/budget.ts';
 import { EMPTY_FINAL_PARAMETER, readDecoupledResponse } from '../../../lib/genai/decoupled.ts';
 import {
+  conversationLines,
   generativeLevels,
   generativeLines,
   type TokenSources,
@@ -43,7 +44,19 @@ import { drawLength, type GenerativeSettings } from '../../../lib/genai/settings
 import { fixedLength } from '../../../lib/settings/kinds.ts';
 import { createRandom } from '../../../lib/random/random.ts';
 import { type GenerationRecord, meetsSlo, requestMetrics, type Slo } from '../../../lib/genai/metrics.ts';
-import { GENAI_RECORD } from '../../../lib/genai/names.ts';
+import {
+  GENAI_METRICS,
+  GENAI_RECORD,
+  PER_TURN_METRICS,
+  TURN_TAG,
+  turnMetricKey,
+} from '../../../lib/genai/names.ts';
+import {
+  type ConversationWorkload,
+  isConversationWorkload,
+  parseConversationWorkload,
+} from '../../../lib/genai/conversation.ts';
+import type { ModelEntry } from '../../../models/types.ts';
 import {
   GENAI_METRIC_DEFS,
   type GenaiMetricDef,
@@ -151,6 +164,14 @@ export interface PlannedRequest {
   /** A prompt model's prompt and its salt slots (lib/genai/salt.ts), when it can be salted. */
   prompt?: string;
   salt?: SaltSlots;
+  /** A multi-turn run: its samples' tags, the turn in its session from 1 (`turn`), made once. */
+  tags?: Record<string, string>;
+}
+
+/** A multi-turn session: its turns as indexes into the planned requests, and the think time before each. */
+export interface PlannedSession {
+  requests: number[];
+  delays_ms: number[];
 }
 
 /** The requests a run sends in turn, and where their input lengths came from. */
@@ -159,7 +180,12 @@ export interface PlannedRequests {
   inputSource: TokenSource;
   /** The words salts are spelled in, when the requests have salt slots. */
   saltAlphabet?: string[];
+  /** A conversation workload's sessions (lib/genai/conversation.ts): each iteration then plays one. */
+  sessions?: PlannedSession[];
 }
+
+/** The most turns whose figures are reported one by one; later turns count in the level's totals only. */
+export const REPORTED_TURNS = 20;
 
 /**
  * The run's requests. A repeat model gets `outputTokens` values to send back with the requested delays. A
@@ -209,7 +235,23 @@ export function plannedRequests(
     };
   };
   if (payload) {
-    const workload = parseWorkload(readText(payload), payload);
+    const text = readText(payload);
+    if (isConversationWorkload(text)) {
+      const conversations = parseConversationWorkload(text, payload);
+      const requests: PlannedRequest[] = [];
+      const sessions = conversations.conversations.map((c) => ({
+        delays_ms: c.turns.map((t) => t.delay_ms),
+        requests: c.turns.map(
+          (t, k) =>
+            requests.push({
+              ...plan(t.prompt, t.inputTokens, t.outputTokens),
+              tags: { [TURN_TAG]: String(k + 1) },
+            }) - 1,
+        ),
+      }));
+      return { requests, inputSource: conversations.inputTokenSource, sessions };
+    }
+    const workload = parseWorkload(text, payload);
     return {
       requests: workload.requests.map((r) => plan(r.prompt, r.inputTokens, r.outputTokens, r.salt)),
       inputSource: workload.inputTokenSource,
@@ -228,15 +270,26 @@ export function plannedRequests(
   };
 }
 
-/** The per-level thresholds: the budget where it applies, probes for everything the summary reads. */
-function thresholds(run: RunPlan, tokens: TokenBudget): Record<string, string[]> {
+/** Whether a VU records a metric: the open loop's only in an open loop, the sessions' only in a multi-turn run. */
+function recorded(def: GenaiMetricDef, openLoop: boolean, turns: number): boolean {
+  return (def.needs !== 'open loop' || openLoop) && (def.needs !== 'conversation' || turns > 0);
+}
+
+/**
+ * The per-level thresholds: the budget where it applies, probes for everything the summary reads (in a
+ * multi-turn run, `turns` > 0, per turn too).
+ */
+function thresholds(run: RunPlan, tokens: TokenBudget, turns: number): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   const openLoop = run.load.mode === 'request-rate';
   const probes: Record<string, string> = openLoop ? { [SCHEDULED_LATENCY_METRIC]: 'max>=0' } : {};
   for (const key of RECORDED_GENAI_METRICS) {
     const def: GenaiMetricDef = GENAI_METRIC_DEFS[key];
-    if (def.probe && (def.needs !== 'open loop' || openLoop)) probes[def.name!] = def.probe;
+    if (def.probe && recorded(def, openLoop, turns)) probes[def.name!] = def.probe;
   }
+  for (const { name } of run.plan.levels)
+    for (let turn = 1; turn <= Math.min(turns, REPORTED_TURNS); turn++)
+      for (const key of PER_TURN_METRICS) out[turnMetricKey(GENAI_METRICS[key], name, turn)] = ['max>=0'];
   probes['dropped_iterations'] = 'count>=0';
   for (const { name } of run.plan.levels) {
     const budgets = generativeBudgetExprs(run.budget, run.overrides, tokens, name);
@@ -269,15 +322,15 @@ function vusOf(options: Options): (level: string) => number | undefined {
 
 /** A k6 metric a stream request is scored into. */
 interface StreamMetric {
-  add(value: number | boolean): void;
+  add(value: number | boolean, tags?: Record<string, string>): void;
 }
 
-/** The metrics a VU records, made from their definitions (metric-defs.ts); the open loop's only in one. */
-function streamMetrics(openLoop: boolean) {
+/** The metrics a VU records, made from their definitions (metric-defs.ts), as recorded() says. */
+function streamMetrics(openLoop: boolean, turns: number) {
   const made = {} as Record<RecordedGenaiMetricKey, StreamMetric>;
   for (const key of RECORDED_GENAI_METRICS) {
     const def: GenaiMetricDef = GENAI_METRIC_DEFS[key];
-    if (def.needs === 'open loop' && !openLoop) continue;
+    if (!recorded(def, openLoop, turns)) continue;
     const name = def.name!;
     made[key] =
       def.type === 'counter'
@@ -297,6 +350,8 @@ interface StreamState {
   settings: Settings;
   protocol: StreamProtocol;
   requests: PlannedRequest[];
+  /** A multi-turn run's sessions; each iteration plays one. */
+  sessions?: PlannedSession[];
   /** Over SSE: the extension's module and each planned request's URL and body; over gRPC, undefined. */
   sse?: ReturnType<typeof loadSseModule>;
   sseRequests?: ReturnType<typeof sseRequest>[];
@@ -339,41 +394,47 @@ function keep(state: StreamState, record: GenerationRecord): void {
   delete metadata[GENAI_RECORD.metadata];
 }
 
+/** What became of a request: answered, failed, or cancelled on purpose. */
+type Outcome = 'ok' | 'failed' | 'cancelled';
+
 /**
- * The stream kind's scorer: a finished request into the k6 metrics; a failure counted and, once per VU, logged;
- * a request cancelled on purpose only counted as cancelled (its record is not kept for rescoring either).
+ * The stream kind's scorer: a finished request into the k6 metrics (a session's turn tagged with `tags`); a
+ * failure counted and, once per VU, logged; a request cancelled on purpose only counted as cancelled (its record
+ * is not kept for rescoring either). Returns what became of it.
  */
 function score(
   state: StreamState,
   record: GenerationRecord,
   asked: PlannedRequest,
   cancelled: boolean,
-): void {
+  tags?: Record<string, string>,
+): Outcome {
   const { metrics } = state;
   if (cancelled && wasCancelled(record)) {
-    metrics.cancelled.add(1);
-    return;
+    metrics.cancelled.add(1, tags);
+    return 'cancelled';
   }
   keep(state, record);
   const m = requestMetrics(record);
-  metrics.failed.add(!m.ok);
-  metrics.good.add(meetsSlo(m, state.slo));
+  metrics.failed.add(!m.ok, tags);
+  metrics.good.add(meetsSlo(m, state.slo), tags);
   if (!m.ok) {
     // Warm-up requests cut at the window's start end this way by design: only a level's failures are news.
     if (!state.warned && parseLevelName(exec.scenario.name))
       console.warn(`${state.settings.modelName} on ${state.target}: ${m.error}`);
     if (parseLevelName(exec.scenario.name)) state.warned = true;
-    return;
+    return 'failed';
   }
-  metrics.ttft.add(m.ttft_ms!);
-  metrics.latency.add(m.latency_ms!);
-  if (m.itl_ms !== undefined) metrics.itl.add(m.itl_ms);
-  for (const gap of m.gaps_ms) metrics.chunkGap.add(gap);
-  metrics.outputTokens.add(m.outputTokens ?? 0);
-  metrics.osl.add(m.outputTokens);
-  metrics.isl.add(m.inputTokens);
-  metrics.requestedOsl.add(asked.outputTokens);
-  if (m.outputTokens !== asked.outputTokens) metrics.oslMismatch.add(1);
+  metrics.ttft.add(m.ttft_ms!, tags);
+  metrics.latency.add(m.latency_ms!, tags);
+  if (m.itl_ms !== undefined) metrics.itl.add(m.itl_ms, tags);
+  for (const gap of m.gaps_ms) metrics.chunkGap.add(gap, tags);
+  metrics.outputTokens.add(m.outputTokens ?? 0, tags);
+  metrics.osl.add(m.outputTokens, tags);
+  metrics.isl.add(m.inputTokens, tags);
+  metrics.requestedOsl.add(asked.outputTokens, tags);
+  if (m.outputTokens !== asked.outputTokens) metrics.oslMismatch.add(1, tags);
+  return 'ok';
 }
 
 /** One request on its own gRPC stream; `finish` scores it when the stream ends. */
@@ -418,24 +479,35 @@ function saltedFor(state: StreamState, asked: PlannedRequest): string | undefine
  * `due_ms`: its scheduled send, in an open loop, for the scheduled-start latency when the stream ends.
  */
 function streamOne(state: StreamState, i: number, due_ms?: number): void {
-  const asked = state.requests[i % state.requests.length]!;
+  streamRequest(
+    state,
+    i % state.requests.length,
+    due_ms === undefined ? undefined : () => state.pacer.ended(due_ms),
+  );
+}
+
+/**
+ * Planned request `i` over gRPC or SSE, salted and cancelled as the run asks; when its stream ends it is scored
+ * (its samples tagged with `tags`), then `ended` hears what became of it.
+ */
+function streamRequest(
+  state: StreamState,
+  i: number,
+  ended?: (outcome: Outcome) => void,
+  tags?: Record<string, string>,
+): void {
+  const asked = state.requests[i]!;
   const cancel = state.cancel.next();
   // A cancelled request's stream times out at its delay: k6's one per-stream cancel (cancel.ts).
   const timeout = cancel ? cancelTimeout(state.generative.cancelDelay_ms) : '120s';
-  const finish = (record: GenerationRecord) => {
-    if (due_ms !== undefined) state.pacer.ended(due_ms);
-    score(state, record, asked, cancel);
+  const done = (record: GenerationRecord) => {
+    const outcome = score(state, record, asked, cancel, tags);
+    ended?.(outcome);
   };
   const prompt = saltedFor(state, asked);
   const inputs = prompt ? promptInputs(state.generative.backend, prompt, asked.outputTokens) : undefined;
   if (!state.sseRequests) {
-    grpcOne(
-      state,
-      asked,
-      inputs ? requestBody(state.settings.modelName, inputs) : asked.body,
-      timeout,
-      finish,
-    );
+    grpcOne(state, asked, inputs ? requestBody(state.settings.modelName, inputs) : asked.body, timeout, done);
     return;
   }
   const request = inputs
@@ -455,7 +527,48 @@ function streamOne(state: StreamState, i: number, due_ms?: number): void {
     inputTokens: asked.inputTokens,
     timeout,
     now,
-    score: finish,
+    score: done,
+  });
+}
+
+/**
+ * Session `i` of the planned ones (round robin) on this VU and its connection: each turn sent when the one
+ * before has ended and its think time passed; a failed turn ends the session (its answer is missing from the
+ * next turn's history). The promise resolves when the session is over, so the iteration lasts as long under
+ * both runtimes. `due_ms`: the session's scheduled start, in an open loop; its first turn's end closes it.
+ */
+function streamSession(state: StreamState, i: number, due_ms?: number): Promise<void> {
+  const sessions = state.sessions!;
+  const session = sessions[i % sessions.length]!;
+  const { metrics } = state;
+  const start = now();
+  // The level the session belongs to: a session its level's end cut sends no more turns (under the Node
+  // runtime a cut iteration's timers could otherwise fire into the next scenario; real k6 drops them).
+  const level = exec.scenario.name;
+  return new Promise((resolve) => {
+    // Only a session's turns carry their index: a warm-up's single requests would count in no session.
+    const turn = (k: number): void =>
+      streamRequest(state, session.requests[k]!, ended(k), state.requests[session.requests[k]!]!.tags);
+    const ended = (k: number) => (outcome: Outcome) => {
+      if (k === 0 && due_ms !== undefined) state.pacer.ended(due_ms);
+      // A cancelled turn is a user leaving: the session ends, counted in genai_cancelled only.
+      if (outcome === 'cancelled') resolve();
+      else if (outcome === 'failed') {
+        metrics.sessionsFailed.add(1);
+        resolve();
+      } else if (k + 1 === session.requests.length) {
+        metrics.sessionDuration.add(now() - start);
+        metrics.sessions.add(1);
+        resolve();
+      } else {
+        const delay = session.delays_ms[k + 1]!;
+        const next = () => (exec.scenario.name === level ? turn(k + 1) : resolve());
+        // No timer for no think time: the next turn leaves as the answer ends.
+        if (delay > 0) setTimeout(next, delay);
+        else next();
+      }
+    };
+    turn(0);
   });
 }
 
@@ -468,8 +581,10 @@ function takeSalt(state: StreamState, data: SetupData | undefined): void {
  * The stream kind's send, called by the pacer when the request is due: a recorded schedule (a trace) names
  * the request each send makes; otherwise send n makes request n.
  */
-function sendStream(state: StreamState): void {
+function sendStream(state: StreamState): void | Promise<void> {
   const { pacer } = state;
+  if (state.sessions)
+    return state.open ? streamSession(state, pacer.slot(), pacer.due()) : streamSession(state, pacer.slot());
   if (state.open) streamOne(state, pacer.named() ?? pacer.slot(), pacer.due());
   else streamOne(state, pacer.slot());
 }
@@ -512,7 +627,13 @@ function summary(
     sources: context.sources,
   });
   const missed = missedBudgetLines(results);
-  const lines = [...generativeLines(results), ...tokenLines(results), ...scheduleLines(results), ...missed];
+  const lines = [
+    ...generativeLines(results),
+    ...conversationLines(results),
+    ...tokenLines(results),
+    ...scheduleLines(results),
+    ...missed,
+  ];
   const { verdict, reasons } = judgeLevels(
     results,
     run.plan.levels.map((l) => l.name),
@@ -524,6 +645,25 @@ function summary(
   return out;
 }
 
+/**
+ * The entry a multi-turn run plans with: an iteration lasts a session, its average turns of the calibrated
+ * stream and its average think time, so an open-loop level starts with VUs for the sessions it keeps in flight.
+ */
+export function sessionEntry(model: ModelEntry, workload: ConversationWorkload): ModelEntry {
+  const request_s = model.load.request_s;
+  if (request_s === undefined) return model;
+  let turns = 0;
+  let think_ms = 0;
+  for (const c of workload.conversations)
+    for (const t of c.turns) {
+      turns++;
+      think_ms += t.delay_ms;
+    }
+  const sessions = workload.conversations.length;
+  const session_s = (turns / sessions) * request_s + think_ms / sessions / 1000;
+  return { ...model, load: { ...model.load, request_s: session_s } };
+}
+
 /** Builds the generative scenario; call at the top level (init context) with the text of its budget file. */
 export function generativeTest(
   entry: GenerativeModelEntry,
@@ -531,16 +671,28 @@ export function generativeTest(
   budgetPath: string,
 ): GenerativeTest {
   const env = __ENV as Record<string, string | undefined>;
-  // The same resolver as the bench's (measure/core/target.ts): both sides agree on levels, windows, budget.
-  const run = resolveRunPlan(generativeModelEntry(entry), env, budgetJson, budgetPath, (path) => open(path));
+  // The workload is read once though both the plan (a session's length) and the requests need it.
+  const texts: Record<string, string> = {};
+  const readText = (path: string): string => {
+    texts[path] ??= open(path);
+    return texts[path]!;
+  };
+  // The same resolver as the bench's (measure/core/target.ts): both sides agree on levels, windows, budget;
+  // a multi-turn run's iteration is a session, so its open-loop levels get VUs for sessions in flight.
+  const model = generativeModelEntry(entry);
+  const payloadText = env.PAYLOAD ? readText(env.PAYLOAD) : '';
+  const scaled = isConversationWorkload(payloadText)
+    ? sessionEntry(model, parseConversationWorkload(payloadText, env.PAYLOAD!))
+    : model;
+  const run = resolveRunPlan(scaled, env, budgetJson, budgetPath, readText);
   const { settings } = run;
   const protocol = settings.protocol as StreamProtocol;
-  const { requests, inputSource, saltAlphabet } = plannedRequests(
+  const { requests, inputSource, saltAlphabet, sessions } = plannedRequests(
     entry,
     settings.modelName,
     run.generative!,
     settings.payload,
-    (path) => open(path),
+    readText,
   );
   // OpenAI streams end with usage, the server's own counts (record.ts takes them); elsewhere output lengths come
   // from the stream's responses, one token each as the LLM backends stream: an estimate.
@@ -550,11 +702,13 @@ export function generativeTest(
     : { input: inputSource, output: 'estimate' };
   const { tokens } = run;
   const slo = budgetSlo(tokens, run.limits.p95_ms);
+  // A multi-turn run: the most turns of a session, whose figures are reported turn by turn.
+  const turns = sessions?.reduce((most, x) => Math.max(most, x.requests.length), 0) ?? 0;
   const options: Options = {
     ...run.options,
     // genai-perf's exports have p1, p5, p10, p25 and p75 as well (lib/genai/genai-perf-csv.ts, -json.ts).
     summaryTrendStats: [...(run.options.summaryTrendStats ?? []), 'p(1)', 'p(5)', 'p(10)', 'p(25)', 'p(75)'],
-    thresholds: thresholds(run, tokens),
+    thresholds: thresholds(run, tokens, turns),
   };
   const windowRecord = createWindowRecord(env);
   const overGrpc = protocol === 'grpc';
@@ -576,11 +730,12 @@ export function generativeTest(
   const blocking = blockingCallsAllowed();
   // Open loop: when each measured request was due, and how late it left and ended against that (the pacer).
   const openLoop = run.load.mode === 'request-rate';
-  const metrics = streamMetrics(openLoop);
+  const metrics = streamMetrics(openLoop, turns);
   const state: StreamState = {
     settings,
     protocol,
     requests,
+    ...(sessions ? { sessions } : {}),
     ...(overGrpc ? {} : { sse: loadSseModule(protocol), sseRequests }),
     target: sseRequests?.[0]?.url ?? settings.grpcUrl,
     client,

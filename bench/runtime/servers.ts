@@ -193,6 +193,10 @@ export function benchVu(
     onRetire(fn) {
       retire.push(fn);
     },
+    // Never interrupted: the bench runs whole requests.
+    onInterrupt() {
+      return () => undefined;
+    },
     async retire() {
       for (const fn of retire) await fn();
     },

@@ -71,6 +71,12 @@ export interface VuState {
   emitLater<T>(build: (input: T) => Sample[], input: T): void;
   /** Registers a clean-up (close connections) run when the VU is retired or the test ends. */
   onRetire(fn: () => void | Promise<void>): void;
+  /**
+   * Registers `fn` to run if the running iteration is interrupted (gracefulStop over, the test stopped): k6
+   * cancels the VU's context then, which ends the iteration's streams and drops their later events. Returns
+   * the function that unregisters it (call it when the stream ends by itself).
+   */
+  onInterrupt(fn: () => void): () => void;
 }
 
 /** The VU whose code runs synchronously now. */

@@ -61,6 +61,7 @@ export class VU implements VuState {
   /** Set while the engine waits for scriptTimers: called when they are done, or with a callback's error. */
   onTimersDone: ((err?: unknown) => void) | null = null;
   readonly #retireFns: (() => void | Promise<void>)[] = [];
+  readonly #interruptFns = new Set<() => void>();
   readonly #timers = new Set<NodeJS.Timeout>();
 
   /** The VU's number among this worker's (exec.vu.idInInstance); idInTest is the test's (workers/plan.ts). */
@@ -149,6 +150,18 @@ export class VU implements VuState {
     this.#retireFns.push(fn);
   }
 
+  onInterrupt(fn: () => void): () => void {
+    this.#interruptFns.add(fn);
+    return () => void this.#interruptFns.delete(fn);
+  }
+
+  /** Runs the interrupt hooks of the iteration's open streams (each once). */
+  #runInterruptFns(): void {
+    const fns = [...this.#interruptFns];
+    this.#interruptFns.clear();
+    for (const fn of fns) fn();
+  }
+
   /**
    * k6's sleep(): adds to the VU's sleep debt and returns a thenable. `await sleep(1)` waits;
    * a bare `sleep(1)` (k6 scripts' usual form) still holds the iteration open until the debt
@@ -196,6 +209,7 @@ export class VU implements VuState {
     for (const t of this.#timers) clearTimeout(t);
     this.#timers.clear();
     this.cancelScriptTimers();
+    this.#runInterruptFns();
     this.interrupt?.();
   }
 
@@ -206,6 +220,7 @@ export class VU implements VuState {
     for (const t of this.#timers) clearTimeout(t);
     this.#timers.clear();
     this.cancelScriptTimers();
+    this.#runInterruptFns();
     this.interrupt?.();
     await Promise.allSettled(this.#retireFns.splice(0).map(async (fn) => fn()));
   }

@@ -60,12 +60,17 @@ export async function startEchoServer(): Promise<EchoServer> {
       }, req.delay_ms ?? 0);
     },
     Chat: (call: grpcjs.ServerDuplexStream<EchoMsg, EchoMsg>) => {
+      // Each message is echoed after its delay_ms, in order; the stream ends after the last echo.
+      let echoed: Promise<void> = Promise.resolve();
       call.on('data', (m: EchoMsg) => {
-        if (m.fail_with_code)
-          call.emit('error', { code: m.fail_with_code, details: 'stream failed on purpose' });
-        else call.write(m);
+        echoed = echoed.then(async () => {
+          if (m.delay_ms) await new Promise((r) => setTimeout(r, m.delay_ms));
+          if (m.fail_with_code)
+            call.emit('error', { code: m.fail_with_code, details: 'stream failed on purpose' });
+          else if (!call.cancelled) call.write(m);
+        });
       });
-      call.on('end', () => call.end());
+      call.on('end', () => void echoed.then(() => call.end()));
     },
     Repeat: (call: grpcjs.ServerWritableStream<EchoMsg, EchoMsg>) => {
       for (let i = 0; i < (call.request.inner?.count ?? 0); i++) call.write(call.request);

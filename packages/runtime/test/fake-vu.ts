@@ -33,6 +33,9 @@ export function fakeVu(opts: Partial<ModuleOptions> & { idInTest?: number; tags?
     onRetire(fn) {
       retireFns.push(fn);
     },
+    onInterrupt() {
+      return () => undefined;
+    },
     async retire() {
       for (const fn of retireFns.splice(0)) await fn();
     },

@@ -322,6 +322,20 @@ describe.skipIf(!K6)('agreement with real k6', () => {
     expect(checkCounts(n.summary?.root_group)).toEqual(checks);
   });
 
+  it('gRPC stream cut by gracefulStop: its late answer reaches no one, not the next scenario', async () => {
+    const { k6: k, node: n } = await runBoth(k6, 'grpc-interrupted-stream.js', {
+      env: { GRPC_ADDR: grpc.addr },
+    });
+    expect(k.code, k.stderr).toBe(0);
+    expect(n.code, n.stderr).toBe(0);
+    // The level's four iterations ran (1.1 s to 2.3 s), past the answer at 1.5 s, on the VU the warm-up used.
+    expect(count(k, 'iterations')).toBe(4);
+    expect(count(n, 'iterations')).toBe(count(k, 'iterations'));
+    for (const m of ['late_answers', 'grpc_streams_msgs_received'])
+      expect({ m, node: count(n, m) }).toEqual({ m, node: count(k, m) });
+    expect(count(k, 'late_answers')).toBe(0);
+  });
+
   it('gRPC healthCheck(): statuses, HealthCheck* constants, NotFound for an unknown service', async () => {
     const { k6: k, node: n } = await runBoth(k6, 'grpc-health.js', { env: { GRPC_ADDR: grpc.addr } });
     expect(k.code, k.stderr).toBe(0);

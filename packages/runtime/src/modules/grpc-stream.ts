@@ -71,8 +71,19 @@ export class Stream {
     let done!: () => void;
     const finished = new Promise<void>((r) => (done = r));
     open.track(vu, finished);
+    // An interrupted iteration's stream is cancelled and heard no more, as k6's ends with the VU's context:
+    // its late answers must not reach the next iteration (or the next scenario) of this VU.
+    let interrupted = false;
+    const unhook = vu.onInterrupt(() => {
+      interrupted = true;
+      this.#closed = true;
+      this.#writing = false;
+      this.#call.cancel();
+      done();
+    });
 
     this.#call.on('data', (buf: Buffer) => {
+      if (interrupted) return;
       vu.emit([{ metric: 'grpc_streams_msgs_received', value: 1, tags: base }]);
       const msg = messageOut(def.responseType, def.responseType.decode(buf));
       for (const fn of this.#listeners.get('data') ?? []) fn(msg);
@@ -80,6 +91,8 @@ export class Stream {
     // 'error' carries the same status as 'status'; handling 'status' alone avoids double events.
     this.#call.on('error', () => undefined);
     this.#call.on('status', (st: grpcjs.StatusObject) => {
+      if (interrupted) return;
+      unhook();
       this.#closed = true;
       this.#writing = false;
       vu.emit([

@@ -198,6 +198,7 @@ function stream(vu: VU, target: URL, url: string, args: OpenArgs, tags: Tags): P
     const finish = (error?: string, thrown?: unknown) => {
       if (settled) return;
       settled = true;
+      unhook();
       closers(vu).delete(finish);
       if (timer) clearTimeout(timer);
       const end = performance.now();
@@ -224,6 +225,16 @@ function stream(vu: VU, target: URL, url: string, args: OpenArgs, tags: Tags): P
           }, args.timeout_ms)
         : undefined;
     client.bindClose(() => finish());
+    // An interrupted iteration's stream is dropped without a sample or an event, as k6 drops what comes
+    // after the VU's context is cancelled: its late events must not reach this VU's next iteration.
+    const unhook = vu.onInterrupt(() => {
+      if (settled) return;
+      settled = true;
+      closers(vu).delete(finish);
+      if (timer) clearTimeout(timer);
+      req.destroy();
+      resolve({ url: '', status: 0, headers: {}, error: 'context canceled' });
+    });
     /** Calls a handler; false when it threw, which has ended the stream. */
     const deliver = (event: string, value?: unknown): boolean => {
       try {

@@ -30,7 +30,7 @@ import { sleepFor } from '../wait.ts';
 import { missedBudgetLines, runVerdictLine } from '../../../lib/summary/verdicts.ts';
 import { judgeLevels } from '../../../lib/summary/judge.ts';
 import type { K6SummaryData } from '../../../lib/summary/from-summary.ts';
-import { generativeBudgetExprs, type TokenBudget } from '../../../lib/genai/budget.ts';
+import { budgetSlo, generativeBudgetExprs, type TokenBudget } from '../../../lib/genai/budget.ts';
 import { EMPTY_FINAL_PARAMETER, readDecoupledResponse } from '../../../lib/genai/decoupled.ts';
 import {
   generativeLevels,
@@ -212,15 +212,6 @@ function thresholds(run: RunPlan, tokens: TokenBudget): Record<string, string[]>
 
 /** A clock with sub-millisecond resolution where the runtime has one (the Node runtime), else Date.now (k6). */
 const now: () => number = typeof performance !== 'undefined' ? () => performance.now() : () => Date.now();
-
-/** The per-request SLOs goodput counts against: the budget's TTFT and ITL p95 bounds and its latency p95. */
-export function budgetSlo(tokens: TokenBudget, latencyP95_ms: number): Slo {
-  return {
-    ...(tokens.ttft_p95_ms !== undefined ? { ttft_ms: tokens.ttft_p95_ms } : {}),
-    ...(tokens.itl_p95_ms !== undefined ? { itl_ms: tokens.itl_p95_ms } : {}),
-    latency_ms: latencyP95_ms,
-  };
-}
 
 /** The most VUs each measurement scenario may use (a paced level's VUs, an arrival-rate level's maxVUs). */
 function vusOf(options: Options): (level: string) => number | undefined {

@@ -55,6 +55,7 @@ import { failRecord, newRecord, recordDecoupled } from '../../../lib/genai/recor
 import { loadSseModule, type SseProtocol, sseRequest, streamSse } from './sse-stream.ts';
 import { parseWorkload, type TokenSource } from '../../../lib/genai/workload.ts';
 import { endpointHint, type Settings, type StreamProtocol } from '../settings.ts';
+import type { LevelResult } from '../../../lib/summary/types.ts';
 
 /** The generative scenario's exports. */
 export interface GenerativeTest {
@@ -65,6 +66,8 @@ export interface GenerativeTest {
   infer(): void | Promise<void>;
   stats(): Promise<void>;
   handleSummary(data: Record<string, unknown>): Record<string, string>;
+  /** The level results and the lines the summary prints about them (a model mix prints each model's). */
+  levelLines(data: Record<string, unknown>): { results: LevelResult[]; lines: string[] };
 }
 
 /** One request's lengths; for a repeat model also the delays it asks for (whole ms, as the backend's DELAY is). */
@@ -395,17 +398,16 @@ async function checkReady(state: StreamState): Promise<void> {
   }
 }
 
-/** The end-of-test summary: a line per level, token and schedule lines, the verdict; the JSON files asked for. */
-function summary(
+/** The level results, a line per level, token and schedule lines and the verdict. */
+function levelLines(
   data: Record<string, unknown>,
   run: RunPlan,
   context: { slo: Slo; sources: TokenSources; env: Record<string, string | undefined> },
-): Record<string, string> {
-  const { env } = context;
+): { results: LevelResult[]; lines: string[] } {
   const results = generativeLevels(data as K6SummaryData, run.plan.levels, {
     slo: context.slo,
     vus: vusOf(run.options),
-    capped: maxVusFromEnv(env) !== undefined,
+    capped: maxVusFromEnv(context.env) !== undefined,
     sources: context.sources,
   });
   const missed = missedBudgetLines(results);
@@ -415,19 +417,33 @@ function summary(
     run.plan.levels.map((l) => l.name),
   );
   lines.push(runVerdictLine(verdict, reasons));
+  return { results, lines };
+}
+
+/** The end-of-test summary: a line per level, token and schedule lines, the verdict; the JSON files asked for. */
+function summary(
+  data: Record<string, unknown>,
+  run: RunPlan,
+  context: { slo: Slo; sources: TokenSources; env: Record<string, string | undefined> },
+): Record<string, string> {
+  const { env } = context;
+  const { results, lines } = levelLines(data, run, context);
   const out: Record<string, string> = { stdout: `${lines.join('\n')}\n` };
   if (env.SUMMARY_JSON) out[env.SUMMARY_JSON] = JSON.stringify(data);
   if (env.LEVELS_JSON) out[env.LEVELS_JSON] = JSON.stringify(results);
   return out;
 }
 
-/** Builds the generative scenario; call at the top level (init context) with the text of its budget file. */
+/**
+ * Builds the generative scenario; call at the top level (init context) with the text of its budget file (and,
+ * in a model mix, the model's own settings with its MIX_SLOT).
+ */
 export function generativeTest(
   entry: GenerativeModelEntry,
   budgetJson: string,
   budgetPath: string,
+  env: Record<string, string | undefined> = __ENV,
 ): GenerativeTest {
-  const env = __ENV as Record<string, string | undefined>;
   // The same resolver as the bench's (measure/core/target.ts): both sides agree on levels, windows, budget.
   const run = resolveRunPlan(generativeModelEntry(entry), env, budgetJson, budgetPath, (path) => open(path));
   const { settings } = run;
@@ -515,5 +531,6 @@ export function generativeTest(
       await new Promise((resolve) => setTimeout(resolve, run.load.window_s * 1000));
     },
     handleSummary: (data) => summary(data, run, { slo, sources, env }),
+    levelLines: (data) => levelLines(data, run, { slo, sources, env }),
   };
 }

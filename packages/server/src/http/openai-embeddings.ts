@@ -12,7 +12,7 @@ import { encodeBytesTensor } from '@k6-triton/lib/tensor/bytes.ts';
 import type { InferenceCore } from '../core.ts';
 import { asServerError, ServerError } from '../errors.ts';
 import { countInputTokens } from '../genai/tokens.ts';
-import { checkJsonBounds } from '../json-bounds.ts';
+import { readOpenAiBody, sendError } from './openai.ts';
 
 /** The vector length when a request sets no `dimensions`: GPT-2's hidden size (n_embd). */
 export const DEFAULT_EMBEDDING_DIMENSIONS = 768;
@@ -120,20 +120,7 @@ function inputOf(value: unknown): EmbeddingInput | undefined {
 
 /** The request's fields, checked; the model must be a loaded text model. */
 function readRequest(core: InferenceCore, body: Buffer): EmbeddingRequest {
-  checkJsonBounds(body);
-  let json: Record<string, unknown>;
-  try {
-    json = JSON.parse(body.toString('utf8'));
-  } catch {
-    throw new ServerError('INVALID_ARG', 'the request body is not JSON');
-  }
-  const model = typeof json.model === 'string' ? json.model : '';
-  const target = core.inferTarget(model, '');
-  if (!target.decoupled || !target.config.input.some((t) => t.name === 'text_input'))
-    throw new ServerError(
-      'INVALID_ARG',
-      `model '${model}' is not a generative model (no text_input, not decoupled)`,
-    );
+  const { json, model } = readOpenAiBody(core, body);
   const raw = json.input;
   // A list of strings or of token lists is a batch; a string or one token list is a single input.
   const list =
@@ -164,20 +151,4 @@ function readRequest(core: InferenceCore, body: Buffer): EmbeddingRequest {
       `'dimensions' must be a whole number from 1 to ${MAX_DIMENSIONS}, got ${JSON.stringify(dimensions)}`,
     );
   return { model, inputs: inputs as EmbeddingInput[], base64: format === 'base64', dimensions };
-}
-
-/** OpenAI's error object under the error's status. */
-function sendError(res: http.ServerResponse, e: ServerError): void {
-  const text = JSON.stringify({
-    error: {
-      message: e.message,
-      type: e.httpStatus === 404 ? 'NotFoundError' : 'BadRequestError',
-      code: e.httpStatus,
-    },
-  });
-  res.writeHead(e.httpStatus, {
-    'Content-Type': 'application/json',
-    'Content-Length': Buffer.byteLength(text),
-  });
-  res.end(text);
 }

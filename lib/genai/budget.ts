@@ -6,6 +6,7 @@
 import { type Budget, type BudgetOverrides, budgetApplies, effectiveBudget } from '../budget.ts';
 import { type Env, read } from '../settings/read.ts';
 import { S } from '../settings/schema.ts';
+import type { Slo } from './metrics.ts';
 import { GENAI_METRICS } from './names.ts';
 
 /**
@@ -46,4 +47,13 @@ export function generativeBudgetExprs(
   if (tokens.ttft_p95_ms !== undefined) out[GENAI_METRICS.ttft] = [`p(95)<${tokens.ttft_p95_ms}`];
   if (tokens.itl_p95_ms !== undefined) out[GENAI_METRICS.itl] = [`p(95)<${tokens.itl_p95_ms}`];
   return out;
+}
+
+/** The per-request SLOs goodput counts against: the budget's TTFT and ITL p95 bounds and its latency p95. */
+export function budgetSlo(tokens: TokenBudget, latencyP95_ms: number): Slo {
+  return {
+    ...(tokens.ttft_p95_ms !== undefined ? { ttft_ms: tokens.ttft_p95_ms } : {}),
+    ...(tokens.itl_p95_ms !== undefined ? { itl_ms: tokens.itl_p95_ms } : {}),
+    latency_ms: latencyP95_ms,
+  };
 }

@@ -58,7 +58,9 @@ export const PROTOCOLS = ['http', 'http-json', 'grpc'] as const;
  */
 export const STREAM_PROTOCOLS = ['grpc', 'generate', 'openai-chat', 'openai-completions'] as const;
 export type StreamProtocol = (typeof STREAM_PROTOCOLS)[number];
-export type Protocol = (typeof PROTOCOLS)[number] | StreamProtocol;
+/** A generative model's text embedded, not generated: OpenAI's `POST /v1/embeddings` (scenarios/kit/genai/embeddings-test.ts). */
+export const EMBEDDING_PROTOCOLS = ['openai-embeddings'] as const;
+export type Protocol = (typeof PROTOCOLS)[number] | StreamProtocol | (typeof EMBEDDING_PROTOCOLS)[number];
 
 /** perf_analyzer's --measurement-mode values. */
 export const MEASUREMENT_MODES = ['time_windows', 'count_windows'] as const;
@@ -111,9 +113,9 @@ export const S = {
   PROTOCOL: setting({
     env: 'PROTOCOL',
     flags: ['--protocol'],
-    kind: choice([...new Set<string>([...PROTOCOLS, ...STREAM_PROTOCOLS])], 'p'),
+    kind: choice([...new Set<string>([...PROTOCOLS, ...STREAM_PROTOCOLS, ...EMBEDDING_PROTOCOLS])], 'p'),
     default: 'http; grpc for a generative model',
-    doc: 'http (binary tensor extension), http-json or grpc; a generative model: grpc or SSE (generate, openai-chat, openai-completions)',
+    doc: 'http (binary tensor extension), http-json or grpc; a generative model: grpc or SSE (generate, openai-chat, openai-completions), or openai-embeddings (POST /v1/embeddings, BATCH inputs a request)',
     commands: RUN_AND_MERGE,
   }),
   MODEL: setting({

@@ -5,6 +5,15 @@
  */
 import type { LevelResult, RunReport } from '../../lib/summary/types.ts';
 import { us_to_ms } from '../../lib/units.ts';
+import { type Delta, delta, fmtPct } from './delta.ts';
+import {
+  compareGenaiLevel,
+  DEFAULT_GENAI_TOLERANCES,
+  type GenaiLevelComparison,
+  type GenaiTolerances,
+} from './compare-genai.ts';
+
+export { type Delta, deltaPct } from './delta.ts';
 
 /** How much worse B may be than A before it counts as a regression, percent of A. */
 export interface Tolerances {
@@ -12,17 +21,12 @@ export interface Tolerances {
   max_throughput_drop_pct: number;
   /** @default 10 */
   max_p99_rise_pct: number;
+  /** Generative levels' gates (TTFT, ITL, output tokens/s, goodput). @default DEFAULT_GENAI_TOLERANCES */
+  genai?: GenaiTolerances;
 }
 
 /** The defaults of the `compare` flags. */
 export const DEFAULT_TOLERANCES: Tolerances = { max_throughput_drop_pct: 5, max_p99_rise_pct: 10 };
-
-/** One figure in both runs and its change, percent of A (Infinity when A is 0 and B is not). */
-export interface Delta {
-  a: number;
-  b: number;
-  delta_pct: number;
-}
 
 /** One level measured in both runs. */
 export interface LevelComparison {
@@ -33,6 +37,8 @@ export interface LevelComparison {
   p99_ms: Delta;
   /** One sentence per gate this level failed; empty when it passed. */
   regressions: string[];
+  /** Both runs measured the level's tokens (a generative model): TTFT, ITL, tokens/s, goodput. */
+  genai?: GenaiLevelComparison;
 }
 
 /** What a run is, in one line, for the report's header. */
@@ -74,23 +80,9 @@ export function parsePercent(flag: string, text: string): number {
   return Number(match[1]);
 }
 
-/** B's change relative to A, percent. */
-export function deltaPct(a: number, b: number): number {
-  if (a === 0) return b === 0 ? 0 : Number.POSITIVE_INFINITY * Math.sign(b);
-  return ((b - a) / Math.abs(a)) * 100;
-}
-
-function delta(a: number, b: number): Delta {
-  return { a, b, delta_pct: deltaPct(a, b) };
-}
-
 /** A level's identity across runs: mode and level, so c4 never meets r4. */
 function levelKey(result: LevelResult): string {
   return `${result.mode}:${result.level}`;
-}
-
-function fmtPct(pct: number): string {
-  return `${pct >= 0 ? '+' : ''}${pct.toFixed(1)}%`;
 }
 
 function compareLevel(a: LevelResult, b: LevelResult, tolerances: Tolerances): LevelComparison {
@@ -113,6 +105,14 @@ function compareLevel(a: LevelResult, b: LevelResult, tolerances: Tolerances): L
     level.regressions.push(
       `${level.name}: p99 ${p99.a.toFixed(2)} → ${p99.b.toFixed(2)} ms (${fmtPct(p99.delta_pct)}), ` +
         `more than the ${tolerances.max_p99_rise_pct}% rise allowed`,
+    );
+  if (a.genai && b.genai)
+    level.genai = compareGenaiLevel(
+      level.name,
+      a.genai,
+      b.genai,
+      tolerances.genai ?? DEFAULT_GENAI_TOLERANCES,
+      level.regressions,
     );
   return level;
 }

@@ -20,6 +20,19 @@ export const RECORDS_FILE = 'records.jsonl';
 /** The runtime's raw sample output the records are read from; removed once they are. */
 const SAMPLES_FILE = 'k6-samples.json';
 
+/** A `genai_record` point of --out json (its level tag, the record as JSON in its metadata). */
+export interface RecordPoint {
+  data: { tags?: Record<string, string> | null; metadata?: Record<string, string> };
+}
+
+/** A record point as one records.jsonl line (with its level), or undefined when it holds no record. */
+export function recordLine(point: RecordPoint): string | undefined {
+  const raw = point.data.metadata?.[GENAI_RECORD.metadata];
+  if (raw === undefined) return undefined;
+  const level = point.data.tags?.['scenario'] ?? '';
+  return `${JSON.stringify({ level, ...(JSON.parse(raw) as GenerationRecord) })}\n`;
+}
+
 /** The runtime arguments that write a run's samples, records among them, into `dir`. */
 export function recordsOutputArgs(dir: string): string[] {
   return ['--out', `json=${join(dir, SAMPLES_FILE)}`];
@@ -37,13 +50,8 @@ export async function extractRecords(dir: string): Promise<number> {
     for await (const line of lines) {
       // Only the record samples are parsed: the file holds every sample of the run.
       if (!line.includes(`"metric":"${GENAI_RECORD.metric}"`) || !line.includes('"metadata"')) continue;
-      const point = JSON.parse(line) as {
-        data: { tags?: Record<string, string> | null; metadata?: Record<string, string> };
-      };
-      const raw = point.data.metadata?.[GENAI_RECORD.metadata];
-      if (raw === undefined) continue;
-      const level = point.data.tags?.['scenario'] ?? '';
-      out.push(`${JSON.stringify({ level, ...(JSON.parse(raw) as GenerationRecord) })}\n`);
+      const record = recordLine(JSON.parse(line) as RecordPoint);
+      if (record !== undefined) out.push(record);
     }
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;

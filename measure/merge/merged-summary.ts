@@ -5,18 +5,30 @@
  */
 import { parseThresholdExpr, thresholdPasses } from '../../lib/load/threshold-expr.ts';
 import type { K6SummaryData, K6SummaryMetric } from '../../lib/summary/from-summary.ts';
-import type { Aggregate, Aggregates } from './samples.ts';
+import { percentileOfSorted } from '../../lib/genai/stats.ts';
+import type { Aggregate, Aggregates, ExactValues } from './samples.ts';
 
 /** Trend statistics every merged trend reports (the run plan's summaryTrendStats). */
 const TREND_PERCENTILES = [50, 90, 95, 99];
+
+/** The p-th percentile of every pooled value, as k6's Trend takes it (linear between closest ranks). */
+function exactPercentile(exact: ExactValues, p: number): number {
+  if (exact.values.length === 0) return 0;
+  if (!exact.sorted) {
+    exact.values.sort((a, b) => a - b);
+    exact.sorted = true;
+  }
+  return percentileOfSorted(exact.values, p);
+}
 
 /** k6's value of one aggregation ('p(99.9)', 'avg', 'count', 'rate', 'value') of a pooled aggregate. */
 export function aggregationValue(agg: Aggregate, aggregation: string): number | undefined {
   switch (agg.type) {
     case 'trend': {
       const percentile = /^p\((\d+(?:\.\d+)?)\)$/.exec(aggregation);
-      if (percentile) return agg.hist.percentile(Number(percentile[1]));
-      if (aggregation === 'med') return agg.hist.percentile(50);
+      const at = (p: number) => (agg.exact ? exactPercentile(agg.exact, p) : agg.hist.percentile(p));
+      if (percentile) return at(Number(percentile[1]));
+      if (aggregation === 'med') return at(50);
       if (aggregation === 'avg') return agg.hist.avg();
       if (aggregation === 'min') return agg.hist.count > 0 ? agg.hist.min : 0;
       if (aggregation === 'max') return agg.hist.count > 0 ? agg.hist.max : 0;
@@ -35,10 +47,17 @@ export function aggregationValue(agg: Aggregate, aggregation: string): number | 
   }
 }
 
-function values(agg: Aggregate): Record<string, number> {
+function values(agg: Aggregate, extraPercentiles: readonly number[]): Record<string, number> {
   const names =
     agg.type === 'trend'
-      ? ['avg', 'min', 'med', 'max', 'count', ...TREND_PERCENTILES.map((p) => `p(${p})`)]
+      ? [
+          'avg',
+          'min',
+          'med',
+          'max',
+          'count',
+          ...[...TREND_PERCENTILES, ...extraPercentiles].map((p) => `p(${p})`),
+        ]
       : agg.type === 'rate'
         ? ['rate', 'passes', 'fails']
         : agg.type === 'gauge'
@@ -55,10 +74,18 @@ function exprs(raw: unknown): string[] {
   return list.map((t) => (typeof t === 'string' ? t : String((t as { threshold: string }).threshold)));
 }
 
-/** Summary data of the pooled samples, thresholds judged on the pooled values (a missing sub-metric fails). */
-export function mergedSummary(aggregates: Aggregates, thresholds: Record<string, unknown>): K6SummaryData {
+/**
+ * Summary data of the pooled samples, thresholds judged on the pooled values (a missing sub-metric fails);
+ * `extraPercentiles` beside p50/p90/p95/p99 (a generative run's summaryTrendStats add p1 ... p75).
+ */
+export function mergedSummary(
+  aggregates: Aggregates,
+  thresholds: Record<string, unknown>,
+  extraPercentiles: readonly number[] = [],
+): K6SummaryData {
   const metrics: Record<string, K6SummaryMetric> = {};
-  for (const [key, agg] of aggregates) metrics[key] = { type: agg.type, values: values(agg) };
+  for (const [key, agg] of aggregates)
+    metrics[key] = { type: agg.type, values: values(agg, extraPercentiles) };
   for (const [key, raw] of Object.entries(thresholds)) {
     const agg = aggregates.get(key);
     const judged: Record<string, { ok: boolean }> = {};

@@ -7,13 +7,22 @@ import { EXIT } from '../core/exit-codes.ts';
 import { resolve } from 'node:path';
 import type { RunPlan } from '../../scenarios/kit/run-plan.ts';
 import { parseLevelName, WINDOW_LENGTH_METRIC } from '../../lib/load/names.ts';
-import { buildRunReport, type LevelRef, levelsFromSummary } from '../../lib/summary/from-summary.ts';
+import { buildRunReport, levelsFromSummary } from '../../lib/summary/from-summary.ts';
+import type { PlannedLevel } from '../../lib/load/scenarios.ts';
 import type { RunReport } from '../../lib/summary/types.ts';
 import { type WrittenReport, writeRunReport } from '../../report/write.ts';
 
 import { type ReadStats, type Recorded, readSamples } from './samples.ts';
 import { planAt, type RunSettings, resolveTarget, runDir, type Target } from '../core/target.ts';
 import { mergedSummary } from './merged-summary.ts';
+import {
+  GENAI_SUMMARY_PERCENTILES,
+  generativeMergedLevels,
+  generativeReadOptions,
+  generativeThresholds,
+  type PooledRecords,
+  writePooledRecords,
+} from './generative.ts';
 
 /** What a merge takes: the runners' files and the settings the run had (CONCURRENCY, STEP_DURATION, ...). */
 export interface MergeOptions {
@@ -62,7 +71,7 @@ function recordedPlan(target: Target, settings: RunSettings, recorded: Recorded,
 }
 
 /** The plan's levels with the windows their probes recorded; a level asked for without samples is an error. */
-function recordedLevels(plan: RunPlan, recorded: Recorded): LevelRef[] {
+function recordedLevels(plan: RunPlan, recorded: Recorded): PlannedLevel[] {
   const missing = plan.plan.levels.filter((ref) => !recorded.windows.has(ref.name)).map((ref) => ref.name);
   if (missing.length > 0) {
     throw new Error(
@@ -87,7 +96,13 @@ function recordedRuntime(recorded: Recorded): 'k6' | 'node' {
 export async function runMerge(options: MergeOptions): Promise<MergeOutcome> {
   const target = resolveTarget(options.model, options.settings);
   const dir = options.dir ?? runDir('results', target, 'merged-');
-  const { aggregates, stats, recorded } = await readSamples(options.files.map((f) => resolve(f)));
+  // A generative run's per-request figures are pooled value by value, and its request records kept.
+  const generative = target.run.generative !== undefined;
+  const pooled: PooledRecords = { lines: [] };
+  const { aggregates, stats, recorded } = await readSamples(
+    options.files.map((f) => resolve(f)),
+    generative ? generativeReadOptions(pooled) : {},
+  );
   const plan = recordedPlan(target, options.settings, recorded, options.files);
   const runtime = recordedRuntime(recorded);
   // A level in the samples that the plan lacks means the settings differ from the run's: say which.
@@ -101,17 +116,21 @@ export async function runMerge(options: MergeOptions): Promise<MergeOutcome> {
     }
   }
   const refs = recordedLevels(plan, recorded);
-  const summary = mergedSummary(aggregates, plan.options.thresholds ?? {});
-  const results = levelsFromSummary({
-    summary,
-    batch: plan.settings.batch,
-    levels: refs,
-    metric: plan.metric,
-    errorMetric: plan.errorMetric,
-    stability_pct: plan.load.stability_pct,
-    // Merged files are whole runs: no level is cut by a stop time.
-    stopped_ms: Number.POSITIVE_INFINITY,
-  });
+  const summary = generative
+    ? mergedSummary(aggregates, generativeThresholds(plan, refs), GENAI_SUMMARY_PERCENTILES)
+    : mergedSummary(aggregates, plan.options.thresholds ?? {});
+  const results = generative
+    ? generativeMergedLevels(summary, plan, refs)
+    : levelsFromSummary({
+        summary,
+        batch: plan.settings.batch,
+        levels: refs,
+        metric: plan.metric,
+        errorMetric: plan.errorMetric,
+        stability_pct: plan.load.stability_pct,
+        // Merged files are whole runs: no level is cut by a stop time.
+        stopped_ms: Number.POSITIVE_INFINITY,
+      });
   const report = buildRunReport(
     {
       model: plan.settings.modelName,
@@ -128,5 +147,6 @@ export async function runMerge(options: MergeOptions): Promise<MergeOutcome> {
   const written = await writeRunReport(dir, report, summary, {
     budget: { p95_ms: plan.limits.p95_ms, p99_ms: plan.limits.p99_ms },
   });
+  if (generative) await writePooledRecords(dir, pooled);
   return { report, written, stats, dir, exitCode: verdictExitCode(report, EXIT.OK) };
 }

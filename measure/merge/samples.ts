@@ -2,7 +2,8 @@
  * Reads k6's `--out json` files (NDJSON, `.gz` too; real k6 and the Node runtime write the same lines)
  * into one set of per-sub-metric aggregates: the samples of all runners go into the same HDR histograms
  * and sums, so a merged percentile is the percentile of the pooled samples (within the histogram's 3
- * significant digits), never an average of the runners' percentiles.
+ * significant digits), never an average of the runners' percentiles. Trends named in `exactTrends` (a generative
+ * run's per-request figures) keep every value as well, for percentiles without the histogram's rounding.
  */
 import { createReadStream, existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -16,14 +17,33 @@ import {
   WINDOW_TAG,
 } from '../../lib/load/names.ts';
 import type { MetricType } from '../../lib/load/threshold-expr.ts';
+import { GENAI_RECORD } from '../../lib/genai/names.ts';
+import type { RecordPoint } from '../core/genai-records.ts';
 import { TrendHistogram } from '@k6-triton/runtime';
 
 /** One sub-metric's samples, pooled over every runner. */
 export type Aggregate =
-  | { type: 'trend'; hist: TrendHistogram }
+  | { type: 'trend'; hist: TrendHistogram; exact?: ExactValues }
   | { type: 'counter'; sum: number; samples: number }
   | { type: 'rate'; passes: number; total: number }
   | { type: 'gauge'; value: number };
+
+/**
+ * Every pooled value of a trend whose percentiles must be exact (a generative run's per-request TTFT, ITL, ...:
+ * one value a request, few enough to keep), sorted once before its first percentile.
+ */
+export interface ExactValues {
+  values: number[];
+  sorted: boolean;
+}
+
+/** What to read beside the aggregates. */
+export interface ReadOptions {
+  /** Trend metrics whose every value is kept for exact percentiles (beside their histogram). */
+  exactTrends?: ReadonlySet<string>;
+  /** Called with each generative request record (the genai_record points' metadata) and its level. */
+  onRecord?: (line: RecordPoint) => void;
+}
 
 /** Sub-metric key (`http_req_duration{scenario:c8}`) → pooled aggregate. */
 export type Aggregates = Map<string, Aggregate>;
@@ -60,10 +80,12 @@ function typeOf(metric: string, declared: Map<string, MetricType>): MetricType {
   return 'counter';
 }
 
-function fresh(type: MetricType): Aggregate {
+function fresh(type: MetricType, exact: boolean): Aggregate {
   switch (type) {
     case 'trend':
-      return { type, hist: new TrendHistogram() };
+      return exact
+        ? { type, hist: new TrendHistogram(), exact: { values: [], sorted: true } }
+        : { type, hist: new TrendHistogram() };
     case 'rate':
       return { type, passes: 0, total: 0 };
     case 'gauge':
@@ -73,14 +95,19 @@ function fresh(type: MetricType): Aggregate {
   }
 }
 
-function add(aggregates: Aggregates, key: string, type: MetricType, value: number): void {
+function add(aggregates: Aggregates, key: string, type: MetricType, value: number, exact: boolean): void {
   let agg = aggregates.get(key);
   if (!agg) {
-    agg = fresh(type);
+    agg = fresh(type, exact);
     aggregates.set(key, agg);
   }
-  if (agg.type === 'trend') agg.hist.add(value);
-  else if (agg.type === 'rate') {
+  if (agg.type === 'trend') {
+    agg.hist.add(value);
+    if (agg.exact) {
+      agg.exact.values.push(value);
+      agg.exact.sorted = false;
+    }
+  } else if (agg.type === 'rate') {
     agg.total++;
     if (value !== 0) agg.passes++;
   } else if (agg.type === 'gauge') {
@@ -95,7 +122,13 @@ function add(aggregates: Aggregates, key: string, type: MetricType, value: numbe
 interface Line {
   type?: string;
   metric?: string;
-  data?: { type?: string; name?: string; value?: number; tags?: Record<string, string> | null };
+  data?: {
+    type?: string;
+    name?: string;
+    value?: number;
+    tags?: Record<string, string> | null;
+    metadata?: Record<string, string>;
+  };
 }
 
 /** Adds one file's Point lines to `aggregates`; returns the points read. */
@@ -104,6 +137,7 @@ async function readFile(
   aggregates: Aggregates,
   declared: Map<string, MetricType>,
   recorded: Recorded,
+  options: ReadOptions,
 ): Promise<number> {
   const raw = createReadStream(path);
   const input = path.endsWith('.gz') ? raw.pipe(createGunzip()) : raw;
@@ -138,11 +172,13 @@ async function readFile(
       const runtime = line.data.tags?.[RUNTIME_TAG];
       if (runtime) recorded.runtimes.add(runtime);
     }
+    if (line.metric === GENAI_RECORD.metric && line.data.metadata) options.onRecord?.(line as RecordPoint);
     const type = typeOf(line.metric, declared);
-    add(aggregates, subMetricKey(line.metric, scenario), type, line.data.value);
+    const exact = options.exactTrends?.has(line.metric) ?? false;
+    add(aggregates, subMetricKey(line.metric, scenario), type, line.data.value, exact);
     const window = line.data.tags?.[WINDOW_TAG];
     if (window !== undefined && /^\d+$/.test(window)) {
-      add(aggregates, subWindowKey(line.metric, scenario, Number(window)), type, line.data.value);
+      add(aggregates, subWindowKey(line.metric, scenario, Number(window)), type, line.data.value, exact);
     }
     points++;
   }
@@ -152,6 +188,7 @@ async function readFile(
 /** Pools the samples of every file; a missing or malformed file is a one-line error naming it. */
 export async function readSamples(
   paths: readonly string[],
+  options: ReadOptions = {},
 ): Promise<{ aggregates: Aggregates; stats: ReadStats; recorded: Recorded }> {
   if (paths.length === 0) throw new Error("merge: no files; give each runner's --out json file");
   const aggregates: Aggregates = new Map();
@@ -161,7 +198,7 @@ export async function readSamples(
   for (const path of paths) {
     if (!existsSync(path))
       throw new Error(`merge: ${path} does not exist; give each runner's --out json file`);
-    points += await readFile(path, aggregates, declared, recorded);
+    points += await readFile(path, aggregates, declared, recorded, options);
   }
   if (points === 0) {
     throw new Error(

@@ -9,6 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import type { LoadMode } from '../../lib/load/shapes.ts';
 import { MIX_SLOTS } from '../../scenarios/kit/run-plan.ts';
 import { getModel, modelIds } from '../../models/index.ts';
+import { GENERATIVE } from '../../models/generative.ts';
 
 /** One model's load: VUs or requests per second. */
 export interface MixLoad {
@@ -29,6 +30,9 @@ export interface MixModel {
   budget?: string;
   p95_ms?: number;
   p99_ms?: number;
+  /** A generative model's TTFT and ITL p95 budgets (TTFT_P95_MS, ITL_P95_MS), ms. */
+  ttft_p95_ms?: number;
+  itl_p95_ms?: number;
 }
 
 /** A checked mix file. */
@@ -42,7 +46,18 @@ export interface Mix {
 }
 
 const TOP_FIELDS = ['name', 'total_rate', 'models'];
-const MODEL_FIELDS = ['model', 'share', 'rate', 'concurrency', 'payload', 'budget', 'p95_ms', 'p99_ms'];
+const MODEL_FIELDS = [
+  'model',
+  'share',
+  'rate',
+  'concurrency',
+  'payload',
+  'budget',
+  'p95_ms',
+  'p99_ms',
+  'ttft_p95_ms',
+  'itl_p95_ms',
+];
 
 /** Shares may miss 100 by rounding (33.3 x 3) but no more. */
 const SHARE_TOLERANCE = 0.1;
@@ -102,13 +117,12 @@ function parseModel(path: string, raw: unknown, i: number, totalRate: number | u
   if (typeof raw.model !== 'string' || raw.model === '')
     throw new Error(`${path}: ${at}.model is missing; name a catalog model (${modelIds().join(', ')})`);
   let id: string;
+  // A generative model (gpt2) joins as well: its levels are judged on its TTFT and ITL budgets.
   try {
-    const entry = getModel(raw.model);
-    if (entry.payload.kind === 'prompt') throw new Error('generative');
-    id = entry.id;
+    id = getModel(raw.model).id;
   } catch {
     throw new Error(
-      `${path}: ${at}.model "${raw.model}" is not a catalog model; use one of ${modelIds().join(', ')}`,
+      `${path}: ${at}.model "${raw.model}" is not a catalog model; use one of ${[...modelIds(), ...Object.keys(GENERATIVE)].join(', ')}`,
     );
   }
   const share = positive(path, `${at}.share`, raw.share);
@@ -129,6 +143,12 @@ function parseModel(path: string, raw: unknown, i: number, totalRate: number | u
   const budget = filePath(path, `${at}.budget`, raw.budget);
   const p95_ms = positive(path, `${at}.p95_ms`, raw.p95_ms);
   const p99_ms = positive(path, `${at}.p99_ms`, raw.p99_ms);
+  const ttft_p95_ms = positive(path, `${at}.ttft_p95_ms`, raw.ttft_p95_ms);
+  const itl_p95_ms = positive(path, `${at}.itl_p95_ms`, raw.itl_p95_ms);
+  if ((ttft_p95_ms ?? itl_p95_ms) !== undefined && !GENERATIVE[id])
+    throw new Error(
+      `${path}: ${at} (${id}) is not a generative model; ttft_p95_ms and itl_p95_ms budget ${Object.keys(GENERATIVE).join(', ')} only, use p95_ms and p99_ms`,
+    );
   return {
     id,
     load,
@@ -137,6 +157,8 @@ function parseModel(path: string, raw: unknown, i: number, totalRate: number | u
     ...(budget ? { budget } : {}),
     ...(p95_ms !== undefined ? { p95_ms } : {}),
     ...(p99_ms !== undefined ? { p99_ms } : {}),
+    ...(ttft_p95_ms !== undefined ? { ttft_p95_ms } : {}),
+    ...(itl_p95_ms !== undefined ? { itl_p95_ms } : {}),
   };
 }
 

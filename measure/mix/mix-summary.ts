@@ -8,6 +8,7 @@ import { runVerdict } from '../../lib/summary/judge.ts';
 import type { LatencyStats_us, LevelResult, RunReport, RunVerdict } from '../../lib/summary/types.ts';
 import { us_to_ms } from '../../lib/units.ts';
 import type { Mix, MixLoad } from './file.ts';
+import { type GenaiSloVerdict, genaiMixMarkdown, genaiSloVerdicts } from './genai-mix.ts';
 
 /** One model of a measured mix. */
 export interface MixModelResult {
@@ -23,6 +24,8 @@ export interface MixModelResult {
   verdict_ok: boolean;
   /** Its level's verdict (lib/summary/judge.ts): met, missed, not measured or inconclusive. */
   verdict: RunVerdict;
+  /** A generative model's TTFT and ITL budget verdicts (its per-model SLOs); absent for a tensor model. */
+  genai_slo?: GenaiSloVerdict[];
 }
 
 /** The mix as a whole. */
@@ -107,6 +110,7 @@ export function mixResult(
       requests_per_s: requestsPerSecond(result),
       verdict_ok: verdict === 'met',
       verdict,
+      ...(result?.genai ? { genai_slo: genaiSloVerdicts(result) } : {}),
     };
   });
   return { name: mix.name, percent, models: results, whole: wholeOf(results, latency_us) };
@@ -164,6 +168,7 @@ export function mixMarkdown(result: MixResult, runtime: string): string {
   const w = result.whole;
   lines.push(
     `| **mix** | | **${fmt(w.requests_per_s)}** | ${ms(w.latency_us?.p50)} | ${ms(w.latency_us?.p95)} | ${ms(w.latency_us?.p99)} | ${w.errors} | | | | **${VERDICT_CELL[w.verdict]}** |`,
+    ...genaiMixMarkdown(result.models),
     '',
     w.tightest ? tightestWords(w.tightest) : 'No model completed a request.',
     '',

@@ -76,6 +76,8 @@ export function mixTargets(mix: Mix, settings: RunSettings, percent = 100): Targ
       ...(m.budget ? { THRESHOLDS: m.budget } : {}),
       ...(m.p95_ms !== undefined ? { P95_MS: String(m.p95_ms) } : {}),
       ...(m.p99_ms !== undefined ? { P99_MS: String(m.p99_ms) } : {}),
+      ...(m.ttft_p95_ms !== undefined ? { TTFT_P95_MS: String(m.ttft_p95_ms) } : {}),
+      ...(m.itl_p95_ms !== undefined ? { ITL_P95_MS: String(m.itl_p95_ms) } : {}),
       MIX_SLOT: String(slot),
     });
     checkJudgedLevels(target);

@@ -10,6 +10,7 @@ import {
   S,
   STREAM_PROTOCOLS,
   type StreamProtocol,
+  EMBEDDING_PROTOCOLS,
 } from '../../lib/settings/schema.ts';
 import { impliedEndpoints, notImplied, settingName } from './endpoints.ts';
 
@@ -112,7 +113,7 @@ export function endpointHint(settings: Pick<Settings, 'protocol' | 'grpcImplied'
 export function readSettings(env: Env, entry: ModelEntry): Settings {
   // A generative model streams, so it takes the stream protocols and defaults to gRPC.
   const streams = entry.scenario === 'llm';
-  const allowed: readonly Protocol[] = streams ? STREAM_PROTOCOLS : PROTOCOLS;
+  const allowed: readonly Protocol[] = streams ? [...STREAM_PROTOCOLS, ...EMBEDDING_PROTOCOLS] : PROTOCOLS;
   const protocol = (env.PROTOCOL || (streams ? 'grpc' : DEFAULT_SETTINGS.protocol)) as Protocol;
   if (!allowed.includes(protocol)) {
     throw new Error(
@@ -120,7 +121,9 @@ export function readSettings(env: Env, entry: ModelEntry): Settings {
     );
   }
   const batch = readOr(env, S.BATCH, entry.defaultBatch);
-  if (entry.maxBatchSize === 0 && batch !== 1) {
+  // An embeddings request's BATCH is its list of inputs, not the model's batch dimension.
+  const embeddings = (EMBEDDING_PROTOCOLS as readonly Protocol[]).includes(protocol);
+  if (entry.maxBatchSize === 0 && batch !== 1 && !embeddings) {
     throw new Error(
       `invalid BATCH=${batch} for ${entry.name}: the model has no batch dimension (max_batch_size 0)`,
     );

@@ -27,6 +27,24 @@ describe('parseMix', () => {
     expect(parsed.models.map((m) => m.share)).toEqual([70, 30]);
   });
 
+  it('takes a generative model with its TTFT and ITL budgets, and refuses them on a tensor model', () => {
+    const parsed = mix({
+      models: [
+        { model: 'mnist', concurrency: 2 },
+        { model: 'gpt2', concurrency: 4, ttft_p95_ms: 150, itl_p95_ms: 10 },
+      ],
+    });
+    expect(parsed.models[1]).toEqual({
+      id: 'gpt2',
+      load: { mode: 'concurrency', level: 4 },
+      ttft_p95_ms: 150,
+      itl_p95_ms: 10,
+    });
+    expect(() => mix({ models: [{ model: 'mnist', concurrency: 2, ttft_p95_ms: 150 }] })).toThrow(
+      /models\[0\] \(mnist\) is not a generative model; ttft_p95_ms and itl_p95_ms budget .*gpt2.* only, use p95_ms and p99_ms/,
+    );
+  });
+
   it("takes each model's own load, payload and budget paths relative to the file, and YAML", () => {
     const text = [
       'name: closed',
@@ -61,7 +79,10 @@ describe('parseMix', () => {
       { models: [{ model: 'resnet', rate: 5 }] },
       /trio\.json: models\[0\]\.model "resnet" is not a catalog model; use one of .*dlrm/,
     ],
-    [{ models: [{ model: 'gpt2', rate: 5 }] }, /models\[0\]\.model "gpt2" is not a catalog model/],
+    [
+      { models: [{ model: 'gpt3', rate: 5 }] },
+      /models\[0\]\.model "gpt3" is not a catalog model; use one of .*gpt2/,
+    ],
     [{ models: [{ rate: 5 }] }, /models\[0\]\.model is missing; name a catalog model/],
     [
       {

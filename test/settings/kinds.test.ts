@@ -53,7 +53,7 @@ describe('validation', () => {
     const env = { BATCH: 'x', STEP_DURATION: '5', OUTPUT_TOKENS: '100,10', PROTOCOL: 'ftp', MAX_VUS: '2' };
     const problems = settingProblems(env);
     expect(problems).toEqual([
-      'invalid PROTOCOL="ftp"; expected one of: http, http-json, grpc, generate, openai-chat, openai-completions',
+      'invalid PROTOCOL="ftp"; expected one of: http, http-json, grpc, generate, openai-chat, openai-completions, openai-embeddings',
       'invalid BATCH="x"; expected a whole number >= 1',
       'STEP_DURATION="5" is invalid: a number without a unit is ambiguous; use a duration with a unit, such as STEP_DURATION=5s, 500ms, 1m or 1m30s',
     ]);

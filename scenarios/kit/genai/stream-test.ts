@@ -30,7 +30,7 @@ import { sleepFor } from '../wait.ts';
 import { missedBudgetLines, runVerdictLine } from '../../../lib/summary/verdicts.ts';
 import { judgeLevels } from '../../../lib/summary/judge.ts';
 import type { K6SummaryData } from '../../../lib/summary/from-summary.ts';
-import { generativeBudgetExprs, type TokenBudget } from '../../../lib/genai/budget.ts';
+import { budgetSlo, generativeBudgetExprs, type TokenBudget } from '../../../lib/genai/budget.ts';
 import { EMPTY_FINAL_PARAMETER, readDecoupledResponse } from '../../../lib/genai/decoupled.ts';
 import {
   conversationLines,
@@ -78,6 +78,7 @@ import {
   wordAlphabet,
 } from '../../../lib/genai/salt.ts';
 import { type CancelPicker, cancelPicker, cancelTimeout, wasCancelled } from './cancel.ts';
+import type { LevelResult } from '../../../lib/summary/types.ts';
 
 /** The generative scenario's exports. */
 export interface GenerativeTest {
@@ -88,6 +89,8 @@ export interface GenerativeTest {
   infer(data?: SetupData): void | Promise<void>;
   stats(): Promise<void>;
   handleSummary(data: Record<string, unknown>): Record<string, string>;
+  /** The level results and the lines the summary prints about them (a model mix prints each model's). */
+  levelLines(data: Record<string, unknown>): { results: LevelResult[]; lines: string[] };
 }
 
 /** What setup() hands every VU: the run's prompt salt (null when PROMPT_SALT=off), drawn once. */
@@ -302,15 +305,6 @@ function thresholds(run: RunPlan, tokens: TokenBudget, turns: number): Record<st
 
 /** A clock with sub-millisecond resolution where the runtime has one (the Node runtime), else Date.now (k6). */
 const now: () => number = typeof performance !== 'undefined' ? () => performance.now() : () => Date.now();
-
-/** The per-request SLOs goodput counts against: the budget's TTFT and ITL p95 bounds and its latency p95. */
-export function budgetSlo(tokens: TokenBudget, latencyP95_ms: number): Slo {
-  return {
-    ...(tokens.ttft_p95_ms !== undefined ? { ttft_ms: tokens.ttft_p95_ms } : {}),
-    ...(tokens.itl_p95_ms !== undefined ? { itl_ms: tokens.itl_p95_ms } : {}),
-    latency_ms: latencyP95_ms,
-  };
-}
 
 /** The most VUs each measurement scenario may use (a paced level's VUs, an arrival-rate level's maxVUs). */
 function vusOf(options: Options): (level: string) => number | undefined {
@@ -613,17 +607,16 @@ async function checkReady(state: StreamState): Promise<void> {
   }
 }
 
-/** The end-of-test summary: a line per level, token and schedule lines, the verdict; the JSON files asked for. */
-function summary(
+/** The level results, a line per level, token and schedule lines and the verdict. */
+function levelLines(
   data: Record<string, unknown>,
   run: RunPlan,
   context: { slo: Slo; sources: TokenSources; env: Record<string, string | undefined> },
-): Record<string, string> {
-  const { env } = context;
+): { results: LevelResult[]; lines: string[] } {
   const results = generativeLevels(data as K6SummaryData, run.plan.levels, {
     slo: context.slo,
     vus: vusOf(run.options),
-    capped: maxVusFromEnv(env) !== undefined,
+    capped: maxVusFromEnv(context.env) !== undefined,
     sources: context.sources,
   });
   const missed = missedBudgetLines(results);
@@ -639,6 +632,17 @@ function summary(
     run.plan.levels.map((l) => l.name),
   );
   lines.push(runVerdictLine(verdict, reasons));
+  return { results, lines };
+}
+
+/** The end-of-test summary: a line per level, token and schedule lines, the verdict; the JSON files asked for. */
+function summary(
+  data: Record<string, unknown>,
+  run: RunPlan,
+  context: { slo: Slo; sources: TokenSources; env: Record<string, string | undefined> },
+): Record<string, string> {
+  const { env } = context;
+  const { results, lines } = levelLines(data, run, context);
   const out: Record<string, string> = { stdout: `${lines.join('\n')}\n` };
   if (env.SUMMARY_JSON) out[env.SUMMARY_JSON] = JSON.stringify(data);
   if (env.LEVELS_JSON) out[env.LEVELS_JSON] = JSON.stringify(results);
@@ -664,13 +668,16 @@ export function sessionEntry(model: ModelEntry, workload: ConversationWorkload):
   return { ...model, load: { ...model.load, request_s: session_s } };
 }
 
-/** Builds the generative scenario; call at the top level (init context) with the text of its budget file. */
+/**
+ * Builds the generative scenario; call at the top level (init context) with the text of its budget file (and,
+ * in a model mix, the model's own settings with its MIX_SLOT).
+ */
 export function generativeTest(
   entry: GenerativeModelEntry,
   budgetJson: string,
   budgetPath: string,
+  env: Record<string, string | undefined> = __ENV,
 ): GenerativeTest {
-  const env = __ENV as Record<string, string | undefined>;
   // The workload is read once though both the plan (a session's length) and the requests need it.
   const texts: Record<string, string> = {};
   const readText = (path: string): string => {
@@ -787,5 +794,6 @@ export function generativeTest(
       await new Promise((resolve) => setTimeout(resolve, run.load.window_s * 1000));
     },
     handleSummary: (data) => summary(data, run, { slo, sources, env }),
+    levelLines: (data) => levelLines(data, run, { slo, sources, env }),
   };
 }

@@ -130,8 +130,11 @@ interface OpenAiRequest {
   includeUsage: boolean;
 }
 
-/** The request's fields, checked; the model must be a loaded text model. */
-function readRequest(core: InferenceCore, kind: OpenAiKind, body: Buffer): OpenAiRequest {
+/** An OpenAI request's JSON body and its `model`, which must be a loaded text model (every endpoint's check). */
+export function readOpenAiBody(
+  core: InferenceCore,
+  body: Buffer,
+): { json: Record<string, unknown>; model: string } {
   let json: Record<string, unknown>;
   checkJsonBounds(body);
   try {
@@ -147,6 +150,12 @@ function readRequest(core: InferenceCore, kind: OpenAiKind, body: Buffer): OpenA
       `model '${model}' is not a generative model (no text_input, not decoupled)`,
     );
   }
+  return { json, model };
+}
+
+/** The request's fields, checked; the model must be a loaded text model. */
+function readRequest(core: InferenceCore, kind: OpenAiKind, body: Buffer): OpenAiRequest {
+  const { json, model } = readOpenAiBody(core, body);
   let prompt: string;
   if (kind === 'chat') {
     if (!Array.isArray(json.messages) || json.messages.length === 0) {
@@ -199,7 +208,8 @@ function errorObject(e: ServerError): { message: string; type: string; code: num
   };
 }
 
-function sendError(res: http.ServerResponse, e: ServerError): void {
+/** Answers OpenAI's error object under the error's status. */
+export function sendError(res: http.ServerResponse, e: ServerError): void {
   const text = JSON.stringify({ error: errorObject(e) });
   res.writeHead(e.httpStatus, {
     'Content-Type': 'application/json',

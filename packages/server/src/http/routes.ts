@@ -14,7 +14,8 @@ export type Route =
         | 'all-stats'
         | 'repo-index'
         | 'openai-chat'
-        | 'openai-completions';
+        | 'openai-completions'
+        | 'openai-embeddings';
     }
   | {
       kind:
@@ -48,6 +49,7 @@ export const METHOD_BY_ROUTE: Readonly<Record<Route['kind'], string>> = {
   'model-stats': 'GET',
   'openai-chat': 'POST',
   'openai-completions': 'POST',
+  'openai-embeddings': 'POST',
   'model-load': 'POST',
   'model-unload': 'POST',
   unknown: '',
@@ -73,6 +75,7 @@ export function matchRoute(path: string): Route {
   // OpenAI-compatible endpoints in front of generative models (packages/server/src/http/openai.ts).
   if (path === '/v1/chat/completions') return { kind: 'openai-chat' };
   if (path === '/v1/completions') return { kind: 'openai-completions' };
+  if (path === '/v1/embeddings') return { kind: 'openai-embeddings' };
   const model = MODEL.exec(path);
   if (model) {
     const kind = MODEL_KINDS[(model[3] ?? '') as keyof typeof MODEL_KINDS];

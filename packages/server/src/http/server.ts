@@ -14,6 +14,7 @@ import { decodeHttpInfer, type InferTarget, inferHeaderLength } from './infer-de
 import { encodeHttpInfer } from './infer-encode.ts';
 import { generate } from './generate.ts';
 import { openAi } from './openai.ts';
+import { openAiEmbeddings } from './openai-embeddings.ts';
 import { applyConnectionCap, DEFAULT_HTTP_LIMITS, type HttpLimits, serverTimeouts } from './limits.ts';
 import { readIndexBody, readLoadBody, readUnloadBody } from './repository-body.ts';
 import type { TlsIdentity } from '../tls.ts';
@@ -197,6 +198,8 @@ async function dispatch(
     case 'openai-chat':
     case 'openai-completions':
       return openAi(core, route.kind === 'openai-chat' ? 'chat' : 'completions', res, body!);
+    case 'openai-embeddings':
+      return openAiEmbeddings(core, res, body!);
     case 'model-generate':
     case 'model-generate-stream':
       return generate(core, route, route.kind === 'model-generate-stream', res, body!);

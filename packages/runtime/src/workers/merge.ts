@@ -1,7 +1,7 @@
 /**
  * A worker's metrics as plain data (structured-clone safe, no classes) and their exact merge into
  * another registry: counters summed, rates summed numerator and denominator, trends as HDR buckets
- * plus exact count/sum/min/max, checks per group summed. Gauges: `vus` and `vus_max` count the
+ * plus exact count/sum/min/max (and their values while few enough to keep), checks per group summed. Gauges: `vus` and `vus_max` count the
  * run's VUs, which the workers split, so their value, min and max are summed; every other gauge
  * keeps the latest value of any worker (one run's "last value") and the extremes of all.
  */
@@ -26,7 +26,16 @@ export type SinkData =
   | { kind: 'counter'; sum: number }
   | { kind: 'gauge'; value: number; min: number; max: number; time_ms: number }
   | { kind: 'rate'; passes: number; total: number }
-  | { kind: 'trend'; count: number; sum: number; min: number; max: number; buckets: number[] };
+  | {
+      kind: 'trend';
+      count: number;
+      sum: number;
+      min: number;
+      max: number;
+      buckets: number[];
+      /** Every value, while the trend kept them all (k6's exact percentiles); else null. */
+      values: number[] | null;
+    };
 
 /** One metric with its sub-metrics (by canonical key, `name{tag:value}`). */
 export interface MetricData {
@@ -69,6 +78,7 @@ export function sinkData(sink: Sink): SinkData {
       min: sink.min,
       max: sink.max,
       buckets: sink.buckets(),
+      values: sink.exactValues(),
     };
   if (sink instanceof GaugeSink)
     return { kind: 'gauge', value: sink.value, min: sink.min, max: sink.max, time_ms: sink.time_ms };
@@ -78,7 +88,8 @@ export function sinkData(sink: Sink): SinkData {
 
 /** Adds `data` into `sink` (same metric type) by the rules above. */
 export function absorbSink(sink: Sink, data: SinkData, metric: string): void {
-  if (data.kind === 'trend' && sink instanceof TrendHistogram) sink.addBuckets(data.buckets, data);
+  if (data.kind === 'trend' && sink instanceof TrendHistogram)
+    sink.addBuckets(data.buckets, data, data.values);
   else if (data.kind === 'counter' && sink instanceof CounterSink) sink.sum += data.sum;
   else if (data.kind === 'rate' && sink instanceof RateSink) {
     sink.passes += data.passes;

@@ -93,20 +93,24 @@ describe('merge of generative runners', () => {
         `${level.name}: ${a!.requests} + ${b!.requests} requests, TTFT p99 ${a!.genai!.ttft_ms.p99.toFixed(2)} / ${b!.genai!.ttft_ms.p99.toFixed(2)} ms → merged ${level.genai!.ttft_ms.p99.toFixed(2)} ms`,
       );
     }
-  });
+  }, 180_000);
 
-  it.skipIf(!k6.bin)('reproduces one real-k6 runner’s TTFT and ITL percentiles from its file', async () => {
-    const points = join(resultsDir(), 'k6.json');
-    const single = report(await bench('k6', points)).results;
-    const merged = await merge([points]);
-    expect(merged.levels.map((l) => l.name)).toEqual(single.map((l) => l.name));
-    for (const [i, level] of merged.levels.entries()) {
-      const own = single[i]!.genai!;
-      expect(level.requests).toBe(single[i]!.requests);
-      for (const key of ['p50', 'p95', 'p99'] as const) {
-        expect(level.genai!.ttft_ms[key], `${level.name} TTFT ${key}`).toBeCloseTo(own.ttft_ms[key], 6);
-        expect(level.genai!.itl_ms[key], `${level.name} ITL ${key}`).toBeCloseTo(own.itl_ms[key], 6);
+  it.skipIf(!k6.bin)(
+    'reproduces one real-k6 runner’s TTFT and ITL percentiles from its file',
+    async () => {
+      const points = join(resultsDir(), 'k6.json');
+      const single = report(await bench('k6', points)).results;
+      const merged = await merge([points]);
+      expect(merged.levels.map((l) => l.name)).toEqual(single.map((l) => l.name));
+      for (const [i, level] of merged.levels.entries()) {
+        const own = single[i]!.genai!;
+        expect(level.requests).toBe(single[i]!.requests);
+        for (const key of ['p50', 'p95', 'p99'] as const) {
+          expect(level.genai!.ttft_ms[key], `${level.name} TTFT ${key}`).toBeCloseTo(own.ttft_ms[key], 6);
+          expect(level.genai!.itl_ms[key], `${level.name} ITL ${key}`).toBeCloseTo(own.itl_ms[key], 6);
+        }
       }
-    }
-  });
+    },
+    180_000,
+  );
 });

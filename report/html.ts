@@ -11,6 +11,7 @@ import { STATE_WORDS } from '../lib/summary/verdicts.ts';
 import { verdictOf } from '../lib/summary/judge.ts';
 import { componentsSpec, serverMetricsSpec } from './charts.ts';
 import { tokensSpec } from './genai-charts.ts';
+import { engineMetricsTable, prefillTable, slicesTable } from './genai-tables.ts';
 import {
   breakdownTable,
   failureNote,
@@ -151,6 +152,9 @@ ${generatorWarnings(measured)
   .join('\n')}
 ${md(openLoopTable(measured))}
 ${md(serverMetricsTable(measured))}
+${md(prefillTable(measured))}
+${md(slicesTable(measured))}
+${md(engineMetricsTable(measured))}
 ${md(validationNote(report))}
 <h2 id="budgets">Budgets</h2>
 ${md(verdictTable(report.results))}

@@ -13,12 +13,11 @@ import { partialNote } from '../lib/summary/partial.ts';
 import { formatMeasured, STATE_WORDS, splitMetricKey } from '../lib/summary/verdicts.ts';
 import { SAMPLES_BEYOND_PERCENTILE, stateOf, verdictOf } from '../lib/summary/judge.ts';
 import type { BudgetState, BudgetVerdict, LevelResult, RunReport } from '../lib/summary/types.ts';
+import { engineMetricsTable, prefillTable, slicesTable } from './genai-tables.ts';
 
-/** A Markdown table. */
-export function table(header: string[], rows: string[][]): string {
-  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
-  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
-}
+import { table } from './md-table.ts';
+
+export { table };
 
 function stableCell(result: LevelResult): string {
   if (result.stable === undefined) return 'not judged';
@@ -411,6 +410,7 @@ export function reportMarkdown(report: RunReport): string {
     '',
     openLoopTable(measured),
     serverMetricsTable(measured),
+    ...(generative ? [prefillTable(measured), slicesTable(measured), engineMetricsTable(measured)] : []),
     generative ? '' : validationNote(report),
     '',
     '## Budgets',

@@ -448,6 +448,16 @@ export const S = {
     commands: ['bench'],
     scope: 'bench',
   }),
+  SLICE_DURATION: setting({
+    env: 'SLICE_DURATION',
+    flags: ['--slice-duration'],
+    kind: positive('2.5', 's'),
+    default: 'off',
+    doc: "generative models: cut each level into slices of this many seconds, per-slice figures in the results (AIPerf's --slice-duration)",
+    commands: ['bench'],
+    scope: 'bench',
+    more: 'generative-metrics.md#time-slices',
+  }),
   PROMPT_COUNT: setting({
     env: 'PROMPT_COUNT',
     flags: ['--prompts'],

@@ -70,7 +70,7 @@ function gaugeStats(
  * The scrapes bounding [from_ms, to_ms]: the last one at or before the start (else the first inside) and
  * the first one at or after the end (else the last inside), so the delta covers the whole window.
  */
-function bounds(
+export function bounds(
   scrapes: readonly MetricsScrape[],
   from_ms: number,
   to_ms: number,

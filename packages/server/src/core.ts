@@ -8,7 +8,7 @@ import { Errors } from './errors.ts';
 import { classify } from './infer/classification.ts';
 import { requestedVersion } from './infer/model-version.ts';
 import type { InferRequest, InferResult } from './infer/types.ts';
-import type { ServerMetrics } from './metrics.ts';
+import type { EngineSeries, ServerMetrics } from './metrics.ts';
 import type { LoadedModel } from './model.ts';
 import type { IndexRow, Repository } from './repository.ts';
 import type { ModelStatisticsJson } from './stats.ts';
@@ -196,6 +196,14 @@ export class InferenceCore {
   /** Queued requests per loaded model version (the pending-request gauge). */
   pendingCounts(): { model: string; version: string; count: number }[] {
     return this.repository.loaded().map((m) => ({ model: m.name, version: m.version, count: m.pending }));
+  }
+
+  /** The generative engines' state of every loaded model version that has one. */
+  engineStates(): EngineSeries[] {
+    return this.repository.loaded().flatMap((m) => {
+      const state = m.engineState();
+      return state ? [{ model: m.name, version: m.version, state }] : [];
+    });
   }
 
   /** Requests accepted and not yet settled. */

@@ -132,7 +132,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const registry = new BackendRegistry(options.simulated, options.latencyProfiles);
   for (const [name, factory] of Object.entries(options.backends ?? {})) registry.register(name, factory);
   let core: InferenceCore | undefined;
-  const metrics = new ServerMetrics(() => core?.pendingCounts() ?? []);
+  const metrics = new ServerMetrics(
+    () => core?.pendingCounts() ?? [],
+    () => core?.engineStates() ?? [],
+  );
   const repository = new Repository({
     dir: options.modelRepository,
     models: options.models,

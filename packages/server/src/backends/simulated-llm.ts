@@ -10,7 +10,7 @@ import { GenerationEngine } from '../genai/engine.ts';
 import { DEFAULT_MAX_TOKENS, timingFromParameters } from '../genai/timing.ts';
 import { countInputTokens, outputToken, promptSeed } from '../genai/tokens.ts';
 import { ServerError } from '../errors.ts';
-import type { BackendFactory, DecoupledBackend, SendResponse, TensorData } from './types.ts';
+import type { BackendFactory, DecoupledBackend, EngineState, SendResponse, TensorData } from './types.ts';
 
 /** The output every response carries. */
 export const TEXT_OUTPUT = 'text_output';
@@ -59,6 +59,10 @@ class SimulatedLlm implements DecoupledBackend {
       if (err instanceof ServerError) throw err;
       throw new ServerError('INVALID_ARG', (err as Error).message);
     }
+  }
+
+  engineState(): EngineState {
+    return this.#engine.state();
   }
 
   async close(): Promise<void> {

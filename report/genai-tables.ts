@@ -3,7 +3,8 @@
  * throughput, time slices, and the LLM engine's metrics per level. Each is empty when no level has its figures.
  * Pure; docs/generative-metrics.md defines the figures.
  */
-import type { GaugeSummary, LevelResult } from '../lib/summary/types.ts';
+import { errorBarLine } from '../lib/genai/error-bar.ts';
+import type { GaugeSummary, LevelResult, RunReport } from '../lib/summary/types.ts';
 import { table } from './md-table.ts';
 
 const f1 = (n: number) => n.toFixed(1);
@@ -12,6 +13,20 @@ const f2 = (n: number) => n.toFixed(2);
 /** avg / max of a gauge, or n/a. */
 function gaugeCell(g: GaugeSummary | undefined, digits = 1): string {
   return g ? `${g.avg.toFixed(digits)} / ${g.max.toFixed(digits)}` : 'n/a';
+}
+
+/** The pre-flight's error bar: what the generator itself adds to TTFT and token gaps here (empty without one). */
+export function errorBarSection(report: RunReport): string {
+  const bar = report.error_bar;
+  if (!bar) return '';
+  return [
+    '## Generator error bar (pre-flight)',
+    '',
+    `${errorBarLine(bar)}.`,
+    '',
+    `The known-delay server's own timers sent tokens ${bar.server_late_ms.p50.toFixed(2)} ms off their planned times p50 (p99 ${bar.server_late_ms.p99.toFixed(2)}; negative: early); measured in the server, not counted above.`,
+    '',
+  ].join('\n');
 }
 
 /** Input tokens/s and AIPerf's prefill throughput per user, per level. */

@@ -11,7 +11,7 @@ import { STATE_WORDS } from '../lib/summary/verdicts.ts';
 import { verdictOf } from '../lib/summary/judge.ts';
 import { componentsSpec, serverMetricsSpec } from './charts.ts';
 import { tokensSpec } from './genai-charts.ts';
-import { engineMetricsTable, prefillTable, slicesTable } from './genai-tables.ts';
+import { engineMetricsTable, errorBarSection, prefillTable, slicesTable } from './genai-tables.ts';
 import {
   breakdownTable,
   failureNote,
@@ -141,6 +141,7 @@ ${empty ? '<p><em>No level completed a request.</em></p>' : md(levelTable(measur
 ${md(failureNote(report))}
 ${md(unmeasuredNote(report))}
 ${md(interruptedNote(report))}
+${md(errorBarSection(report))}
 <h2 id="charts">Charts</h2>
 ${await charts(report, options)}
 <h2 id="breakdown">Latency breakdown (ms, averages per request)</h2>

@@ -13,7 +13,7 @@ import { partialNote } from '../lib/summary/partial.ts';
 import { formatMeasured, STATE_WORDS, splitMetricKey } from '../lib/summary/verdicts.ts';
 import { SAMPLES_BEYOND_PERCENTILE, stateOf, verdictOf } from '../lib/summary/judge.ts';
 import type { BudgetState, BudgetVerdict, LevelResult, RunReport } from '../lib/summary/types.ts';
-import { engineMetricsTable, prefillTable, slicesTable } from './genai-tables.ts';
+import { engineMetricsTable, errorBarSection, prefillTable, slicesTable } from './genai-tables.ts';
 
 import { table } from './md-table.ts';
 
@@ -390,7 +390,7 @@ export function reportMarkdown(report: RunReport): string {
     '',
     measured.length === 0 ? '_No level completed a request._' : levelTable(measured),
     '',
-    ...(generative ? [generativeTable(measured)] : []),
+    ...(generative ? [generativeTable(measured), errorBarSection(report)] : []),
     failureNote(report),
     unmeasuredNote(report),
     interruptedNote(report),

@@ -458,6 +458,16 @@ export const S = {
     scope: 'bench',
     more: 'generative-metrics.md#time-slices',
   }),
+  PREFLIGHT: setting({
+    env: 'PREFLIGHT',
+    flags: ['--preflight'],
+    kind: choice(['on', 'off']),
+    default: 'on',
+    doc: "generative models: before the first level, measure the generator's own TTFT and token-gap error against a known-delay stream (a few seconds)",
+    commands: ['bench'],
+    scope: 'bench',
+    more: 'generative-metrics.md#the-error-bar',
+  }),
   PROMPT_COUNT: setting({
     env: 'PROMPT_COUNT',
     flags: ['--prompts'],

@@ -390,4 +390,31 @@ export interface RunReport {
   partial?: PartialLevel[];
   /** The target's Prometheus metrics over time, when the bench scraped them. */
   server_timeline?: ServerTimeline;
+  /** A generative run's pre-flight: the generator's own timing error on this machine and protocol. */
+  error_bar?: GeneratorErrorBar;
+}
+
+/**
+ * The generator's own timing error, measured before the first level against a local known-delay stream
+ * (measure/core/preflight.ts) with the run's protocol, runtime and scenario at concurrency 1: what the client
+ * measured above the times the server really sent each token.
+ */
+export interface GeneratorErrorBar {
+  protocol: string;
+  runtime: 'k6' | 'node';
+  /** The stream the pre-flight server sent: first token after first_ms, then one each gap_ms. */
+  known: { first_ms: number; gap_ms: number; tokens: number };
+  /** Requests measured. */
+  requests: number;
+  /** True when each client record was matched to its server stream; false: percentiles were set side by side. */
+  paired: boolean;
+  /** Client TTFT minus the server's real first send, ms (signed). */
+  ttft_error_ms: { p50: number; p99: number };
+  /** |client token gap - the server's real gap|, ms. */
+  gap_error_ms: { p50: number; p99: number };
+  /** How late the server's own timers sent tokens (real - planned), ms: not in the error, stated beside it. */
+  server_late_ms: { p50: number; p99: number };
+  /** The machine's 1-minute load average when measured (the figures depend on it). */
+  load_avg_1m: number;
+  cores: number;
 }

@@ -50,6 +50,8 @@ export interface MeasureOptions {
   progress?: boolean;
   /** How often the server's metrics are scraped (perf_analyzer's --metrics-interval). @default 500 */
   metricsInterval_ms?: number;
+  /** Keep the runtime's stdout (its banner and summary) out of the command's (the pre-flight). */
+  quiet?: boolean;
 }
 
 /** A finished measurement, all in memory. */
@@ -233,6 +235,7 @@ export async function runMeasurement<L>(
           ...(prepared.server ? { [RESERVED_CORES_ENV]: '1' } : {}),
         },
         interruption,
+        ...(options.quiet ? { stdout: 'ignore' as const } : {}),
       });
   stopProgress?.();
   const scrapes = (await scraper?.stop()) ?? [];

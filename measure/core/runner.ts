@@ -66,6 +66,8 @@ export async function runScenario(options: {
   /** Extra environment of the runtime's process (SSL_CERT_FILE). */
   processEnv?: Record<string, string>;
   interruption?: Interruption;
+  /** Where the runtime's stdout goes. @default 'inherit' */
+  stdout?: 'inherit' | 'ignore';
 }): Promise<RunOutcome> {
   const command = runtimeCommand(options.runtime);
   const keepsEnvOut = (options.k6Args ?? []).find((a) =>
@@ -85,7 +87,7 @@ export async function runScenario(options: {
     ? childCommand(setpriv, ['--pdeathsig', 'KILL', '--', command.program, ...args], own)
     : childCommand(command.program, args, own);
   const child = spawn(start.program, start.args, {
-    stdio: 'inherit',
+    stdio: ['inherit', options.stdout ?? 'inherit', 'inherit'],
     detached: start.detached,
     env: { ...process.env, ...options.processEnv, ...options.env },
   });

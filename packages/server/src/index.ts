@@ -25,6 +25,7 @@ export { parseConfigJson, parsePbtxt } from './config/parse.ts';
 export type { ModelConfigJson } from './config/types.ts';
 export { parseProbability, parseSpike, parseStatusFaults } from './faults/spec.ts';
 export { GenerationEngine } from './genai/engine.ts';
+export type { BackendFactory, DecoupledBackend, SendResponse, TensorData } from './backends/types.ts';
 export type { GenerativeTiming } from './genai/scheduler.ts';
 export { TIMING_PARAMETERS } from './genai/timing.ts';
 export { countInputTokens } from './genai/tokens.ts';

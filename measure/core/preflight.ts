@@ -1,0 +1,99 @@
+/**
+ * The stated error bar (issue 39 item 7): before a generative run's first level, the run's own scenario,
+ * runtime and protocol stream for a short window at concurrency 1 from a known-delay model served here, in
+ * this process (known-delay.ts), so the generator's timing error on this machine is measured, not assumed. The
+ * client's TTFT and token gaps are set against the times the server really sent each token (lib/genai/error-bar.ts).
+ */
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { startServer } from '@k6-triton/server';
+import { errorFigures, type SentStream } from '../../lib/genai/error-bar.ts';
+import type { GeneratorErrorBar } from '../../lib/summary/types.ts';
+import { extractRecords, readRunRecords, recordsOutputArgs } from './genai-records.ts';
+import { KNOWN_DELAY_BACKEND, KNOWN_STREAM, knownDelayBackend, knownDelayModel } from './known-delay.ts';
+import type { MeasureOptions } from './measure-pass.ts';
+import { runMeasurement, scenarioEnvironment } from './measure-pass.ts';
+import type { Prepared } from './prepare.ts';
+import { planAt, withLevels } from './target.ts';
+
+/** The pre-flight's window: long enough for about a hundred 40 ms streams, short beside a run. */
+const WINDOW = '3s';
+const WINDOW_S = 3;
+
+/**
+ * Measures the generator's error bar; undefined (with the reason printed) when the model takes no text
+ * prompt (the repeat model's tensors) or no request succeeded.
+ */
+export async function preflight(
+  prepared: Prepared,
+  options: Pick<MeasureOptions, 'runtime' | 'interruption'> & { dir: string },
+): Promise<GeneratorErrorBar | undefined> {
+  const { target } = prepared;
+  const say = (line: string) => console.error(`k6-triton: pre-flight: ${line}`);
+  if (target.entry.id === 'repeat') {
+    say("skipped: the repeat model's requests are tensors, not a text prompt the known-delay model takes");
+    return undefined;
+  }
+  const model = target.run.settings.modelName;
+  const sent: SentStream[] = [];
+  const server = await startServer({
+    host: '127.0.0.1',
+    httpPort: 0,
+    grpcPort: 0,
+    metricsPort: -1,
+    models: [knownDelayModel(model)],
+    backends: { [KNOWN_DELAY_BACKEND]: knownDelayBackend(sent) },
+  });
+  try {
+    const settings = withLevels(
+      { ...target.settings, STEP_DURATION: WINDOW, WARMUP_DURATION: '0s' },
+      'concurrency',
+      [1],
+    );
+    const plan = planAt(target, { levels: { mode: 'concurrency', levels: [1] }, window_s: WINDOW_S });
+    const here: Prepared = {
+      ...prepared,
+      url: `http://127.0.0.1:${server.httpPort}`,
+      grpcUrl: `127.0.0.1:${server.grpcPort}`,
+      metricsUrl: undefined,
+      tls: undefined,
+    };
+    const env = {
+      ...scenarioEnvironment(here, settings, options.dir),
+      // Its requests are judged by nothing: the budget's verdicts of this window are not the run's.
+      TTFT_P95_MS: '600000',
+      ITL_P95_MS: '600000',
+    };
+    say(
+      `streaming from a known-delay model here (first token ${KNOWN_STREAM.first_ms} ms, then one every ${KNOWN_STREAM.gap_ms} ms) for ${WINDOW} at c1`,
+    );
+    const measured = await runMeasurement(here, env, plan, `${model} (pre-flight)`, {
+      ...options,
+      progress: false,
+      quiet: true,
+      k6Args: recordsOutputArgs(options.dir),
+    });
+    await extractRecords(options.dir);
+    const records = await readRunRecords(options.dir);
+    const figures = errorFigures(records, sent, KNOWN_STREAM);
+    if (!figures) {
+      say(`no request succeeded (runtime exit ${measured.run.exitCode}); no error bar`);
+      return undefined;
+    }
+    return {
+      protocol: plan.settings.protocol,
+      runtime: measured.run.runtime,
+      known: { ...KNOWN_STREAM },
+      ...figures,
+      load_avg_1m: loadavg()[0]!,
+      cores: cpus().length,
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+/** The pre-flight's folder inside a run's. */
+export function preflightDir(runDir: string): string {
+  return join(runDir, 'preflight');
+}

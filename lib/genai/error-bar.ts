@@ -30,11 +30,15 @@ function gaps(times: readonly number[]): number[] {
   return times.slice(1).map((t, i) => t - times[i]!);
 }
 
-/** Compares the client's records with the server's streams; `known` is the stream the server aimed at. */
+/**
+ * Compares the client's records with the server's streams; `known` is the stream the server aimed at.
+ * `oneAtATime` (concurrency 1, the default) allows pairing them in order; above it they never are.
+ */
 export function errorFigures(
   records: readonly GenerationRecord[],
   sent: readonly SentStream[],
   known: { first_ms: number; gap_ms: number },
+  oneAtATime = true,
 ): ErrorFigures | undefined {
   const ok = records
     .map((r) => ({ r, m: requestMetrics(r, { firstToken: 'non-empty' }) }))
@@ -42,7 +46,7 @@ export function errorFigures(
     .sort((a, b) => a.r.sent_ms - b.r.sent_ms);
   if (ok.length === 0 || sent.length === 0) return undefined;
   const late = sent.flatMap((s) => s.sends_ms.map((t, i) => t - (known.first_ms + i * known.gap_ms)));
-  const paired = ok.length === sent.length;
+  const paired = oneAtATime && ok.length === sent.length;
   let ttftErrors: number[];
   let gapErrors: number[];
   if (paired) {

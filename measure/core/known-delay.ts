@@ -10,8 +10,15 @@ import { encodeBytesTensor } from '../../lib/tensor/bytes.ts';
 import { configFromGenerative } from '../repository/generative-config.ts';
 import { GPT2 } from '../../models/generative.ts';
 
-/** The known stream: first token after FIRST_MS, then one every GAP_MS, TOKENS in all (max_tokens ignored). */
-export const KNOWN_STREAM = { first_ms: 10, gap_ms: 2, tokens: 16 } as const;
+/** A known stream: the first token after first_ms, then one every gap_ms, tokens in all (max_tokens ignored). */
+export interface KnownStream {
+  first_ms: number;
+  gap_ms: number;
+  tokens: number;
+}
+
+/** The pre-flight's stream: short, so a few seconds hold about a hundred requests. */
+export const KNOWN_STREAM: KnownStream = { first_ms: 10, gap_ms: 2, tokens: 16 };
 
 /** The backend's name in the pre-flight server. */
 export const KNOWN_DELAY_BACKEND = 'known_delay';
@@ -21,16 +28,18 @@ export function knownDelayModel(name: string): ModelDefinition {
   return { config: { ...configFromGenerative(GPT2), name, backend: KNOWN_DELAY_BACKEND, parameters: {} } };
 }
 
-/** A factory of known-delay backends that appends each finished request's real send times to `log`. */
-export function knownDelayBackend(log: SentStream[]): BackendFactory {
-  return async () => new KnownDelay(log);
+/** A factory of known-delay backends sending `stream`, each finished request's real send times appended to `log`. */
+export function knownDelayBackend(log: SentStream[], stream: KnownStream = KNOWN_STREAM): BackendFactory {
+  return async () => new KnownDelay(log, stream);
 }
 
 class KnownDelay implements DecoupledBackend {
   readonly #log: SentStream[];
+  readonly #known: KnownStream;
 
-  constructor(log: SentStream[]) {
+  constructor(log: SentStream[], known: KnownStream) {
     this.#log = log;
+    this.#known = known;
   }
 
   async execute(): Promise<never> {
@@ -40,9 +49,10 @@ class KnownDelay implements DecoupledBackend {
   async stream(_inputs: unknown, send: SendResponse, signal?: AbortSignal): Promise<void> {
     const start = performance.now();
     const sends_ms: number[] = [];
-    for (let i = 0; i < KNOWN_STREAM.tokens; i++) {
+    const known = this.#known;
+    for (let i = 0; i < known.tokens; i++) {
       // Each token is aimed at its planned time from the start, so timer lateness never adds up.
-      const due = start + KNOWN_STREAM.first_ms + i * KNOWN_STREAM.gap_ms;
+      const due = start + known.first_ms + i * known.gap_ms;
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
       if (signal?.aborted) return;
       sends_ms.push(performance.now() - start);

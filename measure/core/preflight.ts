@@ -10,15 +10,32 @@ import { startServer } from '@k6-triton/server';
 import { errorFigures, type SentStream } from '../../lib/genai/error-bar.ts';
 import type { GeneratorErrorBar } from '../../lib/summary/types.ts';
 import { extractRecords, readRunRecords, recordsOutputArgs } from './genai-records.ts';
-import { KNOWN_DELAY_BACKEND, KNOWN_STREAM, knownDelayBackend, knownDelayModel } from './known-delay.ts';
+import {
+  KNOWN_DELAY_BACKEND,
+  KNOWN_STREAM,
+  type KnownStream,
+  knownDelayBackend,
+  knownDelayModel,
+} from './known-delay.ts';
 import type { MeasureOptions } from './measure-pass.ts';
 import { runMeasurement, scenarioEnvironment } from './measure-pass.ts';
 import type { Prepared } from './prepare.ts';
 import { planAt, withLevels } from './target.ts';
 
-/** The pre-flight's window: long enough for about a hundred 40 ms streams, short beside a run. */
-const WINDOW = '3s';
+/** The pre-flight's window, s: long enough for about a hundred 40 ms streams, short beside a run. */
 const WINDOW_S = 3;
+
+/** What the pre-flight runs; bench/genai/stream-capacity.ts varies it, the bench takes the defaults. */
+export interface PreflightLoad {
+  /** @default KNOWN_STREAM */
+  stream?: KnownStream;
+  /** Closed-loop VUs. @default 1 */
+  concurrency?: number;
+  /** @default 3 */
+  window_s?: number;
+  /** Print what it does. @default true */
+  say?: boolean;
+}
 
 /**
  * Measures the generator's error bar; undefined (with the reason printed) when the model takes no text
@@ -27,9 +44,15 @@ const WINDOW_S = 3;
 export async function preflight(
   prepared: Prepared,
   options: Pick<MeasureOptions, 'runtime' | 'interruption'> & { dir: string },
+  load: PreflightLoad = {},
 ): Promise<GeneratorErrorBar | undefined> {
   const { target } = prepared;
-  const say = (line: string) => console.error(`k6-triton: pre-flight: ${line}`);
+  const stream = load.stream ?? KNOWN_STREAM;
+  const concurrency = load.concurrency ?? 1;
+  const window_s = load.window_s ?? WINDOW_S;
+  const say = (line: string) => {
+    if (load.say !== false) console.error(`k6-triton: pre-flight: ${line}`);
+  };
   if (target.entry.id === 'repeat') {
     say("skipped: the repeat model's requests are tensors, not a text prompt the known-delay model takes");
     return undefined;
@@ -42,15 +65,15 @@ export async function preflight(
     grpcPort: 0,
     metricsPort: -1,
     models: [knownDelayModel(model)],
-    backends: { [KNOWN_DELAY_BACKEND]: knownDelayBackend(sent) },
+    backends: { [KNOWN_DELAY_BACKEND]: knownDelayBackend(sent, stream) },
   });
   try {
     const settings = withLevels(
-      { ...target.settings, STEP_DURATION: WINDOW, WARMUP_DURATION: '0s' },
+      { ...target.settings, STEP_DURATION: `${window_s}s`, WARMUP_DURATION: '0s' },
       'concurrency',
-      [1],
+      [concurrency],
     );
-    const plan = planAt(target, { levels: { mode: 'concurrency', levels: [1] }, window_s: WINDOW_S });
+    const plan = planAt(target, { levels: { mode: 'concurrency', levels: [concurrency] }, window_s });
     const here: Prepared = {
       ...prepared,
       url: `http://127.0.0.1:${server.httpPort}`,
@@ -65,7 +88,7 @@ export async function preflight(
       ITL_P95_MS: '600000',
     };
     say(
-      `streaming from a known-delay model here (first token ${KNOWN_STREAM.first_ms} ms, then one every ${KNOWN_STREAM.gap_ms} ms) for ${WINDOW} at c1`,
+      `streaming from a known-delay model here (first token ${stream.first_ms} ms, then one every ${stream.gap_ms} ms) for ${window_s}s at c${concurrency}`,
     );
     const measured = await runMeasurement(here, env, plan, `${model} (pre-flight)`, {
       ...options,
@@ -75,7 +98,7 @@ export async function preflight(
     });
     await extractRecords(options.dir);
     const records = await readRunRecords(options.dir);
-    const figures = errorFigures(records, sent, KNOWN_STREAM);
+    const figures = errorFigures(records, sent, stream, concurrency === 1);
     if (!figures) {
       say(`no request succeeded (runtime exit ${measured.run.exitCode}); no error bar`);
       return undefined;
@@ -83,7 +106,7 @@ export async function preflight(
     return {
       protocol: plan.settings.protocol,
       runtime: measured.run.runtime,
-      known: { ...KNOWN_STREAM },
+      known: { ...stream },
       ...figures,
       load_avg_1m: loadavg()[0]!,
       cores: cpus().length,

@@ -94,5 +94,9 @@ describe('errorFigures', () => {
     expect(f.paired).toBe(false);
     expect(f.ttft_error_ms.p50).toBeCloseTo(4, 9);
     expect(errorFigures([request(0, 5, [14], 'x')], sent, known)).toBeUndefined();
+    // Above concurrency 1 the order of sends is not the order of the server's streams: never paired.
+    const one = [{ sends_ms: [10, 12] }];
+    expect(errorFigures([request(0, 5, [14, 16])], one, known, false)!.paired).toBe(false);
+    expect(errorFigures([request(0, 5, [14, 16])], one, known)!.paired).toBe(true);
   });
 });

@@ -5,7 +5,7 @@
  * the scrapes bounding it (server-metrics.ts's rule). Pure: measure/core/metrics-scrape.ts scrapes.
  * docs/generative-metrics.md#engine-metrics names each source series.
  */
-import { bounds, type MetricsScrape, type PromSample } from './server-metrics.ts';
+import { bounds, checkWindow, type MetricsScrape, type PromSample } from './server-metrics.ts';
 import type { EngineMetricsStats, GaugeSummary } from './types.ts';
 
 /** One engine series: a family and, where the family multiplexes, the label that picks the series. */
@@ -120,8 +120,7 @@ export function engineMetricsFor(
   to_ms: number,
   model?: string,
 ): EngineMetricsStats | undefined {
-  if (!(to_ms > from_ms))
-    throw new Error(`invalid window; reason: expected end > start, got ${from_ms}..${to_ms}`);
+  checkWindow(from_ms, to_ms);
   const inside = scrapes.filter((s) => s.t_ms >= from_ms && s.t_ms <= to_ms);
   if (inside.length === 0) return undefined;
   const prefix = prefixCache(scrapes, from_ms, to_ms, model);

@@ -50,7 +50,7 @@ export interface MeasureOptions {
   progress?: boolean;
   /** How often the server's metrics are scraped (perf_analyzer's --metrics-interval). @default 500 */
   metricsInterval_ms?: number;
-  /** Keep the runtime's stdout (its banner and summary) out of the command's (the pre-flight). */
+  /** Keep the runtime's output (banner, summary, errors) out of the command's (the pre-flight). */
   quiet?: boolean;
 }
 
@@ -235,7 +235,7 @@ export async function runMeasurement<L>(
           ...(prepared.server ? { [RESERVED_CORES_ENV]: '1' } : {}),
         },
         interruption,
-        ...(options.quiet ? { stdout: 'ignore' as const } : {}),
+        ...(options.quiet ? { quiet: true } : {}),
       });
   stopProgress?.();
   const scrapes = (await scraper?.stop()) ?? [];

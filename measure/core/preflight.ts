@@ -68,12 +68,24 @@ export async function preflight(
     backends: { [KNOWN_DELAY_BACKEND]: knownDelayBackend(sent, stream) },
   });
   try {
+    // Closed loop whatever the run's load: its open-loop settings would refuse a concurrency level.
+    const {
+      ARRIVALS: _a,
+      ARRIVALS_SEED: _s,
+      MAX_VUS: _m,
+      SCHEDULE: _sc,
+      REQUEST_INTERVALS: _r,
+      ...closed
+    } = target.settings;
     const settings = withLevels(
-      { ...target.settings, STEP_DURATION: `${window_s}s`, WARMUP_DURATION: '0s' },
+      { ...closed, STEP_DURATION: `${window_s}s`, WARMUP_DURATION: '0s' },
       'concurrency',
       [concurrency],
     );
-    const plan = planAt(target, { levels: { mode: 'concurrency', levels: [concurrency] }, window_s });
+    const plan = planAt(
+      { ...target, settings: closed },
+      { levels: { mode: 'concurrency', levels: [concurrency] }, window_s },
+    );
     const here: Prepared = {
       ...prepared,
       url: `http://127.0.0.1:${server.httpPort}`,
@@ -100,7 +112,7 @@ export async function preflight(
     const records = await readRunRecords(options.dir);
     const figures = errorFigures(records, sent, stream, concurrency === 1);
     if (!figures) {
-      say(`no request succeeded (runtime exit ${measured.run.exitCode}); no error bar`);
+      say(`no request succeeded (runtime exit ${measured.run.exitCode}); no error bar, the run goes on`);
       return undefined;
     }
     return {

@@ -66,8 +66,8 @@ export async function runScenario(options: {
   /** Extra environment of the runtime's process (SSL_CERT_FILE). */
   processEnv?: Record<string, string>;
   interruption?: Interruption;
-  /** Where the runtime's stdout goes. @default 'inherit' */
-  stdout?: 'inherit' | 'ignore';
+  /** Drop the runtime's stdout and stderr (the pre-flight: its failures are the run's, reported by it). */
+  quiet?: boolean;
 }): Promise<RunOutcome> {
   const command = runtimeCommand(options.runtime);
   const keepsEnvOut = (options.k6Args ?? []).find((a) =>
@@ -87,7 +87,7 @@ export async function runScenario(options: {
     ? childCommand(setpriv, ['--pdeathsig', 'KILL', '--', command.program, ...args], own)
     : childCommand(command.program, args, own);
   const child = spawn(start.program, start.args, {
-    stdio: ['inherit', options.stdout ?? 'inherit', 'inherit'],
+    stdio: options.quiet ? ['inherit', 'ignore', 'ignore'] : 'inherit',
     detached: start.detached,
     env: { ...process.env, ...options.processEnv, ...options.env },
   });

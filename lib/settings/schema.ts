@@ -464,7 +464,7 @@ export const S = {
     kind: choice(['on', 'off']),
     default: 'on',
     doc: "generative models: before the first level, measure the generator's own TTFT and token-gap error against a known-delay stream (a few seconds)",
-    commands: ['bench'],
+    commands: ['bench', 'capacity'],
     scope: 'bench',
     more: 'generative-metrics.md#the-error-bar',
   }),

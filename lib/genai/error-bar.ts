@@ -1,8 +1,10 @@
 /**
  * The generator's timing error from a pre-flight against a known-delay stream: the client's records set
  * against the times the server really sent each token (measured in the server, so its own timer lateness is
- * not counted as the client's). At concurrency 1 requests run one after another, so the n-th record (by send
- * time) is the n-th stream the server finished; when the counts differ the percentiles are set side by side.
+ * not counted as the client's). At concurrency 1 requests run one after another, so the measured requests'
+ * successes (by send time) are the last streams the server finished, in order (the warm-up's came before; a
+ * request cut at the window's end failed and the server, cancelled, logged none); above concurrency 1 the
+ * percentiles are set side by side.
  * Pure; docs/generative-metrics.md#the-error-bar says how to read it.
  */
 import type { GeneratorErrorBar } from '../summary/types.ts';
@@ -46,13 +48,14 @@ export function errorFigures(
     .sort((a, b) => a.r.sent_ms - b.r.sent_ms);
   if (ok.length === 0 || sent.length === 0) return undefined;
   const late = sent.flatMap((s) => s.sends_ms.map((t, i) => t - (known.first_ms + i * known.gap_ms)));
-  const paired = oneAtATime && ok.length === sent.length;
+  const paired = oneAtATime && sent.length >= ok.length;
   let ttftErrors: number[];
   let gapErrors: number[];
   if (paired) {
-    ttftErrors = ok.map(({ m }, i) => m.ttft_ms! - sent[i]!.sends_ms[0]!);
+    const tail = sent.slice(sent.length - ok.length);
+    ttftErrors = ok.map(({ m }, i) => m.ttft_ms! - tail[i]!.sends_ms[0]!);
     gapErrors = ok.flatMap(({ m }, i) => {
-      const server = gaps(sent[i]!.sends_ms);
+      const server = gaps(tail[i]!.sends_ms);
       return m.gaps_ms.slice(0, server.length).map((g, j) => Math.abs(g - server[j]!));
     });
   } else {

@@ -78,7 +78,8 @@ export async function preflight(
       ...closed
     } = target.settings;
     const settings = withLevels(
-      { ...closed, STEP_DURATION: `${window_s}s`, WARMUP_DURATION: '0s' },
+      // A short warm-up: the connection's set-up is no request's, as in the levels.
+      { ...closed, STEP_DURATION: `${window_s}s`, WARMUP_DURATION: '500ms' },
       'concurrency',
       [concurrency],
     );

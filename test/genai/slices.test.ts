@@ -88,15 +88,21 @@ describe('errorFigures', () => {
     expect(f.server_late_ms.p50).toBeCloseTo(0.35, 9);
   });
 
-  it('sets percentiles side by side when the counts differ, and is undefined without a success', () => {
+  it("pairs the measured requests with the server's last streams (the warm-up's came first)", () => {
+    const sent = [{ sends_ms: [30, 32] }, { sends_ms: [10, 12] }];
+    const f = errorFigures([request(0, 5, [11, 13])], sent, known)!;
+    expect(f.paired).toBe(true);
+    expect(f.ttft_error_ms.p50).toBeCloseTo(1, 9);
+  });
+
+  it('sets percentiles side by side above c1, and is undefined without a success', () => {
     const sent = [{ sends_ms: [10, 12] }, { sends_ms: [10, 12] }, { sends_ms: [10, 12] }];
-    const f = errorFigures([request(0, 5, [14, 16])], sent, known)!;
+    const f = errorFigures([request(0, 5, [14, 16])], sent, known, false)!;
     expect(f.paired).toBe(false);
     expect(f.ttft_error_ms.p50).toBeCloseTo(4, 9);
     expect(errorFigures([request(0, 5, [14], 'x')], sent, known)).toBeUndefined();
-    // Above concurrency 1 the order of sends is not the order of the server's streams: never paired.
+    // More successes than streams the server logged: they cannot be matched.
     const one = [{ sends_ms: [10, 12] }];
-    expect(errorFigures([request(0, 5, [14, 16])], one, known, false)!.paired).toBe(false);
-    expect(errorFigures([request(0, 5, [14, 16])], one, known)!.paired).toBe(true);
+    expect(errorFigures([request(0, 5, [14, 16]), request(50, 5, [64, 66])], one, known)!.paired).toBe(false);
   });
 });

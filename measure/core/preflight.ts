@@ -79,7 +79,7 @@ export async function preflight(
     } = target.settings;
     const settings = withLevels(
       // A short warm-up: the connection's set-up is no request's, as in the levels.
-      { ...closed, STEP_DURATION: `${window_s}s`, WARMUP_DURATION: '500ms' },
+      { ...closed, STEP_DURATION: `${window_s}s`, WARMUP_DURATION: '1s' },
       'concurrency',
       [concurrency],
     );

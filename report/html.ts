@@ -11,6 +11,7 @@ import { STATE_WORDS } from '../lib/summary/verdicts.ts';
 import { verdictOf } from '../lib/summary/judge.ts';
 import { componentsSpec, latencyBreakdownApplies, serverMetricsSpec } from './charts.ts';
 import { tokensSpec } from './genai-charts.ts';
+import { engineMetricsTable, errorBarSection, prefillTable, slicesTable } from './genai-tables.ts';
 import {
   breakdownTable,
   failureNote,
@@ -158,6 +159,7 @@ ${generative ? md(generativeTable(measured)) : ''}
 ${md(failureNote(report))}
 ${md(unmeasuredNote(report))}
 ${md(interruptedNote(report))}
+${md(errorBarSection(report))}
 <h2 id="charts">Charts</h2>
 ${await charts(report, options)}
 ${latencyBreakdownApplies(measured) ? breakdown(measured) : ''}
@@ -168,6 +170,9 @@ ${generatorWarnings(measured)
   .join('\n')}
 ${md(openLoopTable(measured))}
 ${md(serverMetricsTable(measured))}
+${md(prefillTable(measured))}
+${md(slicesTable(measured))}
+${md(engineMetricsTable(measured))}
 ${generative ? '' : md(validationNote(report))}
 <h2 id="budgets">Budgets</h2>
 ${md(verdictTable(report.results))}

@@ -14,12 +14,11 @@ import { partialNote } from '../lib/summary/partial.ts';
 import { formatMeasured, STATE_WORDS, splitMetricKey } from '../lib/summary/verdicts.ts';
 import { SAMPLES_BEYOND_PERCENTILE, stateOf, verdictOf } from '../lib/summary/judge.ts';
 import type { BudgetState, BudgetVerdict, LevelResult, RunReport } from '../lib/summary/types.ts';
+import { engineMetricsTable, errorBarSection, prefillTable, slicesTable } from './genai-tables.ts';
 
-/** A Markdown table. */
-export function table(header: string[], rows: string[][]): string {
-  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
-  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
-}
+import { table } from './md-table.ts';
+
+export { table };
 
 function stableCell(result: LevelResult): string {
   if (result.stable === undefined) return 'not judged';
@@ -456,7 +455,7 @@ export function reportMarkdown(report: RunReport): string {
     '',
     measured.length === 0 ? '_No level completed a request._' : levelTable(measured),
     '',
-    ...(generative ? [generativeTable(measured), conversationTable(measured)] : []),
+    ...(generative ? [generativeTable(measured), conversationTable(measured), errorBarSection(report)] : []),
     failureNote(report),
     unmeasuredNote(report),
     interruptedNote(report),
@@ -476,6 +475,7 @@ export function reportMarkdown(report: RunReport): string {
     '',
     openLoopTable(measured),
     serverMetricsTable(measured),
+    ...(generative ? [prefillTable(measured), slicesTable(measured), engineMetricsTable(measured)] : []),
     generative ? '' : validationNote(report),
     '',
     '## Budgets',

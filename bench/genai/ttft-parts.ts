@@ -11,9 +11,9 @@
  *   node --import tsx bench/genai/ttft-parts.ts [--requests 100] [--delay 20]
  */
 import { parseArgs } from 'node:util';
-import { readDecoupledResponse } from '../../lib/genai/decoupled.ts';
 import { type Stats, summarize } from '../../lib/genai/stats.ts';
 import { startEmbedded } from '../../measure/core/embedded.ts';
+import { firstResponse } from './new-stream.ts';
 import { GPT2 } from '../../models/generative.ts';
 import { simulatedLlmTiming } from '../../measure/repository/generative-config.ts';
 import { GenerationEngine } from '@k6-triton/server';
@@ -25,25 +25,6 @@ const { values: args } = parseArgs({
 });
 const REQUESTS = Number(args.requests);
 const DELAY = Number(args.delay);
-
-/** One request on a new stream; resolves with the first response's arrival - send, ms. */
-function firstResponse(client: Msg, request: object): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const call = client.ModelStreamInfer();
-    let first: number | undefined;
-    const sent = performance.now();
-    call.on('data', (m: Msg) => {
-      const at = performance.now();
-      const read = readDecoupledResponse(m);
-      if (read.error) reject(new Error(read.error));
-      if (first === undefined && read.outputs > 0) first = at - sent;
-      if (read.final) call.end();
-    });
-    call.on('error', reject);
-    call.on('end', () => (first === undefined ? reject(new Error('no response')) : resolve(first)));
-    call.write(request);
-  });
-}
 
 async function sample(client: Msg, request: () => object): Promise<Stats> {
   for (let i = 0; i < 5; i++) await firstResponse(client, request());

@@ -145,10 +145,14 @@ function levelResult(data: K6SummaryData, ref: PlannedLevel, context: LevelConte
   const cancelled = values(data, GENAI_METRICS.cancelled, ref.name)['count'] ?? 0;
   if (requests + errors + cancelled === 0) return undefined;
   const tokens = values(data, GENAI_METRICS.outputTokens, ref.name)['count'] ?? 0;
+  const isl = values(data, GENAI_METRICS.isl, ref.name);
+  // The ISL trend holds one sample per successful request: its mean times its count is their input tokens.
+  const inputTokens = (isl['avg'] ?? 0) * (isl['count'] ?? requests);
   const genai: GenerativeLevel = {
     requests_per_s: requests / ref.window_s,
     output_tokens: tokens,
     output_tokens_per_s: tokens / ref.window_s,
+    input_tokens_per_s: inputTokens / ref.window_s,
     ttft_ms: timeStats(values(data, GENAI_METRICS.ttft, ref.name)),
     itl_ms: timeStats(values(data, GENAI_METRICS.itl, ref.name)),
     latency_ms: timeStats(latency),

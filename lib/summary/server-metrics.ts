@@ -66,11 +66,17 @@ function gaugeStats(
   return { mean: values.reduce((a, b) => a + b, 0) / values.length, max: Math.max(...values) };
 }
 
+/** Throws one line when a window ends before it starts. */
+export function checkWindow(from_ms: number, to_ms: number): void {
+  if (!(to_ms > from_ms))
+    throw new Error(`invalid window; reason: expected end > start, got ${from_ms}..${to_ms}`);
+}
+
 /**
  * The scrapes bounding [from_ms, to_ms]: the last one at or before the start (else the first inside) and
  * the first one at or after the end (else the last inside), so the delta covers the whole window.
  */
-function bounds(
+export function bounds(
   scrapes: readonly MetricsScrape[],
   from_ms: number,
   to_ms: number,
@@ -95,8 +101,7 @@ export function serverMetricsFor(
   to_ms: number,
   model?: string,
 ): ServerMetricsStats | undefined {
-  if (!(to_ms > from_ms))
-    throw new Error(`invalid window; reason: expected end > start, got ${from_ms}..${to_ms}`);
+  checkWindow(from_ms, to_ms);
   const bounded = bounds(scrapes, from_ms, to_ms);
   if (!bounded) return undefined;
   const [first, last] = bounded;

@@ -52,8 +52,33 @@ export interface GenerativeLevel {
   cancelled_requests?: number;
   /** Where ISL and OSL came from: the server's count, the model's tokenizer, or an estimate. */
   token_sources?: { input: 'server' | 'tokenizer' | 'estimate'; output: 'server' | 'tokenizer' | 'estimate' };
+  /** Input tokens of successful requests per second of the window. Absent in results written before it. */
+  input_tokens_per_s?: number;
+  /** AIPerf's prefill throughput per user: each successful request's ISL / TTFT, tokens/s (from the records). */
+  prefill_tokens_per_s?: RateStats;
+  /** The level cut into slices of --slice-duration (AIPerf's time slices), when one was given. */
+  slices?: GenerativeSlice[];
   /** A multi-turn run's sessions and per-turn figures (lib/genai/conversation.ts). */
   conversation?: GenerativeConversation;
+}
+
+/** A distribution of a rate (tokens/s): the fields of TimeStats_ms, in the rate's unit. */
+export type RateStats = TimeStats_ms;
+
+/** One time slice of a level: the requests that completed in it (lib/genai/slices.ts). */
+export interface GenerativeSlice {
+  /** Seconds since the level's first measured send: the slice's start and end. */
+  start_s: number;
+  end_s: number;
+  /** Successful requests that completed in the slice, and failed ones. */
+  requests: number;
+  errors: number;
+  requests_per_s: number;
+  input_tokens_per_s: number;
+  output_tokens_per_s: number;
+  /** Of the slice's successful requests; absent when it had none. */
+  ttft_ms?: { p50: number; p99: number };
+  itl_ms?: { p50: number; p99: number };
 }
 
 /** A level's multi-turn sessions: how many ended, how long they took, and each turn's figures. */
@@ -217,6 +242,8 @@ export interface LevelResult {
   generator?: GeneratorCost;
   /** The target's Prometheus metrics over the window, when the bench scraped them (server-metrics.ts). */
   server_metrics?: ServerMetricsStats;
+  /** The LLM engine's metrics over the window (TensorRT-LLM or vLLM backend), when it served them (engine-metrics.ts). */
+  engine_metrics?: EngineMetricsStats;
   /** Set when most of the level's requests failed (failure.ts): then its verdict is why, not its figures. */
   failure?: LevelFailure;
   /** A generative model's level: TTFT, ITL, token throughput (the generative scenario only). */
@@ -263,6 +290,38 @@ export interface ServerMetricsStats {
   /** nv_cpu_utilization averaged over scrapes, percent (of the whole host, as Triton reports it). */
   cpu_utilization_avg_pct?: number;
   cpu_memory_used_max_bytes?: number;
+}
+
+/** A gauge over a window's scrapes: its average and its highest value. */
+export interface GaugeSummary {
+  avg: number;
+  max: number;
+}
+
+/**
+ * An LLM engine's scheduler and KV cache over one level's window, from Triton's TensorRT-LLM backend
+ * (nv_trt_llm_*) or vLLM backend (vllm:*) metrics; each figure absent when the engine did not serve it.
+ */
+export interface EngineMetricsStats {
+  /** Whose metric names the figures came from. */
+  source: 'trtllm' | 'vllm';
+  /** Scrapes inside the window. */
+  scrapes: number;
+  /** Requests in the engine's batch (TensorRT-LLM active, vLLM num_requests_running). */
+  running?: GaugeSummary;
+  /** Requests queued for the batch (TensorRT-LLM waiting, vLLM num_requests_waiting). */
+  waiting?: GaugeSummary;
+  /** TensorRT-LLM: requests scheduled in the iteration. */
+  scheduled?: GaugeSummary;
+  /** KV cache in use, percent (TensorRT-LLM used / max blocks; vLLM kv_cache_usage_perc x 100). */
+  kv_cache_usage_pct?: GaugeSummary;
+  /** TensorRT-LLM: KV cache blocks in use, the pool's size and tokens per block. */
+  kv_blocks_used?: GaugeSummary;
+  kv_blocks_max?: number;
+  kv_block_tokens?: number;
+  /** Prefix-cache queries (tokens) over the window and the share that hit, percent. */
+  prefix_cache_queries?: number;
+  prefix_cache_hit_pct?: number;
 }
 
 /**
@@ -357,4 +416,31 @@ export interface RunReport {
   partial?: PartialLevel[];
   /** The target's Prometheus metrics over time, when the bench scraped them. */
   server_timeline?: ServerTimeline;
+  /** A generative run's pre-flight: the generator's own timing error on this machine and protocol. */
+  error_bar?: GeneratorErrorBar;
+}
+
+/**
+ * The generator's own timing error, measured before the first level against a local known-delay stream
+ * (measure/core/preflight.ts) with the run's protocol, runtime and scenario at concurrency 1: what the client
+ * measured above the times the server really sent each token.
+ */
+export interface GeneratorErrorBar {
+  protocol: string;
+  runtime: 'k6' | 'node';
+  /** The stream the pre-flight server sent: first token after first_ms, then one each gap_ms. */
+  known: { first_ms: number; gap_ms: number; tokens: number };
+  /** Requests measured. */
+  requests: number;
+  /** True when each client record was matched to its server stream; false: percentiles were set side by side. */
+  paired: boolean;
+  /** Client TTFT minus the server's real first send, ms (signed). */
+  ttft_error_ms: { p50: number; p99: number };
+  /** |client token gap - the server's real gap|, ms. */
+  gap_error_ms: { p50: number; p99: number };
+  /** How late the server's own timers sent tokens (real - planned), ms: not in the error, stated beside it. */
+  server_late_ms: { p50: number; p99: number };
+  /** The machine's 1-minute load average when measured (the figures depend on it). */
+  load_avg_1m: number;
+  cores: number;
 }

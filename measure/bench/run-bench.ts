@@ -15,6 +15,10 @@ import { type PrepareOptions, prepare } from '../core/prepare.ts';
 import type { RuntimeChoice } from '../core/runner.ts';
 import { checkJudgedLevels, type RunSettings, resolveTarget, runDir } from '../core/target.ts';
 import { withPromptWorkload } from '../../payloads/prompt-workload.ts';
+import { errorBarLine } from '../../lib/genai/error-bar.ts';
+import { read } from '../../lib/settings/read.ts';
+import { S } from '../../lib/settings/schema.ts';
+import { preflight, preflightDir } from '../core/preflight.ts';
 
 /** What a bench run takes; settings are the scenario's (TRITON_URL, PROTOCOL, CONCURRENCY, ...). */
 export interface BenchOptions extends PrepareOptions {
@@ -88,7 +92,12 @@ async function benchWith(options: BenchOptions, interruption: Interruption): Pro
   const prepared = await prepare(target, options, interruption);
   try {
     const dir = runDir(options.resultsDir, target);
-    const measured = await measure(prepared, {
+    const errorBar =
+      target.entry.scenario === 'llm' && read(settings, S.PREFLIGHT) !== 'off' && !interruption.first
+        ? await preflight(prepared, { dir: preflightDir(dir), runtime: options.runtime, interruption })
+        : undefined;
+    if (errorBar) console.error(`k6-triton: ${errorBarLine(errorBar)}`);
+    const measuredRun = await measure(prepared, {
       dir,
       runtime: options.runtime,
       k6Args: options.k6Args,
@@ -96,6 +105,10 @@ async function benchWith(options: BenchOptions, interruption: Interruption): Pro
       ...(options.progress === false ? { progress: false } : {}),
       ...(options.metricsInterval_ms ? { metricsInterval_ms: options.metricsInterval_ms } : {}),
     });
+    // The error bar is the run's, measured once before its levels: beside them in every report.
+    const measured = errorBar
+      ? { ...measuredRun, report: { ...measuredRun.report, error_bar: errorBar } }
+      : measuredRun;
     await writeMeasured(dir, measured, options);
     return { exitCode: verdictExitCode(measured.report, measured.exitCode), dir };
   } finally {

@@ -5,7 +5,11 @@
  */
 import { withPromptWorkload } from '../../payloads/prompt-workload.ts';
 import { join } from 'node:path';
-import type { LevelResult } from '../../lib/summary/types.ts';
+import type { GeneratorErrorBar, LevelResult } from '../../lib/summary/types.ts';
+import { errorBarLine } from '../../lib/genai/error-bar.ts';
+import { read } from '../../lib/settings/read.ts';
+import { S } from '../../lib/settings/schema.ts';
+import { preflight, preflightDir } from '../core/preflight.ts';
 import { buildRunReport } from '../../lib/summary/from-summary.ts';
 import { EXIT } from '../core/exit-codes.ts';
 import { watchSignals } from '../core/interrupt.ts';
@@ -111,9 +115,18 @@ export async function runCapacity(options: CapacityOptions): Promise<CapacityOut
   let runtime: 'k6' | 'node' = 'node';
   let stoppedEarly: string | undefined;
   let confirmation: Confirmation | undefined;
+  let errorBar: GeneratorErrorBar | undefined;
   try {
     // One server, payload set and bundle for the whole search, so levels do not pay a cold start.
     const prepared = await prepare(target, options, interruption);
+    if (target.entry.scenario === 'llm' && read(target.settings, S.PREFLIGHT) !== 'off') {
+      errorBar = await preflight(prepared, {
+        dir: preflightDir(dir),
+        runtime: options.runtime,
+        interruption,
+      });
+      if (errorBar) console.error(`k6-triton: ${errorBarLine(errorBar)}`);
+    }
     const levelOptions: LevelSetOptions = {
       mode,
       runtime: options.runtime,
@@ -200,6 +213,7 @@ export async function runCapacity(options: CapacityOptions): Promise<CapacityOut
     results,
     validate_every: plan.validateEvery,
     warmup_checks: plan.warmupChecks,
+    ...(errorBar ? { error_bar: errorBar } : {}),
   });
   // Files not written are said at the end of the output (report/not-written.ts).
   await writeCapacity(dir, record, report);

@@ -82,3 +82,13 @@ export async function readRecords(path: string): Promise<LeveledRecord[]> {
   }
   return records;
 }
+
+/** The records of run folder `dir`; none when the run wrote no records file. */
+export async function readRunRecords(dir: string): Promise<LeveledRecord[]> {
+  try {
+    return await readRecords(join(dir, RECORDS_FILE));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+}

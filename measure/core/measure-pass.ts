@@ -9,6 +9,7 @@ import type { LoadMode } from '../../lib/load/shapes.ts';
 import type { RunPlan } from '../../scenarios/kit/run-plan.ts';
 import { buildRunReport, generatorCost, type K6SummaryData } from '../../lib/summary/from-summary.ts';
 import { cutLevels, windowStart_ms, withoutCut } from '../../lib/summary/partial.ts';
+import { engineMetricsFor } from '../../lib/summary/engine-metrics.ts';
 import {
   type MetricsScrape,
   serverMetricsFor,
@@ -21,7 +22,10 @@ import { EXIT } from './exit-codes.ts';
 import { RESERVED_CORES_ENV } from '@k6-triton/runtime';
 import { type CpuSample, cpuShare_pct } from './cpu.ts';
 import type { Interruption } from './interrupt.ts';
-import { extractRecords, recordsOutputArgs } from './genai-records.ts';
+import { extractRecords, readRunRecords, recordsOutputArgs } from './genai-records.ts';
+import { withRecordFigures } from '../../lib/genai/record-figures.ts';
+import { read } from '../../lib/settings/read.ts';
+import { S } from '../../lib/settings/schema.ts';
 import { scrapeMetrics } from './metrics-scrape.ts';
 import type { Prepared } from './prepare.ts';
 import { watchProgress } from './progress.ts';
@@ -48,7 +52,7 @@ export interface MeasureOptions {
   metricsInterval_ms?: number;
   /**
    * The runtime's own output goes to runtime.log in the run's folder, and neither progress nor pass lines
-   * are printed: the caller prints one line per measurement (capacity). @default false
+   * are printed: the caller prints one line per measurement (capacity, the pre-flight). @default false
    */
   quiet?: boolean;
 }
@@ -94,7 +98,10 @@ function withGeneratorCpu(
   });
 }
 
-/** Adds the target's Prometheus metrics over each level's window (from its stats probe's start time). */
+/**
+ * Adds the target's Prometheus metrics over each level's window (from its stats probe's start time): Triton's
+ * server metrics and, when the target serves them, its LLM engine's.
+ */
 function withServerMetrics(
   results: LevelResult[],
   metrics: K6SummaryData['metrics'],
@@ -104,8 +111,14 @@ function withServerMetrics(
   return results.map((result) => {
     const start_ms = windowStart_ms(metrics, result.name);
     if (start_ms === undefined) return result;
-    const server_metrics = serverMetricsFor(scrapes, start_ms, start_ms + result.window_s * 1000, model);
-    return server_metrics ? { ...result, server_metrics } : result;
+    const end_ms = start_ms + result.window_s * 1000;
+    const server_metrics = serverMetricsFor(scrapes, start_ms, end_ms, model);
+    const engine_metrics = engineMetricsFor(scrapes, start_ms, end_ms, model);
+    return {
+      ...result,
+      ...(server_metrics ? { server_metrics } : {}),
+      ...(engine_metrics ? { engine_metrics } : {}),
+    };
   });
 }
 
@@ -306,8 +319,12 @@ async function measurePass(
     dir,
     k6Args: [...(generative ? recordsOutputArgs(dir) : []), ...(options.k6Args ?? [])],
   });
-  if (generative) await extractRecords(dir);
-  const report = modelReport(measured, plan, measured.levels ?? [], options.interruption);
+  const results = generative
+    ? withRecordFigures(measured.levels ?? [], await extractRecords(dir).then(() => readRunRecords(dir)), {
+        slice_s: read(target.settings, S.SLICE_DURATION),
+      })
+    : (measured.levels ?? []);
+  const report = modelReport(measured, plan, results, options.interruption);
   return {
     report,
     summary: measured.summary,

@@ -1,9 +1,10 @@
 /**
  * Scrapes the target's Prometheus metrics while a run goes on (host side, as cpu.ts samples the generator),
- * keeping only Triton's nv_* counter and gauge series, so lib/summary/server-metrics.ts can difference them
- * per level. A failed scrape is skipped, not fatal: the run's own figures do not depend on it.
+ * keeping only Triton's nv_* and the vLLM backend's vllm:* counter and gauge series, so
+ * lib/summary/server-metrics.ts and engine-metrics.ts can read them per level. A failed scrape is skipped, not fatal: the run's own figures do not depend on it.
  */
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { ENGINE_FAMILY_PREFIXES } from '../../lib/summary/engine-metrics.ts';
 import type { MetricsScrape, PromSample } from '../../lib/summary/server-metrics.ts';
 
 /** How often the bench scrapes: a 1 s window still gets scrapes inside it. */
@@ -12,11 +13,14 @@ export const SCRAPE_INTERVAL_MS = 500;
 /** A scrape must not hang the run's end: Triton answers /metrics in milliseconds. */
 const SCRAPE_TIMEOUT_MS = 2_000;
 
-/** The nv_* counter, gauge and untyped samples of a Prometheus text exposition (histograms are skipped). */
+/** Families kept: Triton's (TensorRT-LLM's nv_trt_llm_* among them) and the LLM engines' own. */
+const KEPT_PREFIXES = ['nv_', ...ENGINE_FAMILY_PREFIXES];
+
+/** The nv_* and vllm:* counter, gauge and untyped samples of a Prometheus text exposition (histograms skipped). */
 export function nvSamples(text: string): PromSample[] {
   const samples: PromSample[] = [];
   for (const family of parsePrometheusTextFormat(text)) {
-    if (!family.name.startsWith('nv_')) continue;
+    if (!KEPT_PREFIXES.some((prefix) => family.name.startsWith(prefix))) continue;
     if (family.type === 'HISTOGRAM' || family.type === 'SUMMARY') continue;
     for (const series of family.metrics) {
       const value = Number(series.value);
@@ -40,7 +44,7 @@ export function checkMetricsUrl(url: string): string {
   return url;
 }
 
-/** One scrape of `url`: its nv_* samples, or an Error saying why there are none. */
+/** One scrape of `url`: its nv_* and vllm:* samples, or an Error saying why there are none. */
 export async function scrapeOnce(url: string): Promise<MetricsScrape | Error> {
   const t_ms = Date.now();
   try {

@@ -8,7 +8,7 @@ import { Errors } from './errors.ts';
 import { classify } from './infer/classification.ts';
 import { requestedVersion } from './infer/model-version.ts';
 import type { InferRequest, InferResult } from './infer/types.ts';
-import type { ServerMetrics } from './metrics.ts';
+import type { EngineSeries, ServerMetrics } from './metrics.ts';
 import type { ModelPrefixCache } from './genai/prefix-cache-metrics.ts';
 import type { LoadedModel } from './model.ts';
 import type { IndexRow, Repository } from './repository.ts';
@@ -204,6 +204,14 @@ export class InferenceCore {
     return this.repository.loaded().flatMap((m) => {
       const counts = m.prefixCacheCounts;
       return counts ? [{ model: m.name, version: m.version, counts }] : [];
+    });
+  }
+
+  /** The generative engines' state of every loaded model version that has one. */
+  engineStates(): EngineSeries[] {
+    return this.repository.loaded().flatMap((m) => {
+      const state = m.engineState();
+      return state ? [{ model: m.name, version: m.version, state }] : [];
     });
   }
 

@@ -30,6 +30,7 @@ export { GenerationEngine } from './genai/engine.ts';
 export { PREFIX_CACHE_METRICS, registerPrefixCacheMetrics } from './genai/prefix-cache-metrics.ts';
 export { PREFIX_BLOCK_TOKENS, PrefixCache } from './genai/prefix-cache.ts';
 export { PREFIX_CACHE_PARAMETER } from './backends/simulated-llm.ts';
+export type { BackendFactory, DecoupledBackend, SendResponse, TensorData } from './backends/types.ts';
 export type { GenerativeTiming } from './genai/scheduler.ts';
 export { TIMING_PARAMETERS } from './genai/timing.ts';
 export { countInputTokens } from './genai/tokens.ts';
@@ -137,7 +138,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const registry = new BackendRegistry(options.simulated, options.latencyProfiles);
   for (const [name, factory] of Object.entries(options.backends ?? {})) registry.register(name, factory);
   let core: InferenceCore | undefined;
-  const metrics = new ServerMetrics(() => core?.pendingCounts() ?? []);
+  const metrics = new ServerMetrics(
+    () => core?.pendingCounts() ?? [],
+    () => core?.engineStates() ?? [],
+  );
   registerPrefixCacheMetrics(metrics.registry, () => core?.prefixCacheCounts() ?? []);
   const repository = new Repository({
     dir: options.modelRepository,

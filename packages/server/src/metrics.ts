@@ -4,6 +4,7 @@
  */
 import os from 'node:os';
 import { Counter, Gauge, Registry } from 'prom-client';
+import type { EngineState } from './backends/types.ts';
 import type { RequestTimes } from './stats.ts';
 
 type Labels = 'model' | 'version';
@@ -14,6 +15,19 @@ const REASONS: FailureReason[] = ['REJECTED', 'CANCELED', 'BACKEND', 'OTHER'];
 
 /** The Content-Type Triton's metrics endpoint answers with. */
 export const METRICS_CONTENT_TYPE = 'text/plain; charset=utf-8';
+
+/** One loaded model version's generative engine state. */
+export interface EngineSeries {
+  model: string;
+  version: string;
+  state: EngineState;
+}
+
+/**
+ * Tokens per KV cache block in the engine metrics: the simulator reserves tokens; its pool is reported as
+ * blocks of this many (vLLM's default block size), the reserved tokens rounded up.
+ */
+export const KV_BLOCK_TOKENS = 16;
 
 /** The bound counters of one model version. */
 export interface ModelMetrics {
@@ -37,8 +51,14 @@ export class ServerMetrics {
   readonly #loadTime: Gauge<Labels>;
   #lastCpu = cpuTimes();
 
-  /** `pending()` lists the queued request count of every loaded model version. */
-  constructor(pending: () => { model: string; version: string; count: number }[]) {
+  /**
+   * `pending()` lists the queued request count of every loaded model version; `engines()` the generative
+   * engines' state, served under TensorRT-LLM's backend's names (docs/generative-model.md#engine-metrics).
+   */
+  constructor(
+    pending: () => { model: string; version: string; count: number }[],
+    engines: () => EngineSeries[] = () => [],
+  ) {
     const registers = [this.registry];
     const counter = <L extends string>(name: string, help: string, labelNames: L[]) =>
       new Counter<L>({ name, help, labelNames, registers });
@@ -102,6 +122,40 @@ export class ServerMetrics {
       collect() {
         this.reset();
         for (const p of pending()) this.set({ model: p.model, version: p.version }, p.count);
+      },
+    });
+    new Gauge({
+      name: 'nv_trt_llm_request_metrics',
+      help: 'TRT LLM request metrics',
+      labelNames: ['model', 'request_type', 'version'],
+      registers,
+      collect() {
+        this.reset();
+        for (const { model, version, state } of engines()) {
+          // Every admitted sequence runs in each step, so all active requests are scheduled.
+          this.set({ model, request_type: 'active', version }, state.running);
+          this.set({ model, request_type: 'scheduled', version }, state.running);
+          this.set({ model, request_type: 'waiting', version }, state.waiting);
+        }
+      },
+    });
+    new Gauge({
+      name: 'nv_trt_llm_kv_cache_block_metrics',
+      help: 'TRT LLM KV cache block metrics',
+      labelNames: ['kv_cache_block_type', 'model', 'version'],
+      registers,
+      collect() {
+        this.reset();
+        for (const { model, version, state } of engines()) {
+          const max = Math.ceil(state.kvCapacity_tokens / KV_BLOCK_TOKENS);
+          const used = Math.min(max, Math.ceil(state.kvUsed_tokens / KV_BLOCK_TOKENS));
+          const set = (type: string, value: number) =>
+            this.set({ kv_cache_block_type: type, model, version }, value);
+          set('tokens_per', KV_BLOCK_TOKENS);
+          set('used', used);
+          set('free', max - used);
+          set('max', max);
+        }
       },
     });
     const self = this;

@@ -4,7 +4,13 @@
  */
 import { dirname } from 'node:path';
 import { Batcher } from './batcher.ts';
-import { type Backend, type BackendFactory, isDecoupledBackend, type TensorData } from './backends/types.ts';
+import {
+  type Backend,
+  type BackendFactory,
+  type EngineState,
+  isDecoupledBackend,
+  type TensorData,
+} from './backends/types.ts';
 import type { PrefixCacheCounts } from './genai/prefix-cache.ts';
 import type { ModelConfigJson } from './config/types.ts';
 import { asServerError, Errors, type ServerError } from './errors.ts';
@@ -191,6 +197,21 @@ export class LoadedModel {
   get prefixCacheCounts(): PrefixCacheCounts | undefined {
     const backend = this.#instances[0];
     return backend && isDecoupledBackend(backend) ? backend.prefixCacheCounts?.() : undefined;
+  }
+
+  /** The generative engine's state summed over the instances that have one; undefined for other models. */
+  engineState(): EngineState | undefined {
+    let sum: EngineState | undefined;
+    for (const backend of this.#instances) {
+      const state = isDecoupledBackend(backend) ? backend.engineState?.() : undefined;
+      if (!state) continue;
+      sum ??= { running: 0, waiting: 0, kvUsed_tokens: 0, kvCapacity_tokens: 0 };
+      sum.running += state.running;
+      sum.waiting += state.waiting;
+      sum.kvUsed_tokens += state.kvUsed_tokens;
+      sum.kvCapacity_tokens += state.kvCapacity_tokens;
+    }
+    return sum;
   }
 
   /** Requests waiting in the queue. */

@@ -35,6 +35,8 @@ describe('k6-triton capacity gpt2 (goodput against the SLOs)', () => {
     ]);
     expect(record.budget).toMatchObject({ ttft_p95_ms: 60000, itl_p95_ms: 60000, p95_ms: 60000 });
     expect(record.answer.level).toBe(2);
+    // The generator's error bar, measured once before the search (measure/core/preflight.ts).
+    expect(run.stderr).toMatch(/generator error bar \(pre-flight, grpc, node, \d+ requests at c1/);
     const m = record.answer.measurement;
     // Every request carries OSL tokens, so tokens/s is requests/s x OSL; every one met the loose SLOs.
     expect(m.genai.output_tokens_per_s).toBeCloseTo(m.throughput_infer_s * OSL, 6);

@@ -12,7 +12,7 @@ import { PrefixCache, type PrefixCacheCounts } from '../genai/prefix-cache.ts';
 import { DEFAULT_MAX_TOKENS, timingFromParameters } from '../genai/timing.ts';
 import { countInputTokens, outputToken, promptSeed } from '../genai/tokens.ts';
 import { ServerError } from '../errors.ts';
-import type { BackendFactory, DecoupledBackend, SendResponse, TensorData } from './types.ts';
+import type { BackendFactory, DecoupledBackend, EngineState, SendResponse, TensorData } from './types.ts';
 
 /** The output every response carries. */
 export const TEXT_OUTPUT = 'text_output';
@@ -89,6 +89,10 @@ class SimulatedLlm implements DecoupledBackend {
       if (err instanceof ServerError) throw err;
       throw new ServerError('INVALID_ARG', (err as Error).message);
     }
+  }
+
+  engineState(): EngineState {
+    return this.#engine.state();
   }
 
   async close(): Promise<void> {

@@ -30,6 +30,16 @@ export interface Backend {
   close(): Promise<void>;
 }
 
+/** A generative engine's scheduler state now (served as TensorRT-LLM's nv_trt_llm_* metrics). */
+export interface EngineState {
+  /** Sequences in the batch. */
+  running: number;
+  /** Requests waiting for KV cache. */
+  waiting: number;
+  kvUsed_tokens: number;
+  kvCapacity_tokens: number;
+}
+
 /** Sends one response of a decoupled model: its outputs. */
 export type SendResponse = (outputs: TensorData[]) => void;
 
@@ -39,6 +49,8 @@ export interface DecoupledBackend extends Backend {
   stream(inputs: TensorData[], send: SendResponse, signal?: AbortSignal): Promise<void>;
   /** A generative engine's prefix-cache counts (tokens), when it keeps a prefix cache. */
   prefixCacheCounts?(): PrefixCacheCounts | undefined;
+  /** A generative engine's scheduler state, for the engine metrics; absent on other decoupled backends. */
+  engineState?(): EngineState;
 }
 
 /** True for a backend that streams (a decoupled model's). */

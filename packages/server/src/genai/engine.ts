@@ -71,6 +71,17 @@ export class GenerationEngine {
     return this.#batcher.active;
   }
 
+  /** The scheduler's state now: running and waiting requests, KV cache reserved and its size. */
+  state(): { running: number; waiting: number; kvUsed_tokens: number; kvCapacity_tokens: number } {
+    const b = this.#batcher;
+    return {
+      running: b.active,
+      waiting: b.waiting,
+      kvUsed_tokens: b.kvUsed_tokens,
+      kvCapacity_tokens: b.timing.kvCache_tokens,
+    };
+  }
+
   /** Stops the timer (the model is unloading); pending requests never finish. */
   close(): void {
     clearTimeout(this.#timer);

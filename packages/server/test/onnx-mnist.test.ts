@@ -127,7 +127,7 @@ describe.skipIf(!hasOnnxRuntime)(suiteName, () => {
   });
 
   it('gives identical logits on the main thread, also for input bytes at an unaligned offset', async () => {
-    const worker = await start(CATALOG_CONFIG);
+    const worker = await start(CATALOG_CONFIG, makeOnnxBackendFactory({ thread: 'worker' }));
     const main = await start(CATALOG_CONFIG, makeOnnxBackendFactory({ thread: 'main' }));
     const aligned = digits(test, 7, 1);
     const unaligned = new Uint8Array(aligned.length + 1).subarray(1);
@@ -139,6 +139,22 @@ describe.skipIf(!hasOnnxRuntime)(suiteName, () => {
     const [fromMain] = await main.execute(input(unaligned), ['output']);
     expect(fromMain?.data.byteLength).toBe(40);
     expect(Array.from(fromMain?.data ?? [])).toEqual(Array.from(fromWorker?.data ?? []));
+  });
+
+  it('by default gives the same logits one at a time (in-process lane) and eight at once (worker threads)', async () => {
+    const backend = await start(CATALOG_CONFIG);
+    const input = (i: number) => [
+      { name: 'input.1', datatype: 'FP32' as const, shape: [1, 1, 28, 28], data: digits(test, i, 1) },
+    ];
+    const one: number[][] = [];
+    for (let i = 0; i < 8; i++) {
+      const [out] = await backend.execute(input(i), ['output']);
+      one.push(Array.from(out!.data));
+    }
+    const eight = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => backend.execute(input(i), ['output'])),
+    );
+    expect(eight.map(([out]) => Array.from(out!.data))).toEqual(one);
   });
 
   it('rejects an output the model does not have, naming it, and keeps serving', async () => {

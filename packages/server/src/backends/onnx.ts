@@ -20,6 +20,7 @@ import {
   toOrtValue,
 } from './onnx-tensors.ts';
 import type { Backend, BackendContext, BackendFactory, TensorData } from './types.ts';
+import { type InlineLane, inlineLane } from './onnx-inline.ts';
 
 /** Options of the onnx backend. */
 export interface OnnxBackendOptions {
@@ -97,8 +98,12 @@ export function makeOnnxBackendFactory(options: OnnxBackendOptions = {}): Backen
       },
     };
     const inWorker = (options.thread ?? 'worker') === 'worker';
+    // Left to its default, a small model also runs in-process while no run of it is in flight (onnx-inline.ts).
+    const lane =
+      inWorker && options.thread === undefined ? inlineLane(modelPath, () => startMainRunner(spec)) : null;
     const runner = await (inWorker ? startWorkerRunner(spec) : startMainRunner(spec)).catch(
-      (error: unknown) => {
+      async (error: unknown) => {
+        await lane?.release();
         const reason = error instanceof Error ? error.message : String(error);
         throw new Error(
           `model ${ctx.modelName} version ${ctx.version}: onnxruntime could not load ${modelPath}: ${reason}`,
@@ -111,26 +116,42 @@ export function makeOnnxBackendFactory(options: OnnxBackendOptions = {}): Backen
       outputs: runner.outputs.map(tensorInfoFromOrt),
     });
     if (mismatch) {
+      await lane?.release();
       await runner.release();
       throw new VersionLoadError(ctx.version, `${CODE_TEXT[mismatch.code]}: ${mismatch.message}`);
     }
-    return onnxBackend(ctx, runner, inWorker);
+    await lane?.ready();
+    return onnxBackend(ctx, runner, inWorker, lane);
   };
 }
 
 /** The onnx backend with default options (worker thread per instance, one intra-op thread). */
 export const createOnnxBackend: BackendFactory = makeOnnxBackendFactory();
 
-function onnxBackend(ctx: BackendContext, runner: SessionRunner, copyInputs: boolean): Backend {
+type Lane = InlineLane<Record<string, OrtValue>, Record<string, OrtValue>>;
+
+function onnxBackend(
+  ctx: BackendContext,
+  runner: SessionRunner,
+  onWorker: boolean,
+  lane: Lane | null,
+): Backend {
   return {
     async execute(inputs: TensorData[], outputNames: string[]): Promise<TensorData[]> {
+      const inline = lane?.claim() === true;
+      // A worker's feeds are copied so their buffers can move to its thread; in-process ones are read in place.
+      const copyInputs = onWorker && !inline;
       const feeds: Record<string, OrtValue> = {};
       for (const input of inputs) {
         const declared = runner.inputs.find((meta) => meta.name === input.name);
         feeds[input.name] = toOrtValue(input, modelInputDims(input, ctx.config, declared), copyInputs);
       }
       const fetches = outputNames.length > 0 ? outputNames : runner.outputs.map((meta) => meta.name);
-      const results = await runner.run(feeds, fetches);
+      const results = inline
+        ? await lane!.run(feeds, fetches)
+        : lane
+          ? await lane.track(() => runner.run(feeds, fetches))
+          : await runner.run(feeds, fetches);
       const batch = ctx.config.max_batch_size > 0 ? (inputs[0]?.shape[0] ?? 1) : 1;
       return fetches.map((name) => {
         const value = results[name];
@@ -138,7 +159,10 @@ function onnxBackend(ctx: BackendContext, runner: SessionRunner, copyInputs: boo
         return fromOrtValue(name, value, configOutputShape(name, value.dims, ctx.config, batch));
       });
     },
-    close: () => runner.release(),
+    close: async () => {
+      await lane?.release();
+      await runner.release();
+    },
   };
 }
 

@@ -3,7 +3,7 @@
  * source maps beside each bundle; and beside each, the CommonJS the Node runtime runs
  * (dist/<name>.cjs, packages/runtime/src/loader/prebuilt.ts). Usage: node --import tsx build.ts [scenario ... | --runtime]
  */
-import { readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -119,7 +119,29 @@ export async function buildRuntime(): Promise<string> {
   const stamp = join(RUNTIME_BUILD_DIR, `stamp.json.${process.pid}`);
   writeFileSync(stamp, JSON.stringify({ dir: basename(dir), built_ms, sources: BUILD_SOURCES }));
   renameSync(stamp, join(RUNTIME_BUILD_DIR, 'stamp.json'));
+  pruneBuilds(RUNTIME_BUILD_DIR, basename(dir));
   return join(dir, 'run.js');
+}
+
+/** A build this old is no run's any more (a run reads its files at start). */
+const BUILD_KEEP_MS = 24 * 3600 * 1000;
+
+/**
+ * Removes earlier builds (about 3 MB each, one per source change) that are a day old, keeping the current one
+ * and the two before it whatever their age.
+ */
+export function pruneBuilds(root: string, current: string, now_ms = Date.now()): string[] {
+  const builds = readdirSync(root)
+    .filter((name) => /^runtime-\d+-\d+$/.test(name) && name !== current)
+    .map((name) => ({ name, built_ms: Number(name.split('-')[1]) }))
+    .sort((a, b) => b.built_ms - a.built_ms);
+  const removed: string[] = [];
+  for (const { name, built_ms } of builds.slice(2)) {
+    if (now_ms - built_ms < BUILD_KEEP_MS || !statSync(join(root, name)).isDirectory()) continue;
+    rmSync(join(root, name), { recursive: true, force: true });
+    removed.push(name);
+  }
+  return removed;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

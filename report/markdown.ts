@@ -257,10 +257,9 @@ export function serverMetricsTable(results: readonly LevelResult[]): string {
       mibCell(m.cpu_memory_used_max_bytes),
     ];
   });
-  const notes = results.flatMap((result) => {
-    const note = countsNote(result);
-    return note ? [`- ${note}`] : [];
-  });
+  const notes = results.flatMap((result) =>
+    [countsNote(result), failuresNote(result)].flatMap((note) => (note ? [`- ${note}`] : [])),
+  );
   return [
     '## Server metrics (Prometheus, per level)',
     '',
@@ -292,6 +291,18 @@ export function countsNote(result: LevelResult): string | undefined {
       ? `the scrapes around the ${s(result.window_s)} s window add its edges`
       : `the scrapes fell inside the ${s(result.window_s)} s window`;
   return `${result.name}: Prometheus counted ${int(prometheus)} requests over ${s(m.interval_s)} s (${edges}), the server's statistics ${int(stats)} over the window itself: ${rate(prometheus, m.interval_s)} against ${rate(stats, result.window_s)}`;
+}
+
+/**
+ * Why the server counted failed requests in a level whose own requests all succeeded, in one line; undefined
+ * otherwise. Its counters run from the scrape before the window to the one after, over the warm-up's end, where
+ * a warm-up stream still open is cut (gracefulStop 0s) and cancelled, which Triton counts as a failure.
+ */
+export function failuresNote(result: LevelResult): string | undefined {
+  const m = result.server_metrics;
+  if (!m || m.request_failure === 0 || result.errors > 0) return undefined;
+  const n = m.request_failure;
+  return `${result.name}: the server counted ${n} failed request${n === 1 ? '' : 's'} the level did not see: its scrapes reach back into the warm-up, whose requests still in flight at its end are cut and cancelled (Triton counts a cancelled request as failed, reason CANCELED)`;
 }
 
 /** Open loop: latency from the scheduled start beside latency from the send (empty in closed loop). */

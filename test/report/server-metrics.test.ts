@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { nvSamples } from '../../measure/core/metrics-scrape.ts';
 import { type MetricsScrape, serverMetricsFor } from '../../lib/summary/server-metrics.ts';
-import { countsNote, serverMetricsTable } from '../../report/markdown.ts';
+import { countsNote, failuresNote, serverMetricsTable } from '../../report/markdown.ts';
 import { level } from './fixture.ts';
 
 /** A scrape at t_ms with mnist's counters at n requests (10 µs queue, 100 µs infer each) and a CPU gauge. */
@@ -131,5 +131,29 @@ describe('Prometheus against the server statistics', () => {
     });
     expect(countsNote(same)).toBeUndefined();
     expect(serverMetricsTable([same])).not.toContain('Prometheus counted');
+  });
+});
+
+describe('failed requests the level did not see', () => {
+  const m = serverMetricsFor([scrape(0, 0, 0.5), scrape(1000, 20, 0.5)], 0, 1000, 'mnist')!;
+
+  it('says in one line where they come from when the level saw no error', () => {
+    const result = level({
+      level: 1,
+      throughput_infer_s: 8,
+      window_s: 1,
+      server_metrics: { ...m, request_failure: 1 },
+    });
+    const note = failuresNote(result)!;
+    expect(note).toMatch(
+      /^c1: the server counted 1 failed request the level did not see: .*reason CANCELED\)$/,
+    );
+    expect(serverMetricsTable([result])).toContain(`- ${note}`);
+  });
+
+  it('says nothing when the server counted none, or the level saw errors of its own', () => {
+    expect(failuresNote(level({ level: 1, throughput_infer_s: 8, server_metrics: m }))).toBeUndefined();
+    const failing = level({ level: 1, throughput_infer_s: 8, server_metrics: { ...m, request_failure: 3 } });
+    expect(failuresNote({ ...failing, errors: 2 })).toBeUndefined();
   });
 });

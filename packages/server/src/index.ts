@@ -15,7 +15,7 @@ import type { FaultOptions } from './faults/spec.ts';
 import type { HttpLimits } from './http/limits.ts';
 import { createHttpServer } from './http/server.ts';
 import { closeHttp, listen } from './listen.ts';
-import { METRICS_CONTENT_TYPE, ServerMetrics } from './metrics.ts';
+import { METRICS_CONTENT_TYPE, ServerMetrics, withoutEmptyBackendFamilies } from './metrics.ts';
 import { registerPrefixCacheMetrics } from './genai/prefix-cache-metrics.ts';
 import type { LatencyProfiles } from './backends/profiles.ts';
 import type { ModelDefinition } from './model-sources.ts';
@@ -325,7 +325,7 @@ function createMetricsServer(metrics: ServerMetrics): http.Server {
       metrics.registry.metrics().then(
         (text) => {
           res.writeHead(200, { 'Content-Type': METRICS_CONTENT_TYPE });
-          res.end(text);
+          res.end(withoutEmptyBackendFamilies(text));
         },
         (err: Error) => {
           res.writeHead(500);

@@ -37,6 +37,33 @@ export interface ModelMetrics {
 }
 
 /** Owns the registry and Triton's metric families. */
+/** Families a backend adds (TensorRT-LLM's, vLLM's): printed only while a loaded model has a series of them. */
+const BACKEND_FAMILY = /^(nv_trt_llm_|vllm:)/;
+
+/**
+ * The exposition text without the backend families that have no series: Triton prints a backend's families
+ * only where that backend runs, so a server without a generative model shows none of them.
+ */
+export function withoutEmptyBackendFamilies(text: string): string {
+  const out: string[] = [];
+  let family: string[] = [];
+  let name = '';
+  const flush = () => {
+    const samples = family.some((line) => line !== '' && !line.startsWith('#'));
+    if (samples || !BACKEND_FAMILY.test(name)) out.push(...family);
+    family = [];
+  };
+  for (const line of text.split('\n')) {
+    if (line.startsWith('# HELP ')) {
+      flush();
+      name = line.slice(7).split(' ')[0] ?? '';
+    }
+    family.push(line);
+  }
+  flush();
+  return out.join('\n');
+}
+
 export class ServerMetrics {
   readonly registry = new Registry();
   readonly #success: Counter<Labels>;

@@ -6,6 +6,7 @@
 import type { Scenario } from 'k6/options';
 import { formatDuration_ms } from '../duration.ts';
 import { levelName, MIX_MEASURE_PHASE, statsName, warmupName } from './names.ts';
+import { RAMP_SCENARIO, type Ramp, rampWindowLevels } from './ramp.ts';
 import type { LoadMode } from './shapes.ts';
 
 /** Options of buildPlan / buildScenarios. */
@@ -215,4 +216,65 @@ export function buildScenarios(options: BuildScenariosOptions): Record<string, S
 /** Total seconds a sweep takes, including the last level's graceful stop. */
 export function planDuration_s(options: BuildScenariosOptions): number {
   return buildPlan(options).total_s;
+}
+
+/**
+ * Plans a ramp: a warm-up at `from` VUs, then one ramping-vus scenario, its windows as levels (in order) and a
+ * server-statistics probe per window. `options.levels` and `mode` are ignored: the ramp gives the levels.
+ */
+export function buildRampPlan(options: BuildScenariosOptions, ramp: Ramp): LoadPlan {
+  const window_s = options.window_s;
+  const gracefulStop_s = options.gracefulStop_s ?? 1;
+  const scenarios: Record<string, Scenario> = {};
+  const common = { ...(options.env ? { env: { ...options.env } } : {}) };
+  const t0 = options.startTime_s ?? 0;
+  const tags = { mode: 'concurrency', ramp: `${ramp.from}:${ramp.to}` };
+  if (options.warmup_s > 0) {
+    scenarios[warmupName(RAMP_SCENARIO)] = {
+      executor: 'constant-vus',
+      vus: ramp.from,
+      duration: formatDuration_ms(options.warmup_s * 1000),
+      exec: options.warmupExec ?? options.exec,
+      startTime: formatDuration_ms(t0 * 1000),
+      gracefulStop: '0s',
+      tags: { ...tags, phase: 'warmup' },
+      ...common,
+    };
+  }
+  const start_s = t0 + options.warmup_s;
+  scenarios[RAMP_SCENARIO] = {
+    executor: 'ramping-vus',
+    startVUs: ramp.from,
+    stages: [{ duration: formatDuration_ms(ramp.duration_s * 1000), target: ramp.to }],
+    // Iterations of VUs ramped down, and those running at the end, finish within the graceful stop.
+    gracefulRampDown: formatDuration_ms(gracefulStop_s * 1000),
+    gracefulStop: formatDuration_ms(gracefulStop_s * 1000),
+    exec: options.exec,
+    startTime: formatDuration_ms(start_s * 1000),
+    tags,
+    ...common,
+  };
+  const levels: PlannedLevel[] = rampWindowLevels(ramp, window_s).map((level, i) => ({
+    name: levelName('concurrency', level),
+    mode: 'concurrency',
+    level,
+    start_s: start_s + i * window_s,
+    window_s,
+  }));
+  if (options.statsExec) {
+    for (const level of levels) {
+      scenarios[statsName(level.name)] = {
+        executor: 'per-vu-iterations',
+        vus: 1,
+        iterations: 1,
+        exec: options.statsExec,
+        startTime: formatDuration_ms(level.start_s * 1000),
+        maxDuration: formatDuration_ms((window_s + STATS_SLACK_S) * 1000),
+        gracefulStop: '0s',
+        tags: { ...tags, level: String(level.level), phase: 'stats' },
+        env: { ...(options.env ?? {}), LEVEL: level.name, WINDOW_S: String(window_s) },
+      };
+    }
+  }
+  return { scenarios, levels, total_s: start_s + ramp.duration_s + gracefulStop_s };
 }

@@ -2,6 +2,7 @@
  * A run's load plan: the environment (CONCURRENCY, REQUEST_RATE, STEP_DURATION, ...) over the model's
  * default shape, which its catalog entry states (ModelEntry.load). Runs inside k6: no Node imports.
  */
+import { DEFAULT_RAMP_WINDOWS, type Ramp, rampWindowLevels } from './ramp.ts';
 import { fileLevel, type Pacing, pacingFromEnv, type ReadText } from './pacing.ts';
 import { type Env, given, read, readOr } from '../settings/read.ts';
 import { DEFAULTS, S } from '../settings/schema.ts';
@@ -48,6 +49,8 @@ export interface LoadPlanSettings {
   stability_pct: number;
   /** Open loop paced by the script (Poisson, gamma, a schedule file); absent: k6's constant-arrival-rate. */
   pacing?: Pacing;
+  /** A closed-loop ramp (RAMP, RAMP_DURATION): its windows are the levels (lib/load/ramp.ts). */
+  ramp?: Ramp;
 }
 
 /** Environment variables the plan reads (k6's __ENV or process.env). */
@@ -104,5 +107,31 @@ export function loadPlanFromEnv(
     stability_pct: readOr(env, S.STABILITY, DEFAULT_STABILITY_PCT),
   };
   if (pacing) plan.pacing = pacing;
+  const ramp = rampFromEnv(env, plan.window_s);
+  if (ramp) {
+    const other = [
+      ['CONCURRENCY', concurrency],
+      ['REQUEST_RATE', rate],
+      ['SCHEDULE', env['SCHEDULE']],
+      ['REQUEST_INTERVALS', env['REQUEST_INTERVALS']],
+    ].find(([, v]) => v !== undefined && v !== '');
+    if (other || given_)
+      throw new Error(
+        `RAMP and ${other?.[0] ?? 'given levels'} are both set; a ramp gives its own levels, drop ${other?.[0] ?? 'RAMP'}`,
+      );
+    plan.ramp = ramp;
+    plan.levels = rampWindowLevels(ramp, plan.window_s);
+  }
   return plan;
+}
+
+/** Reads RAMP and RAMP_DURATION (default: DEFAULT_RAMP_WINDOWS windows); undefined without RAMP. */
+export function rampFromEnv(env: LoadEnv, window_s: number): Ramp | undefined {
+  const vus = read(env, S.RAMP);
+  if (!vus) {
+    if (given(env, S.RAMP_DURATION) !== undefined)
+      throw new Error('RAMP_DURATION is set without RAMP; set RAMP=from:to');
+    return undefined;
+  }
+  return { ...vus, duration_s: readOr(env, S.RAMP_DURATION, DEFAULT_RAMP_WINDOWS * window_s) };
 }

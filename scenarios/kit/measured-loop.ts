@@ -15,7 +15,7 @@
 import type { TensorSpec } from '../../lib/kserve/types.ts';
 import type { LevelSchedule } from '../../lib/load/pacing.ts';
 import { createPacer } from '../../lib/load/pacer.ts';
-import { WINDOW_TAG } from '../../lib/load/names.ts';
+import { SCENARIO_TAG, WINDOW_TAG } from '../../lib/load/names.ts';
 import type { WindowClock } from '../../lib/load/windows.ts';
 import { checkOutcome, type Expectations } from './checks.ts';
 import type { Sample } from './samples.ts';
@@ -118,6 +118,7 @@ export function measuredLoop(ctx: LoopContext): MeasuredLoop {
   let measured = 0;
   const scorer = tensorScorer(ctx);
   let windowTagged = -1;
+  let segmentTagged: string | undefined;
   let windowChange_ms = 0;
   let warmupChecks = ctx.warmupChecks;
 
@@ -151,6 +152,13 @@ export function measuredLoop(ctx: LoopContext): MeasuredLoop {
   function tagWindow(now_ms: number): void {
     const window = clock.index(now_ms);
     windowChange_ms = clock.nextChange_ms(now_ms);
+    // A ramp's window is its level: the request's scenario tag names it, as a level's own scenario would.
+    const segment = clock.segment;
+    if (segment !== segmentTagged && segment !== undefined) {
+      segmentTagged = segment;
+      exec.vu.metrics.tags[SCENARIO_TAG] = segment;
+      windowTagged = -1;
+    }
     if (window === windowTagged) return;
     windowTagged = window;
     exec.vu.metrics.tags[WINDOW_TAG] = String(window);

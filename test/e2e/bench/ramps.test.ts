@@ -1,0 +1,125 @@
+/**
+ * A ramp end to end (issue 39 item 4): `bench mnist --ramp 1:4` against the embedded server runs one k6
+ * ramping-vus scenario, and the run reports one level per window, named by its planned average VUs, each with
+ * its own requests and budget verdicts. Under the Node runtime always, under real k6 when it is present.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { rampWindowLevels } from '../../../lib/load/ramp.ts';
+import { referenceTool } from '../tools/reference-tools.ts';
+import { resultsDir, runCli, runFolder } from './run-cli.ts';
+
+interface Level {
+  name: string;
+  level: number;
+  requests: number;
+  window_s: number;
+  latency_us: { avg: number };
+  budgets: { state: string }[];
+}
+
+const RAMP = { from: 1, to: 4, duration_s: 8 };
+const WINDOW_S = 2;
+
+async function checkRamp(runtime: 'node' | 'k6', k6Bin?: string): Promise<void> {
+  const results = resultsDir();
+  const run = await runCli(
+    [
+      'bench',
+      'mnist',
+      '--ramp',
+      `${RAMP.from}:${RAMP.to}`,
+      '--ramp-duration',
+      `${RAMP.duration_s}s`,
+      '--step-duration',
+      `${WINDOW_S}s`,
+      '--warmup',
+      '1s',
+      '--metrics-url',
+      'off',
+      '--no-progress',
+      // Budgets far above any latency: the test checks the windows, not the machine's speed.
+      '--p95-ms',
+      '100000',
+      '--p99-ms',
+      '100000',
+      '--runtime',
+      runtime,
+      '--results-dir',
+      results,
+    ],
+    k6Bin ? { K6_BIN: k6Bin } : {},
+  );
+  expect(run.code, run.stderr).toBe(0);
+  const folder = runFolder(results, 'mnist');
+  const summary = JSON.parse(readFileSync(join(folder, 'summary.json'), 'utf8'));
+  const levels = summary.report.results as Level[];
+  // One level per window, in order, the planned average VUs rising.
+  const planned = rampWindowLevels(RAMP, WINDOW_S);
+  expect(levels.map((l) => l.level)).toEqual(planned);
+  expect(planned).toEqual([...planned].sort((a, b) => a - b));
+  expect(new Set(planned).size).toBe(RAMP.duration_s / WINDOW_S);
+  for (const level of levels) {
+    expect(level.requests, level.name).toBeGreaterThan(0);
+    expect(level.budgets.map((b) => b.state)).toEqual(['met', 'met', 'met']);
+  }
+  // Requests in flight on average (Little's law) follow the ramp's VUs: the last window holds more than the first.
+  const inFlight = levels.map((l) => (l.requests * l.latency_us.avg) / 1e6 / l.window_s);
+  expect(inFlight.at(-1)).toBeGreaterThan(inFlight[0]!);
+  expect(run.stdout).toContain('all budgets met');
+  // The perf_analyzer-style CSV: one row per window, its average concurrency first (rows in
+  // perf_analyzer's order, by throughput).
+  const csv = readFileSync(join(folder, 'perf_analyzer.csv'), 'utf8').trim().split('\n');
+  const rows = csv.slice(1).map((line) => Number(line.split(',')[0]));
+  expect(rows.sort((a, b) => a - b)).toEqual(planned);
+  expect(readFileSync(join(folder, 'report.md'), 'utf8')).toContain('| c2_33 |');
+}
+
+describe('bench --ramp on mnist', () => {
+  it(
+    'judges each window of one ramping-vus scenario as a level (Node runtime)',
+    () => checkRamp('node'),
+    120_000,
+  );
+
+  const k6 = referenceTool('k6', 'K6_BIN');
+  it.skipIf(!k6.path)(
+    `does the same under real k6 ${k6.skipReason}`,
+    () => checkRamp('k6', k6.path),
+    120_000,
+  );
+
+  it('refuses a generative model in one line', async () => {
+    const run = await runCli([
+      'bench',
+      'gpt2',
+      '--ramp',
+      '1:4',
+      '--runtime',
+      'node',
+      '--results-dir',
+      resultsDir(),
+    ]);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('RAMP (--ramp) is not supported with a generative model (gpt2)');
+  }, 60_000);
+
+  it('refuses a model mix in one line', async () => {
+    const mix = join(resultsDir(), 'mix.json');
+    writeFileSync(mix, JSON.stringify({ total_rate: 10, models: [{ model: 'mnist', share: 100 }] }));
+    const run = await runCli([
+      'bench',
+      '--mix',
+      mix,
+      '--ramp',
+      '1:4',
+      '--runtime',
+      'node',
+      '--results-dir',
+      resultsDir(),
+    ]);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('--ramp is not supported with --mix');
+  }, 60_000);
+});

@@ -6,8 +6,9 @@
  * inside k6: no Node imports. The scenarios are built by buildRampPlan (scenarios.ts).
  */
 
-/** VUs from `from` to `to` over `duration_s`. */
+/** VUs (closed loop) or arrivals per second (open loop) from `from` to `to` over `duration_s`. */
 export interface Ramp {
+  mode: 'concurrency' | 'request-rate';
   from: number;
   to: number;
   duration_s: number;
@@ -31,7 +32,24 @@ function vuSeconds(ramp: Ramp, t_s: number): number {
   return ramp.from * t_s + Math.sign(ramp.to - ramp.from) * steps;
 }
 
-/** The planned average VUs of each window, rounded to hundredths (the level a window reports). */
+/** Requests per second x seconds from an open-loop ramp's start to `t_s`: the straight line's area. */
+function arrivals(ramp: Ramp, t_s: number): number {
+  return ramp.from * t_s + ((ramp.to - ramp.from) * t_s * t_s) / (2 * ramp.duration_s);
+}
+
+/**
+ * When an open-loop ramp's send number `slot` is due, ms after the ramp's start: where the arrivals so far
+ * reach slot + 1, as real k6's ramping-arrival-rate starts its iteration `slot` (measured: never before it).
+ */
+export function rampDue_ms(ramp: Ramp, slot: number): number {
+  const n = slot + 1;
+  const a = ramp.from;
+  const k = (ramp.to - ramp.from) / ramp.duration_s;
+  // a t + k t^2 / 2 = n, the root that is >= 0 (written to stay exact as k nears 0).
+  return ((2 * n) / (a + Math.sqrt(Math.max(0, a * a + 2 * k * n)))) * 1000;
+}
+
+/** The planned average VUs or rate of each window, rounded to hundredths (the level a window reports). */
 export function rampWindowLevels(ramp: Ramp, window_s: number): number[] {
   const count = Math.round(ramp.duration_s / window_s);
   if (count < 1 || Math.abs(count * window_s - ramp.duration_s) > 1e-6)
@@ -40,12 +58,13 @@ export function rampWindowLevels(ramp: Ramp, window_s: number): number[] {
     );
   const levels: number[] = [];
   for (let i = 0; i < count; i++) {
-    const avg = (vuSeconds(ramp, (i + 1) * window_s) - vuSeconds(ramp, i * window_s)) / window_s;
+    const area = ramp.mode === 'request-rate' ? arrivals : vuSeconds;
+    const avg = (area(ramp, (i + 1) * window_s) - area(ramp, i * window_s)) / window_s;
     levels.push(Math.round(avg * 100) / 100);
   }
   if (new Set(levels).size < levels.length)
     throw new Error(
-      `RAMP=${ramp.from}:${ramp.to} over ${count} windows gives two windows the same average VUs; use fewer, longer windows (STEP_DURATION)`,
+      `${ramp.mode === 'request-rate' ? 'RAMP_RATE' : 'RAMP'}=${ramp.from}:${ramp.to} over ${count} windows gives two windows the same average; use fewer, longer windows (STEP_DURATION)`,
     );
   return levels;
 }

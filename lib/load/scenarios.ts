@@ -219,44 +219,52 @@ export function planDuration_s(options: BuildScenariosOptions): number {
 }
 
 /**
- * Plans a ramp: a warm-up at `from` VUs, then one ramping-vus scenario, its windows as levels (in order) and a
- * server-statistics probe per window. `options.levels` and `mode` are ignored: the ramp gives the levels.
+ * Plans a ramp: a warm-up at its first VUs or rate, then one ramping-vus (or ramping-arrival-rate) scenario, its
+ * windows as levels (in order) and a server-statistics probe per window. `options.levels` and `mode` are
+ * ignored: the ramp gives them.
  */
 export function buildRampPlan(options: BuildScenariosOptions, ramp: Ramp): LoadPlan {
   const window_s = options.window_s;
   const gracefulStop_s = options.gracefulStop_s ?? 1;
   const scenarios: Record<string, Scenario> = {};
-  const common = { ...(options.env ? { env: { ...options.env } } : {}) };
   const t0 = options.startTime_s ?? 0;
-  const tags = { mode: 'concurrency', ramp: `${ramp.from}:${ramp.to}` };
+  const tags = { mode: ramp.mode, ramp: `${ramp.from}:${ramp.to}` };
+  const first = { ...options, mode: ramp.mode, exec: options.warmupExec ?? options.exec };
   if (options.warmup_s > 0) {
-    scenarios[warmupName(RAMP_SCENARIO)] = {
-      executor: 'constant-vus',
-      vus: ramp.from,
-      duration: formatDuration_ms(options.warmup_s * 1000),
-      exec: options.warmupExec ?? options.exec,
-      startTime: formatDuration_ms(t0 * 1000),
-      gracefulStop: '0s',
-      tags: { ...tags, phase: 'warmup' },
-      ...common,
-    };
+    scenarios[warmupName(RAMP_SCENARIO)] = loadScenario(first, ramp.from, t0, options.warmup_s, 0, {
+      ...tags,
+      phase: 'warmup',
+    });
   }
   const start_s = t0 + options.warmup_s;
-  scenarios[RAMP_SCENARIO] = {
-    executor: 'ramping-vus',
-    startVUs: ramp.from,
-    stages: [{ duration: formatDuration_ms(ramp.duration_s * 1000), target: ramp.to }],
-    // Iterations of VUs ramped down, and those running at the end, finish within the graceful stop.
-    gracefulRampDown: formatDuration_ms(gracefulStop_s * 1000),
-    gracefulStop: formatDuration_ms(gracefulStop_s * 1000),
+  const stop = formatDuration_ms(gracefulStop_s * 1000);
+  const stages = [{ duration: formatDuration_ms(ramp.duration_s * 1000), target: ramp.to }];
+  const common = {
     exec: options.exec,
     startTime: formatDuration_ms(start_s * 1000),
+    gracefulStop: stop,
     tags,
-    ...common,
+    ...(options.env ? { env: { ...options.env } } : {}),
   };
+  const top = Math.max(ramp.from, ramp.to);
+  const preAllocatedVUs =
+    options.preAllocatedVUs ?? Math.min(Math.max(1, Math.ceil(top / 10)), options.maxVUs ?? Infinity);
+  scenarios[RAMP_SCENARIO] =
+    ramp.mode === 'concurrency'
+      ? // Iterations of VUs ramped down, and those running at the end, finish within the graceful stop.
+        { executor: 'ramping-vus', startVUs: ramp.from, stages, gracefulRampDown: stop, ...common }
+      : {
+          executor: 'ramping-arrival-rate',
+          startRate: ramp.from,
+          timeUnit: '1s',
+          stages,
+          preAllocatedVUs,
+          maxVUs: Math.max(preAllocatedVUs, options.maxVUs ?? top),
+          ...common,
+        };
   const levels: PlannedLevel[] = rampWindowLevels(ramp, window_s).map((level, i) => ({
-    name: levelName('concurrency', level),
-    mode: 'concurrency',
+    name: levelName(ramp.mode, level),
+    mode: ramp.mode,
     level,
     start_s: start_s + i * window_s,
     window_s,

@@ -49,7 +49,7 @@ export interface LoadPlanSettings {
   stability_pct: number;
   /** Open loop paced by the script (Poisson, gamma, a schedule file); absent: k6's constant-arrival-rate. */
   pacing?: Pacing;
-  /** A closed-loop ramp (RAMP, RAMP_DURATION): its windows are the levels (lib/load/ramp.ts). */
+  /** A ramp (RAMP or RAMP_RATE, RAMP_DURATION): its windows are the levels (lib/load/ramp.ts). */
   ramp?: Ramp;
 }
 
@@ -114,24 +114,37 @@ export function loadPlanFromEnv(
       ['REQUEST_RATE', rate],
       ['SCHEDULE', env['SCHEDULE']],
       ['REQUEST_INTERVALS', env['REQUEST_INTERVALS']],
+      ['ARRIVALS', env['ARRIVALS'] === 'constant' ? undefined : env['ARRIVALS']],
     ].find(([, v]) => v !== undefined && v !== '');
+    const name = ramp.mode === 'request-rate' ? 'RAMP_RATE' : 'RAMP';
     if (other || given_)
       throw new Error(
-        `RAMP and ${other?.[0] ?? 'given levels'} are both set; a ramp gives its own levels, drop ${other?.[0] ?? 'RAMP'}`,
+        `${name} and ${other?.[0] ?? 'given levels'} are both set; a ramp gives its own levels, drop ${other?.[0] ?? name}`,
       );
     plan.ramp = ramp;
+    plan.mode = ramp.mode;
     plan.levels = rampWindowLevels(ramp, plan.window_s);
   }
   return plan;
 }
 
-/** Reads RAMP and RAMP_DURATION (default: DEFAULT_RAMP_WINDOWS windows); undefined without RAMP. */
+/** Reads RAMP or RAMP_RATE, and RAMP_DURATION (default: DEFAULT_RAMP_WINDOWS windows); undefined without a ramp. */
 export function rampFromEnv(env: LoadEnv, window_s: number): Ramp | undefined {
   const vus = read(env, S.RAMP);
-  if (!vus) {
+  const rate = read(env, S.RAMP_RATE);
+  if (vus && rate)
+    throw new Error('RAMP and RAMP_RATE are both set; ramp VUs (closed loop) or a rate (open loop)');
+  const given_ = vus ?? rate;
+  if (!given_) {
     if (given(env, S.RAMP_DURATION) !== undefined)
-      throw new Error('RAMP_DURATION is set without RAMP; set RAMP=from:to');
+      throw new Error(
+        'RAMP_DURATION is set without RAMP or RAMP_RATE; set RAMP=from:to or RAMP_RATE=from:to',
+      );
     return undefined;
   }
-  return { ...vus, duration_s: readOr(env, S.RAMP_DURATION, DEFAULT_RAMP_WINDOWS * window_s) };
+  return {
+    mode: vus ? 'concurrency' : 'request-rate',
+    ...given_,
+    duration_s: readOr(env, S.RAMP_DURATION, DEFAULT_RAMP_WINDOWS * window_s),
+  };
 }

@@ -84,6 +84,8 @@ export interface LoopContext {
    * send times by scenario name, and how to wait for one (k6's sleep, or a timer under the Node runtime).
    */
   pacing?: LoopPacing;
+  /** An open-loop ramp: when its send number `slot` is due, ms from its start (lib/load/ramp.ts rampDue_ms). */
+  rampDue_ms?: (slot: number) => number;
   /** Blocking calls (real k6) or promises (the Node runtime). */
   blocking: boolean;
   /** k6's check(), for the first-failure check. */
@@ -213,6 +215,7 @@ export function measuredLoop(ctx: LoopContext): MeasuredLoop {
             sleep: pacing?.sleep ?? noSleep,
             ...(pacing ? { schedule: pacing.schedule } : {}),
             ...(pacing?.now ? { now: pacing.now } : {}),
+            ...(ctx.rampDue_ms ? { rampDue_ms: ctx.rampDue_ms } : {}),
           },
         }
       : {}),

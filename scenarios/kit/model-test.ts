@@ -23,6 +23,7 @@ import type { LoadPlan } from '../../lib/load/scenarios.ts';
 import { serverStatsDelta } from '../../lib/load/server-stats.ts';
 import { checkPayloadIndexes } from '../../lib/load/schedule-file.ts';
 import { WindowClock } from '../../lib/load/windows.ts';
+import { rampDue_ms } from '../../lib/load/ramp.ts';
 import { DEFAULT_SUB_WINDOWS } from '../../lib/load/names.ts';
 import { sequenceLoop } from './sequence-loop.ts';
 import { createSequenceCounters, sequenceSummaryLine } from '../../lib/sequence/metrics.ts';
@@ -106,10 +107,12 @@ export function modelTest(
   if (run.load.pacing?.kind === 'schedule' && samples.length > 0)
     checkPayloadIndexes(run.load.pacing.schedule, samples.length);
 
+  const ramp = run.load.ramp;
   const loopContext = {
     transport,
     exec,
     clock,
+    ...(ramp?.mode === 'request-rate' ? { rampDue_ms: (slot: number) => rampDue_ms(ramp, slot) } : {}),
     modelName: settings.modelName,
     inferErrors,
     responses,

@@ -6,12 +6,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { rampWindowLevels } from '../../../lib/load/ramp.ts';
+import { type Ramp, rampWindowLevels } from '../../../lib/load/ramp.ts';
 import { referenceTool } from '../tools/reference-tools.ts';
 import { resultsDir, runCli, runFolder } from './run-cli.ts';
 
 interface Level {
   name: string;
+  scheduled_latency_us?: { p50: number };
   level: number;
   requests: number;
   window_s: number;
@@ -19,7 +20,7 @@ interface Level {
   budgets: { state: string }[];
 }
 
-const RAMP = { from: 1, to: 4, duration_s: 8 };
+const RAMP: Ramp = { mode: 'concurrency', from: 1, to: 4, duration_s: 8 };
 const WINDOW_S = 2;
 
 async function checkRamp(runtime: 'node' | 'k6', k6Bin?: string): Promise<void> {
@@ -76,6 +77,52 @@ async function checkRamp(runtime: 'node' | 'k6', k6Bin?: string): Promise<void> 
   expect(readFileSync(join(folder, 'report.md'), 'utf8')).toContain('| c2_33 |');
 }
 
+const RATE_RAMP: Ramp = { mode: 'request-rate', from: 100, to: 400, duration_s: 8 };
+
+async function checkRateRamp(runtime: 'node' | 'k6', k6Bin?: string): Promise<void> {
+  const results = resultsDir();
+  const run = await runCli(
+    [
+      'bench',
+      'mnist',
+      '--ramp-rate',
+      `${RATE_RAMP.from}:${RATE_RAMP.to}`,
+      '--ramp-duration',
+      `${RATE_RAMP.duration_s}s`,
+      '--step-duration',
+      `${WINDOW_S}s`,
+      '--warmup',
+      '1s',
+      '--metrics-url',
+      'off',
+      '--no-progress',
+      '--p95-ms',
+      '100000',
+      '--p99-ms',
+      '100000',
+      '--allow-inconclusive',
+      '--runtime',
+      runtime,
+      '--results-dir',
+      results,
+    ],
+    k6Bin ? { K6_BIN: k6Bin } : {},
+  );
+  expect(run.code, run.stderr).toBe(0);
+  const summary = JSON.parse(readFileSync(join(runFolder(results, 'mnist'), 'summary.json'), 'utf8'));
+  const levels = summary.report.results as Level[];
+  expect(levels.map((l) => l.name)).toEqual(['r137_5', 'r212_5', 'r287_5', 'r362_5']);
+  // Each window holds about its planned arrivals (a send due at a boundary may land either side of it), and
+  // the windows together hold the ramp's 2,000.
+  for (const level of levels) {
+    expect(Math.abs(level.requests - level.level * WINDOW_S), level.name).toBeLessThanOrEqual(3);
+    expect(level.scheduled_latency_us?.p50, level.name).toBeGreaterThan(0);
+    expect(level.budgets.length, level.name).toBeGreaterThan(0);
+  }
+  const total = levels.reduce((a, l) => a + l.requests, 0);
+  expect(Math.abs(total - 2000)).toBeLessThanOrEqual(2);
+}
+
 describe('bench --ramp on mnist', () => {
   it(
     'judges each window of one ramping-vus scenario as a level (Node runtime)',
@@ -87,6 +134,17 @@ describe('bench --ramp on mnist', () => {
   it.skipIf(!k6.path)(
     `does the same under real k6 ${k6.skipReason}`,
     () => checkRamp('k6', k6.path),
+    120_000,
+  );
+
+  it(
+    'judges each window of one ramping-arrival-rate scenario as a level (Node runtime)',
+    () => checkRateRamp('node'),
+    120_000,
+  );
+  it.skipIf(!k6.path)(
+    `does the open-loop ramp under real k6 ${k6.skipReason}`,
+    () => checkRateRamp('k6', k6.path),
     120_000,
   );
 

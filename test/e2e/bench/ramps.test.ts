@@ -22,40 +22,28 @@ interface Level {
 
 const RAMP: Ramp = { mode: 'concurrency', from: 1, to: 4, duration_s: 8 };
 const WINDOW_S = 2;
+const COMMON = ['--step-duration', `${WINDOW_S}s`, '--warmup', '1s', '--metrics-url', 'off', '--no-progress'];
+// Budgets far above any latency: the test checks the windows, not the machine's speed (a short window may
+// hold too few samples for p99: inconclusive, not failed).
+const LOOSE = ['--p95-ms', '100000', '--p99-ms', '100000', '--allow-inconclusive'];
 
-async function checkRamp(runtime: 'node' | 'k6', k6Bin?: string): Promise<void> {
+/** Runs `bench mnist` with a ramp's flags; returns the run, its folder and its levels. */
+async function benchRamp(ramp: Ramp, runtime: 'node' | 'k6', k6Bin?: string) {
   const results = resultsDir();
+  const flag = ramp.mode === 'concurrency' ? '--ramp' : '--ramp-rate';
+  const args = [flag, `${ramp.from}:${ramp.to}`, '--ramp-duration', `${ramp.duration_s}s`];
   const run = await runCli(
-    [
-      'bench',
-      'mnist',
-      '--ramp',
-      `${RAMP.from}:${RAMP.to}`,
-      '--ramp-duration',
-      `${RAMP.duration_s}s`,
-      '--step-duration',
-      `${WINDOW_S}s`,
-      '--warmup',
-      '1s',
-      '--metrics-url',
-      'off',
-      '--no-progress',
-      // Budgets far above any latency: the test checks the windows, not the machine's speed.
-      '--p95-ms',
-      '100000',
-      '--p99-ms',
-      '100000',
-      '--runtime',
-      runtime,
-      '--results-dir',
-      results,
-    ],
+    ['bench', 'mnist', ...args, ...COMMON, ...LOOSE, '--runtime', runtime, '--results-dir', results],
     k6Bin ? { K6_BIN: k6Bin } : {},
   );
   expect(run.code, run.stderr).toBe(0);
   const folder = runFolder(results, 'mnist');
   const summary = JSON.parse(readFileSync(join(folder, 'summary.json'), 'utf8'));
-  const levels = summary.report.results as Level[];
+  return { run, folder, levels: summary.report.results as Level[] };
+}
+
+async function checkRamp(runtime: 'node' | 'k6', k6Bin?: string): Promise<void> {
+  const { run, folder, levels } = await benchRamp(RAMP, runtime, k6Bin);
   // One level per window, in order, the planned average VUs rising.
   const planned = rampWindowLevels(RAMP, WINDOW_S);
   expect(levels.map((l) => l.level)).toEqual(planned);
@@ -63,12 +51,13 @@ async function checkRamp(runtime: 'node' | 'k6', k6Bin?: string): Promise<void> 
   expect(new Set(planned).size).toBe(RAMP.duration_s / WINDOW_S);
   for (const level of levels) {
     expect(level.requests, level.name).toBeGreaterThan(0);
-    expect(level.budgets.map((b) => b.state)).toEqual(['met', 'met', 'met']);
+    expect(level.budgets, level.name).toHaveLength(3);
+    for (const budget of level.budgets) expect(['met', 'inconclusive']).toContain(budget.state);
   }
   // Requests in flight on average (Little's law) follow the ramp's VUs: the last window holds more than the first.
   const inFlight = levels.map((l) => (l.requests * l.latency_us.avg) / 1e6 / l.window_s);
   expect(inFlight.at(-1)).toBeGreaterThan(inFlight[0]!);
-  expect(run.stdout).toContain('all budgets met');
+  expect(run.stdout).toMatch(/Verdict: (all budgets met|\*\*inconclusive\*\*)/);
   // The perf_analyzer-style CSV: one row per window, its average concurrency first (rows in
   // perf_analyzer's order, by throughput).
   const csv = readFileSync(join(folder, 'perf_analyzer.csv'), 'utf8').trim().split('\n');
@@ -80,42 +69,15 @@ async function checkRamp(runtime: 'node' | 'k6', k6Bin?: string): Promise<void> 
 const RATE_RAMP: Ramp = { mode: 'request-rate', from: 100, to: 400, duration_s: 8 };
 
 async function checkRateRamp(runtime: 'node' | 'k6', k6Bin?: string): Promise<void> {
-  const results = resultsDir();
-  const run = await runCli(
-    [
-      'bench',
-      'mnist',
-      '--ramp-rate',
-      `${RATE_RAMP.from}:${RATE_RAMP.to}`,
-      '--ramp-duration',
-      `${RATE_RAMP.duration_s}s`,
-      '--step-duration',
-      `${WINDOW_S}s`,
-      '--warmup',
-      '1s',
-      '--metrics-url',
-      'off',
-      '--no-progress',
-      '--p95-ms',
-      '100000',
-      '--p99-ms',
-      '100000',
-      '--allow-inconclusive',
-      '--runtime',
-      runtime,
-      '--results-dir',
-      results,
-    ],
-    k6Bin ? { K6_BIN: k6Bin } : {},
-  );
-  expect(run.code, run.stderr).toBe(0);
-  const summary = JSON.parse(readFileSync(join(runFolder(results, 'mnist'), 'summary.json'), 'utf8'));
-  const levels = summary.report.results as Level[];
+  const { levels } = await benchRamp(RATE_RAMP, runtime, k6Bin);
   expect(levels.map((l) => l.name)).toEqual(['r137_5', 'r212_5', 'r287_5', 'r362_5']);
-  // Each window holds about its planned arrivals (a send due at a boundary may land either side of it), and
-  // the windows together hold the ramp's 2,000.
+  // Each window holds about its planned arrivals (sends due near a boundary may land either side of it, by the
+  // generator's jitter), the counts rise with the rate, and the windows together hold the ramp's 2,000.
+  const counts = levels.map((l) => l.requests);
+  expect(counts).toEqual([...counts].sort((a, b) => a - b));
   for (const level of levels) {
-    expect(Math.abs(level.requests - level.level * WINDOW_S), level.name).toBeLessThanOrEqual(3);
+    const planned = level.level * WINDOW_S;
+    expect(Math.abs(level.requests - planned), level.name).toBeLessThanOrEqual(planned * 0.05);
     expect(level.scheduled_latency_us?.p50, level.name).toBeGreaterThan(0);
     expect(level.budgets.length, level.name).toBeGreaterThan(0);
   }

@@ -110,36 +110,20 @@ describe('bench --ramp on mnist', () => {
     120_000,
   );
 
-  it('refuses a generative model in one line', async () => {
-    const run = await runCli([
-      'bench',
-      'gpt2',
-      '--ramp',
-      '1:4',
-      '--runtime',
-      'node',
-      '--results-dir',
-      resultsDir(),
-    ]);
+  /** Runs bench with --ramp 1:4 and `args`; expects it refused with `message`. */
+  async function refused(args: string[], message: string): Promise<void> {
+    const run = await runCli([...args, '--ramp', '1:4', '--runtime', 'node', '--results-dir', resultsDir()]);
     expect(run.code).not.toBe(0);
-    expect(run.stderr).toContain('RAMP (--ramp) is not supported with a generative model (gpt2)');
+    expect(run.stderr).toContain(message);
+  }
+
+  it('refuses a generative model in one line', async () => {
+    await refused(['bench', 'gpt2'], 'RAMP (--ramp) is not supported with a generative model (gpt2)');
   }, 60_000);
 
   it('refuses a model mix in one line', async () => {
     const mix = join(resultsDir(), 'mix.json');
     writeFileSync(mix, JSON.stringify({ total_rate: 10, models: [{ model: 'mnist', share: 100 }] }));
-    const run = await runCli([
-      'bench',
-      '--mix',
-      mix,
-      '--ramp',
-      '1:4',
-      '--runtime',
-      'node',
-      '--results-dir',
-      resultsDir(),
-    ]);
-    expect(run.code).not.toBe(0);
-    expect(run.stderr).toContain('--ramp is not supported with --mix');
+    await refused(['bench', '--mix', mix], '--ramp is not supported with --mix');
   }, 60_000);
 });

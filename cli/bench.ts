@@ -90,9 +90,13 @@ async function benchMix(mixPath: string, k6Args: string[], flags: Record<string,
       "--junit does not apply to --mix; each model's junit.xml is in its folder of the mix's results",
     );
   const settings = runSettings(flags, process.env);
-  // The mix file gives each model its load; a ramp is one model's closed loop (lib/load/ramp.ts).
-  if (settings['RAMP'] !== undefined)
-    throw new Error('--ramp is not supported with --mix; ramp one model at a time');
+  // The mix file gives each model its load; a ramp is one model's load shape (lib/load/ramp.ts).
+  for (const [env, flag] of [
+    ['RAMP', '--ramp'],
+    ['RAMP_RATE', '--ramp-rate'],
+  ])
+    if (settings[env] !== undefined)
+      throw new Error(`${flag} is not supported with --mix; ramp one model at a time`);
   const outcome = await runMixBench({
     mixPath,
     settings,

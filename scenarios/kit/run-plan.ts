@@ -139,8 +139,8 @@ function inFlightVus(level: number, request_s: number): number {
   return Math.ceil(level * request_s * 4) + 2;
 }
 
-/** A ramp runs a tensor model's closed loop alone: one line for what it does not support. */
-function refuseRamp(entry: ModelEntry, slot: number | undefined): void {
+/** A ramp runs one tensor model alone: one line for what it does not support. */
+function refuseRamp(entry: ModelEntry, slot: number | undefined, flag: string): void {
   const unsupported =
     slot !== undefined
       ? 'a model mix (--mix)'
@@ -150,7 +150,7 @@ function refuseRamp(entry: ModelEntry, slot: number | undefined): void {
           ? `a sequence model (${entry.id})`
           : undefined;
   if (unsupported)
-    throw new Error(`RAMP (--ramp) is not supported with ${unsupported}; ramps run tensor models only`);
+    throw new Error(`${flag} is not supported with ${unsupported}; ramps run tensor models only`);
 }
 
 /** The settings the scenario reads, checked all at once before any is used. */
@@ -189,7 +189,8 @@ export function resolveRunPlan(
       ? undefined
       : (rate: number) => Math.min(inFlightVus(rate, request_s), maxVus ?? Number.POSITIVE_INFINITY);
   const exec = slot === undefined ? EXEC : mixExec(slot);
-  if (load.ramp) refuseRamp(entry, slot);
+  if (load.ramp)
+    refuseRamp(entry, slot, load.ramp.mode === 'concurrency' ? 'RAMP (--ramp)' : 'RAMP_RATE (--ramp-rate)');
   const build = (o: BuildScenariosOptions) => (load.ramp ? buildRampPlan(o, load.ramp) : buildPlan(o));
   const plan = build({
     mode: load.mode,

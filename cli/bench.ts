@@ -89,9 +89,17 @@ async function benchMix(mixPath: string, k6Args: string[], flags: Record<string,
     throw new Error(
       "--junit does not apply to --mix; each model's junit.xml is in its folder of the mix's results",
     );
+  const settings = runSettings(flags, process.env);
+  // The mix file gives each model its load; a ramp is one model's load shape (lib/load/ramp.ts).
+  for (const [env, flag] of [
+    ['RAMP', '--ramp'],
+    ['RAMP_RATE', '--ramp-rate'],
+  ])
+    if (settings[env] !== undefined)
+      throw new Error(`${flag} is not supported with --mix; ramp one model at a time`);
   const outcome = await runMixBench({
     mixPath,
-    settings: runSettings(flags, process.env),
+    settings,
     runtime: flags.runtime as RuntimeChoice,
     k6Args,
     resultsDir: String(flags.resultsDir),

@@ -59,6 +59,9 @@ export function subMetricKey(metric: string, scenario: string): string {
   return `${metric}{scenario:${scenario}}`;
 }
 
+/** k6's system tag naming a sample's scenario; a ramp's measured loop sets it to the window's level name. */
+export const SCENARIO_TAG = 'scenario';
+
 /** Request tag naming the sub-window of a measurement window a request started in ('0', '1', '2'). */
 export const WINDOW_TAG = 'window';
 /** perf_analyzer judges stability over 3 consecutive windows. */

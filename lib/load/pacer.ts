@@ -17,6 +17,7 @@
  */
 import { epochNow } from './clock.ts';
 import { parseLevelName } from './names.ts';
+import { RAMP_SCENARIO } from './ramp.ts';
 
 /** The parts of k6/execution the pacer reads. */
 export interface PacerExecution {
@@ -53,6 +54,8 @@ export interface OpenLoop {
   schedule?: (scenario: string) => PacedSends | undefined;
   /** Waits ms (k6's sleep, or a timer's promise under the Node runtime). */
   sleep(ms: number): void | Promise<void>;
+  /** An open-loop ramp (ramp.ts): when its scenario's send number `slot` is due, ms from its start. */
+  rampDue_ms?: (slot: number) => number;
   /** Epoch ms the wait is read on. @default epochNow (sub-millisecond where the runtime has one) */
   now?(): number;
   /** How late each send left (ms from its due time), and a count of those later than `lateAfter_ms`. */
@@ -104,6 +107,7 @@ export function createPacer<D>(options: PacerOptions<D>): Pacer<D> {
   // The scenario the state below was read for.
   let scenario = '';
   let period_ms = 0;
+  let rampDue: ((slot: number) => number) | undefined;
   let offsets: readonly number[] = [];
   let payloads: readonly (number | undefined)[] | undefined;
   let measured = true;
@@ -122,6 +126,7 @@ export function createPacer<D>(options: PacerOptions<D>): Pacer<D> {
     payloads = sends?.payloads;
     measured = sends?.measured ?? true;
     period_ms = 1000 / (parseLevelName(name)?.level ?? Number.POSITIVE_INFINITY);
+    rampDue = name === RAMP_SCENARIO ? open?.rampDue_ms : undefined;
   }
 
   /**
@@ -164,7 +169,7 @@ export function createPacer<D>(options: PacerOptions<D>): Pacer<D> {
     const current = exec.scenario;
     enter(current.name);
     slot = current.iterationInTest;
-    due_ms = current.startTime + slot * period_ms;
+    due_ms = current.startTime + (rampDue ? rampDue(slot) : slot * period_ms);
     pending = data;
     return sendPending();
   }

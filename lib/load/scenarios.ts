@@ -6,6 +6,7 @@
 import type { Scenario } from 'k6/options';
 import { formatDuration_ms } from '../duration.ts';
 import { levelName, MIX_MEASURE_PHASE, statsName, warmupName } from './names.ts';
+import { RAMP_SCENARIO, type Ramp, rampWindowLevels } from './ramp.ts';
 import type { LoadMode } from './shapes.ts';
 
 /** Options of buildPlan / buildScenarios. */
@@ -215,4 +216,73 @@ export function buildScenarios(options: BuildScenariosOptions): Record<string, S
 /** Total seconds a sweep takes, including the last level's graceful stop. */
 export function planDuration_s(options: BuildScenariosOptions): number {
   return buildPlan(options).total_s;
+}
+
+/**
+ * Plans a ramp: a warm-up at its first VUs or rate, then one ramping-vus (or ramping-arrival-rate) scenario, its
+ * windows as levels (in order) and a server-statistics probe per window. `options.levels` and `mode` are
+ * ignored: the ramp gives them.
+ */
+export function buildRampPlan(options: BuildScenariosOptions, ramp: Ramp): LoadPlan {
+  const window_s = options.window_s;
+  const gracefulStop_s = options.gracefulStop_s ?? 1;
+  const scenarios: Record<string, Scenario> = {};
+  const t0 = options.startTime_s ?? 0;
+  const tags = { mode: ramp.mode, ramp: `${ramp.from}:${ramp.to}` };
+  const first = { ...options, mode: ramp.mode, exec: options.warmupExec ?? options.exec };
+  if (options.warmup_s > 0) {
+    scenarios[warmupName(RAMP_SCENARIO)] = loadScenario(first, ramp.from, t0, options.warmup_s, 0, {
+      ...tags,
+      phase: 'warmup',
+    });
+  }
+  const start_s = t0 + options.warmup_s;
+  const stop = formatDuration_ms(gracefulStop_s * 1000);
+  const stages = [{ duration: formatDuration_ms(ramp.duration_s * 1000), target: ramp.to }];
+  const common = {
+    exec: options.exec,
+    startTime: formatDuration_ms(start_s * 1000),
+    gracefulStop: stop,
+    tags,
+    ...(options.env ? { env: { ...options.env } } : {}),
+  };
+  const top = Math.max(ramp.from, ramp.to);
+  const preAllocatedVUs =
+    options.preAllocatedVUs ?? Math.min(Math.max(1, Math.ceil(top / 10)), options.maxVUs ?? Infinity);
+  scenarios[RAMP_SCENARIO] =
+    ramp.mode === 'concurrency'
+      ? // Iterations of VUs ramped down, and those running at the end, finish within the graceful stop.
+        { executor: 'ramping-vus', startVUs: ramp.from, stages, gracefulRampDown: stop, ...common }
+      : {
+          executor: 'ramping-arrival-rate',
+          startRate: ramp.from,
+          timeUnit: '1s',
+          stages,
+          preAllocatedVUs,
+          maxVUs: Math.max(preAllocatedVUs, options.maxVUs ?? top),
+          ...common,
+        };
+  const levels: PlannedLevel[] = rampWindowLevels(ramp, window_s).map((level, i) => ({
+    name: levelName(ramp.mode, level),
+    mode: ramp.mode,
+    level,
+    start_s: start_s + i * window_s,
+    window_s,
+  }));
+  if (options.statsExec) {
+    for (const level of levels) {
+      scenarios[statsName(level.name)] = {
+        executor: 'per-vu-iterations',
+        vus: 1,
+        iterations: 1,
+        exec: options.statsExec,
+        startTime: formatDuration_ms(level.start_s * 1000),
+        maxDuration: formatDuration_ms((window_s + STATS_SLACK_S) * 1000),
+        gracefulStop: '0s',
+        tags: { ...tags, level: String(level.level), phase: 'stats' },
+        env: { ...(options.env ?? {}), LEVEL: level.name, WINDOW_S: String(window_s) },
+      };
+    }
+  }
+  return { scenarios, levels, total_s: start_s + ramp.duration_s + gracefulStop_s };
 }

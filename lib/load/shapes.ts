@@ -2,6 +2,7 @@
  * A run's load plan: the environment (CONCURRENCY, REQUEST_RATE, STEP_DURATION, ...) over the model's
  * default shape, which its catalog entry states (ModelEntry.load). Runs inside k6: no Node imports.
  */
+import { DEFAULT_RAMP_WINDOWS, type Ramp, rampWindowLevels } from './ramp.ts';
 import { fileLevel, type Pacing, pacingFromEnv, type ReadText } from './pacing.ts';
 import { type Env, given, read, readOr } from '../settings/read.ts';
 import { DEFAULTS, S } from '../settings/schema.ts';
@@ -48,6 +49,8 @@ export interface LoadPlanSettings {
   stability_pct: number;
   /** Open loop paced by the script (Poisson, gamma, a schedule file); absent: k6's constant-arrival-rate. */
   pacing?: Pacing;
+  /** A ramp (RAMP or RAMP_RATE, RAMP_DURATION): its windows are the levels (lib/load/ramp.ts). */
+  ramp?: Ramp;
 }
 
 /** Environment variables the plan reads (k6's __ENV or process.env). */
@@ -104,5 +107,44 @@ export function loadPlanFromEnv(
     stability_pct: readOr(env, S.STABILITY, DEFAULT_STABILITY_PCT),
   };
   if (pacing) plan.pacing = pacing;
+  const ramp = rampFromEnv(env, plan.window_s);
+  if (ramp) {
+    const other = [
+      ['CONCURRENCY', concurrency],
+      ['REQUEST_RATE', rate],
+      ['SCHEDULE', env['SCHEDULE']],
+      ['REQUEST_INTERVALS', env['REQUEST_INTERVALS']],
+      ['ARRIVALS', env['ARRIVALS'] === 'constant' ? undefined : env['ARRIVALS']],
+    ].find(([, v]) => v !== undefined && v !== '');
+    const name = ramp.mode === 'request-rate' ? 'RAMP_RATE' : 'RAMP';
+    if (other || given_)
+      throw new Error(
+        `${name} and ${other?.[0] ?? 'given levels'} are both set; a ramp gives its own levels, drop ${other?.[0] ?? name}`,
+      );
+    plan.ramp = ramp;
+    plan.mode = ramp.mode;
+    plan.levels = rampWindowLevels(ramp, plan.window_s);
+  }
   return plan;
+}
+
+/** Reads RAMP or RAMP_RATE, and RAMP_DURATION (default: DEFAULT_RAMP_WINDOWS windows); undefined without a ramp. */
+export function rampFromEnv(env: LoadEnv, window_s: number): Ramp | undefined {
+  const vus = read(env, S.RAMP);
+  const rate = read(env, S.RAMP_RATE);
+  if (vus && rate)
+    throw new Error('RAMP and RAMP_RATE are both set; ramp VUs (closed loop) or a rate (open loop)');
+  const given_ = vus ?? rate;
+  if (!given_) {
+    if (given(env, S.RAMP_DURATION) !== undefined)
+      throw new Error(
+        'RAMP_DURATION is set without RAMP or RAMP_RATE; set RAMP=from:to or RAMP_RATE=from:to',
+      );
+    return undefined;
+  }
+  return {
+    mode: vus ? 'concurrency' : 'request-rate',
+    ...given_,
+    duration_s: readOr(env, S.RAMP_DURATION, DEFAULT_RAMP_WINDOWS * window_s),
+  };
 }

@@ -95,6 +95,24 @@ export function levels(integer: boolean): Kind<number[]> {
   };
 }
 
+/** A ramp: from:to, whole numbers >= 1 that differ (k6's ramping-vus start and target VUs, or arrival rates). */
+export function ramp(unit: string, example: string): Kind<{ from: number; to: number }> {
+  return {
+    placeholder: 'from:to',
+    form: 'from:to, whole numbers >= 1 that differ',
+    parse(name, raw) {
+      const parts = raw.trim().split(':');
+      const [from, to] = parts.map(Number);
+      const whole = (n: number | undefined) => n !== undefined && Number.isSafeInteger(n) && n >= 1;
+      if (parts.length !== 2 || !whole(from) || !whole(to) || from === to)
+        throw new Error(
+          `invalid ${name}="${raw}"; expected from:to with whole numbers >= 1 that differ (${unit}), e.g. ${example}`,
+        );
+      return { from: from!, to: to! };
+    },
+  };
+}
+
 /** A length distribution: normal (rounded, at least 1) or uniform over whole numbers min..max. */
 export type LengthSpec = { mean: number; stddev: number } | { min: number; max: number };
 

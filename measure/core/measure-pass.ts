@@ -352,7 +352,8 @@ export async function measure(prepared: Prepared, options: MeasureOptions): Prom
   const results = new Map(first.report.results.map((r) => [r.name, r]));
   let interrupted = first.report.interrupted;
   // Only a first pass that ran to its end, with its levels read back, is measured again.
-  const whole = WHOLE_RUN_EXITS.has(first.exitCode) && !first.levelsUnread;
+  // A ramp's windows are parts of one scenario: none can run again alone, and none is judged for stability.
+  const whole = WHOLE_RUN_EXITS.has(first.exitCode) && !first.levelsUnread && !first.plan.load.ramp;
   for (let pass = 2; whole && pass <= maxPasses(rules) && !interrupted; pass++) {
     const again = [...results.values()].filter((r) => needsPass(r, rules));
     if (again.length === 0) break;

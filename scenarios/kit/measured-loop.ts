@@ -15,7 +15,7 @@
 import type { TensorSpec } from '../../lib/kserve/types.ts';
 import type { LevelSchedule } from '../../lib/load/pacing.ts';
 import { createPacer } from '../../lib/load/pacer.ts';
-import { WINDOW_TAG } from '../../lib/load/names.ts';
+import { SCENARIO_TAG, WINDOW_TAG } from '../../lib/load/names.ts';
 import type { WindowClock } from '../../lib/load/windows.ts';
 import { checkOutcome, type Expectations } from './checks.ts';
 import type { Sample } from './samples.ts';
@@ -84,6 +84,8 @@ export interface LoopContext {
    * send times by scenario name, and how to wait for one (k6's sleep, or a timer under the Node runtime).
    */
   pacing?: LoopPacing;
+  /** An open-loop ramp: when its send number `slot` is due, ms from its start (lib/load/ramp.ts rampDue_ms). */
+  rampDue_ms?: (slot: number) => number;
   /** Blocking calls (real k6) or promises (the Node runtime). */
   blocking: boolean;
   /** k6's check(), for the first-failure check. */
@@ -118,6 +120,7 @@ export function measuredLoop(ctx: LoopContext): MeasuredLoop {
   let measured = 0;
   const scorer = tensorScorer(ctx);
   let windowTagged = -1;
+  let segmentTagged: string | undefined;
   let windowChange_ms = 0;
   let warmupChecks = ctx.warmupChecks;
 
@@ -151,6 +154,13 @@ export function measuredLoop(ctx: LoopContext): MeasuredLoop {
   function tagWindow(now_ms: number): void {
     const window = clock.index(now_ms);
     windowChange_ms = clock.nextChange_ms(now_ms);
+    // A ramp's window is its level: the request's scenario tag names it, as a level's own scenario would.
+    const segment = clock.segment;
+    if (segment !== segmentTagged && segment !== undefined) {
+      segmentTagged = segment;
+      exec.vu.metrics.tags[SCENARIO_TAG] = segment;
+      windowTagged = -1;
+    }
     if (window === windowTagged) return;
     windowTagged = window;
     exec.vu.metrics.tags[WINDOW_TAG] = String(window);
@@ -205,6 +215,7 @@ export function measuredLoop(ctx: LoopContext): MeasuredLoop {
             sleep: pacing?.sleep ?? noSleep,
             ...(pacing ? { schedule: pacing.schedule } : {}),
             ...(pacing?.now ? { now: pacing.now } : {}),
+            ...(ctx.rampDue_ms ? { rampDue_ms: ctx.rampDue_ms } : {}),
           },
         }
       : {}),

@@ -23,6 +23,8 @@ import type { LoadPlan } from '../../lib/load/scenarios.ts';
 import { serverStatsDelta } from '../../lib/load/server-stats.ts';
 import { checkPayloadIndexes } from '../../lib/load/schedule-file.ts';
 import { WindowClock } from '../../lib/load/windows.ts';
+import { rampDue_ms } from '../../lib/load/ramp.ts';
+import { DEFAULT_SUB_WINDOWS } from '../../lib/load/names.ts';
 import { sequenceLoop } from './sequence-loop.ts';
 import { createSequenceCounters, sequenceSummaryLine } from '../../lib/sequence/metrics.ts';
 import { vuBound } from '../../lib/sequence/options.ts';
@@ -91,17 +93,26 @@ export function modelTest(
   // counted in `responses` (lib/load/names.ts).
   const inferErrors = settings.protocol === 'grpc' ? createInferErrors() : undefined;
   const responses = createResponseCounters();
-  const clock = new WindowClock(run.load.window_s, () => exec.scenario.startTime);
+  // A ramp's windows are consecutive parts of one scenario (lib/load/ramp.ts).
+  const rampWindows = run.load.ramp ? run.plan.levels.map((l) => l.name) : undefined;
+  const clock = new WindowClock(
+    run.load.window_s,
+    () => exec.scenario.startTime,
+    DEFAULT_SUB_WINDOWS,
+    rampWindows,
+  );
   // Open loop only: the scheduled-start latency (coordinated omission made visible, see measured-loop.ts).
   const scheduledLatency = run.load.mode === 'request-rate' ? createScheduledLatency() : undefined;
   const blocking = blockingCallsAllowed();
   if (run.load.pacing?.kind === 'schedule' && samples.length > 0)
     checkPayloadIndexes(run.load.pacing.schedule, samples.length);
 
+  const ramp = run.load.ramp;
   const loopContext = {
     transport,
     exec,
     clock,
+    ...(ramp?.mode === 'request-rate' ? { rampDue_ms: (slot: number) => rampDue_ms(ramp, slot) } : {}),
     modelName: settings.modelName,
     inferErrors,
     responses,

@@ -25,7 +25,12 @@ import {
   SYSTEM_TAGS,
 } from '../../lib/load/names.ts';
 import { type LevelSchedule, levelSchedule, type ReadText } from '../../lib/load/pacing.ts';
-import { buildPlan, type LoadPlan } from '../../lib/load/scenarios.ts';
+import {
+  type BuildScenariosOptions,
+  buildPlan,
+  buildRampPlan,
+  type LoadPlan,
+} from '../../lib/load/scenarios.ts';
 import { type LoadOverride, type LoadPlanSettings, loadPlanFromEnv } from '../../lib/load/shapes.ts';
 import { type GenerativeSettings, readGenerativeSettings } from '../../lib/genai/settings.ts';
 import { type TokenBudget, tokenBudget } from '../../lib/genai/budget.ts';
@@ -134,6 +139,20 @@ function inFlightVus(level: number, request_s: number): number {
   return Math.ceil(level * request_s * 4) + 2;
 }
 
+/** A ramp runs one tensor model alone: one line for what it does not support. */
+function refuseRamp(entry: ModelEntry, slot: number | undefined, flag: string): void {
+  const unsupported =
+    slot !== undefined
+      ? 'a model mix (--mix)'
+      : entry.payload.kind === 'prompt'
+        ? `a generative model (${entry.id})`
+        : entry.payload.kind === 'sequence'
+          ? `a sequence model (${entry.id})`
+          : undefined;
+  if (unsupported)
+    throw new Error(`${flag} is not supported with ${unsupported}; ramps run tensor models only`);
+}
+
 /** The settings the scenario reads, checked all at once before any is used. */
 const SCENARIO_SETTINGS = SETTINGS.filter((s) => s.scope === 'scenario');
 
@@ -170,7 +189,10 @@ export function resolveRunPlan(
       ? undefined
       : (rate: number) => Math.min(inFlightVus(rate, request_s), maxVus ?? Number.POSITIVE_INFINITY);
   const exec = slot === undefined ? EXEC : mixExec(slot);
-  const plan = buildPlan({
+  if (load.ramp)
+    refuseRamp(entry, slot, load.ramp.mode === 'concurrency' ? 'RAMP (--ramp)' : 'RAMP_RATE (--ramp-rate)');
+  const build = (o: BuildScenariosOptions) => (load.ramp ? buildRampPlan(o, load.ramp) : buildPlan(o));
+  const plan = build({
     mode: load.mode,
     levels: load.levels,
     warmup_s: load.warmup_s,
@@ -212,7 +234,8 @@ export function resolveRunPlan(
       plan.levels.map((l) => l.name),
       overrides,
       metric,
-      { subWindows: DEFAULT_SUB_WINDOWS, scheduledLatency: load.mode === 'request-rate' },
+      // A ramp's window changes load within itself by design: no stability rule, so no sub-windows.
+      { subWindows: load.ramp ? 0 : DEFAULT_SUB_WINDOWS, scheduledLatency: load.mode === 'request-rate' },
     ),
     summaryTrendStats: SUMMARY_TREND_STATS,
     systemTags: SYSTEM_TAGS,

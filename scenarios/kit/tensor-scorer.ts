@@ -7,7 +7,7 @@
  * generator. Nothing is thrown. Runs inside k6; everything k6 provides comes in through the context.
  */
 import { isInvalidResponse } from '../../lib/kserve/response.ts';
-import { firstErrorCheck, parseLevelName } from '../../lib/load/names.ts';
+import { firstErrorCheck, parseLevelName, SCENARIO_TAG } from '../../lib/load/names.ts';
 import type { Transport } from './transport.ts';
 
 /** A metric the scorer adds to (k6's Rate or Counter). */
@@ -18,8 +18,8 @@ interface ScoreMetric {
 /** What the scorer needs. */
 export interface TensorScorerContext {
   transport: Pick<Transport, 'target' | 'noResponse'>;
-  /** The scenario the VU is in (k6/execution). */
-  exec: { scenario: { name: string } };
+  /** The scenario the VU is in (k6/execution), and its tags: a ramp's window is its `scenario` tag. */
+  exec: { scenario: { name: string }; vu?: { metrics: { tags: Record<string, unknown> } } };
   modelName: string;
   /** gRPC's failed-request Rate (infer_errors), added to on every outcome; HTTP has k6's http_req_failed. */
   inferErrors?: ScoreMetric;
@@ -45,8 +45,14 @@ export function tensorScorer(ctx: TensorScorerContext): TensorScorer {
   let errorScenario = '';
   let invalidScenario = '';
 
+  /** The level a request is judged in: a ramp's window (the tag the measured loop set), else the scenario. */
+  function level(): string {
+    const tag = exec.vu?.metrics.tags[SCENARIO_TAG];
+    return typeof tag === 'string' ? tag : exec.scenario.name;
+  }
+
   function noteFirstError(error: string, noResponse: boolean): void {
-    errorScenario = exec.scenario.name;
+    errorScenario = level();
     if (!parseLevelName(errorScenario)) return;
     ctx.check(null, { [firstErrorCheck(errorScenario, error, noResponse)]: () => false });
   }
@@ -57,7 +63,7 @@ export function tensorScorer(ctx: TensorScorerContext): TensorScorer {
       warned = true;
       ctx.warn(`${ctx.modelName} on ${transport.target}: ${error}`);
     }
-    const scenario = exec.scenario.name;
+    const scenario = level();
     // The level's line names its first invalid response even when another failure came first.
     if (invalid && scenario !== invalidScenario) {
       invalidScenario = scenario;

@@ -50,4 +50,24 @@ describe('tensor scorer', () => {
       "check first error at c2: sequence 2: the response to step 1 is not that step's",
     ]);
   });
+
+  it("names a ramp's window, the VU's scenario tag, as the level of its first error", () => {
+    const log: string[] = [];
+    const tags: Record<string, unknown> = { scenario: 'c1_67' };
+    const scorer = tensorScorer({
+      transport: { target: 'http://fake', noResponse: () => false },
+      exec: { scenario: { name: 'ramp' }, vu: { metrics: { tags } } },
+      modelName: 'm',
+      responses: { invalid: { add: () => {} } },
+      check: (_, checks) => {
+        for (const name of Object.keys(checks)) log.push(name);
+        return false;
+      },
+      warn: () => {},
+    });
+    scorer.outcome('status 500');
+    tags['scenario'] = 'c2_33';
+    scorer.outcome('status 503');
+    expect(log).toEqual(['first error at c1_67: status 500', 'first error at c2_33: status 503']);
+  });
 });

@@ -65,7 +65,7 @@ describe('executors', () => {
   it('ramping-arrival-rate integrates the rate: 0 → 20/s over 1s starts about 10 iterations', async () => {
     const r = await runScriptOnFakeClock('ramping-arrival-rate.js');
     expect(r.exitCode).toBe(0);
-    // Iteration k starts at sqrt(k / 10) s: k = 0..9 start before 1s.
+    // Iteration k starts when k + 1 are due, at sqrt((k + 1) / 10) s, as in k6: k = 0..9, the last at 1s.
     expect(values(r, 'iterations').count).toBe(10);
   });
 

@@ -112,6 +112,13 @@ describe('lifecycle', () => {
     expect(values(r, 'tagged{phase:cold}').count).toBe(2);
   });
 
+  it('lets exec.vu.tags replace the scenario system tag, as k6 does', async () => {
+    const r = await runScript('vu-tag-scenario.js');
+    expect(r.exitCode).toBe(0);
+    expect(values(r, 'tagged{scenario:s}').count).toBe(2);
+    expect(values(r, 'tagged{scenario:later}').count).toBe(4);
+  });
+
   it('builds a SharedArray once for all VUs, as a frozen JSON copy', async () => {
     const r = await runScript('shared-array.js');
     expect(r.exitCode).toBe(0);

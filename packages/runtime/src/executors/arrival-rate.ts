@@ -36,11 +36,11 @@ export function rateSegments(startRate: number, timeUnit_ms: number, stages: rea
   return segs;
 }
 
-/** Start time (ms from scenario start) of iteration k (0-based), or null when past the last stage. */
+/** When the rate's integral reaches `k` (ms from scenario start; the last stage's end included), or null past it. */
 export function iterationTime(segs: readonly Segment[], k: number): number | null {
   for (const s of segs) {
     const span = ((s.r0 + s.r1) / 2) * s.duration_ms;
-    if (k < s.n0 + span - 1e-9) {
+    if (k <= s.n0 + span + 1e-9) {
       const d = k - s.n0;
       const b = (s.r1 - s.r0) / s.duration_ms;
       if (Math.abs(b) < 1e-15) return s.start_ms + (s.r0 > 0 ? d / s.r0 : 0);
@@ -148,7 +148,10 @@ export class RampingArrivalRate extends ArrivalRate {
   #segs: Segment[] | null = null;
   protected timeOf(k: number): number | null {
     this.#segs ??= rateSegments(this.config.startRate, this.config.timeUnit_ms, this.config.stages);
-    return iterationTime(this.#segs, k);
+    // As k6: iteration k starts when k + 1 iterations are due (0 -> 20/s over 1s starts 10, the last at 1s),
+    // a moment before the end so that the scheduler, which stops at the end, still starts it.
+    const t = iterationTime(this.#segs, k + 1);
+    return t === null ? null : Math.min(t, this.duration_ms() - 1e-6);
   }
   protected duration_ms(): number {
     return this.config.stages.reduce((a, s) => a + s.duration_ms, 0);

@@ -34,9 +34,10 @@ export const vu = {
   },
 };
 
-const SYSTEM_TAGS = new Set(['scenario', 'group']);
-
-/** A live view of the current VU's tags: reads see them all, writes go to the VU's own tags. */
+/**
+ * A live view of the current VU's tags: reads see them all, writes go to the VU's own tags. As in k6, a write
+ * may replace a system tag such as `scenario` on the VU's later samples (a ramp's windows rely on it).
+ */
 function vuTags(): Record<string, string> {
   const vu = currentRuntimeVu();
   return new Proxy({} as Record<string, string>, {
@@ -49,7 +50,6 @@ function vuTags(): Record<string, string> {
         : undefined,
     set: (_, k, v) => {
       if (typeof k !== 'string') return false;
-      if (SYSTEM_TAGS.has(k)) throw new Error(`exec.vu.tags: the system tag "${k}" cannot be set`);
       if (v !== null && typeof v === 'object')
         throw new Error(`exec.vu.tags: tag "${k}" must be a string, number or boolean`);
       vu.setCustomTag(k, v);

@@ -87,5 +87,7 @@ describe('bench --mix with a generative model', () => {
         'Time To First Token',
       );
     },
+    // Two models' warm-ups and windows under real k6 and a loaded machine: past the 60 s default.
+    180_000,
   );
 });

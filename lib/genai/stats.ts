@@ -27,7 +27,7 @@ export interface Stats {
 }
 
 /** The p-th percentile (0..100) of values sorted ascending, interpolated linearly between ranks. */
-export function percentileOfSorted(sorted: readonly number[], p: number): number {
+export function percentileOfSorted(sorted: ArrayLike<number>, p: number): number {
   if (sorted.length === 0) return Number.NaN;
   const rank = ((sorted.length - 1) * p) / 100;
   const lo = Math.floor(rank);

@@ -3,7 +3,8 @@
  * trend keeps its values, and the histogram's beyond EXACT_VALUES; worker merges keep the exact rule.
  */
 import { describe, expect, it } from 'vitest';
-import { EXACT_VALUES, k6Percentile, TrendHistogram } from '../src/metrics/histogram.ts';
+import { percentileOfSorted } from '@k6-triton/lib/genai/stats.ts';
+import { EXACT_VALUES, TrendHistogram } from '../src/metrics/histogram.ts';
 import { absorbSink, sinkData } from '../src/workers/merge.ts';
 
 const squares = Array.from({ length: 10 }, (_, i) => (i + 1) ** 2);
@@ -39,7 +40,7 @@ describe('trend percentiles', () => {
     for (let i = 0; i < n; i++) t.add(1 + (i % 1000) / 10);
     expect(t.exactValues()).toBeNull();
     const sorted = Array.from({ length: n }, (_, i) => 1 + (i % 1000) / 10).sort((a, b) => a - b);
-    const exact = k6Percentile(sorted, n, 99);
+    const exact = percentileOfSorted(sorted, 99);
     expect(Math.abs(t.percentile(99) - exact) / exact).toBeLessThan(0.002);
   });
 

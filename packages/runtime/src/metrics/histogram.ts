@@ -8,6 +8,7 @@
  */
 import { createRequire } from 'node:module';
 import type { JsHistogram } from 'hdr-histogram-js/dist/JsHistogram.js';
+import { percentileOfSorted } from '@k6-triton/lib/genai/stats.ts';
 import type Int32HistogramClass from 'hdr-histogram-js/dist/Int32Histogram.js';
 
 /**
@@ -30,16 +31,6 @@ const MAX_RECORDED = 2 ** 52;
  * figure, and memory stays flat (k6 keeps every value). Sorting them for a threshold check stays ~10 ms.
  */
 export const EXACT_VALUES = 100_000;
-
-/** k6's percentile of sorted values (TrendSink.P): linear between the closest ranks, p in [0, 100]. */
-export function k6Percentile(sorted: ArrayLike<number>, n: number, p: number): number {
-  if (n === 0) return 0;
-  if (n === 1) return sorted[0]!;
-  const i = (p / 100) * (n - 1);
-  const lo = sorted[Math.floor(i)]!;
-  const hi = sorted[Math.ceil(i)]!;
-  return lo + (hi - lo) * (i - Math.floor(i));
-}
 
 /** An HDR histogram plus the exact aggregates k6 reports. */
 export class TrendHistogram {
@@ -108,7 +99,8 @@ export class TrendHistogram {
         values.sort();
         this.#sorted = true;
       }
-      return k6Percentile(values, this.count, p);
+      // k6's TrendSink.P: linear between the closest ranks.
+      return percentileOfSorted(values, p);
     }
     const v = this.#hist.getValueAtPercentile(p) / this.scale;
     return Math.min(Math.max(v, this.min), this.max);

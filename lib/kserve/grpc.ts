@@ -291,7 +291,10 @@ export class InferStream {
     return this.#sentAt.size;
   }
 
-  /** Half-closes the stream: no more writes; responses still arrive. */
+  /**
+   * Half-closes the stream: no more writes; responses still arrive. Call it after the last write, not from a
+   * response handler: real k6 can run a response after the stream closed, and end() then hangs the VU.
+   */
   end(): void {
     this.#stream.end();
   }

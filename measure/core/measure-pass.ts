@@ -242,12 +242,21 @@ export async function runMeasurement<L>(
         },
         interruption,
         ...(options.quiet ? { log: join(options.dir, RUNTIME_LOG) } : {}),
+        deadline_s: runtimeDeadline_s(plan.plan.total_s),
       });
   stopProgress?.();
   const scrapes = (await scraper?.stop()) ?? [];
   const files = readRuntimeFiles<L>({ summary: env.SUMMARY_JSON!, levels: env.LEVELS_JSON! }, run.exitCode);
   const summary = (files.summary as K6SummaryData | undefined) ?? { metrics: {} };
   return { run, summary, levels: files.levels, levelsLost: files.levelsLost, scrapes, started_at };
+}
+
+/**
+ * When a runtime still running is hung: the plan, plus k6's default setupTimeout and teardownTimeout (60 s
+ * each) and a minute for start-up and the summary.
+ */
+export function runtimeDeadline_s(total_s: number): number {
+  return Math.ceil(total_s) + 180;
 }
 
 /**

@@ -46,6 +46,9 @@ export function runtimeCommand(choice: RuntimeChoice, env: NodeJS.ProcessEnv = p
   return { runtime: 'node' as const, program: process.execPath, args: [cli, 'run'] };
 }
 
+/** Seconds between stopping a hung runtime and killing it. */
+export const WATCHDOG_KILL_S = 20;
+
 /** util-linux's setpriv, which can ask the kernel to kill a child when its parent dies; undefined elsewhere. */
 function findSetpriv(): string | undefined {
   return process.platform === 'linux' && existsSync('/usr/bin/setpriv') ? '/usr/bin/setpriv' : undefined;
@@ -68,6 +71,12 @@ export async function runScenario(options: {
   interruption?: Interruption;
   /** The runtime's stdout and stderr go to this file (appended) instead of the terminal: capacity's levels. */
   log?: string;
+  /**
+   * Seconds after which a runtime still running is hung (a VU that never returns holds k6 past its plan and
+   * past a Ctrl-C): it is stopped as Ctrl-C would, killed with its group WATCHDOG_KILL_S later, and the run
+   * fails (exit 1) with one line saying so; what it wrote so far stays. @default none
+   */
+  deadline_s?: number;
 }): Promise<RunOutcome> {
   const command = runtimeCommand(options.runtime);
   const keepsEnvOut = (options.k6Args ?? []).find((a) =>
@@ -102,6 +111,21 @@ export async function runScenario(options: {
       // The group is empty: nothing left to stop.
     }
   };
+  let hung = false;
+  const timers: NodeJS.Timeout[] = [];
+  if (options.deadline_s !== undefined) {
+    const deadline_s = options.deadline_s;
+    timers.push(
+      setTimeout(() => {
+        hung = true;
+        console.error(
+          `k6-triton: the runtime (${command.runtime}) is still running ${deadline_s}s after it started, past its plan: stopping it, and killing it in ${WATCHDOG_KILL_S}s if it does not stop (a VU that never returns)`,
+        );
+        child.kill('SIGINT');
+        timers.push(setTimeout(killGroup, WATCHDOG_KILL_S * 1000));
+      }, deadline_s * 1000),
+    );
+  }
   const unStop = options.interruption?.onStop((signal) => child.kill(signal));
   const unKill = options.interruption?.onKill(() => {
     killed = true;
@@ -116,8 +140,14 @@ export async function runScenario(options: {
         ),
       );
     });
-    return { runtime: command.runtime, exitCode, cpu: cpu?.stop() ?? [], ended_ms: Date.now() };
+    return {
+      runtime: command.runtime,
+      exitCode: hung ? EXIT.FAILED : exitCode,
+      cpu: cpu?.stop() ?? [],
+      ended_ms: Date.now(),
+    };
   } finally {
+    for (const timer of timers) clearTimeout(timer);
     cpu?.stop();
     if (logFd !== undefined) closeSync(logFd);
     unStop?.();

@@ -213,7 +213,16 @@ export class RunPhases {
     if (options.noSetup || typeof vu0.exports['setup'] !== 'function') return;
     this.#enter('setup', options.setupTimeout_ms);
     try {
-      const data = await callExport(vu0, 'setup', undefined, options.setupTimeout_ms);
+      // A signal (or test.abort elsewhere) ends setup() at once, as k6's cancelled context does: its data
+      // is never used, so the run goes on to its end without waiting out a sleep or a slow call.
+      const aborted = new Promise<never>((_, reject) =>
+        this.x.run.onAbort(() => reject(new TestAbortError(this.x.run.abortRequest?.reason))),
+      );
+      aborted.catch(() => {});
+      const data = await Promise.race([
+        callExport(vu0, 'setup', undefined, options.setupTimeout_ms),
+        aborted,
+      ]);
       this.#setupJson = setupDataJson(data);
       this.x.live.setupJson = this.#setupJson ?? null;
     } catch (err) {

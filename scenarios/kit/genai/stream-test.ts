@@ -446,7 +446,7 @@ function grpcOne(
   const record = newRecord(0, asked.inputTokens);
   stream.on('data', (message: unknown) => {
     const at = now();
-    if (recordDecoupled(record, readDecoupledResponse(message), at)) stream.end();
+    recordDecoupled(record, readDecoupledResponse(message), at);
   });
   stream.on('error', (err) => {
     const why = (err as { message?: unknown } | undefined)?.message;
@@ -458,6 +458,10 @@ function grpcOne(
   });
   record.sent_ms = now();
   stream.write(body);
+  // Half-closed at once: the server still sends every response, then ends the stream. Never from a 'data'
+  // handler: k6's task queue can run a response after the stream has closed, and end() then blocks the VU
+  // for good (k6 v2.2.0, grpc stream.go: the write loop it sends to has gone).
+  stream.end();
 }
 
 /** The request's prompt salted for this send (lib/genai/salt.ts); undefined when salting is off or impossible. */

@@ -92,6 +92,22 @@ describe('a CPU-bound iteration', () => {
     expect(r.stdout).toContain('█ TOTAL RESULTS');
   });
 
+  it('in a sleeping setup() ends setup at once: no iteration, no teardown, exit 105 (as k6 v2.2.0)', async () => {
+    let sent = false;
+    const r = await runCli('setup-sigint.js', (text, kill) => {
+      if (!sent && text.includes('setup sleeping')) {
+        sent = true;
+        setTimeout(() => kill('SIGINT'), 300);
+      }
+    });
+    // Without the fix the run waits out setupTimeout (60 s), past this file's 40 s guard: killed, code null.
+    expect(r.code).toBe(105);
+    expect(r.stderr).toContain("test run was aborted because k6-triton received a 'interrupt' signal");
+    expect(r.stderr).not.toContain('setup went on');
+    expect(r.stderr).not.toContain('iterated');
+    expect(r.stderr).not.toContain('teardown ran');
+  });
+
   it('in the init context ends the process by SIGINT, as k6 (which handles signals only after init)', async () => {
     // Init prints nothing: signal once the CLI has surely started the worker's busy init.
     const r = await runCli('busy-init.js', () => {}, { signalAfter_ms: 2500 });

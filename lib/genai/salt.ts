@@ -76,6 +76,12 @@ export function wordAlphabet(): string[] {
   return Array.from({ length: SALT_BASE }, (_, i) => `s${i.toString(16).padStart(2, '0')}`);
 }
 
+/** Why a workload file's saltAlphabet is not one (a list of SALT_BASE words), or undefined when it is or is absent. */
+export function saltAlphabetProblem(alphabet: unknown): string | undefined {
+  if (alphabet === undefined || (Array.isArray(alphabet) && alphabet.length === SALT_BASE)) return undefined;
+  return `saltAlphabet is not a list of ${SALT_BASE} words`;
+}
+
 /** The run's salt: the fixed one, or a random one drawn once (setup()); undefined when salting is off. */
 export function runSalt(setting: PromptSalt, random: () => number = Math.random): number | undefined {
   if (setting === 'off') return undefined;

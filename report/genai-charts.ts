@@ -131,6 +131,11 @@ export function turnsSpec(results: readonly LevelResult[], options: PlotOptions 
         type: 'nominal' as const,
         title: 'Percentile',
         scale: { domain: [...TURN_PERCENTILES] },
+        // Drawn as dashes, not the points' dots, so the legend says which line is which.
+        legend: {
+          symbolType: 'stroke',
+          encode: { symbols: { update: { stroke: { value: '#555' }, strokeWidth: { value: 2 } } } },
+        },
       },
       detail: { field: 'percentile', type: 'nominal' as const },
     },

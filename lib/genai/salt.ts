@@ -4,8 +4,8 @@
  * at the very start, spelling the run's salt (so nothing a server cached in an earlier run matches, shared
  * prefixes included), and a body slot right after the shared prefix, spelling the sending VU and its send
  * count (so no two sends of a run match past the prefix; a conversation's session is one send, its one salt
-spelled into every turn, whose slots all lie in the first message). Each slot word is replaced by another one-token word
- * of the same alphabet, so the count stays exact. Pure: runs inside k6 and on Node.
+ * spelled into every turn, whose slots all lie in the first message). Each slot word is replaced by another
+ * one-token word of the same alphabet, so the count stays exact. Pure: runs inside k6 and on Node.
  */
 import type { PromptSalt } from '../settings/kinds.ts';
 

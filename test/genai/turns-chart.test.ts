@@ -1,50 +1,25 @@
 /** report.html's per-turn chart: TTFT and latency p50/p95 by turn index for a multi-turn run, absent otherwise. */
 import { describe, expect, it } from 'vitest';
-import type { LevelResult, TimeStats_ms } from '../../lib/summary/types.ts';
 import { turnsChartApplies, turnsSpec } from '../../report/genai-charts.ts';
 import { reportHtml } from '../../report/html.ts';
-import { htmlRun } from '../report/html-fixture.ts';
-
-const stats = (p50: number): TimeStats_ms => ({
-  avg: p50,
-  p50,
-  p95: p50 * 2,
-  p99: p50 * 3,
-  min: p50,
-  max: p50 * 3,
-});
+import { generativeHtmlRun, htmlRun, timeStatsAt } from '../report/html-fixture.ts';
 
 /** The fixture run's levels as a three-turn conversation run's: TTFT growing with the turn and the level. */
-function conversationRun() {
-  const run = htmlRun();
-  return {
-    ...run,
-    results: run.results.map((r: LevelResult, i: number) => ({
-      ...r,
-      genai: {
-        requests_per_s: 5,
-        output_tokens: 500,
-        output_tokens_per_s: 500,
-        ttft_ms: stats(14),
-        itl_ms: stats(1.9),
-        latency_ms: stats(200),
-        chunk_gap_ms: stats(1.9),
-        conversation: {
-          sessions: 10,
-          failed_sessions: 0,
-          session_duration_ms: stats(900),
-          turns: [1, 2, 3].map((turn) => ({
-            turn,
-            requests: 10,
-            ttft_ms: stats(10 * turn + i),
-            latency_ms: stats(100 * turn + i),
-            isl_avg: 40 * turn,
-          })),
-        },
-      },
-    })),
-  };
-}
+const conversationRun = () =>
+  generativeHtmlRun((i) => ({
+    conversation: {
+      sessions: 10,
+      failed_sessions: 0,
+      session_duration_ms: timeStatsAt(900),
+      turns: [1, 2, 3].map((turn) => ({
+        turn,
+        requests: 10,
+        ttft_ms: timeStatsAt(10 * turn + i),
+        latency_ms: timeStatsAt(100 * turn + i),
+        isl_avg: 40 * turn,
+      })),
+    },
+  }));
 
 interface Panel {
   data: { values: { turn: number; level: string; percentile: string; ms: number }[] };

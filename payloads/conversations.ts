@@ -6,6 +6,9 @@
  * history carries the dataset's recorded answers, or for a synthetic session (or a dataset turn without one) a
  * stand-in of exactly the asked output length: the streamed answer's text is never counted inside k6, so it is
  * not carried. Think times (AIPerf's --conversation-turn-delay-mean/-stddev, ms) are drawn here, seeded.
+ * Salted sessions (lib/genai/salt.ts) lead their first message with SALT_WORDS one-token placeholder words that
+ * every turn's prompt starts with; the scenario spells one salt per session into them, so sessions never share
+ * a prefix while each turn's history stays the next turn's prefix.
  */
 import {
   CONVERSATION_FORMAT,
@@ -16,7 +19,8 @@ import {
 import { drawLength } from '../lib/genai/settings.ts';
 import { createRandom, type Random } from '../lib/random/random.ts';
 import type { LengthSpec } from '../lib/settings/kinds.ts';
-import { syntheticPrompt } from './prompts.ts';
+import { SALT_HEAD_WORDS, SALT_WORDS, slotsAt } from '../lib/genai/salt.ts';
+import { checkSalted, saltAlphabet, saltPlaceholder, syntheticPrompt } from './prompts.ts';
 import type { TokenCounter } from './tokenizer.ts';
 
 /** How history and the next message are joined into one prompt. */
@@ -50,6 +54,11 @@ export interface ConversationWorkloadOptions extends ConversationShape {
   outputTokens: LengthSpec;
   /** A conversation dataset's sessions (conversationDataset), instead of synthetic ones. */
   dataset?: DatasetTurn[][];
+  /**
+   * Sessions get salt slots: a synthetic first message spends SALT_WORDS of its tokens on them; a dataset's
+   * first message gets them put in front (its counts include them). @default false
+   */
+  salt?: boolean;
 }
 
 const FIX =
@@ -160,6 +169,14 @@ export function sessionTurns(
   });
 }
 
+/** Throws naming the fix when a salted synthetic first message has no room past its salt. */
+function checkRoom(tokens: number): void {
+  if (tokens <= SALT_WORDS)
+    throw new Error(
+      `a first message of ${tokens} tokens leaves no room past the ${SALT_WORDS}-token salt; raise INPUT_TOKENS or set PROMPT_SALT=off`,
+    );
+}
+
 /** Makes the conversation workload (synthetic, or from the dataset's sessions when given). */
 export function makeConversationWorkload(
   o: ConversationWorkloadOptions,
@@ -174,17 +191,22 @@ export function makeConversationWorkload(
   const delay = o.delay_ms ?? { mean: 0, stddev: 0 };
   const standIn = (tokens: number) => syntheticPrompt(o.tokenizer, tokens, words);
   const delayOf = (k: number) => (k === 0 ? 0 : drawDelay(delay, delays));
+  const alphabet = o.salt ? saltAlphabet(o.tokenizer) : undefined;
+  const lead = alphabet ? saltPlaceholder(alphabet, SALT_WORDS) : '';
   let recorded = 0;
   let stood = 0;
   const sessions: DatasetTurn[][] =
     o.dataset?.slice(0, o.count ?? o.dataset.length) ??
     Array.from({ length: o.count ?? 100 }, () =>
-      Array.from({ length: drawLength(o.turns ?? { mean: 1, stddev: 0 }, turnsRng) }, () => ({
-        message: syntheticPrompt(o.tokenizer, drawLength(o.inputTokens, lengths), words),
-      })),
+      Array.from({ length: drawLength(o.turns ?? { mean: 1, stddev: 0 }, turnsRng) }, (_, k) => {
+        const tokens = drawLength(o.inputTokens, lengths);
+        const first = k === 0 && lead !== '';
+        if (first) checkRoom(tokens);
+        return { message: syntheticPrompt(o.tokenizer, tokens, words, first ? lead : '') };
+      }),
     );
-  const conversations: Conversation[] = sessions.map((exchanges) => ({
-    turns: sessionTurns(
+  const conversations: Conversation[] = sessions.map((exchanges) => {
+    const turns = sessionTurns(
       o.tokenizer,
       exchanges.map((x, k) => {
         // A recorded answer asks for its own length, so the history it joins is what was asked for.
@@ -192,15 +214,26 @@ export function makeConversationWorkload(
         if (answerTokens > 0) recorded++;
         else stood++;
         return {
-          message: x.message,
+          // A dataset's text is kept whole: the salt goes in front, and its counts include it.
+          message: k === 0 && lead !== '' && o.dataset ? `${lead} ${x.message}` : x.message,
           ...(answerTokens > 0 ? { answer: x.answer } : {}),
           outputTokens: answerTokens > 0 ? answerTokens : drawLength(o.outputTokens, lengths),
           delay_ms: delayOf(k),
         };
       }),
       standIn,
-    ),
-  }));
+    );
+    if (!alphabet) return { turns };
+    // Every turn's prompt starts with the first message, so the slots are where they are in it.
+    const salt = slotsAt(turns[0]!.prompt, 0, SALT_HEAD_WORDS);
+    return {
+      turns: turns.map((t) => {
+        const salted = { ...t, salt };
+        checkSalted(o.tokenizer, salted, alphabet);
+        return salted;
+      }),
+    };
+  });
   return {
     format: CONVERSATION_FORMAT,
     model: o.model,
@@ -209,6 +242,7 @@ export function makeConversationWorkload(
     seed,
     answers: recorded === 0 ? 'stand-in' : stood === 0 ? 'dataset' : 'mixed',
     recipe,
+    ...(alphabet ? { saltAlphabet: alphabet } : {}),
     conversations,
   };
 }

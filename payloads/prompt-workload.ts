@@ -184,13 +184,6 @@ export function ensureConversationWorkload(
     throw new Error(
       'PREFIX_POOL (--prefix-pool) does not apply to conversations, whose history is their shared prefix; drop it or the conversation settings',
     );
-  // A turn must start with the previous turn's prompt as sent, so sessions are not salted (yet): say so rather
-  // than take a salt and send the same prompts anyway.
-  const salt = given(env, S.PROMPT_SALT);
-  if (salt !== undefined && salt.trim() !== 'off')
-    throw new Error(
-      `PROMPT_SALT=${salt.trim()} (--prompt-salt): conversations are not salted, every level sends the same sessions; drop it or set it to off`,
-    );
   const datasetPath = given(env, S.DATASET);
   const dataset = datasetPath ? readDataset(resolve(datasetPath.trim())) : undefined;
   if (dataset && !isConversationDataset(dataset.text))
@@ -202,6 +195,10 @@ export function ensureConversationWorkload(
     throw new Error(
       `${turnSet.env} (${turnSet.flags[0]}) makes synthetic sessions; the dataset ${dataset.path} gives its own turns: drop one`,
     );
+  // Synthetic sessions are salted unless PROMPT_SALT=off, as single prompts are; a dataset's text only when a
+  // salt is asked for (PROMPT_SALT given and not off), as a dataset is the user's own words.
+  const saltSetting = read(env, S.PROMPT_SALT) ?? (dataset ? 'off' : 'random');
+  const salt = saltSetting !== 'off';
   const sessions = dataset ? conversationDataset(dataset.path, dataset.text) : undefined;
   const count = read(env, S.CONVERSATION_NUM) ?? (sessions ? sessions.length : g.promptCount);
   const shape = {
@@ -222,6 +219,7 @@ export function ensureConversationWorkload(
     outputTokens: g.outputTokens,
     ...shape,
     ...(dataset ? { dataset: datasetRecipe(dataset) } : { inputTokens: g.inputTokens }),
+    ...(salt ? { salt } : {}),
   };
   const seed = g.promptSeed;
   const dir = workloadDir(options.outDir, entry.id, 'conversations', recipe, seed);
@@ -240,6 +238,7 @@ export function ensureConversationWorkload(
       inputTokens: g.inputTokens,
       outputTokens: g.outputTokens,
       ...shape,
+      salt,
       ...(sessions ? { dataset: sessions } : {}),
     },
     recipe,

@@ -91,8 +91,13 @@ export function saltAlphabet(tk: TokenCounter): string[] {
   );
 }
 
+/** `words` placeholder salt words (the alphabet's first, repeated): what a slot holds until a send spells it. */
+export function saltPlaceholder(alphabet: readonly string[], words: number): string {
+  return Array.from({ length: words }, () => alphabet[0]).join(' ');
+}
+
 /** Checks a salted prompt keeps its count with other salts spelled in; throws naming the fix if not. */
-function checkSalted(tk: TokenCounter, request: PromptRequest, alphabet: readonly string[]): void {
+export function checkSalted(tk: TokenCounter, request: PromptRequest, alphabet: readonly string[]): void {
   const keys = [
     { run: SALT_BASE ** SALT_HEAD_WORDS - 1, vu: SALT_BASE ** 2 - 1, send: SALT_BASE ** 3 - 1 },
     { run: 0x12345, vu: 0x1234, send: 0x56789 },
@@ -120,8 +125,8 @@ function syntheticRequests(
       : '',
   );
   const alphabet = o.salt ? saltAlphabet(o.tokenizer) : undefined;
-  const head = alphabet ? Array.from({ length: SALT_HEAD_WORDS }, () => alphabet[0]).join(' ') : '';
-  const body = alphabet ? Array.from({ length: SALT_BODY_WORDS }, () => alphabet[0]).join(' ') : '';
+  const head = alphabet ? saltPlaceholder(alphabet, SALT_HEAD_WORDS) : '';
+  const body = alphabet ? saltPlaceholder(alphabet, SALT_BODY_WORDS) : '';
   const reserved = prefixTokens + (alphabet ? SALT_WORDS : 0);
   const lengths = rng.fork('lengths');
   const words = rng.fork('words');

@@ -10,7 +10,7 @@ import type { LevelResult, RunReport } from '../lib/summary/types.ts';
 import { STATE_WORDS } from '../lib/summary/verdicts.ts';
 import { verdictOf } from '../lib/summary/judge.ts';
 import { componentsSpec, latencyBreakdownApplies, serverMetricsSpec } from './charts.ts';
-import { tokensSpec } from './genai-charts.ts';
+import { tokensSpec, turnsChartApplies, turnsSpec } from './genai-charts.ts';
 import { engineMetricsTable, errorBarSection, prefillTable, slicesTable } from './genai-tables.ts';
 import {
   breakdownTable,
@@ -105,6 +105,15 @@ async function charts(report: RunReport, options: HtmlOptions): Promise<string> 
             'tokens',
             'A generative run: TTFT and ITL percentiles and output tokens/s per level; where tokens/s flattens while TTFT climbs is the knee.',
             () => renderSvg(tokensSpec(results, plot)),
+          ),
+        ]
+      : []),
+    ...(turnsChartApplies(results)
+      ? [
+          figure(
+            'turns',
+            'A multi-turn run: TTFT and latency p50 (solid) and p95 (dashed) by turn index, a line per level; later turns carry a longer history.',
+            () => renderSvg(turnsSpec(results, plot)),
           ),
         ]
       : []),

@@ -7,6 +7,7 @@
  * the streamed text (the scenario has no tokenizer to count that exactly). Its own versioned format beside the
  * prompt workload's (workload.ts). Pure (no k6, no Node imports) so the tests check what runs inside k6.
  */
+import { saltAlphabetProblem } from './salt.ts';
 import type { PromptRequest, TokenSource } from './workload.ts';
 
 /** Format tag written into every conversation workload file. */
@@ -37,6 +38,11 @@ export interface ConversationWorkload {
   answers: 'dataset' | 'stand-in' | 'mixed';
   /** What made it, as hashed into its cache key. */
   recipe: Record<string, unknown>;
+  /**
+   * One-token words the salt is spelled in (SALT_BASE of them), when the sessions are salted: every turn of a
+   * session then has the same slots, inside its first message, and a send spells one salt into all its turns.
+   */
+  saltAlphabet?: string[];
   conversations: Conversation[];
 }
 
@@ -63,6 +69,9 @@ export function parseConversationWorkload(text: string, path: string): Conversat
   }
   if (doc?.format !== CONVERSATION_FORMAT) throw fail(`format is not ${CONVERSATION_FORMAT}`);
   if (!Array.isArray(doc.conversations) || doc.conversations.length === 0) throw fail('no conversations');
+  const alphabet = doc.saltAlphabet;
+  const alphabetProblem = saltAlphabetProblem(alphabet);
+  if (alphabetProblem) throw fail(alphabetProblem);
   doc.conversations.forEach((c, i) => {
     if (!Array.isArray(c?.turns) || c.turns.length === 0) throw fail(`conversation ${i} has no turns`);
     c.turns.forEach((t, k) => {
@@ -73,6 +82,8 @@ export function parseConversationWorkload(text: string, path: string): Conversat
       if (!whole(t.historyTokens, 0) || t.historyTokens >= t.inputTokens)
         throw fail(`${where} needs whole historyTokens below inputTokens`);
       if (typeof t.delay_ms !== 'number' || !(t.delay_ms >= 0)) throw fail(`${where} needs delay_ms >= 0`);
+      if (t.salt !== undefined && alphabet === undefined)
+        throw fail(`${where} has salt slots and no saltAlphabet`);
     });
   });
   return doc;

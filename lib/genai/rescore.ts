@@ -13,6 +13,8 @@ import {
 /** One level's records, as records.jsonl holds them (the level is its scenario's name, e.g. c4 or r2). */
 export interface LeveledRecord extends GenerationRecord {
   level: string;
+  /** A conversation turn's index in its session, from 1 (as the per-turn figures' `turn` tag). */
+  turn?: number;
 }
 
 /** One level scored again. */

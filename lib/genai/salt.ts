@@ -3,8 +3,9 @@
  * synthetic prompt holds two slots of one-token words (payloads/prompts.ts makes and checks them): a head slot
  * at the very start, spelling the run's salt (so nothing a server cached in an earlier run matches, shared
  * prefixes included), and a body slot right after the shared prefix, spelling the sending VU and its send
- * count (so no two sends of a run match past the prefix). Each slot word is replaced by another one-token word
- * of the same alphabet, so the count stays exact. Pure: runs inside k6 and on Node.
+ * count (so no two sends of a run match past the prefix; a conversation's session is one send, its one salt
+ * spelled into every turn, whose slots all lie in the first message). Each slot word is replaced by another
+ * one-token word of the same alphabet, so the count stays exact. Pure: runs inside k6 and on Node.
  */
 import type { PromptSalt } from '../settings/kinds.ts';
 
@@ -74,6 +75,12 @@ export function slotsAt(prompt: string, head: number, body: number): SaltSlots {
  */
 export function wordAlphabet(): string[] {
   return Array.from({ length: SALT_BASE }, (_, i) => `s${i.toString(16).padStart(2, '0')}`);
+}
+
+/** Why a workload file's saltAlphabet is not one (a list of SALT_BASE words), or undefined when it is or is absent. */
+export function saltAlphabetProblem(alphabet: unknown): string | undefined {
+  if (alphabet === undefined || (Array.isArray(alphabet) && alphabet.length === SALT_BASE)) return undefined;
+  return `saltAlphabet is not a list of ${SALT_BASE} words`;
 }
 
 /** The run's salt: the fixed one, or a random one drawn once (setup()); undefined when salting is off. */

@@ -5,7 +5,7 @@
  * send time. Pure (no k6, no Node imports) so the tests check what runs inside k6.
  */
 
-import { SALT_BASE, type SaltSlots } from './salt.ts';
+import { type SaltSlots, saltAlphabetProblem } from './salt.ts';
 
 /** Format tag written into every workload file. */
 export const WORKLOAD_FORMAT = 'k6-triton-prompts/1';
@@ -67,8 +67,8 @@ export function parseWorkload(text: string, path: string): PromptWorkload {
     throw fail(`inputTokenSource "${doc.inputTokenSource}" unknown`);
   if (!Array.isArray(doc.requests) || doc.requests.length === 0) throw fail('no requests');
   const alphabet = doc.saltAlphabet;
-  if (alphabet !== undefined && (!Array.isArray(alphabet) || alphabet.length !== SALT_BASE))
-    throw fail(`saltAlphabet is not a list of ${SALT_BASE} words`);
+  const alphabetProblem = saltAlphabetProblem(alphabet);
+  if (alphabetProblem) throw fail(alphabetProblem);
   doc.requests.forEach((r, i) => {
     if (typeof r.prompt !== 'string') throw fail(`request ${i} has no prompt`);
     if (!positiveInt(r.inputTokens) || !positiveInt(r.outputTokens))

@@ -494,7 +494,7 @@ export const S = {
     flags: ['--prompt-salt'],
     kind: promptSalt,
     default: 'random',
-    doc: 'generative models: random makes every prompt of a run unique and runs differ; a whole number the same on a rerun; off sends the workload as it is (prompts repeat across levels and runs)',
+    doc: 'generative models: random makes every prompt of a run unique and runs differ; a whole number the same on a rerun; off sends the workload as it is (prompts repeat across levels and runs); conversations get one salt per session, a conversation dataset only when this is given',
     commands: ['bench'],
     more: 'generative-metrics.md#cache-honest-prompts',
   }),

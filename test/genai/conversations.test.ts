@@ -20,6 +20,7 @@ import {
   TURN_SEPARATOR,
 } from '../../payloads/conversations.ts';
 import { loadTokenizer } from '../../payloads/tokenizer.ts';
+import { SALT_WORDS, saltedPrompt } from '../../lib/genai/salt.ts';
 import { GPT2_TOKENIZER_FILE } from '@k6-triton/server';
 
 const gpt2 = loadTokenizer(GPT2_TOKENIZER_FILE);
@@ -118,6 +119,38 @@ describe('a synthetic conversation workload', () => {
     expect(delays).toHaveLength(later.length + 30);
     const fixed = makeConversationWorkload(base({ delay_ms: { mean: 25, stddev: 0 } }), {});
     expect(fixed.conversations[0]!.turns.map((t) => t.delay_ms)).toEqual([0, 25, 25]);
+  });
+
+  it('salted: one key spelled into every turn keeps each turn a prefix of the next, counts exact', () => {
+    // The tiny BPE has too few one-token words for an alphabet (prompts.test.ts checks that refusal).
+    for (const tokenizer of [gpt2]) {
+      const w = makeConversationWorkload(base({ tokenizer, salt: true }), {});
+      const alphabet = w.saltAlphabet!;
+      expect(alphabet).toHaveLength(256);
+      const keys = [
+        { run: 1, vu: 1, send: 0 },
+        { run: 1, vu: 1, send: 1 },
+        { run: 2, vu: 1, send: 0 },
+        { run: 1, vu: 2, send: 0 },
+      ];
+      const firsts = new Set<string>();
+      for (const c of w.conversations) {
+        const slots = c.turns[0]!.salt!;
+        // The slots lie in the first message, so every turn has the same ones.
+        expect(c.turns.every((t) => JSON.stringify(t.salt) === JSON.stringify(slots))).toBe(true);
+        expect(c.turns[0]!.inputTokens).toBe(15);
+        for (const key of keys) {
+          const sent = c.turns.map((t) => saltedPrompt(t.prompt, t.salt!, alphabet, key));
+          sent.forEach((p, k) => {
+            expect(tokenizer.count(p), tokenizer.path).toBe(c.turns[k]!.inputTokens);
+            if (k > 0) expect(p.startsWith(`${sent[k - 1]}${TURN_SEPARATOR}`)).toBe(true);
+          });
+          firsts.add(sent[0]!.split(' ').slice(0, SALT_WORDS).join(' '));
+        }
+      }
+      // Sessions sent with different keys never start alike: the salt leads the first message.
+      expect(firsts.size).toBe(keys.length);
+    }
   });
 
   it('drawDelay: a normal draw clipped at 0, whole ms, fixed without a spread', () => {

@@ -95,6 +95,41 @@ describe('the conversation workload of a bench', () => {
     expect(workload.answers).toBe('dataset');
   });
 
+  it('salts synthetic sessions unless PROMPT_SALT=off, a dataset only when a salt is asked for', () => {
+    const outDir = tmp();
+    const synthetic = { INPUT_TOKENS: '12', CONVERSATION_NUM: '2', CONVERSATION_TURN_MEAN: '2' };
+    const slotted = (env: Record<string, string>) => {
+      const w = ensureConversationWorkload(GPT2, env, { outDir }).workload;
+      const turns = w.conversations.flatMap((c) => c.turns);
+      // Every turn has slots or none does, and the alphabet comes with them.
+      expect(new Set(turns.map((t) => t.salt !== undefined)).size).toBe(1);
+      expect(w.saltAlphabet !== undefined).toBe(turns[0]!.salt !== undefined);
+      return { salted: turns[0]!.salt !== undefined, isl: turns.map((t) => t.inputTokens) };
+    };
+    const byDefault = slotted(synthetic);
+    expect(byDefault.salted).toBe(true);
+    expect(slotted({ ...synthetic, PROMPT_SALT: '7' }).salted).toBe(true);
+    const off = slotted({ ...synthetic, PROMPT_SALT: 'off' });
+    expect(off.salted).toBe(false);
+    // The salt is spent out of the synthetic message's own tokens: the counts are the same either way.
+    expect(byDefault.isl).toEqual(off.isl);
+    const dataset = join(tmp(), 'chat.jsonl');
+    writeFileSync(
+      dataset,
+      '{"messages":[{"role":"user","content":"a b"},{"role":"assistant","content":"c"},{"role":"user","content":"d"}]}\n',
+    );
+    const asWritten = slotted({ DATASET: dataset });
+    expect(asWritten.salted).toBe(false);
+    const asked = slotted({ DATASET: dataset, PROMPT_SALT: 'random' });
+    expect(asked.salted).toBe(true);
+    // A dataset's text is kept whole: the 8 salt words go in front, and every turn's count holds them.
+    expect(asked.isl).toEqual(asWritten.isl.map((n) => n + 8));
+    expect(slotted({ DATASET: dataset, PROMPT_SALT: 'off' }).salted).toBe(false);
+    expect(() => ensureConversationWorkload(GPT2, { ...synthetic, INPUT_TOKENS: '8' }, { outDir })).toThrow(
+      'a first message of 8 tokens leaves no room past the 8-token salt; raise INPUT_TOKENS or set PROMPT_SALT=off',
+    );
+  });
+
   it('refuses settings that do not apply, with one line each', () => {
     const outDir = tmp();
     const prompts = join(tmp(), 'prompts.jsonl');
@@ -114,14 +149,6 @@ describe('the conversation workload of a bench', () => {
     expect(() =>
       withPromptWorkload('gpt2', { PREFIX_TOKENS: '4', CONVERSATION_TURN_MEAN: '3' }, {}, { outDir }),
     ).toThrow(/^PREFIX_TOKENS \(--prefix-tokens\) does not apply to conversations/);
-    expect(() =>
-      withPromptWorkload('gpt2', { PROMPT_SALT: '7', CONVERSATION_TURN_MEAN: '3' }, {}, { outDir }),
-    ).toThrow(
-      'PROMPT_SALT=7 (--prompt-salt): conversations are not salted, every level sends the same sessions; drop it or set it to off',
-    );
-    expect(
-      withPromptWorkload('gpt2', { PROMPT_SALT: 'off', CONVERSATION_NUM: '2' }, {}, { outDir })['PAYLOAD'],
-    ).toMatch(/conversations-s1-\w+\/workload\.json$/);
     expect(() => withPromptWorkload('repeat', { CONVERSATION_NUM: '3' }, {}, { outDir })).toThrow(
       'CONVERSATION_NUM (--conversation-num): repeat takes no prompt, so it has no conversation to carry; use a prompt model (gpt2) or drop the conversation settings',
     );

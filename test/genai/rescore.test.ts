@@ -63,6 +63,31 @@ describe('records.jsonl', () => {
     expect(readFileSync(join(dir, 'records.jsonl'), 'utf8').split('\n')).toHaveLength(2);
   });
 
+  it("keeps a conversation turn's index, which re-scoring reads past", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'records-'));
+    const turns = [1, 2].map((turn) => ({ ...record(100 * turn, [10 * turn, 3]), turn }));
+    writeFileSync(
+      join(dir, 'k6-samples.json'),
+      turns
+        .map((r) =>
+          JSON.stringify({
+            metric: 'genai_record',
+            type: 'Point',
+            data: { value: 1, tags: { scenario: 'c2' }, metadata: { record: JSON.stringify(r) } },
+          }),
+        )
+        .join('\n'),
+    );
+    expect(await extractRecords(dir)).toBe(2);
+    const read = await readRecords(join(dir, 'records.jsonl'));
+    expect(read.map((r) => [r.level, r.turn])).toEqual([
+      ['c2', 1],
+      ['c2', 2],
+    ]);
+    const [level] = rescoreLevels(read);
+    expect([level!.metrics.requests, level!.metrics.ttft_ms!.avg]).toEqual([2, 15]);
+  });
+
   it('names the line that is not a record', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'records-')), 'records.jsonl');
     writeFileSync(path, `${JSON.stringify({ level: 'c1', ...record(0, [1]) })}\n{"level":"c1"}\n`);

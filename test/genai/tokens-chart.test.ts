@@ -1,38 +1,11 @@
 /** report.html's token chart: drawn for a generative run (TTFT, ITL, tokens/s per level), absent otherwise. */
 import { describe, expect, it } from 'vitest';
-import type { LevelResult, TimeStats_ms } from '../../lib/summary/types.ts';
+import type { LevelResult } from '../../lib/summary/types.ts';
 import { tokensSpec } from '../../report/genai-charts.ts';
 import { reportHtml } from '../../report/html.ts';
-import { htmlRun } from '../report/html-fixture.ts';
+import { generativeHtmlRun, htmlRun } from '../report/html-fixture.ts';
 
-const stats = (p50: number): TimeStats_ms => ({
-  avg: p50,
-  p50,
-  p95: p50 * 2,
-  p99: p50 * 3,
-  min: p50,
-  max: p50 * 3,
-});
-
-/** The fixture run's levels with token figures, as a generative run's. */
-function generativeRun() {
-  const run = htmlRun();
-  return {
-    ...run,
-    results: run.results.map((r: LevelResult, i: number) => ({
-      ...r,
-      genai: {
-        requests_per_s: 5 * (i + 1),
-        output_tokens: 500 * (i + 1),
-        output_tokens_per_s: 500 * (i + 1),
-        ttft_ms: stats(14 * (i + 1)),
-        itl_ms: stats(1.9),
-        latency_ms: stats(200),
-        chunk_gap_ms: stats(1.9),
-      },
-    })),
-  };
-}
+const generativeRun = () => generativeHtmlRun();
 
 describe('the token chart', () => {
   it('plots TTFT and ITL p50/p95/p99 and output tokens/s against the level', () => {

@@ -1,5 +1,12 @@
 /** A three-level run for report.html's tests: one unstable level, one missed budget, one generator-bound level. */
-import type { BudgetVerdict, RunReport, ServerTimeline } from '../../lib/summary/types.ts';
+import type {
+  BudgetVerdict,
+  GenerativeLevel,
+  LevelResult,
+  RunReport,
+  ServerTimeline,
+  TimeStats_ms,
+} from '../../lib/summary/types.ts';
 import { level, report } from './fixture.ts';
 
 const verdict = (name: string, ok: boolean, measured: number): BudgetVerdict => ({
@@ -81,3 +88,29 @@ export function htmlFarUnderBudgetRun(): RunReport {
 }
 
 export const HTML_FAR_BUDGET = { p95_ms: 20, p99_ms: 50 };
+
+/** Time stats from a p50: p95 twice it, p99 three times. */
+export function timeStatsAt(p50: number): TimeStats_ms {
+  return { avg: p50, p50, p95: p50 * 2, p99: p50 * 3, min: p50, max: p50 * 3 };
+}
+
+/** htmlRun's levels as a generative run's: level i's token figures, with `more` of its own on top. */
+export function generativeHtmlRun(more: (i: number) => Partial<GenerativeLevel> = () => ({})): RunReport {
+  const run = htmlRun();
+  return {
+    ...run,
+    results: run.results.map((r: LevelResult, i: number) => ({
+      ...r,
+      genai: {
+        requests_per_s: 5 * (i + 1),
+        output_tokens: 500 * (i + 1),
+        output_tokens_per_s: 500 * (i + 1),
+        ttft_ms: timeStatsAt(14 * (i + 1)),
+        itl_ms: timeStatsAt(1.9),
+        latency_ms: timeStatsAt(200),
+        chunk_gap_ms: timeStatsAt(1.9),
+        ...more(i),
+      },
+    })),
+  };
+}

@@ -70,6 +70,7 @@ import { parseWorkload, type TokenSource } from '../../../lib/genai/workload.ts'
 import { endpointHint, type Settings, type StreamProtocol } from '../settings.ts';
 import {
   runSalt,
+  type SaltKey,
   SALT_HEAD_WORDS,
   SALT_WORDS,
   type SaltSlots,
@@ -247,12 +248,17 @@ export function plannedRequests(
         requests: c.turns.map(
           (t, k) =>
             requests.push({
-              ...plan(t.prompt, t.inputTokens, t.outputTokens),
+              ...plan(t.prompt, t.inputTokens, t.outputTokens, t.salt),
               tags: { [TURN_TAG]: String(k + 1) },
             }) - 1,
         ),
       }));
-      return { requests, inputSource: conversations.inputTokenSource, sessions };
+      return {
+        requests,
+        inputSource: conversations.inputTokenSource,
+        sessions,
+        ...(conversations.saltAlphabet ? { saltAlphabet: conversations.saltAlphabet } : {}),
+      };
     }
     const workload = parseWorkload(text, payload);
     return {
@@ -379,11 +385,17 @@ function connect(state: StreamState): void {
   state.connected = true;
 }
 
-/** Hands a measured request's raw record to the outputs (--out json), for `k6-triton rescore`. */
-function keep(state: StreamState, record: GenerationRecord): void {
+/**
+ * Hands a measured request's raw record to the outputs (--out json), for `k6-triton rescore`; a session's turn
+ * carries its index (`turn`, from 1, as its samples' tag).
+ */
+function keep(state: StreamState, record: GenerationRecord, tags?: Record<string, string>): void {
   if (!parseLevelName(exec.scenario.name)) return;
   const metadata = exec.vu.metrics.metadata as Record<string, string>;
-  metadata[GENAI_RECORD.metadata] = JSON.stringify(record);
+  const turn = tags?.[TURN_TAG];
+  metadata[GENAI_RECORD.metadata] = JSON.stringify(
+    turn === undefined ? record : { ...record, [TURN_TAG]: Number(turn) },
+  );
   state.metrics.record.add(1);
   delete metadata[GENAI_RECORD.metadata];
 }
@@ -408,7 +420,7 @@ function score(
     metrics.cancelled.add(1, tags);
     return 'cancelled';
   }
-  keep(state, record);
+  keep(state, record, tags);
   const m = requestMetrics(record);
   metrics.failed.add(!m.ok, tags);
   metrics.good.add(meetsSlo(m, state.slo), tags);
@@ -464,12 +476,22 @@ function grpcOne(
   stream.end();
 }
 
-/** The request's prompt salted for this send (lib/genai/salt.ts); undefined when salting is off or impossible. */
-function saltedFor(state: StreamState, asked: PlannedRequest): string | undefined {
-  if (state.salt === undefined || !asked.salt || !asked.prompt || !state.saltAlphabet) return undefined;
+/** This VU's next salt key (lib/genai/salt.ts): the run's salt, the VU and its send count, counted. */
+function nextSaltKey(state: StreamState): SaltKey | undefined {
+  if (state.salt === undefined || !state.saltAlphabet) return undefined;
   const key = { run: state.salt, vu: exec.vu.idInTest, send: state.sends };
   state.sends += 1;
-  return saltedPrompt(asked.prompt, asked.salt, state.saltAlphabet, key);
+  return key;
+}
+
+/**
+ * The request's prompt salted for this send with `key` (a session's, the same for all its turns), else with
+ * the VU's next key; undefined when salting is off or impossible.
+ */
+function saltedFor(state: StreamState, asked: PlannedRequest, key?: SaltKey): string | undefined {
+  if (!asked.salt || !asked.prompt || !state.saltAlphabet) return undefined;
+  const k = key ?? nextSaltKey(state);
+  return k && saltedPrompt(asked.prompt, asked.salt, state.saltAlphabet, k);
 }
 
 /**
@@ -485,14 +507,15 @@ function streamOne(state: StreamState, i: number, due_ms?: number): void {
 }
 
 /**
- * Planned request `i` over gRPC or SSE, salted and cancelled as the run asks; when its stream ends it is scored
- * (its samples tagged with `tags`), then `ended` hears what became of it.
+ * Planned request `i` over gRPC or SSE, salted (with a session's `saltKey` when given) and cancelled as the run
+ * asks; when its stream ends it is scored (its samples tagged with `tags`), then `ended` hears what became of it.
  */
 function streamRequest(
   state: StreamState,
   i: number,
   ended?: (outcome: Outcome) => void,
   tags?: Record<string, string>,
+  saltKey?: SaltKey,
 ): void {
   const asked = state.requests[i]!;
   const cancel = state.cancel.next();
@@ -502,7 +525,7 @@ function streamRequest(
     const outcome = score(state, record, asked, cancel, tags);
     ended?.(outcome);
   };
-  const prompt = saltedFor(state, asked);
+  const prompt = saltedFor(state, asked, saltKey);
   const inputs = prompt ? promptInputs(state.generative.backend, prompt, asked.outputTokens) : undefined;
   if (!state.sseRequests) {
     grpcOne(state, asked, inputs ? requestBody(state.settings.modelName, inputs) : asked.body, timeout, done);
@@ -543,10 +566,19 @@ function streamSession(state: StreamState, i: number, due_ms?: number): Promise<
   // The level the session belongs to: a session its level's end cut sends no more turns (under the Node
   // runtime a cut iteration's timers could otherwise fire into the next scenario; real k6 drops them).
   const level = exec.scenario.name;
+  // One salt for the whole session: its turns differ from every other session's, and each turn's history is
+  // the next turn's prefix as sent, so the server's prefix cache serves the session.
+  const saltKey = nextSaltKey(state);
   return new Promise((resolve) => {
     // Only a session's turns carry their index: a warm-up's single requests would count in no session.
     const turn = (k: number): void =>
-      streamRequest(state, session.requests[k]!, ended(k), state.requests[session.requests[k]!]!.tags);
+      streamRequest(
+        state,
+        session.requests[k]!,
+        ended(k),
+        state.requests[session.requests[k]!]!.tags,
+        saltKey,
+      );
     const ended = (k: number) => (outcome: Outcome) => {
       if (k === 0 && due_ms !== undefined) state.pacer.ended(due_ms);
       // A cancelled turn is a user leaving: the session ends, counted in genai_cancelled only.

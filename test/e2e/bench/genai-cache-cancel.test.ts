@@ -14,20 +14,10 @@ import { startCatalogServer } from '../../../measure/repository/built-in.ts';
 import type { RunningServer } from '@k6-triton/server';
 import { referenceTool } from '../tools/reference-tools.ts';
 import { resultsDir, runCli, runFolder } from './run-cli.ts';
+import { prefixCacheDuring, scrape } from './scrape.ts';
 import { EXIT } from '../../../measure/core/exit-codes.ts';
 
 const k6 = referenceTool('k6', 'K6_BIN');
-
-/** The sum of a metric's series whose labels contain every `match`, from Prometheus text. */
-async function scrape(port: number, name: string, ...match: string[]): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    if (match.every((m) => line.includes(m))) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return sum;
-}
 
 describe('bench gpt2: salted prompts, the prefix cache and cancellation', () => {
   let server: RunningServer;
@@ -63,17 +53,7 @@ describe('bench gpt2: salted prompts, the prefix cache and cancellation', () => 
     return { levels, stdout: run.stdout };
   }
 
-  /** The prefix cache's queries and hits (tokens) during one bench. */
-  async function cacheDuring(run: () => Promise<unknown>) {
-    const read = async () => ({
-      queries: await scrape(server.metricsPort, 'vllm:prefix_cache_queries_total', 'model="gpt2"'),
-      hits: await scrape(server.metricsPort, 'vllm:prefix_cache_hits_total', 'model="gpt2"'),
-    });
-    const before = await read();
-    await run();
-    const after = await read();
-    return { queries: after.queries - before.queries, hits: after.hits - before.hits };
-  }
+  const cacheDuring = (run: () => Promise<unknown>) => prefixCacheDuring(server.metricsPort, run);
 
   const cacheEnv = { INPUT_TOKENS: '64', OUTPUT_TOKENS: '4', PROMPT_COUNT: '8' };
 

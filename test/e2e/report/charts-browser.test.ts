@@ -7,6 +7,8 @@
  * The data are real short runs against the embedded server, kept in fixtures/ so the test takes seconds:
  *   bench mnist --concurrency 1:4:1 --step-duration 2s --warmup 1s --runtime node  (summary.json's report)
  *   bench gpt2 --concurrency 1:3:1 --step-duration 3s --warmup 1s --runtime node   (summary.json's report)
+ *   bench gpt2 --concurrency 1,2 --step-duration 3s --warmup 1s --conversation-num 4
+ *     --conversation-turn-mean 3 --runtime node                                    (summary.json's report)
  *   sweep mnist --instances 1,2 --max-queue-delay-us 0 --concurrency 1,2,4 --step-duration 2s --warmup 1s
  *     --runtime node                                                               (sweep.json)
  * Skips, saying why, when chromium is absent.
@@ -222,6 +224,36 @@ describe.skipIf(NO_BROWSER !== undefined)('the charts in headless chromium, as a
       const budgets = await page.locator('#budgets + table').textContent();
       expect(budgets).toMatch(/genai_ttft.*?\d+\.\d\d ms/s);
       expect(budgets).not.toMatch(/\d+\.\d{4}/);
+    });
+  });
+
+  describe('a multi-turn run (bench gpt2, c1 and c2, three-turn sessions)', () => {
+    const run = fixture<RunReport>('gpt2-conversation-run.json');
+    let page: Page;
+    beforeAll(async () => {
+      page = await openRun('gpt2-conversations', run, { p95_ms: 1000, p99_ms: 2000 });
+    });
+    afterAll(async () => {
+      await page?.close();
+    });
+
+    it('the fixture has what the chart must show: two levels of three measured turns', () => {
+      expect(run.results.map((r) => r.genai!.conversation!.turns.map((t) => t.turn))).toEqual([
+        [1, 2, 3],
+        [1, 2, 3],
+      ]);
+    });
+
+    it('turns: TTFT and latency panels with units, turns ticked 1, 2, 3, a line per level and percentile', async () => {
+      const s = await chart(page, 'gpt2-conversations', 'turns');
+      expect(s.yTitles).toEqual(['TTFT (ms)', 'Latency (ms)']);
+      expect(s.xTitles).toEqual(['Turn', 'Turn']);
+      expect(s.xTicks).toEqual(['1', '2', '3', '1', '2', '3']);
+      // Two levels x two percentiles in each of two panels; a point per turn on each line.
+      expect(s.lines).toBe(8);
+      expect(s.symbols).toBe(8 * 3);
+      expect(s.legend).toEqual(expect.arrayContaining(['c1', 'c2', 'p50', 'p95']));
+      expect(await page.locator('[data-chart-error]').count()).toBe(0);
     });
   });
 

@@ -27,7 +27,7 @@ export const WORKLOAD_FILE = 'workload.json';
 export const SCHEDULE_FILE = 'schedule.jsonl';
 
 /** Settings that give the load themselves, so a trace's times are not replayed. */
-const LOAD_SETTINGS = ['SCHEDULE', 'CONCURRENCY', 'REQUEST_RATE', 'REQUEST_INTERVALS'];
+const LOAD_SETTINGS = ['SCHEDULE', 'CONCURRENCY', 'REQUEST_RATE', 'REQUEST_INTERVALS', 'RAMP', 'RAMP_RATE'];
 
 /** Where a workload is, and the schedule of a trace. */
 export interface WorkloadRef {

@@ -247,8 +247,12 @@ export function buildRampPlan(options: BuildScenariosOptions, ramp: Ramp): LoadP
     ...(options.env ? { env: { ...options.env } } : {}),
   };
   const top = Math.max(ramp.from, ramp.to);
+  // Long requests (a generative model's streams) start with VUs for the top rate's streams in flight: real k6
+  // drops the iterations due while it adds a VU.
   const preAllocatedVUs =
-    options.preAllocatedVUs ?? Math.min(Math.max(1, Math.ceil(top / 10)), options.maxVUs ?? Infinity);
+    options.preAllocatedVUs ??
+    options.windowPreAllocatedVUs?.(top) ??
+    Math.min(Math.max(1, Math.ceil(top / 10)), options.maxVUs ?? Infinity);
   scenarios[RAMP_SCENARIO] =
     ramp.mode === 'concurrency'
       ? // Iterations of VUs ramped down, and those running at the end, finish within the graceful stop.

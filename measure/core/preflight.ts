@@ -68,13 +68,16 @@ export async function preflight(
     backends: { [KNOWN_DELAY_BACKEND]: knownDelayBackend(sent, stream) },
   });
   try {
-    // Closed loop whatever the run's load: its open-loop settings would refuse a concurrency level.
+    // Closed loop whatever the run's load: its open-loop or ramp settings would refuse a concurrency level.
     const {
       ARRIVALS: _a,
       ARRIVALS_SEED: _s,
       MAX_VUS: _m,
       SCHEDULE: _sc,
       REQUEST_INTERVALS: _r,
+      RAMP: _ramp,
+      RAMP_RATE: _rampRate,
+      RAMP_DURATION: _rampDuration,
       ...closed
     } = target.settings;
     const settings = withLevels(

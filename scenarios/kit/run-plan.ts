@@ -36,7 +36,8 @@ import { type GenerativeSettings, readGenerativeSettings } from '../../lib/genai
 import { type TokenBudget, tokenBudget } from '../../lib/genai/budget.ts';
 import { type MeasurementRules, measurementRulesFromEnv } from '../../lib/load/measurement.ts';
 import { readSettings, type Settings } from './settings.ts';
-import { checkSettings, type Env, read, readOr } from '../../lib/settings/read.ts';
+import { checkSettings, type Env, given, read, readOr } from '../../lib/settings/read.ts';
+import { isConversationWorkload } from '../../lib/genai/conversation.ts';
 import { DEFAULTS, S, SETTINGS } from '../../lib/settings/schema.ts';
 
 /** Measured requests validated by default: one in this many. */
@@ -139,18 +140,30 @@ function inFlightVus(level: number, request_s: number): number {
   return Math.ceil(level * request_s * 4) + 2;
 }
 
-/** A ramp runs one tensor model alone: one line for what it does not support. */
-function refuseRamp(entry: ModelEntry, slot: number | undefined, flag: string): void {
+/**
+ * A ramp runs one tensor or generative model alone, single requests: one line for what it does not support.
+ * A conversation's turns start in different windows, so its session figures (sessions, their duration) would
+ * belong to no one window.
+ */
+function refuseRamp(entry: ModelEntry, slot: number | undefined, flag: string, conversation: boolean): void {
   const unsupported =
     slot !== undefined
-      ? 'a model mix (--mix)'
-      : entry.payload.kind === 'prompt'
-        ? `a generative model (${entry.id})`
-        : entry.payload.kind === 'sequence'
-          ? `a sequence model (${entry.id})`
+      ? ['a model mix (--mix)', 'ramp one model at a time']
+      : entry.payload.kind === 'sequence'
+        ? [`a sequence model (${entry.id})`, 'ramps run tensor and generative models only']
+        : conversation
+          ? [
+              'conversations (multi-turn sessions)',
+              "a session's turns start in different windows, so its session figures would belong to no one window; ramp single requests, or run conversations at levels (--concurrency, --request-rate)",
+            ]
           : undefined;
-  if (unsupported)
-    throw new Error(`${flag} is not supported with ${unsupported}; ramps run tensor models only`);
+  if (unsupported) throw new Error(`${flag} is not supported with ${unsupported[0]}; ${unsupported[1]}`);
+}
+
+/** Whether a generative run's prompt workload (PAYLOAD, made by the bench) holds multi-turn sessions. */
+function isConversationPayload(env: Env, readText: ReadText | undefined): boolean {
+  const path = given(env, S.PAYLOAD);
+  return path !== undefined && readText !== undefined && isConversationWorkload(readText(path));
 }
 
 /** The settings the scenario reads, checked all at once before any is used. */
@@ -190,7 +203,12 @@ export function resolveRunPlan(
       : (rate: number) => Math.min(inFlightVus(rate, request_s), maxVus ?? Number.POSITIVE_INFINITY);
   const exec = slot === undefined ? EXEC : mixExec(slot);
   if (load.ramp)
-    refuseRamp(entry, slot, load.ramp.mode === 'concurrency' ? 'RAMP (--ramp)' : 'RAMP_RATE (--ramp-rate)');
+    refuseRamp(
+      entry,
+      slot,
+      load.ramp.mode === 'concurrency' ? 'RAMP (--ramp)' : 'RAMP_RATE (--ramp-rate)',
+      entry.payload.kind === 'prompt' && isConversationPayload(env, readText),
+    );
   const build = (o: BuildScenariosOptions) => (load.ramp ? buildRampPlan(o, load.ramp) : buildPlan(o));
   const plan = build({
     mode: load.mode,

@@ -61,6 +61,17 @@ describe('buildRampPlan', () => {
     ]);
     expect(plan.total_s).toBe(10);
   });
+
+  it("starts an open-loop ramp of long requests with VUs for the top rate's streams in flight", () => {
+    const ramp = { mode: 'request-rate', from: 2, to: 8, duration_s: 8 } as const;
+    const base = { mode: 'request-rate', levels: [], warmup_s: 1, window_s: 2, exec: 'infer' } as const;
+    expect(buildRampPlan(base, ramp).scenarios[RAMP_SCENARIO]).toMatchObject({ preAllocatedVUs: 1 });
+    const long = buildRampPlan({ ...base, windowPreAllocatedVUs: (rate) => rate + 2 }, ramp);
+    expect(long.scenarios[RAMP_SCENARIO]).toMatchObject({
+      executor: 'ramping-arrival-rate',
+      preAllocatedVUs: 10,
+    });
+  });
 });
 
 describe('RAMP settings', () => {

@@ -97,3 +97,24 @@ describe('handleSummary after a run that ended early', () => {
     expect(stdout).not.toContain('the run ended before');
   });
 });
+
+describe('resolveRunPlan with a ramp of a generative model', () => {
+  const GPT2 = getModel('gpt2');
+  const GPT2_BUDGET = readFileSync(new URL('../../thresholds/gpt2.json', import.meta.url), 'utf8');
+  const env = { RAMP_RATE: '2:8', RAMP_DURATION: '8s', STEP_DURATION: '2s', MODEL: 'gpt2' };
+
+  it("plans the ramp's windows as levels, its streams' VUs allocated before it starts", () => {
+    const run = resolveRunPlan(GPT2, env, GPT2_BUDGET, 'gpt2.json');
+    expect(run.plan.levels.map((l) => l.name)).toEqual(['r2_75', 'r4_25', 'r5_75', 'r7_25']);
+    const ramp = run.options.scenarios?.['ramp'] as { preAllocatedVUs: number };
+    // More than the one VU a fast tensor model's ramp to 8 req/s starts with (ceil(8 / 10)).
+    expect(ramp.preAllocatedVUs).toBeGreaterThan(1);
+  });
+
+  it('refuses a conversation workload in one line', () => {
+    const payload = JSON.stringify({ format: 'k6-triton-conversations/1' });
+    expect(() =>
+      resolveRunPlan(GPT2, { ...env, PAYLOAD: 'sessions.json' }, GPT2_BUDGET, 'gpt2.json', () => payload),
+    ).toThrow('RAMP_RATE (--ramp-rate) is not supported with conversations (multi-turn sessions)');
+  });
+});

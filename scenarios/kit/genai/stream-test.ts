@@ -20,11 +20,14 @@ import { createScheduledLatency, createWindowRecord } from '../../../lib/load/me
 import { createPacer, type Pacer } from '../../../lib/load/pacer.ts';
 import {
   parseLevelName,
+  SCENARIO_TAG,
   SCHEDULED_LATENCY_METRIC,
   statsName,
   subMetricKey,
   WINDOW_START_METRIC,
 } from '../../../lib/load/names.ts';
+import { RAMP_SCENARIO, rampDue_ms } from '../../../lib/load/ramp.ts';
+import { WindowClock } from '../../../lib/load/windows.ts';
 import { blockingCallsAllowed } from '../blocking.ts';
 import { sleepFor } from '../wait.ts';
 import { missedBudgetLines, runVerdictLine } from '../../../lib/summary/verdicts.ts';
@@ -312,10 +315,15 @@ function thresholds(run: RunPlan, tokens: TokenBudget, turns: number): Record<st
 /** A clock with sub-millisecond resolution where the runtime has one (the Node runtime), else Date.now (k6). */
 const now: () => number = typeof performance !== 'undefined' ? () => performance.now() : () => Date.now();
 
-/** The most VUs each measurement scenario may use (a paced level's VUs, an arrival-rate level's maxVUs). */
+/**
+ * The most VUs each measurement scenario may use (a paced level's VUs, an arrival-rate level's maxVUs); a
+ * ramp's window has the ramp scenario's.
+ */
 function vusOf(options: Options): (level: string) => number | undefined {
   return (level) => {
-    const scenario = options.scenarios?.[level] as { vus?: number; maxVUs?: number } | undefined;
+    const scenario = (options.scenarios?.[level] ?? options.scenarios?.[RAMP_SCENARIO]) as
+      | { vus?: number; maxVUs?: number }
+      | undefined;
     return scenario?.maxVUs ?? scenario?.vus;
   };
 }
@@ -375,6 +383,35 @@ interface StreamState {
   /** Prompts this VU salted so far (the salt's send count). */
   sends: number;
   cancel: CancelPicker;
+  /** A ramp (lib/load/ramp.ts): its windows' clock, and the window this VU's requests are tagged with. */
+  ramp?: RampWindows;
+}
+
+/** Which window of a ramp a VU's request starts in. */
+interface RampWindows {
+  clock: WindowClock;
+  /** The window the VU's `scenario` tag names now; undefined before its first request of the ramp. */
+  window?: string;
+}
+
+/**
+ * Before a ramp's request is sent: its window becomes the VU's `scenario` tag, as a level's own scenario
+ * would be (real k6 lets exec.vu.metrics.tags replace it, and so does the Node runtime). A VU has one stream
+ * in flight and scores it before its next iteration, so every sample of the request, TTFT to the last token,
+ * counts in the window the request STARTED in, even when its stream ends in a later one.
+ */
+function tagRampWindow(ramp: RampWindows): void {
+  ramp.clock.index(Date.now());
+  const window = ramp.clock.segment;
+  if (window === undefined || window === ramp.window) return;
+  ramp.window = window;
+  exec.vu.metrics.tags[SCENARIO_TAG] = window;
+}
+
+/** The level a request is judged in: a ramp's window (tagRampWindow), else the VU's scenario. */
+function levelOf(state: StreamState): string {
+  const scenario = exec.scenario.name;
+  return scenario === RAMP_SCENARIO ? (state.ramp?.window ?? scenario) : scenario;
 }
 
 const STREAM_METHOD = grpcMethod('ModelStreamInfer');
@@ -386,11 +423,16 @@ function connect(state: StreamState): void {
 }
 
 /**
- * Hands a measured request's raw record to the outputs (--out json), for `k6-triton rescore`; a session's turn
- * carries its index (`turn`, from 1, as its samples' tag).
+ * Hands a measured request's raw record (of `level`) to the outputs (--out json), for `k6-triton rescore`; a
+ * session's turn carries its index (`turn`, from 1, as its samples' tag).
  */
-function keep(state: StreamState, record: GenerationRecord, tags?: Record<string, string>): void {
-  if (!parseLevelName(exec.scenario.name)) return;
+function keep(
+  state: StreamState,
+  record: GenerationRecord,
+  level: string,
+  tags?: Record<string, string>,
+): void {
+  if (!parseLevelName(level)) return;
   const metadata = exec.vu.metrics.metadata as Record<string, string>;
   const turn = tags?.[TURN_TAG];
   metadata[GENAI_RECORD.metadata] = JSON.stringify(
@@ -420,15 +462,16 @@ function score(
     metrics.cancelled.add(1, tags);
     return 'cancelled';
   }
-  keep(state, record, tags);
+  const level = levelOf(state);
+  keep(state, record, level, tags);
   const m = requestMetrics(record);
   metrics.failed.add(!m.ok, tags);
   metrics.good.add(meetsSlo(m, state.slo), tags);
   if (!m.ok) {
     // Warm-up requests cut at the window's start end this way by design: only a level's failures are news.
-    if (!state.warned && parseLevelName(exec.scenario.name))
+    if (!state.warned && parseLevelName(level))
       console.warn(`${state.settings.modelName} on ${state.target}: ${m.error}`);
-    if (parseLevelName(exec.scenario.name)) state.warned = true;
+    if (parseLevelName(level)) state.warned = true;
     return 'failed';
   }
   metrics.ttft.add(m.ttft_ms!, tags);
@@ -774,6 +817,18 @@ export function generativeTest(
   // Open loop: when each measured request was due, and how late it left and ended against that (the pacer).
   const openLoop = run.load.mode === 'request-rate';
   const metrics = streamMetrics(openLoop, turns);
+  // A ramp is one scenario cut into windows, each judged as a level (lib/load/ramp.ts).
+  const ramp = run.load.ramp;
+  const rampWindows = ramp
+    ? {
+        clock: new WindowClock(
+          run.load.window_s,
+          () => exec.scenario.startTime,
+          1,
+          run.plan.levels.map((l) => l.name),
+        ),
+      }
+    : undefined;
   const state: StreamState = {
     settings,
     protocol,
@@ -792,6 +847,7 @@ export function generativeTest(
     ...(saltAlphabet ? { saltAlphabet } : {}),
     sends: 0,
     cancel: cancelPicker(run.generative!.cancelShare),
+    ...(rampWindows ? { ramp: rampWindows } : {}),
     pacer: createPacer<undefined>({
       exec,
       blocking,
@@ -804,6 +860,7 @@ export function generativeTest(
               sleep: sleepFor(blocking),
               sendLag: { lag: metrics.sendLag, late: metrics.lateSends, lateAfter_ms: LATE_SEND_MS },
               endsLater: true,
+              ...(ramp ? { rampDue_ms: (slot: number) => rampDue_ms(ramp, slot) } : {}),
             },
           }
         : {}),
@@ -823,6 +880,8 @@ export function generativeTest(
     },
     infer(data) {
       takeSalt(state, data);
+      // Before the pacer: an open loop's send lag is recorded as the request leaves, in its window.
+      if (state.ramp) tagRampWindow(state.ramp);
       return state.pacer.iteration(undefined);
     },
     async stats(): Promise<void> {

@@ -2,6 +2,7 @@
  * A ramp end to end (issue 39 item 4): `bench mnist --ramp 1:4` against the embedded server runs one k6
  * ramping-vus scenario, and the run reports one level per window, named by its planned average VUs, each with
  * its own requests and budget verdicts. Under the Node runtime always, under real k6 when it is present.
+ * Generative ramps: genai-ramps.test.ts.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -117,8 +118,11 @@ describe('bench --ramp on mnist', () => {
     expect(run.stderr).toContain(message);
   }
 
-  it('refuses a generative model in one line', async () => {
-    await refused(['bench', 'gpt2'], 'RAMP (--ramp) is not supported with a generative model (gpt2)');
+  it('refuses a sequence model in one line', async () => {
+    await refused(
+      ['bench', 'sequence-identity'],
+      'RAMP (--ramp) is not supported with a sequence model (sequence-identity)',
+    );
   }, 60_000);
 
   it('refuses a model mix in one line', async () => {

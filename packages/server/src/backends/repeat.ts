@@ -9,6 +9,7 @@
  */
 import { ServerError } from '../errors.ts';
 import type { BackendFactory, DecoupledBackend, SendResponse, TensorData } from './types.ts';
+import type { CancelSignal } from '../infer/cancel.ts';
 
 /** A factory of repeat backends. */
 export const repeatFactory: BackendFactory = async () => new Repeat();
@@ -20,7 +21,7 @@ class Repeat implements DecoupledBackend {
     throw new ServerError('INTERNAL', 'the repeat backend answers streamed requests only');
   }
 
-  async stream(inputs: TensorData[], send: SendResponse, signal?: AbortSignal): Promise<void> {
+  async stream(inputs: TensorData[], send: SendResponse, signal?: CancelSignal): Promise<void> {
     const values = int32s(input(inputs, 'IN'));
     const delayTensor = input(inputs, 'DELAY');
     const inShape = input(inputs, 'IN').shape;
@@ -45,7 +46,7 @@ class Repeat implements DecoupledBackend {
   }
 
   /** Waits until `due_ms` on performance.now(); false when the signal aborts first. */
-  #sleepUntil(due_ms: number, signal?: AbortSignal): Promise<boolean> {
+  #sleepUntil(due_ms: number, signal?: CancelSignal): Promise<boolean> {
     if (signal?.aborted) return Promise.resolve(false);
     return new Promise((resolve) => {
       const onAbort = () => {

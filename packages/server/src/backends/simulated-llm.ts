@@ -13,6 +13,7 @@ import { DEFAULT_MAX_TOKENS, timingFromParameters } from '../genai/timing.ts';
 import { countInputTokens, outputToken, promptSeed } from '../genai/tokens.ts';
 import { ServerError } from '../errors.ts';
 import type { BackendFactory, DecoupledBackend, EngineState, SendResponse, TensorData } from './types.ts';
+import type { CancelSignal } from '../infer/cancel.ts';
 
 /** The output every response carries. */
 export const TEXT_OUTPUT = 'text_output';
@@ -60,7 +61,7 @@ class SimulatedLlm implements DecoupledBackend {
     throw new ServerError('INTERNAL', 'the simulated_llm backend answers streamed requests only');
   }
 
-  async stream(inputs: TensorData[], send: SendResponse, signal?: AbortSignal): Promise<void> {
+  async stream(inputs: TensorData[], send: SendResponse, signal?: CancelSignal): Promise<void> {
     const text = inputText(inputs);
     const maxTokens = inputNumber(inputs, 'max_tokens') ?? DEFAULT_MAX_TOKENS;
     if (!Number.isInteger(maxTokens) || maxTokens < 1) {

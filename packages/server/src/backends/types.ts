@@ -1,6 +1,7 @@
 import type { Datatype } from '@k6-triton/lib/tensor/datatypes.ts';
 import type { ModelConfigJson } from '../config/types.ts';
 import type { PrefixCacheCounts } from '../genai/prefix-cache.ts';
+import type { CancelSignal } from '../infer/cancel.ts';
 
 export type { ModelConfigJson } from '../config/types.ts';
 
@@ -46,7 +47,7 @@ export type SendResponse = (outputs: TensorData[]) => void;
 /** A decoupled model's instance: any number of responses per request, requests run side by side. */
 export interface DecoupledBackend extends Backend {
   /** Runs one request, sending each response as it is made; resolves after the last (or when `signal` aborts). */
-  stream(inputs: TensorData[], send: SendResponse, signal?: AbortSignal): Promise<void>;
+  stream(inputs: TensorData[], send: SendResponse, signal?: CancelSignal): Promise<void>;
   /** A generative engine's prefix-cache counts (tokens), when it keeps a prefix cache. */
   prefixCacheCounts?(): PrefixCacheCounts | undefined;
   /** A generative engine's scheduler state, for the engine metrics; absent on other decoupled backends. */

@@ -4,6 +4,7 @@
  * by under a millisecond without the lateness adding up over a stream.
  */
 import { ContinuousBatcher, type GenerativeTiming, type SequenceRequest } from './scheduler.ts';
+import type { CancelSignal } from '../infer/cancel.ts';
 
 /**
  * A step this far behind its planned end restarts the timeline at now; less, and the next steps catch up (a
@@ -41,7 +42,7 @@ export class GenerationEngine {
     inputTokens: number,
     outputTokens: number,
     onToken: OnToken,
-    signal?: AbortSignal,
+    signal?: CancelSignal,
     cachedTokens = 0,
   ): Promise<void> {
     const request: SequenceRequest = { id: this.#nextId++, inputTokens, outputTokens, cachedTokens };

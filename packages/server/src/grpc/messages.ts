@@ -9,6 +9,7 @@ import type { InferenceCore } from '../core.ts';
 import { Errors, type ServerError } from '../errors.ts';
 import type { InferRequest } from '../infer/types.ts';
 import { fromInferRequestMsg, type InferRequestMsg } from './convert.ts';
+import type { CancelSignal } from '../infer/cancel.ts';
 
 /** The message codec of one RPC, as a grpc-js service definition carries it. */
 export interface MessageCodec {
@@ -36,7 +37,7 @@ export const PROTO_OPTIONS: protoLoader.Options = {
 export function inferRequestOf(
   core: InferenceCore,
   msg: InferRequestMsg,
-  signal: AbortSignal,
+  signal: CancelSignal,
   onStream = false,
 ): InferRequest {
   const model = core.inferTarget(msg.model_name ?? '', msg.model_version ?? '');

@@ -8,6 +8,7 @@ import { tolerantDecoders, tritonCallInterceptor } from './call-interceptor.ts';
 import * as protoLoader from '@grpc/proto-loader';
 import type { InferenceCore, LoadParameters } from '../core.ts';
 import { asServerError, Errors } from '../errors.ts';
+import { Cancellation } from '../infer/cancel.ts';
 import { ResetFault } from '../faults/injector.ts';
 import { type InferRequestMsg, type ParameterMsg, toInferResponseMsg } from './convert.ts';
 import { addHealthService } from './health.ts';
@@ -95,13 +96,19 @@ function unary<Req>(fn: (req: Req) => unknown): Unary {
 /** ModelInfer: a call cancelled by its client drops its request if still queued. */
 function modelInfer(core: InferenceCore): Unary {
   return (call, callback) => {
-    const abort = new AbortController();
-    call.once('cancelled', () => abort.abort());
+    const cancel = new Cancellation();
+    // grpc-js reports every call as cancelled once its stream closes, answered or not: listen until answered.
+    const onCancelled = () => cancel.cancel();
+    call.once('cancelled', onCancelled);
     Promise.resolve()
-      .then(() => core.infer(inferRequestOf(core, call.request as InferRequestMsg, abort.signal)))
+      .then(() => core.infer(inferRequestOf(core, call.request as InferRequestMsg, cancel)))
       .then(
-        (result) => callback(null, toInferResponseMsg(result)),
+        (result) => {
+          call.off('cancelled', onCancelled);
+          callback(null, toInferResponseMsg(result));
+        },
         (err) => {
+          call.off('cancelled', onCancelled);
           const e = asServerError(err);
           callback({ code: e.grpcCode, details: e.message, metadata: new grpc.Metadata() });
         },

@@ -8,6 +8,7 @@ import type { InferenceCore } from '../core.ts';
 import { asServerError } from '../errors.ts';
 import { type InferRequestMsg, fromInferRequestMsg, toInferResponseMsg } from './convert.ts';
 import { FINAL, streamErrorMessage } from './messages.ts';
+import type { CancelSignal } from '../infer/cancel.ts';
 
 /** The request parameter that asks for the empty final response. */
 const EMPTY_FINAL = 'triton_enable_empty_final_response';
@@ -26,7 +27,7 @@ export function isDecoupledTarget(core: InferenceCore, msg: InferRequestMsg): bo
 export async function streamDecoupled(
   core: InferenceCore,
   msg: InferRequestMsg,
-  signal: AbortSignal,
+  signal: CancelSignal,
   write: (message: unknown) => void,
 ): Promise<void> {
   try {

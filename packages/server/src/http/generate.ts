@@ -16,6 +16,7 @@ import { asServerError, Errors, type ServerError } from '../errors.ts';
 import type { InferRequest, InferResult, RequestInput } from '../infer/types.ts';
 import { jsonTensorBytes } from './json-tensor.ts';
 import { parseRequestJson } from './request-json.ts';
+import type { CancelSignal } from '../infer/cancel.ts';
 
 /** The Content-Type of generate_stream. */
 export const EVENT_STREAM_TYPE = 'text/event-stream; charset=utf-8';
@@ -62,7 +63,7 @@ function generateRequest(
   body: Record<string, unknown>,
   route: { model: string; version: string },
   config: { input: { name: string; data_type: string }[] },
-  signal: AbortSignal,
+  signal: CancelSignal,
 ): InferRequest {
   const inputs: RequestInput[] = [];
   for (const spec of config.input) {

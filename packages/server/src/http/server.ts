@@ -15,6 +15,7 @@ import { encodeHttpInfer } from './infer-encode.ts';
 import { generate } from './generate.ts';
 import { openAi } from './openai.ts';
 import { openAiEmbeddings } from './openai-embeddings.ts';
+import { Cancellation } from '../infer/cancel.ts';
 import { applyConnectionCap, DEFAULT_HTTP_LIMITS, type HttpLimits, serverTimeouts } from './limits.ts';
 import { readIndexBody, readLoadBody, readUnloadBody } from './repository-body.ts';
 import type { TlsIdentity } from '../tls.ts';
@@ -242,12 +243,12 @@ async function infer(
   }
   const { request, prefs } = decodeHttpInfer(body, headerLength, target, ctx.maxBody);
   // A client that hangs up while its request is queued: drop the request rather than run it for nobody.
-  const abort = new AbortController();
+  const cancel = new Cancellation();
   const onClose = () => {
-    if (!res.writableFinished) abort.abort();
+    if (!res.writableFinished) cancel.cancel();
   };
   res.once('close', onClose);
-  request.signal = abort.signal;
+  request.signal = cancel;
   const result = await core.infer(request).finally(() => res.off('close', onClose));
   const encoded = encodeHttpInfer(result, prefs);
   const headers: http.OutgoingHttpHeaders = {};

@@ -1,6 +1,7 @@
 /** The server's own request and response records, shared by both transports (decode → validate → queue → encode). */
 import type { Datatype } from '@k6-triton/lib/tensor/datatypes.ts';
 import type { TensorData } from '../backends/types.ts';
+import type { CancelSignal } from './cancel.ts';
 
 export type { TensorData };
 
@@ -34,7 +35,7 @@ export interface InferRequest {
   /** Request-level parameters (e.g. "timeout" in microseconds, "binary_data_output"). */
   parameters: Record<string, unknown>;
   /** Aborted when the client goes away (gRPC call cancelled, HTTP socket closed): a queued request is dropped. */
-  signal?: AbortSignal;
+  signal?: CancelSignal;
 }
 
 /** A successful inference. Output data are views into the backend's batch output, not copies. */

@@ -95,11 +95,12 @@ const clients: Record<string, Client> = {
     await run(
       process.execPath,
       [
+        ...cpuProf('runtime'),
         ...['bin/k6-triton.js', 'run', '-q', '--summary-export', out, '--summary-trend-stats', 'med,avg'],
         ...['-e', `GRPC_ADDR=${grpcUrl}`, '-e', `DELAY_MS=${DELAY_MS}`, '-e', `DURATION=${WINDOW_S}s`],
         'bench/genai/stream-open.k6.js',
       ],
-      { cwd: root, env: { ...process.env, ...cpuProf('runtime') } },
+      { cwd: root },
     );
     const m = JSON.parse(readFileSync(out, 'utf8')).metrics.first_response;
     // The export gives aggregates only: med and avg stand for the window's values.
@@ -183,12 +184,12 @@ async function runtimeStreams(grpcUrl: string, wire: WirePath): Promise<number[]
   }
 }
 
-/** NODE_OPTIONS for a profiled runtime when STREAM_OPEN_PROF names a folder. */
-function cpuProf(name: string): Record<string, string> {
+/** Node flags for a profiled runtime when STREAM_OPEN_PROF names a folder (--cpu-prof-dir). */
+function cpuProf(name: string): string[] {
   const dir = process.env.STREAM_OPEN_PROF;
   return dir
-    ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir} --cpu-prof-name=${name}-${Date.now()}.cpuprofile` }
-    : {};
+    ? ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`]
+    : [];
 }
 
 /** The request as gRPC frames it: a 0 flag, a 4-byte length, the message. */

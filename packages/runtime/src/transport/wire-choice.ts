@@ -1,8 +1,8 @@
 /**
  * Which client carries plaintext gRPC calls and streams (k6/net/grpc invoke and Stream): the runtime's own
  * HTTP/2 connection (grpc-unary.ts) or grpc-js, which carries TLS and reflection. Runs always use the
- * default; only the benchmark that compares the two (bench/runtime/wire-vs-library.ts, bench/genai/stream-open.ts) switch, so the
- * comparison can be made again.
+ * default; only the benchmarks that compare the two (bench/runtime/wire-vs-library.ts,
+ * bench/genai/stream-open.ts) switch, so the comparison can be made again.
  */
 export type WirePath = 'own' | 'library';
 

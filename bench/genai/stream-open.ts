@@ -1,7 +1,8 @@
 /**
  * Where a new stream's added TTFT goes at c1 (issue 39 item 7): one repeat request at a time, one response
  * `--delay` ms after it, to the embedded server (its own process, as `bench` starts it) and to real Triton
- * (when its binary is found), from five clients in alternating rounds so the machine's load falls on all:
+ * (when its binary is found; `--servers inproc` adds the embedded server in this process, where the pre-flight
+ * serves its known-delay model), from five clients in alternating rounds so the machine's load falls on all:
  *   pa       perf_analyzer --streaming (C++, one stream for all requests), its profile export read
  *   runtime  the Node runtime's k6/net/grpc Stream, a new one per iteration (bench/genai/stream-open.k6.js)
  *   stream-own, stream-lib  the runtime's Stream in this process, a new one per request, on the runtime's
@@ -25,6 +26,7 @@ import { setWirePath, type WirePath } from '../../packages/runtime/src/transport
 import { followVuAcrossAwaits, runInVu } from '../../packages/runtime/src/vu-context.ts';
 import { fakeVu } from '../../packages/runtime/test/fake-vu.ts';
 import { startEmbedded } from '../../measure/core/embedded.ts';
+import { startCatalogServer } from '../../measure/repository/built-in.ts';
 import { startTritonserver } from '../../measure/core/tritonserver.ts';
 import { inferenceClient, type Msg } from '../../packages/server/test/generative-client.ts';
 import { referenceTool } from '../../test/e2e/tools/reference-tools.ts';
@@ -259,6 +261,16 @@ async function startServers() {
   const given = { embedded: args['embedded-grpc'], triton: args['triton-grpc'] };
   for (const [name, grpcUrl] of Object.entries(given))
     if (grpcUrl && wanted.includes(name)) servers[name] = { grpcUrl, stop: async () => undefined };
+  if (wanted.includes('inproc')) {
+    // The embedded server in this process, as the pre-flight serves its known-delay model.
+    const server = await startCatalogServer({
+      modelRepository: repo,
+      httpPort: 0,
+      grpcPort: 0,
+      metricsPort: 0,
+    });
+    servers.inproc = { grpcUrl: `127.0.0.1:${server.grpcPort}`, stop: () => server.stop() };
+  }
   if (wanted.includes('embedded') && !servers.embedded)
     servers.embedded = await startEmbedded({
       modelRepository: repo,

@@ -2,7 +2,7 @@
  * Where a new stream's added TTFT goes at c1 (issue 39 item 7): one repeat request at a time, one response
  * `--delay` ms after it, to the embedded server (its own process, as `bench` starts it) and to real Triton
  * (when its binary is found; `--servers inproc` adds the embedded server in this process, where the pre-flight
- * serves its known-delay model), from five clients in alternating rounds so the machine's load falls on all:
+ * serves its known-delay model, `child` one more in a child process when --embedded-grpc names a running one), from five clients in alternating rounds so the machine's load falls on all:
  *   pa       perf_analyzer --streaming (C++, one stream for all requests), its profile export read
  *   runtime  the Node runtime's k6/net/grpc Stream, a new one per iteration (bench/genai/stream-open.k6.js)
  *   stream-own, stream-lib  the runtime's Stream in this process, a new one per request, on the runtime's
@@ -271,6 +271,8 @@ async function startServers() {
     });
     servers.inproc = { grpcUrl: `127.0.0.1:${server.grpcPort}`, stop: () => server.stop() };
   }
+  if (wanted.includes('child'))
+    servers.child = await startEmbedded({ modelRepository: repo, httpPort: 0, grpcPort: 0, metricsPort: -1 });
   if (wanted.includes('embedded') && !servers.embedded)
     servers.embedded = await startEmbedded({
       modelRepository: repo,

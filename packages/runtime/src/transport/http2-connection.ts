@@ -125,6 +125,30 @@ function decodeMessage(raw: unknown): string {
   }
 }
 
+/** A call's state before anything was sent or received. */
+function newCall(
+  id: number,
+  resolve: (o: UnaryOutcome) => void,
+  sendWindow: number,
+  stream: StreamState | null,
+): Call {
+  return {
+    id,
+    resolve,
+    timer: null,
+    headers: null,
+    trailers: null,
+    chunks: [],
+    received: 0,
+    unacked: 0,
+    sendWindow,
+    prefix: null,
+    message: null,
+    sent: 0,
+    stream,
+  };
+}
+
 /** A call that ended without a status, in the words of the node:http2 client. */
 function noStatus(call: Call, http2Code: number): UnaryOutcome {
   return failure(
@@ -261,29 +285,15 @@ export class Http2Connection {
    * MAX_CONCURRENT_STREAMS) wait with it. The listener hears the messages, then the outcome, once.
    */
   stream(block: Buffer, timeout_ms: number, listener: StreamListener): StreamCall {
-    const call: Call = {
-      id: 0,
-      resolve: (o) => listener.end(o),
-      timer: null,
-      headers: null,
-      trailers: null,
-      chunks: [],
-      received: 0,
-      unacked: 0,
-      sendWindow: 0,
-      prefix: null,
-      message: null,
-      sent: 0,
-      stream: {
-        listener,
-        block,
-        outbox: [],
-        outboxSent: 0,
-        halfClose: false,
-        closedLocal: false,
-        partial: null,
-      },
-    };
+    const call = newCall(0, (o) => listener.end(o), 0, {
+      listener,
+      block,
+      outbox: [],
+      outboxSent: 0,
+      halfClose: false,
+      closedLocal: false,
+      partial: null,
+    });
     const st = call.stream!;
     let cancelled = false;
     const start = (): void => {
@@ -292,9 +302,7 @@ export class Http2Connection {
         call.resolve(failure(UNAVAILABLE, 'connection closed'));
         return;
       }
-      call.id = this.#nextId;
-      this.#nextId += 2;
-      if (this.#nextId > MAX_WINDOW) this.dead = true;
+      call.id = this.#takeId();
       call.sendWindow = this.#initialWindow;
       this.#calls.set(call.id, call);
       if (timeout_ms > 0 && Number.isFinite(timeout_ms)) this.#arm(call, timeout_ms);
@@ -408,6 +416,15 @@ export class Http2Connection {
     this.#end(call, failure(RESOURCE_EXHAUSTED, `Received message larger than max (${length} vs. ${max})`));
   }
 
+  /** The next client stream id (odd, rising). */
+  #takeId(): number {
+    const id = this.#nextId;
+    this.#nextId += 2;
+    // Stream ids are 31 bits: the channel opens a new connection after the last one.
+    if (this.#nextId > MAX_WINDOW) this.dead = true;
+    return id;
+  }
+
   /** Closes the connection once its open calls are done (GOAWAY first, as node:http2's close()). */
   close(): void {
     this.dead = true;
@@ -420,25 +437,8 @@ export class Http2Connection {
       resolve(failure(UNAVAILABLE, 'connection closed'));
       return;
     }
-    const id = this.#nextId;
-    this.#nextId += 2;
-    // Stream ids are 31 bits: the channel opens a new connection after the last one.
-    if (this.#nextId > MAX_WINDOW) this.dead = true;
-    const call: Call = {
-      id,
-      resolve,
-      timer: null,
-      headers: null,
-      trailers: null,
-      chunks: [],
-      received: 0,
-      unacked: 0,
-      sendWindow: this.#initialWindow,
-      prefix: null,
-      message: null,
-      sent: 0,
-      stream: null,
-    };
+    const id = this.#takeId();
+    const call = newCall(id, resolve, this.#initialWindow, null);
     this.#calls.set(id, call);
     if (timeout_ms > 0 && Number.isFinite(timeout_ms)) this.#arm(call, timeout_ms);
     const bodyLength = PREFIX_BYTES + message.length;

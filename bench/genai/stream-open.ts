@@ -47,6 +47,8 @@ const { values: args } = parseArgs({
     /** Servers already running (host:port of gRPC), instead of starting them. */
     'embedded-grpc': { type: 'string' },
     'triton-grpc': { type: 'string' },
+    /** One more running server, listed as "other" (e.g. the embedded server built from another commit). */
+    'other-grpc': { type: 'string' },
   },
 });
 const ROUNDS = Number(args.rounds);
@@ -258,7 +260,7 @@ async function startServers() {
   const repo = writeRepeatRepository();
   const servers: Record<string, { grpcUrl: string; stop(): Promise<void> }> = {};
   const wanted = args.servers.split(',');
-  const given = { embedded: args['embedded-grpc'], triton: args['triton-grpc'] };
+  const given = { embedded: args['embedded-grpc'], triton: args['triton-grpc'], other: args['other-grpc'] };
   for (const [name, grpcUrl] of Object.entries(given))
     if (grpcUrl && wanted.includes(name)) servers[name] = { grpcUrl, stop: async () => undefined };
   if (wanted.includes('inproc')) {

@@ -321,6 +321,47 @@ describe('k6/net/grpc', () => {
     expect(samplesOf(vu, 'grpc_req_duration')[0]!.tags['status']).toBe('0');
   });
 
+  it("streams: a timeout ends the stream with k6's deadline error; a throwing handler spares the connection", async () => {
+    const client = loadedClient();
+    const vu = fakeVu();
+    const events: string[] = [];
+    const got: string[] = [];
+    const stray: unknown[] = [];
+    const onStray = (e: unknown) => stray.push(e);
+    process.on('uncaughtException', onStray);
+    try {
+      await inVu(vu, async () => {
+        // Not awaited: the first stream is opened while the connection is still being dialled.
+        void client.connect(addr, { plaintext: true });
+        const slow = new Stream(client, 'k6t.echo.Echo/Chat', { timeout: '100ms' });
+        slow.on('error', (e) => events.push(`error ${(e as { code: number }).code} ${(e as Error).message}`));
+        slow.on('end', () => events.push('end'));
+        slow.write({ text_value: 'late', delay_ms: 2000 });
+        await waitForStreams(vu);
+        const throwing = new Stream(client, 'k6t.echo.Echo/Chat');
+        throwing.on('data', () => {
+          throw new Error('handler failed');
+        });
+        throwing.write({ text_value: 'a' });
+        throwing.end();
+        await waitForStreams(vu);
+        const next = new Stream(client, 'k6t.echo.Echo/Chat');
+        next.on('data', (m) => got.push((m as { textValue: string }).textValue));
+        next.write({ text_value: 'b' });
+        next.write({ text_value: 'c' });
+        next.end();
+        await waitForStreams(vu);
+      });
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off('uncaughtException', onStray);
+    }
+    expect(events).toEqual(['error 4 context deadline exceeded', 'end']);
+    expect(stray.map((e) => (e as Error).message)).toEqual(['handler failed']);
+    expect(got).toEqual(['b', 'c']);
+    expect(samplesOf(vu, 'grpc_req_duration').map((s) => s.tags['status'])).toEqual(['4', '0', '0']);
+  });
+
   it('streams: an error status calls error listeners then end', async () => {
     const client = loadedClient();
     const vu = fakeVu();

@@ -7,7 +7,9 @@ import { performance } from 'node:perf_hooks';
 import type * as grpcjs from '@grpc/grpc-js';
 import { logLine } from '../log.ts';
 import { currentVu, type Tags, type VuState } from '../vu-context.ts';
-import { callTags, parseCallParams, passBuffer, statusMessage } from './grpc-call.ts';
+import { type CallParams, callTags, parseCallParams, passBuffer, statusMessage } from './grpc-call.ts';
+import type { UnaryChannel } from '../transport/grpc-unary.ts';
+import type { StreamCall } from '../transport/http2-connection.ts';
 import { messageIn, messageOut } from './grpc-json.ts';
 import type { MethodDef } from './grpc-protos.ts';
 import { OpenStreams } from './open-streams.ts';
@@ -20,7 +22,7 @@ export const openStream: {
     client: unknown,
     vu: VuState,
     method: string,
-  ) => { conn: { addr: string; client: grpcjs.Client }; def: MethodDef };
+  ) => { conn: { addr: string; client: grpcjs.Client; unary: UnaryChannel | null }; def: MethodDef };
 } = {
   resolve: () => {
     throw new Error('k6/net/grpc is not initialised');
@@ -36,11 +38,33 @@ export function waitForStreams(vu: VuState): Promise<void> {
 
 const EVENTS = new Set(['data', 'error', 'end']);
 
+/** A stream on grpc-js (TLS, reflection, or the grpc-js wire), behind the lean connection's StreamCall. */
+function grpcjsStream(
+  client: grpcjs.Client,
+  def: MethodDef,
+  p: CallParams,
+  onMessage: (buf: Buffer) => void,
+  onStatus: (code: number, details: string) => void,
+): StreamCall {
+  const options: grpcjs.CallOptions = p.timeout_ms > 0 ? { deadline: Date.now() + p.timeout_ms } : {};
+  // grpc-js owns the metadata it sends; params without metadata share one object (grpc-call.ts).
+  const call = client.makeBidiStreamRequest(def.path, passBuffer, passBuffer, p.metadata.clone(), options);
+  call.on('data', onMessage);
+  // 'error' carries the same status as 'status'; handling 'status' alone avoids double events.
+  call.on('error', () => undefined);
+  call.on('status', (st: grpcjs.StatusObject) => onStatus(st.code, st.details));
+  return {
+    write: (message) => call.write(message),
+    end: () => call.end(),
+    cancel: () => call.cancel(),
+  };
+}
+
 /** k6's grpc.Stream(client, method, params). */
 export class Stream {
   readonly #vu: VuState;
   readonly #def: MethodDef;
-  readonly #call: grpcjs.ClientDuplexStream<Buffer, Buffer>;
+  readonly #call: StreamCall;
   readonly #tags: Tags;
   readonly #listeners = new Map<string, Listener[]>();
   #writing = true;
@@ -53,15 +77,6 @@ export class Stream {
     const p = parseCallParams(params, 'stream', 0);
     this.#vu = vu;
     this.#def = def;
-    const options: grpcjs.CallOptions = p.timeout_ms > 0 ? { deadline: Date.now() + p.timeout_ms } : {};
-    // grpc-js owns the metadata it sends; params without metadata share one object (grpc-call.ts).
-    this.#call = conn.client.makeBidiStreamRequest(
-      def.path,
-      passBuffer,
-      passBuffer,
-      p.metadata.clone(),
-      options,
-    );
     // A copy without status: callTags' objects are shared and never mutated.
     const { status: _status, ...base } = callTags(vu, p.tags, conn.addr, def, 0);
     this.#tags = base;
@@ -81,16 +96,13 @@ export class Stream {
       this.#call.cancel();
       done();
     });
-
-    this.#call.on('data', (buf: Buffer) => {
+    const onMessage = (buf: Buffer): void => {
       if (interrupted) return;
       vu.emit([{ metric: 'grpc_streams_msgs_received', value: 1, tags: base }]);
       const msg = messageOut(def.responseType, def.responseType.decode(buf));
       for (const fn of this.#listeners.get('data') ?? []) fn(msg);
-    });
-    // 'error' carries the same status as 'status'; handling 'status' alone avoids double events.
-    this.#call.on('error', () => undefined);
-    this.#call.on('status', (st: grpcjs.StatusObject) => {
+    };
+    const onStatus = (code: number, details: string): void => {
       if (interrupted) return;
       unhook();
       this.#closed = true;
@@ -99,20 +111,27 @@ export class Stream {
         {
           metric: 'grpc_req_duration',
           value: performance.now() - t0,
-          tags: { ...base, status: String(st.code) },
+          tags: { ...base, status: String(code) },
         },
       ]);
       try {
         // k6 calls the error listeners first, then the end listeners.
-        if (st.code !== 0) {
-          const err = { code: st.code, details: [], message: statusMessage(st.code, st.details) };
+        if (code !== 0) {
+          const err = { code, details: [], message: statusMessage(code, details) };
           for (const fn of this.#listeners.get('error') ?? []) fn(err);
         }
         for (const fn of this.#listeners.get('end') ?? []) fn(undefined);
       } finally {
         done();
       }
-    });
+    };
+    // Plaintext connections stream on the runtime's own HTTP/2 connection (transport/grpc-unary.ts), the rest on grpc-js.
+    this.#call = conn.unary
+      ? conn.unary.stream(def.path, p.metadata, p.timeout_ms, {
+          message: onMessage,
+          end: (o) => onStatus(o.code, o.details),
+        })
+      : grpcjsStream(conn.client, def, p, onMessage, onStatus);
   }
 
   /** Registers a listener for 'data', 'error' or 'end'. */
@@ -132,8 +151,8 @@ export class Stream {
   write(message: unknown): void {
     if (!this.#writing || this.#closed) return;
     if (message === null || message === undefined) return;
-    const buf = this.#def.requestType.encode(messageIn(this.#def.requestType, message)).finish() as Buffer;
-    this.#call.write(buf);
+    const bytes = this.#def.requestType.encode(messageIn(this.#def.requestType, message)).finish();
+    this.#call.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     this.#vu.emit([{ metric: 'grpc_streams_msgs_sent', value: 1, tags: this.#tags }]);
     // A server-streaming method takes one request: k6 half-closes after it, so the server answers.
     if (!this.#def.clientStream) this.end();

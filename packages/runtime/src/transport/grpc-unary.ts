@@ -4,11 +4,12 @@
  * adds channels, resolvers, interceptors and filters around that, and node:http2 a Duplex per stream:
  * together about twice the client CPU per MNIST-size call of the lean HTTP/2 connection used here
  * (http2-connection.ts; bench/fidelity/HISTORY.md), and a load generator's client CPU is what it cannot
- * spare. Streams, TLS and reflection stay on grpc-js.
+ * spare. k6's Stream runs here too (stream()): grpc-js's set-up of a new stream was most of what the client
+ * added to a streamed request's first response (bench/genai/RESULTS.md). TLS and reflection stay on grpc-js.
  */
 import * as grpcjs from '@grpc/grpc-js';
 import { encodeHeaders } from '../wire/hpack.ts';
-import { Http2Connection } from './http2-connection.ts';
+import { Http2Connection, type StreamCall, type StreamListener } from './http2-connection.ts';
 import { failure, type UnaryOutcome } from './unary-outcome.ts';
 
 /** Options of a unary channel. */
@@ -72,6 +73,15 @@ export class UnaryChannel {
       conn = this.#conn!;
     }
     return conn.call(this.#head(path, metadata, timeout_ms), message, timeout_ms);
+  }
+
+  /**
+   * Opens a streaming call on `path` (k6's Stream). Usable before the connection is up: what is written
+   * waits in the socket; a dial that fails ends the stream with UNAVAILABLE.
+   */
+  stream(path: string, metadata: grpcjs.Metadata, timeout_ms: number, listener: StreamListener): StreamCall {
+    if (!this.#conn || this.#conn.dead) this.ready().catch(() => undefined);
+    return this.#conn!.stream(this.#head(path, metadata, timeout_ms), timeout_ms, listener);
   }
 
   /**

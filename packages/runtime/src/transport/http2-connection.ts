@@ -5,11 +5,13 @@
  * events, nextTick) at most of the client's CPU per MNIST call; here a call is a plain object in a map,
  * its request is one write of HEADERS and DATA, and the response is read by the frame decoder of
  * packages/runtime/src/wire/http2-frames.ts. This file keeps the socket, the streams, flow control and deadlines.
+ * It also carries k6/net/grpc's Stream (stream()): grpc-js's new-stream set-up was most of what the client
+ * added to a streamed request's first response at c1 (bench/genai/RESULTS.md, "the cost of a new stream").
  */
 import type { IncomingHttpHeaders } from 'node:http2';
 import { connect, type Socket } from 'node:net';
 import * as grpcjs from '@grpc/grpc-js';
-import { firstMessage, PREFIX_BYTES, prefix, writePrefix } from '../wire/grpc-frame.ts';
+import { firstMessage, PREFIX_BYTES, prefix, splitMessages, writePrefix } from '../wire/grpc-frame.ts';
 import {
   ACK,
   CANCEL,
@@ -49,7 +51,7 @@ import { sharedRead } from './socket-read.ts';
 const DIAL_TIMEOUT_MS = 30_000;
 /** Requests up to this size are copied into one buffer with their frame headers: one write() each. */
 const COPY_BODY_BYTES = 64 * 1024;
-const { UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED } = grpcjs.status;
+const { UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, CANCELLED } = grpcjs.status;
 
 /** Response headers as node:http2 hands them out: lower-case names, repeated ones joined with ", ". */
 type HeaderObject = Record<string, string | string[]>;
@@ -62,7 +64,38 @@ export interface Http2ConnectionOptions {
   maxReceive_bytes: number;
 }
 
-/** One unary call: its stream, what arrived, and what is left to send. */
+/** What a streaming call hears: each whole message as it arrives, then how the stream ended (reply null). */
+export interface StreamListener {
+  message(bytes: Buffer): void;
+  end(outcome: UnaryOutcome): void;
+}
+
+/** A streaming call: k6's Stream writes, half-closes and cancels through it. */
+export interface StreamCall {
+  /** Sends one message (encoded, unprefixed). */
+  write(message: Buffer): void;
+  /** Half-closes: no more messages. */
+  end(): void;
+  /** Resets the stream; the listener hears no more. */
+  cancel(): void;
+}
+
+/** A streaming call's own state: what is left to send, and the bytes of a message not yet whole. */
+interface StreamState {
+  listener: StreamListener;
+  /** Its header block until written (with the first message, or at the end of the turn that opened it). */
+  block: Buffer | null;
+  /** Prefixed messages not yet sent, and how much of the first was. */
+  outbox: Buffer[];
+  outboxSent: number;
+  halfClose: boolean;
+  /** END_STREAM written. */
+  closedLocal: boolean;
+  /** Received bytes after the last whole message. */
+  partial: Buffer | null;
+}
+
+/** One call (unary, or a stream when `stream` is set): its stream, what arrived, and what is left to send. */
 interface Call {
   id: number;
   resolve: (o: UnaryOutcome) => void;
@@ -79,6 +112,7 @@ interface Call {
   prefix: Buffer | null;
   message: Buffer | null;
   sent: number;
+  stream: StreamState | null;
 }
 
 /** The grpc-message text (percent-encoded on the wire). */
@@ -91,12 +125,50 @@ function decodeMessage(raw: unknown): string {
   }
 }
 
+/** A call's state before anything was sent or received. */
+function newCall(
+  id: number,
+  resolve: (o: UnaryOutcome) => void,
+  sendWindow: number,
+  stream: StreamState | null,
+): Call {
+  return {
+    id,
+    resolve,
+    timer: null,
+    headers: null,
+    trailers: null,
+    chunks: [],
+    received: 0,
+    unacked: 0,
+    sendWindow,
+    prefix: null,
+    message: null,
+    sent: 0,
+    stream,
+  };
+}
+
 /** A call that ended without a status, in the words of the node:http2 client. */
 function noStatus(call: Call, http2Code: number): UnaryOutcome {
   return failure(
     UNAVAILABLE,
     `stream closed before a status (HTTP/2 code ${http2Code}${call.headers ? '' : ', no response'})`,
   );
+}
+
+/**
+ * Runs a stream listener (script code) from the frame decoder: what it throws is thrown again on its own
+ * turn, as from an event handler, so that it cannot break the connection's frame reading.
+ */
+function deliver(fn: () => void): void {
+  try {
+    fn();
+  } catch (err) {
+    process.nextTick(() => {
+      throw err;
+    });
+  }
 }
 
 /** A decoded header list as an object (set-cookie stays a list, other repeats are joined). */
@@ -207,6 +279,152 @@ export class Http2Connection {
     });
   }
 
+  /**
+   * Opens a streaming call: `block` is its HPACK header block. Its HEADERS go out with the first message
+   * (or half-close), else at the end of this turn; writes made before the stream may start (the peer's
+   * MAX_CONCURRENT_STREAMS) wait with it. The listener hears the messages, then the outcome, once.
+   */
+  stream(block: Buffer, timeout_ms: number, listener: StreamListener): StreamCall {
+    const call = newCall(0, (o) => listener.end(o), 0, {
+      listener,
+      block,
+      outbox: [],
+      outboxSent: 0,
+      halfClose: false,
+      closedLocal: false,
+      partial: null,
+    });
+    const st = call.stream!;
+    let cancelled = false;
+    const start = (): void => {
+      if (cancelled) return;
+      if (this.dead && !this.#closing) {
+        call.resolve(failure(UNAVAILABLE, 'connection closed'));
+        return;
+      }
+      call.id = this.#takeId();
+      call.sendWindow = this.#initialWindow;
+      this.#calls.set(call.id, call);
+      if (timeout_ms > 0 && Number.isFinite(timeout_ms)) this.#arm(call, timeout_ms);
+      // Opened and written to in one turn (k6 scripts do): HEADERS and the first DATA in one write.
+      process.nextTick(() => this.#sendStream(call));
+    };
+    if (this.dead) queueMicrotask(() => call.resolve(failure(UNAVAILABLE, 'connection closed')));
+    else if (this.#calls.size >= this.#maxStreams) this.#queued.push(start);
+    else start();
+    return {
+      write: (message) => {
+        if (st.halfClose || cancelled) return;
+        const framed = Buffer.allocUnsafe(PREFIX_BYTES + message.length);
+        writePrefix(framed, 0, message.length);
+        message.copy(framed, PREFIX_BYTES);
+        st.outbox.push(framed);
+        if (call.id !== 0) this.#sendStream(call);
+      },
+      end: () => {
+        if (st.halfClose || cancelled) return;
+        st.halfClose = true;
+        if (call.id !== 0) this.#sendStream(call);
+      },
+      cancel: () => {
+        if (cancelled) return;
+        cancelled = true;
+        if (call.id === 0 || this.#calls.get(call.id) !== call) return;
+        // Never announced: nothing to reset on the wire.
+        if (st.block === null) this.#reset(call, CANCEL);
+        this.#end(call, failure(CANCELLED, 'Cancelled on client'));
+      },
+    };
+  }
+
+  /**
+   * Writes what a streaming call has to send, as far as the send windows allow, in one socket write: its
+   * HEADERS first if not yet sent, then its messages, then END_STREAM once half-closed and drained.
+   */
+  #sendStream(call: Call): void {
+    const st = call.stream!;
+    if (this.#calls.get(call.id) !== call || st.closedLocal) return;
+    const parts: Buffer[] = [];
+    if (st.block) {
+      if (st.block.length > this.#maxFrame) {
+        // A header block larger than a frame (large metadata): HEADERS and CONTINUATION frames.
+        this.#socket.cork();
+        this.#writeHeaders(call.id, st.block);
+        st.block = null;
+        this.#sendStream(call);
+        this.#socket.uncork();
+        return;
+      }
+      const head = Buffer.allocUnsafe(9);
+      writeFrameHeader(head, 0, st.block.length, HEADERS, END_HEADERS, call.id);
+      parts.push(head, st.block);
+      st.block = null;
+    }
+    while (st.outbox.length > 0) {
+      const first = st.outbox[0]!;
+      const left = first.length - st.outboxSent;
+      const n = Math.min(this.#maxFrame, left, this.#sendWindow, call.sendWindow);
+      if (n <= 0) break;
+      const last = n === left && st.outbox.length === 1 && st.halfClose;
+      const head = Buffer.allocUnsafe(9);
+      writeFrameHeader(head, 0, n, DATA, last ? END_STREAM : 0, call.id);
+      parts.push(head, first.subarray(st.outboxSent, st.outboxSent + n));
+      this.#sendWindow -= n;
+      call.sendWindow -= n;
+      st.outboxSent += n;
+      if (st.outboxSent === first.length) {
+        st.outbox.shift();
+        st.outboxSent = 0;
+      }
+      if (last) st.closedLocal = true;
+    }
+    if (st.outbox.length > 0) this.#blocked.add(call);
+    else {
+      this.#blocked.delete(call);
+      if (st.halfClose && !st.closedLocal) {
+        const head = Buffer.allocUnsafe(9);
+        writeFrameHeader(head, 0, 0, DATA, END_STREAM, call.id);
+        parts.push(head);
+        st.closedLocal = true;
+      }
+    }
+    if (parts.length === 1) this.#socket.write(parts[0]!);
+    else if (parts.length > 1) this.#socket.write(Buffer.concat(parts));
+  }
+
+  /** A streaming call's DATA: each message that became whole goes to its listener as it completes. */
+  #streamData(call: Call, data: Buffer): void {
+    const st = call.stream!;
+    const bytes = st.partial ? Buffer.concat([st.partial, data]) : Buffer.from(data);
+    const { messages, rest } = splitMessages(bytes);
+    st.partial = rest.length > 0 ? rest : null;
+    const max = this.#options.maxReceive_bytes;
+    const announced = st.partial && st.partial.length >= PREFIX_BYTES ? st.partial.readUInt32BE(1) : 0;
+    for (const m of messages) {
+      if (this.#calls.get(call.id) !== call) return;
+      if (m.bytes.length > max || announced > max) {
+        this.#tooLarge(call, Math.max(m.bytes.length, announced), max);
+        return;
+      }
+      deliver(() => st.listener.message(m.bytes));
+    }
+    if (announced > max) this.#tooLarge(call, announced, max);
+  }
+
+  #tooLarge(call: Call, length: number, max: number): void {
+    this.#reset(call, CANCEL);
+    this.#end(call, failure(RESOURCE_EXHAUSTED, `Received message larger than max (${length} vs. ${max})`));
+  }
+
+  /** The next client stream id (odd, rising). */
+  #takeId(): number {
+    const id = this.#nextId;
+    this.#nextId += 2;
+    // Stream ids are 31 bits: the channel opens a new connection after the last one.
+    if (this.#nextId > MAX_WINDOW) this.dead = true;
+    return id;
+  }
+
   /** Closes the connection once its open calls are done (GOAWAY first, as node:http2's close()). */
   close(): void {
     this.dead = true;
@@ -219,24 +437,8 @@ export class Http2Connection {
       resolve(failure(UNAVAILABLE, 'connection closed'));
       return;
     }
-    const id = this.#nextId;
-    this.#nextId += 2;
-    // Stream ids are 31 bits: the channel opens a new connection after the last one.
-    if (this.#nextId > MAX_WINDOW) this.dead = true;
-    const call: Call = {
-      id,
-      resolve,
-      timer: null,
-      headers: null,
-      trailers: null,
-      chunks: [],
-      received: 0,
-      unacked: 0,
-      sendWindow: this.#initialWindow,
-      prefix: null,
-      message: null,
-      sent: 0,
-    };
+    const id = this.#takeId();
+    const call = newCall(id, resolve, this.#initialWindow, null);
     this.#calls.set(id, call);
     if (timeout_ms > 0 && Number.isFinite(timeout_ms)) this.#arm(call, timeout_ms);
     const bodyLength = PREFIX_BYTES + message.length;
@@ -340,7 +542,8 @@ export class Http2Connection {
     if (this.#blocked.size === 0 || this.#sendWindow <= 0) return;
     this.#socket.cork();
     for (const call of this.#blocked) {
-      this.#sendBody(call);
+      if (call.stream) this.#sendStream(call);
+      else this.#sendBody(call);
       if (this.#sendWindow <= 0) break;
     }
     this.#socket.uncork();
@@ -378,7 +581,10 @@ export class Http2Connection {
     this.#consumed(flowBytes);
     const call = this.#calls.get(id);
     if (!call) return;
-    if (data.length > 0) {
+    if (call.stream) {
+      if (data.length > 0) this.#streamData(call, data);
+      if (this.#calls.get(id) !== call) return;
+    } else if (data.length > 0) {
       call.received += data.length;
       const max = this.#options.maxReceive_bytes;
       if (call.received > max + PREFIX_BYTES) {
@@ -475,7 +681,7 @@ export class Http2Connection {
   /** The response ended (END_STREAM): the outcome from its status, as the node:http2 path reads it. */
   #complete(call: Call): void {
     // A server that answers before reading the whole request: the rest is not sent.
-    if (call.message) this.#reset(call, CANCEL);
+    if (call.message || (call.stream && !call.stream.closedLocal)) this.#reset(call, CANCEL);
     const status = call.trailers ?? call.headers;
     const code = Number(status?.['grpc-status']);
     if (!Number.isInteger(code)) {
@@ -483,8 +689,8 @@ export class Http2Connection {
       return;
     }
     const chunks = call.chunks;
-    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-    const reply = firstMessage(body);
+    const body = call.stream ? null : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    const reply = body && firstMessage(body);
     this.#end(call, {
       code,
       details: decodeMessage(status?.['grpc-message']),
@@ -514,7 +720,10 @@ export class Http2Connection {
     if (call.timer) clearTimeout(call.timer);
     // The shared timer keeps running; it finds no call when it fires.
     if (this.#timerCall === call) this.#timerCall = null;
-    call.resolve(outcome);
+    if (call.stream) {
+      call.stream.outbox = [];
+      deliver(() => call.resolve(outcome));
+    } else call.resolve(outcome);
     if (this.dead && this.#calls.size === 0 && this.#queued.length === 0) this.#shutdown();
     else this.#dequeue();
   }

@@ -60,12 +60,14 @@ async function benchSlow(runtime: 'node' | 'k6', k6Bin?: string) {
 }
 
 function checkLevels({ run, held, saturated }: Awaited<ReturnType<typeof benchSlow>>): void {
-  expect(held.dropped_iterations).toBe(0);
+  // Held: at most the one iteration real k6 drops while it adds a VU for a request slowed by a loaded machine
+  // (r10 starts with one VU); the saturated level drops hundreds.
+  expect(held.dropped_iterations).toBeLessThanOrEqual(1);
   expect(held.scheduled_latency_us, 'r10 has scheduled-start latency').toBeDefined();
   // The scheduled start is never after the send, so its latency is not the shorter one (less 2 ms for the
   // millisecond clocks a script has: Date.now() and the scenario's start time).
   expect(held.scheduled_latency_us!.p95).toBeGreaterThan(held.latency_us.p95 - 2000);
-  expect(saturated.dropped_iterations).toBeGreaterThan(0);
+  expect(saturated.dropped_iterations).toBeGreaterThan(10);
   // Saturated: the schedule runs ahead of the 4 VUs by seconds while each request waits ~100 ms.
   // Held, it only carries the generator's start lag; the contrast is an order of magnitude by
   // construction, so a busy machine's lag at 10 req/s does not close it (no bound on either alone).

@@ -10,7 +10,8 @@ import { asServerError, Errors, type ServerError } from '../errors.ts';
 import { ResetFault } from '../faults/injector.ts';
 import { decompressInfer, readBody } from './body.ts';
 import { compressBody, responseEncoding } from './compress.ts';
-import { decodeHttpInfer, type InferTarget, inferHeaderLength } from './infer-decode.ts';
+import { type InferTarget, inferHeaderLength } from './infer-decode.ts';
+import { decodeHttpInferCached } from './infer-header-cache.ts';
 import { encodeHttpInfer } from './infer-encode.ts';
 import { generate } from './generate.ts';
 import { openAi } from './openai.ts';
@@ -241,7 +242,7 @@ async function infer(
     if (e.code === 'UNSUPPORTED') headers['Accept-Encoding'] = 'gzip, deflate';
     return sendError(res, e, ctx.refused, headers);
   }
-  const { request, prefs } = decodeHttpInfer(body, headerLength, target, ctx.maxBody);
+  const { request, prefs } = decodeHttpInferCached(body, headerLength, target, ctx.maxBody);
   // A client that hangs up while its request is queued: drop the request rather than run it for nobody.
   const cancel = new Cancellation();
   const onClose = () => {

@@ -17,6 +17,7 @@ import { generate } from './generate.ts';
 import { openAi } from './openai.ts';
 import { openAiEmbeddings } from './openai-embeddings.ts';
 import { Cancellation } from '../infer/cancel.ts';
+import type { InferResult } from '../infer/types.ts';
 import { applyConnectionCap, DEFAULT_HTTP_LIMITS, type HttpLimits, serverTimeouts } from './limits.ts';
 import { readIndexBody, readLoadBody, readUnloadBody } from './repository-body.ts';
 import type { TlsIdentity } from '../tls.ts';
@@ -248,9 +249,14 @@ async function infer(
   const onClose = () => {
     if (!res.writableFinished) cancel.cancel();
   };
-  res.once('close', onClose);
+  res.on('close', onClose);
   request.signal = cancel;
-  const result = await core.infer(request).finally(() => res.off('close', onClose));
+  let result: InferResult;
+  try {
+    result = await core.infer(request);
+  } finally {
+    res.off('close', onClose);
+  }
   const encoded = encodeHttpInfer(result, prefs);
   const headers: http.OutgoingHttpHeaders = {};
   if (encoded.headerLength === undefined) headers['Content-Type'] = 'application/json';

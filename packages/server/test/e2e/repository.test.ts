@@ -185,6 +185,16 @@ describe('model repository and explicit model control over HTTP', () => {
     // Oldest first, as Triton lists them.
     expect((await http(server, 'GET', '/v2/models/simple')).json().versions).toEqual(['1', '2', '3']);
     expect((await http(server, 'GET', '/v2/models/simple/versions/2/ready')).status).toBe(200);
+    // An infer that names no version runs on the newest ready one.
+    const infer = JSON.stringify({
+      inputs: ['INPUT0', 'INPUT1'].map((name) => ({
+        name,
+        shape: [1, 16],
+        datatype: 'INT32',
+        data: new Array(16).fill(1),
+      })),
+    });
+    expect((await http(server, 'POST', '/v2/models/simple/infer', infer)).json().model_version).toBe('3');
   });
 
   it('fails to start with a one-line error for a missing repository folder', async () => {

@@ -1,6 +1,7 @@
 /**
  * Prometheus metrics with Triton's names (served on the metrics port at /metrics), via prom-client.
- * Per-model counters are bound once per model version so a request costs a few additions.
+ * Per-model counters are plain numbers bound once per model version (a request costs a few additions), copied into
+ * the counters when they are read.
  */
 import os from 'node:os';
 import { Counter, Gauge, Registry } from 'prom-client';
@@ -66,15 +67,10 @@ export function withoutEmptyBackendFamilies(text: string): string {
 
 export class ServerMetrics {
   readonly registry = new Registry();
-  readonly #success: Counter<Labels>;
-  readonly #failure: Counter<Labels | 'reason'>;
-  readonly #count: Counter<Labels>;
-  readonly #exec: Counter<Labels>;
-  readonly #requestUs: Counter<Labels>;
-  readonly #queueUs: Counter<Labels>;
-  readonly #inputUs: Counter<Labels>;
-  readonly #inferUs: Counter<Labels>;
-  readonly #outputUs: Counter<Labels>;
+  /** Each loaded model version's counts, in plain numbers: the counters read them at scrape time. */
+  readonly #series = new Map<string, ModelCounts>();
+  /** Failure counts by model, reason and version; kept past an unload, as Triton keeps them. */
+  readonly #failures = new Map<string, FailureCount>();
   readonly #loadTime: Gauge<Labels>;
   #lastCpu = cpuTimes();
 
@@ -87,53 +83,73 @@ export class ServerMetrics {
     engines: () => EngineSeries[] = () => [],
   ) {
     const registers = [this.registry];
-    const counter = <L extends string>(name: string, help: string, labelNames: L[]) =>
-      new Counter<L>({ name, help, labelNames, registers });
-    this.#success = counter(
+    const series = this.#series;
+    // A request adds to plain numbers (a bound prom-client counter hashes and checks its labels on every inc);
+    // each counter copies the numbers in when it is read.
+    const counter = (name: string, help: string, key: keyof Omit<ModelCounts, 'model' | 'version'>) =>
+      new Counter<Labels>({
+        name,
+        help,
+        labelNames: ['model', 'version'],
+        registers,
+        collect() {
+          this.reset();
+          for (const c of series.values()) this.inc({ model: c.model, version: c.version }, c[key]);
+        },
+      });
+    counter(
       'nv_inference_request_success',
       'Number of successful inference requests, all batch sizes',
-      ['model', 'version'],
+      'success',
     );
-    this.#failure = counter(
-      'nv_inference_request_failure',
-      'Number of failed inference requests, all batch sizes',
+    const failures = this.#failures;
+    new Counter<Labels | 'reason'>({
+      name: 'nv_inference_request_failure',
+      help: 'Number of failed inference requests, all batch sizes',
       // Triton prints labels in name order.
-      ['model', 'reason', 'version'],
-    );
-    this.#count = counter(
+      labelNames: ['model', 'reason', 'version'],
+      registers,
+      collect() {
+        this.reset();
+        for (const f of failures.values()) {
+          this.inc({ model: f.model, reason: f.reason, version: f.version }, f.count);
+        }
+      },
+    });
+    counter(
       'nv_inference_count',
       'Number of inferences performed (does not include cached requests)',
-      ['model', 'version'],
+      'count',
     );
-    this.#exec = counter(
+    counter(
       'nv_inference_exec_count',
       'Number of model executions performed (does not include cached requests)',
-      ['model', 'version'],
+      'exec',
     );
-    this.#requestUs = counter(
+    counter(
       'nv_inference_request_duration_us',
       'Cumulative inference request duration in microseconds (includes cached requests)',
-      ['model', 'version'],
+      'requestUs',
     );
-    this.#queueUs = counter(
+    counter(
       'nv_inference_queue_duration_us',
       'Cumulative inference queuing duration in microseconds (includes cached requests)',
-      ['model', 'version'],
+      'queueUs',
     );
-    this.#inputUs = counter(
+    counter(
       'nv_inference_compute_input_duration_us',
       'Cumulative compute input duration in microseconds (does not include cached requests)',
-      ['model', 'version'],
+      'inputUs',
     );
-    this.#inferUs = counter(
+    counter(
       'nv_inference_compute_infer_duration_us',
       'Cumulative compute inference duration in microseconds (does not include cached requests)',
-      ['model', 'version'],
+      'inferUs',
     );
-    this.#outputUs = counter(
+    counter(
       'nv_inference_compute_output_duration_us',
       'Cumulative inference compute output duration in microseconds (does not include cached requests)',
-      ['model', 'version'],
+      'outputUs',
     );
     this.#loadTime = new Gauge({
       name: 'nv_model_load_duration_secs',
@@ -215,49 +231,55 @@ export class ServerMetrics {
     });
   }
 
-  /** Counters bound to one model version (created at zero so they show before the first request). */
+  /**
+   * Counters bound to one model version (at zero, so they show before the first request); a version loaded
+   * again goes on from its counts, as prom-client's labelled series did.
+   */
   forModel(model: string, version: string): ModelMetrics {
-    const l = { model, version };
-    const success = this.#success.labels(l);
-    const failures = new Map(
-      REASONS.map((reason) => [reason, this.#failure.labels({ model, reason, version })]),
-    );
-    const count = this.#count.labels(l);
-    const exec = this.#exec.labels(l);
-    const requestUs = this.#requestUs.labels(l);
-    const queueUs = this.#queueUs.labels(l);
-    const inputUs = this.#inputUs.labels(l);
-    const inferUs = this.#inferUs.labels(l);
-    const outputUs = this.#outputUs.labels(l);
-    for (const c of [
-      success,
-      ...failures.values(),
-      count,
-      exec,
-      requestUs,
-      queueUs,
-      inputUs,
-      inferUs,
-      outputUs,
-    ]) {
-      c.inc(0);
+    const key = `${model}\0${version}`;
+    let c = this.#series.get(key);
+    if (!c) {
+      c = {
+        model,
+        version,
+        success: 0,
+        count: 0,
+        exec: 0,
+        requestUs: 0,
+        queueUs: 0,
+        inputUs: 0,
+        inferUs: 0,
+        outputUs: 0,
+      };
+      this.#series.set(key, c);
+    }
+    const counts = c;
+    const failures = new Map<FailureReason, FailureCount>();
+    for (const reason of REASONS) {
+      const fkey = `${model}\0${reason}\0${version}`;
+      let f = this.#failures.get(fkey);
+      if (!f) {
+        f = { model, reason, version, count: 0 };
+        this.#failures.set(fkey, f);
+      }
+      failures.set(reason, f);
     }
     return {
       success(batchSize, t) {
-        success.inc();
-        count.inc(batchSize);
-        requestUs.inc(Math.round((t.request_end_ns - t.request_start_ns) / 1000));
-        queueUs.inc(Math.round((t.compute_start_ns - t.queue_start_ns) / 1000));
-        inputUs.inc(Math.round((t.compute_input_end_ns - t.compute_start_ns) / 1000));
-        inferUs.inc(Math.round((t.compute_output_start_ns - t.compute_input_end_ns) / 1000));
-        outputUs.inc(Math.round((t.compute_end_ns - t.compute_output_start_ns) / 1000));
+        counts.success += 1;
+        counts.count += batchSize;
+        counts.requestUs += Math.round((t.request_end_ns - t.request_start_ns) / 1000);
+        counts.queueUs += Math.round((t.compute_start_ns - t.queue_start_ns) / 1000);
+        counts.inputUs += Math.round((t.compute_input_end_ns - t.compute_start_ns) / 1000);
+        counts.inferUs += Math.round((t.compute_output_start_ns - t.compute_input_end_ns) / 1000);
+        counts.outputUs += Math.round((t.compute_end_ns - t.compute_output_start_ns) / 1000);
       },
       failure(duration_ns, reason) {
-        failures.get(reason)!.inc();
-        requestUs.inc(Math.round(duration_ns / 1000));
+        failures.get(reason)!.count += 1;
+        counts.requestUs += Math.round(duration_ns / 1000);
       },
       execution() {
-        exec.inc();
+        counts.exec += 1;
       },
     };
   }
@@ -272,21 +294,31 @@ export class ServerMetrics {
    * stay in /metrics, as there.
    */
   removeModel(model: string, version: string): void {
-    const l = { model, version };
-    this.#loadTime.remove(l);
-    for (const c of [
-      this.#success,
-      this.#count,
-      this.#exec,
-      this.#requestUs,
-      this.#queueUs,
-      this.#inputUs,
-      this.#inferUs,
-      this.#outputUs,
-    ]) {
-      c.remove(l);
-    }
+    this.#loadTime.remove({ model, version });
+    this.#series.delete(`${model}\0${version}`);
   }
+}
+
+/** One model version's counter values. */
+interface ModelCounts {
+  model: string;
+  version: string;
+  success: number;
+  count: number;
+  exec: number;
+  requestUs: number;
+  queueUs: number;
+  inputUs: number;
+  inferUs: number;
+  outputUs: number;
+}
+
+/** One failure series' value. */
+interface FailureCount {
+  model: string;
+  reason: FailureReason;
+  version: string;
+  count: number;
 }
 
 function cpuTimes(): { busy: number; total: number } {

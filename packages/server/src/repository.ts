@@ -132,7 +132,14 @@ export class Repository {
       if (record.state !== 'READY' || !record.model) throw Errors.modelNotReady(name, version);
       return record.model;
     }
-    const newest = this.readyVersions(name).at(-1);
+    // The newest ready version, as readyVersions(name).at(-1) finds it, without sorting on every request.
+    let newest: LoadedModel | undefined;
+    let newestNumber = Number.NEGATIVE_INFINITY;
+    for (const [v, r] of records) {
+      if (r.state !== 'READY' || !r.model || Number(v) < newestNumber) continue;
+      newest = r.model;
+      newestNumber = Number(v);
+    }
     if (!newest) throw Errors.modelNotReady(name);
     return newest;
   }

@@ -13,8 +13,41 @@ export interface EncodedResponse {
   headerLength: number | undefined;
 }
 
-/** Encodes the response as Triton's HTTP frontend does. */
+/** What an all-binary answer's JSON header says: ids, and each output's name, datatype, shape and size. */
+interface BinaryHeader {
+  id: string;
+  modelName: string;
+  modelVersion: string;
+  outputs: { name: string; datatype: string; shape: number[]; size: number }[];
+  json: Buffer;
+}
+
+/** The last all-binary answer's JSON header per output preferences (one object per reused request header). */
+const lastBinaryHeader = new WeakMap<HttpOutputPrefs, BinaryHeader>();
+
+/** Whether an all-binary answer's JSON header would be `h`'s. */
+function sameBinaryHeader(h: BinaryHeader, r: InferResult): boolean {
+  if (h.id !== r.id || h.modelName !== r.modelName || h.modelVersion !== r.modelVersion) return false;
+  if (h.outputs.length !== r.outputs.length) return false;
+  for (let i = 0; i < h.outputs.length; i++) {
+    const x = h.outputs[i]!;
+    const y = r.outputs[i]!;
+    if (x.name !== y.name || x.datatype !== y.datatype || x.size !== y.data.length) return false;
+    if (x.shape.length !== y.shape.length) return false;
+    for (let d = 0; d < x.shape.length; d++) if (x.shape[d] !== y.shape[d]) return false;
+  }
+  return true;
+}
+
+/**
+ * Encodes the response as Triton's HTTP frontend does. An all-binary answer whose JSON header equals the last one
+ * made for the same output preferences reuses its bytes (at concurrency 1 the same header goes out every time).
+ */
 export function encodeHttpInfer(result: InferResult, prefs: HttpOutputPrefs): EncodedResponse {
+  const last = lastBinaryHeader.get(prefs);
+  if (last && sameBinaryHeader(last, result)) {
+    return { chunks: [last.json, ...result.outputs.map((o) => o.data)], headerLength: last.json.length };
+  }
   const binaries: Uint8Array[] = [];
   // Each output as JSON text, so that a data array JSON.stringify cannot write right is written by hand.
   const outputs = result.outputs.map((o) => {
@@ -51,6 +84,20 @@ export function encodeHttpInfer(result: InferResult, prefs: HttpOutputPrefs): En
   head.model_version = result.modelVersion;
   const json = Buffer.from(`${JSON.stringify(head).slice(0, -1)},"outputs":[${outputs.join(',')}]}`);
   if (binaries.length === 0) return { chunks: [json], headerLength: undefined };
+  if (binaries.length === result.outputs.length) {
+    lastBinaryHeader.set(prefs, {
+      id: result.id,
+      modelName: result.modelName,
+      modelVersion: result.modelVersion,
+      outputs: result.outputs.map((o) => ({
+        name: o.name,
+        datatype: o.datatype,
+        shape: [...o.shape],
+        size: o.data.length,
+      })),
+      json,
+    });
+  }
   return { chunks: [json, ...binaries], headerLength: json.length };
 }
 

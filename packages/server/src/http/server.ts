@@ -10,12 +10,14 @@ import { asServerError, Errors, type ServerError } from '../errors.ts';
 import { ResetFault } from '../faults/injector.ts';
 import { decompressInfer, readBody } from './body.ts';
 import { compressBody, responseEncoding } from './compress.ts';
-import { decodeHttpInfer, type InferTarget, inferHeaderLength } from './infer-decode.ts';
+import { type InferTarget, inferHeaderLength } from './infer-decode.ts';
+import { decodeHttpInferCached } from './infer-header-cache.ts';
 import { encodeHttpInfer } from './infer-encode.ts';
 import { generate } from './generate.ts';
 import { openAi } from './openai.ts';
 import { openAiEmbeddings } from './openai-embeddings.ts';
 import { Cancellation } from '../infer/cancel.ts';
+import type { InferResult } from '../infer/types.ts';
 import { applyConnectionCap, DEFAULT_HTTP_LIMITS, type HttpLimits, serverTimeouts } from './limits.ts';
 import { readIndexBody, readLoadBody, readUnloadBody } from './repository-body.ts';
 import type { TlsIdentity } from '../tls.ts';
@@ -241,15 +243,20 @@ async function infer(
     if (e.code === 'UNSUPPORTED') headers['Accept-Encoding'] = 'gzip, deflate';
     return sendError(res, e, ctx.refused, headers);
   }
-  const { request, prefs } = decodeHttpInfer(body, headerLength, target, ctx.maxBody);
+  const { request, prefs } = decodeHttpInferCached(body, headerLength, target, ctx.maxBody);
   // A client that hangs up while its request is queued: drop the request rather than run it for nobody.
   const cancel = new Cancellation();
   const onClose = () => {
     if (!res.writableFinished) cancel.cancel();
   };
-  res.once('close', onClose);
+  res.on('close', onClose);
   request.signal = cancel;
-  const result = await core.infer(request).finally(() => res.off('close', onClose));
+  let result: InferResult;
+  try {
+    result = await core.infer(request);
+  } finally {
+    res.off('close', onClose);
+  }
   const encoded = encodeHttpInfer(result, prefs);
   const headers: http.OutgoingHttpHeaders = {};
   if (encoded.headerLength === undefined) headers['Content-Type'] = 'application/json';

@@ -5,6 +5,16 @@ import type { RunningServer } from '@k6-triton/server';
 import { http, makeRepository, removeRepository, start } from '../helpers.ts';
 import { NOBATCH, SIMPLE } from '../repo-fixtures.ts';
 
+/** An infer body for the SIMPLE model. */
+const SIMPLE_INFER = JSON.stringify({
+  inputs: ['INPUT0', 'INPUT1'].map((name) => ({
+    name,
+    shape: [1, 16],
+    datatype: 'INT32',
+    data: new Array(16).fill(1),
+  })),
+});
+
 describe('model repository and explicit model control over HTTP', () => {
   let server: RunningServer | undefined;
   let repo: string | undefined;
@@ -141,14 +151,7 @@ describe('model repository and explicit model control over HTTP', () => {
     repo = makeRepository({ simple: SIMPLE });
     server = await start({ modelRepository: repo, modelControlMode: 'explicit', loadModels: ['simple'] });
     const s = server;
-    const infer = JSON.stringify({
-      inputs: ['INPUT0', 'INPUT1'].map((name) => ({
-        name,
-        shape: [1, 16],
-        datatype: 'INT32',
-        data: new Array(16).fill(1),
-      })),
-    });
+    const infer = SIMPLE_INFER;
     expect((await http(s, 'POST', '/v2/models/simple/infer', infer)).status).toBe(200);
     const count = async () =>
       (await http(s, 'GET', '/v2/models/simple/stats')).json().model_stats[0].inference_count;
@@ -185,6 +188,9 @@ describe('model repository and explicit model control over HTTP', () => {
     // Oldest first, as Triton lists them.
     expect((await http(server, 'GET', '/v2/models/simple')).json().versions).toEqual(['1', '2', '3']);
     expect((await http(server, 'GET', '/v2/models/simple/versions/2/ready')).status).toBe(200);
+    // An infer that names no version runs on the newest ready one.
+    const answer = await http(server, 'POST', '/v2/models/simple/infer', SIMPLE_INFER);
+    expect(answer.json().model_version).toBe('3');
   });
 
   it('fails to start with a one-line error for a missing repository folder', async () => {

@@ -22,6 +22,7 @@ import type { LengthSpec } from '../lib/settings/kinds.ts';
 import { SALT_HEAD_WORDS, SALT_WORDS, slotsAt } from '../lib/genai/salt.ts';
 import { checkSalted, saltAlphabet, saltPlaceholder, syntheticPrompt } from './prompts.ts';
 import type { TokenCounter } from './tokenizer.ts';
+import { eachJsonLine } from './jsonl.ts';
 
 /** How history and the next message are joined into one prompt. */
 export const TURN_SEPARATOR = '\n';
@@ -87,16 +88,7 @@ export function isConversationDataset(text: string): boolean {
  */
 export function conversationDataset(path: string, text: string): DatasetTurn[][] {
   const sessions: DatasetTurn[][] = [];
-  text.split('\n').forEach((raw, i) => {
-    if (raw.trim() === '') return;
-    const fail = (why: string) => new Error(`conversation dataset ${path} line ${i + 1}: ${why}; ${FIX}`);
-    let row: Record<string, unknown>;
-    try {
-      row = JSON.parse(raw) as Record<string, unknown>;
-    } catch {
-      throw fail('not JSON');
-    }
-    if (typeof row !== 'object' || row === null || Array.isArray(row)) throw fail('not a JSON object');
+  eachJsonLine(text, `conversation dataset ${path}`, FIX, (row, fail) => {
     const share = row['conversations'];
     const list = share ?? row['messages'];
     if (!Array.isArray(list)) throw fail('no "conversations" or "messages" list');
@@ -112,10 +104,10 @@ export function conversationDataset(path: string, text: string): DatasetTurn[][]
       const last = turns[turns.length - 1];
       if (role === 'system') {
         if (turns.length > 0) throw fail(`message ${k + 1}: a system message only leads the conversation`);
-        system = system === '' ? value : `${system}${TURN_SEPARATOR}${value}`;
+        system = join(system, value);
       } else if (USER.has(role)) {
         if (last && last.answer === undefined) throw fail(`message ${k + 1}: two user messages in a row`);
-        const message = turns.length === 0 && system !== '' ? `${system}${TURN_SEPARATOR}${value}` : value;
+        const message = turns.length === 0 ? join(system, value) : value;
         if (message.trim() === '') throw fail(`message ${k + 1}: an empty user message`);
         turns.push({ message });
       } else if (ANSWER.has(role)) {

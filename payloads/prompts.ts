@@ -18,6 +18,7 @@ import {
   slotsAt,
 } from '../lib/genai/salt.ts';
 import type { TokenCounter } from './tokenizer.ts';
+import { eachJsonLine } from './jsonl.ts';
 import { drawLength } from '../lib/genai/settings.ts';
 import type { LengthSpec } from '../lib/settings/kinds.ts';
 
@@ -172,16 +173,7 @@ export function datasetRequests(o: PromptWorkloadOptions, rng: Random): PromptRe
   let timed: boolean | undefined;
   let first_ms = 0;
   let previous_ms = -Infinity;
-  text.split('\n').forEach((raw, i) => {
-    if (raw.trim() === '') return;
-    const fail = (why: string) => new Error(`dataset ${path} line ${i + 1}: ${why}; ${fix}`);
-    let row: Record<string, unknown>;
-    try {
-      row = JSON.parse(raw) as Record<string, unknown>;
-    } catch {
-      throw fail('not JSON');
-    }
-    if (typeof row !== 'object' || row === null || Array.isArray(row)) throw fail('not a JSON object');
+  eachJsonLine(text, `dataset ${path}`, fix, (row, fail) => {
     const given = row['text'] ?? row['prompt'];
     const whole = (key: string) => {
       const v = row[key];

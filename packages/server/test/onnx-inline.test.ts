@@ -62,6 +62,8 @@ describe('the in-process lane', () => {
     const { state, runner } = fakeRunner(INLINE_MAX_RUN_US * 3);
     const lane = new InlineLane(async () => runner);
     await lane.ready();
+    await lane.run('x', []); // the cold first run, not timed
+    expect(lane.claim()).toBe(true);
     await lane.run('x', []);
     const free = Array.from({ length: 128 }, () => lane.claim()).filter(Boolean).length;
     expect(free).toBe(2);
@@ -69,6 +71,27 @@ describe('the in-process lane', () => {
     state.delay_us = 0;
     for (let i = 0; i < 40; i++) await lane.run('x', []);
     expect(lane.claim()).toBe(true);
+  });
+
+  it('does not time its cold first run, and a cheap run after a spike opens it at once', async () => {
+    const { state, runner } = fakeRunner(INLINE_MAX_RUN_US * 8);
+    const lane = new InlineLane(async () => runner);
+    await lane.ready();
+    await lane.run('x', []);
+    state.delay_us = 0;
+    // Timing the cold run kept the lane closed for about 1,800 requests at MNIST's run cost.
+    expect(Array.from({ length: 64 }, () => lane.claim()).every(Boolean)).toBe(true);
+    // Costly for a while (a busy machine), then cheap again: the first cheap recheck reopens the lane, where
+    // the moving average alone needed about 20 rechecks, 1,280 requests.
+    state.delay_us = INLINE_MAX_RUN_US * 3;
+    for (let i = 0; i < 3; i++) await lane.run('x', []);
+    expect(lane.claim()).toBe(false);
+    state.delay_us = 0;
+    let refused = 0;
+    while (!lane.claim()) refused++;
+    expect(refused).toBeLessThan(64);
+    await lane.run('x', []);
+    expect(Array.from({ length: 64 }, () => lane.claim()).every(Boolean)).toBe(true);
   });
 
   it('is one per model file, released with its last user, and none for large files', async () => {

@@ -3,8 +3,11 @@
  * perf_analyzer's MNIST inference with a fixed answer, after a real onnxruntime-node run on the main thread, and
  * nothing else (no decoding, no scheduling, no statistics but the count perf_analyzer reads). Not the embedded
  * server: bench/server/c1-triton.ts sets these beside it to see how much of its round trip is the library's.
- * `node --import tsx bench/server/c1-floors.ts --kind http|grpc-js|http2 --port N --upstream URL --model-file F`
- * (`upstream`: an embedded server on the same repository, asked once for the model's metadata and config).
+ * `node --import tsx bench/server/c1-floors.ts --kind http|grpc-js|http2|http2-core --port N --upstream URL
+ *   --model-file F` (`upstream`: an embedded server on the same repository, asked once for the model's metadata
+ * and config). `http2-core` is the bare node:http2 framing around the embedded server's own ModelInfer work
+ * (protobufjs decoding, its core with the same ONNX model, encoding): what serving ModelInfer on node:http2
+ * instead of grpc-js would reach at best.
  */
 import http from 'node:http';
 import http2 from 'node:http2';
@@ -12,7 +15,11 @@ import net from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import * as ort from 'onnxruntime-node';
-import { PROTO_OPTIONS } from '../../packages/server/src/grpc/messages.ts';
+import path from 'node:path';
+import { startServer } from '../../packages/server/src/index.ts';
+import { toInferResponseMsg, type InferRequestMsg } from '../../packages/server/src/grpc/convert.ts';
+import { inferRequestOf, PROTO_OPTIONS } from '../../packages/server/src/grpc/messages.ts';
+import { Cancellation } from '../../packages/server/src/infer/cancel.ts';
 
 const arg = (name: string, fallback?: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -149,13 +156,36 @@ if (kind === 'http') {
       .listen(port, '127.0.0.1');
   } else {
     // Bare node:http2: each call's answer framed by hand, grpc-status in the trailers.
+    // http2-core: the embedded server's core on the same repository, only its ModelInfer work used.
+    const core =
+      kind === 'http2-core'
+        ? (
+            await startServer({
+              modelRepository: path.resolve(arg('model-file'), '../../..'),
+              httpPort: 0,
+              grpcPort: -1,
+              metricsPort: -1,
+            })
+          ).core
+        : undefined;
+    const modelInfer = service.ModelInfer!;
+    /** One ModelInfer as the embedded server's gRPC frontend does it, past grpc-js: decode, core, encode. */
+    const coreInfer = async (frames: Buffer[]): Promise<Buffer> => {
+      const bytes = Buffer.concat(frames).subarray(5);
+      const msg = modelInfer.requestDeserialize(bytes) as InferRequestMsg;
+      const result = await core!.infer(inferRequestOf(core!, msg, new Cancellation()));
+      served++;
+      return modelInfer.responseSerialize(toInferResponseMsg(result));
+    };
     const h2 = http2.createServer();
     h2.on('stream', (stream, headers) => {
       const method = String(headers[':path']).split('/').pop() ?? '';
-      stream.on('data', () => {});
+      const frames: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => frames.push(chunk));
       stream.on('end', async () => {
         let body: Buffer;
-        if (method === 'ModelInfer') {
+        if (method === 'ModelInfer' && core) body = await coreInfer(frames);
+        else if (method === 'ModelInfer') {
           await infer();
           body = inferAnswer;
         } else body = service[method]!.responseSerialize(answers[method]?.() ?? {});

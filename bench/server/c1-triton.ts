@@ -6,8 +6,9 @@
  * `node --import tsx bench/server/c1-triton.ts [--rounds 5] [--window-ms 2000] [--floors]
  *   [--also LABEL=HTTP_PORT:GRPC_PORT ...]`
  * `--floors` adds bench/server/c1-floors.ts (node:http, grpc-js and bare node:http2 answering with a fixed answer
- * after the same onnxruntime run): what the libraries cost alone. `--also` adds a server already running on the
- * same repository (e.g. `serve` at another commit). Needs tritonserver and perf_analyzer (TRITONSERVER,
+ * after the same onnxruntime run: what the libraries cost alone; and bare node:http2 around the embedded server's
+ * own ModelInfer work: what a ModelInfer served past grpc-js would reach). `--also` adds a server already running
+ * on the same repository (e.g. `serve` at another commit). Needs tritonserver and perf_analyzer (TRITONSERVER,
  * PERF_ANALYZER, or ../shared/tools/bin/).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -129,7 +130,7 @@ async function main(): Promise<void> {
     }
     if (args.includes('--floors')) {
       const modelFile = path.join(repo, MODEL, '1', 'model.onnx');
-      for (const kind of ['http', 'grpc-js', 'http2'] as const) {
+      for (const kind of ['http', 'grpc-js', 'http2', 'http2-core'] as const) {
         const port = await freePort();
         procs.push(
           await child(

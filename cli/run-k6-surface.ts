@@ -89,7 +89,8 @@ export function envOptions(env: NodeJS.ProcessEnv): EnvOptions {
     insecureSkipTLSVerify: envBool(env, 'K6_INSECURE_SKIP_TLS_VERIFY'),
     noThresholds: envBool(env, 'K6_NO_THRESHOLDS'),
     includeSystemEnvVars: envBool(env, 'K6_INCLUDE_SYSTEM_ENV_VARS'),
-    noColor: envBool(env, 'K6_NO_COLOR'),
+    // k6 reads neither as a boolean: a non-empty K6_NO_COLOR ("false" too) or a NO_COLOR of any value.
+    noColor: (env['K6_NO_COLOR'] ?? '') !== '' || env['NO_COLOR'] !== undefined,
     linger: envBool(env, 'K6_LINGER'),
   };
 }

@@ -8,6 +8,7 @@ import { type Command, CommanderError, InvalidArgumentError, Option } from 'comm
 import {
   EXIT,
   type LogSettings,
+  logColors,
   type OpenedArchive,
   parseSegment,
   parseSequence,
@@ -330,6 +331,9 @@ export function registerRun(program: Command): void {
       run.getOptionValueSource('includeSystemEnvVars') === 'cli'
         ? flags.includeSystemEnvVars
         : (env.includeSystemEnvVars ?? true);
+    // k6: --no-color, a non-empty K6_NO_COLOR or any NO_COLOR (no-color.org) turns colors off.
+    const noColor = !flags.color || env.noColor === true;
+    const logOutput = flags.logOutput ?? { to: 'stderr' as const };
     let archive: OpenedArchive | null;
     try {
       archive = await archiveToRun(script, flags.type ?? process.env['K6_TYPE']);
@@ -368,11 +372,12 @@ export function registerRun(program: Command): void {
         noSummary: flags.summaryMode === 'disabled',
         noThresholds: !flags.thresholds || env.noThresholds === true,
         quiet: flags.quiet,
-        noColor: !flags.color || env.noColor === true,
+        noColor,
         secretSources: flags.secretSource,
         log: {
           format: flags.logFormat === 'json' || flags.logFormat === 'raw' ? flags.logFormat : 'text',
-          output: flags.logOutput ?? { to: 'stderr' },
+          output: logOutput,
+          colors: logColors(logOutput, noColor),
           consoleFile: flags.consoleOutput,
           verbose: flags.verbose === true,
         },

@@ -10,7 +10,7 @@
  */
 export { runTest, type RunTestOptions, type RunTestResult } from './engine.ts';
 export { EXIT } from './exit-codes.ts';
-export type { LogSettings } from './log.ts';
+export { type LogSettings, logColors } from './log.ts';
 export { SCRIPT_CJS_OPTIONS } from './loader/bundle.ts';
 export { sidecarBanner, sidecarPath } from './loader/prebuilt.ts';
 export { TrendHistogram } from './metrics/histogram.ts';

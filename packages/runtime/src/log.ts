@@ -1,6 +1,8 @@
 /**
- * k6's log lines on stderr: `LEVL[SSSS] message  key=value ...`, SSSS = seconds since start.
- * The script's console writes here, as k6's console does.
+ * k6's log lines on stderr, in logrus's text format as k6 sets it up: on a terminal (and without --no-color)
+ * colored `LEVL[SSSS] message  key=value ...` (SSSS = seconds since start, the message padded to 44), otherwise
+ * logfmt, `time="..." level=info msg="..." key=value`; or JSON or the raw message (--log-format). The script's
+ * console writes here, as k6's console does.
  */
 import { openSync, writeSync } from 'node:fs';
 import { consoleValue } from './console-format.ts';
@@ -54,6 +56,11 @@ const redacted = (line: string): string =>
 export interface LogSettings {
   /** text: k6's default; json: one object per line; raw: the message alone. */
   format: 'text' | 'json' | 'raw';
+  /**
+   * Text lines in k6's terminal form, colored; else logfmt. k6 colors only when its log output (stderr or stdout)
+   * is a terminal and --no-color, K6_NO_COLOR and NO_COLOR are unset (`logColors`). @default false
+   */
+  colors?: boolean;
   /** Where log lines go: stderr (default), stdout, nowhere, or a file appended to. */
   output: { to: 'stderr' | 'stdout' | 'none' } | { to: 'file'; path: string };
   /** --console-output: the script's console lines go to this file instead. */
@@ -63,6 +70,7 @@ export interface LogSettings {
 }
 
 let format: LogSettings['format'] = 'text';
+let colors = false;
 let verbose = false;
 let consoleSink: ((line: string) => void) | null = null;
 
@@ -73,13 +81,37 @@ const fileWriter = (path: string): ((line: string) => void) => {
 
 /** Applies a run's log settings; `stdout` is the run's stdout writer (for --log-output stdout). */
 export function configureLog(settings: LogSettings, stdout: (s: string) => void): void {
-  format = settings.format;
+  setLogFormat(settings.format, settings.colors ?? false);
   verbose = settings.verbose;
   const out = settings.output;
   if (out.to === 'stdout') sink = stdout;
   else if (out.to === 'none') sink = () => {};
   else if (out.to === 'file') sink = fileWriter(out.path);
   consoleSink = settings.consoleFile ? fileWriter(settings.consoleFile) : null;
+}
+
+/** Whether k6 colors its log lines: its log output is a terminal and no setting turned colors off. */
+export function logColors(output: LogSettings['output'], noColor: boolean): boolean {
+  if (noColor) return false;
+  if (output.to === 'stderr') return process.stderr.isTTY === true;
+  return output.to === 'stdout' && process.stdout.isTTY === true;
+}
+
+/** The format lines render in (a blocking VU's thread takes the engine's). */
+export function setLogFormat(to: LogSettings['format'], colored: boolean): void {
+  format = to;
+  colors = colored;
+}
+
+/** How lines render: the format and, for text, whether in k6's colored terminal form. */
+export interface LogFormat {
+  format: LogSettings['format'];
+  colors: boolean;
+}
+
+/** The format lines render in now. */
+export function logFormat(): LogFormat {
+  return { format, colors };
 }
 
 /** Sends the script's console lines to `path` (the script's consoleOutput option, when no flag set one). */
@@ -97,7 +129,7 @@ function render(level: Level, message: string, fields: Record<string, string>): 
       ...fields,
       level: JSON_LEVEL[level],
       msg: message,
-      time: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+      time: rfc3339(new Date()),
     };
     const sorted = Object.fromEntries(
       Object.keys(all)
@@ -106,11 +138,72 @@ function render(level: Level, message: string, fields: Record<string, string>): 
     );
     return `${JSON.stringify(sorted)}\n`;
   }
+  // logrus sorts the fields by key in both text forms.
+  const keys = Object.keys(fields).sort();
+  if (!colors) {
+    let line = `time=${logfmtValue(rfc3339(new Date()))} level=${JSON_LEVEL[level]}`;
+    if (message !== '') line += ` msg=${logfmtValue(message)}`;
+    for (const k of keys) line += ` ${k}=${logfmtValue(fields[k]!)}`;
+    return `${line}\n`;
+  }
+  const color = `\x1b[${LEVEL_COLOR[level]}m`;
   const secs = String(Math.floor((performance.now() - started_ms) / 1000)).padStart(4, '0');
-  const extra = Object.entries(fields)
-    .map(([k, v]) => `${k}=${/\s/.test(v) ? JSON.stringify(v) : v}`)
-    .join(' ');
-  return `${level}[${secs}] ${message}${extra ? ` ${extra}` : ''}\n`;
+  // Go's %-44s pads by characters, and logrus drops one trailing newline of a colored message.
+  const shown = message.endsWith('\n') ? message.slice(0, -1) : message;
+  let line = `${color}${level}\x1b[0m[${secs}] ${shown}${' '.repeat(Math.max(0, 44 - [...shown].length))} `;
+  for (const k of keys) line += ` ${color}${k}\x1b[0m=${logfmtValue(fields[k]!)}`;
+  return `${line}\n`;
+}
+
+/** logrus's colors per level: blue, yellow, red, gray. */
+const LEVEL_COLOR: Record<Level, number> = { INFO: 36, WARN: 33, ERRO: 31, DEBU: 37 };
+
+/** A value as logrus writes it: bare when it holds only letters, digits and `-._/@^+`, else Go-quoted. */
+export function logfmtValue(value: string): string {
+  return /^[A-Za-z0-9\-._/@^+]*$/.test(value) ? value : goQuote(value);
+}
+
+const GO_ESCAPES: Record<string, string> = {
+  '\x07': '\\a',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\v': '\\v',
+  '"': '\\"',
+  '\\': '\\\\',
+};
+
+/** Go's %q (strconv.Quote): printable characters as they are, the rest escaped. */
+function goQuote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!;
+    const escaped = GO_ESCAPES[ch];
+    if (escaped) out += escaped;
+    else if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, '0')}`;
+    // A lone surrogate reaches Go as U+FFFD, which is printable.
+    else if (cp >= 0xd800 && cp <= 0xdfff) out += '\ufffd';
+    else if (ch !== ' ' && /[\p{C}\p{Z}]/u.test(ch)) {
+      out +=
+        cp > 0xffff ? `\\U${cp.toString(16).padStart(8, '0')}` : `\\u${cp.toString(16).padStart(4, '0')}`;
+    } else out += ch;
+  }
+  return `${out}"`;
+}
+
+/** Go's time.RFC3339 in local time: seconds, then Z or the zone's offset. */
+function rfc3339(d: Date): string {
+  const offset_min = -d.getTimezoneOffset();
+  const two = (n: number) => String(n).padStart(2, '0');
+  const zone =
+    offset_min === 0
+      ? 'Z'
+      : `${offset_min > 0 ? '+' : '-'}${two(Math.floor(Math.abs(offset_min) / 60))}:${two(Math.abs(offset_min) % 60)}`;
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}T${two(d.getHours())}:${two(
+    d.getMinutes(),
+  )}:${two(d.getSeconds())}${zone}`;
 }
 
 /** Writes one k6-style log line. */

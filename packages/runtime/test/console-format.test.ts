@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { consoleValue } from '../src/console-format.ts';
 import { markThrows, recordThrown, thrownFrames } from '../src/loader/thrown.ts';
 import { runScript } from './run-script.ts';
+import { logEntries } from './logfmt.ts';
 
 describe("console output in k6's format", () => {
   it('prints values as k6 v2.2.0 prints them', () => {
@@ -57,13 +58,16 @@ describe('stack traces of thrown values that are not Errors', () => {
   it("logs a thrown string or object with the script's frames, as k6 does", async () => {
     const r = await runScript('thrown-values.js');
     expect(r.exitCode).toBe(0);
-    expect(r.log).toMatch(
-      /^ERRO\[\d{4}\] a plain string\n\s+at fail \(.*scripts\/thrown-values\.js:4:\d+\)/m,
-    );
-    expect(r.log).toMatch(
-      /^ERRO\[\d{4}\] \[object Object\]\n\s+at fail \(.*scripts\/thrown-values\.js:5:\d+\)/m,
-    );
-    expect(r.log).toContain('hint="script exception"');
-    expect(r.log).toMatch(/^INFO\[\d{4}\] caught 42 \{ e: 42, list: \[ 1, "two" \] \} source=console$/m);
+    const errors = logEntries(r.log).filter((e) => e.level === 'error');
+    expect(errors.map((e) => e.msg)).toEqual([
+      expect.stringMatching(/^a plain string\n\s+at fail \(.*scripts\/thrown-values\.js:4:\d+\)/),
+      expect.stringMatching(/^\[object Object\]\n\s+at fail \(.*scripts\/thrown-values\.js:5:\d+\)/),
+    ]);
+    expect(errors[0]!.fields['hint']).toBe('script exception');
+    expect(logEntries(r.log)).toContainEqual({
+      level: 'info',
+      msg: 'caught 42 { e: 42, list: [ 1, "two" ] }',
+      fields: { source: 'console' },
+    });
   });
 });

@@ -9,6 +9,7 @@ import * as grpcJs from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checks, runScript, values } from './run-script.ts';
+import { logText } from './logfmt.ts';
 
 let server: Server;
 let baseUrl = '';
@@ -110,7 +111,7 @@ describe('engine with k6/http', () => {
     const env = { BASE_URL: baseUrl, SYSTEM_TAGS: JSON.stringify(['scenario', 'model']) };
     const r = await runScript('system-tags.js', { env });
     expect(r.exitCode).toBe(104);
-    expect(r.log).toContain('invalid option systemTags: "model" is not a k6 system tag');
+    expect(logText(r.log)).toContain('invalid option systemTags: "model" is not a k6 system tag');
   });
 
   it('records grpc_req_duration with k6 tags through k6/net/grpc against a grpc-js server', async () => {

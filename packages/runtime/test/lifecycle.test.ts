@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checks, runScript, values } from './run-script.ts';
+import { logEntries } from './logfmt.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'k6t-runtime-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -97,8 +98,9 @@ describe('lifecycle', () => {
   it('logs an exception thrown in an iteration and carries on, as k6 does', async () => {
     const r = await runScript('iteration-error.js');
     expect(r.exitCode).toBe(0);
-    expect(r.log).toMatch(/^ERRO\[\d{4}\] Error: iteration failed/m);
-    expect(r.log).toContain('source=stacktrace');
+    const [error] = logEntries(r.log).filter((e) => e.level === 'error');
+    expect(error!.msg).toMatch(/^Error: iteration failed/);
+    expect(error!.fields['source']).toBe('stacktrace');
     // Positions point into the script as written (source-mapped), not into the runtime.
     expect(r.log).toMatch(/scripts\/iteration-error\.js:4:\d+/);
     expect(r.log).not.toContain('runtime/executors');

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mountTmpfs, type Tmpfs, tmpfsRefused } from '../../../test/tmpfs.ts';
 import { runScript } from './run-script.ts';
+import { logEntries } from './logfmt.ts';
 
 describe.skipIf(tmpfsRefused)('summary files on a full disk', () => {
   let disk: Tmpfs;
@@ -29,11 +30,9 @@ describe.skipIf(tmpfsRefused)('summary files on a full disk', () => {
     expect(r.exitCode).toBe(0);
     // handleSummary ran: its stdout, not the default summary.
     expect(r.stdout).toBe('summary on stdout\n');
-    const errors = r.log.split('\n').filter((l) => l.startsWith('ERRO'));
-    expect(errors).toEqual([
-      expect.stringMatching(/^ERRO\[\d+\] failed to handle the end-of-test summary error=/),
-    ]);
-    const error = JSON.parse(errors[0]!.slice(errors[0]!.indexOf('error=') + 6)) as string;
+    const errors = logEntries(r.log).filter((e) => e.level === 'error');
+    expect(errors.map((e) => e.msg)).toEqual(['failed to handle the end-of-test summary']);
+    const error = errors[0]!.fields['error']!;
     expect(error).toBe(
       [
         'Could not save some summary information:',

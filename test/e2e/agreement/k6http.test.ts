@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EchoServer, startEchoServer } from '../../../packages/runtime/test/echo-grpc-server.ts';
 import { type HttpbinServer, startHttpbin } from '../../../packages/runtime/test/httpbin-server.ts';
 import { findK6, groupTree, type Outcome, runBoth } from './harness.ts';
+import { logEntries, logText } from '../../../packages/runtime/test/logfmt.ts';
 
 const { bin: K6, looked } = findK6();
 if (!K6) console.log(`k6/http agreement skipped: no k6 binary (looked for ${looked.join(', ')}; set K6_BIN)`);
@@ -23,22 +24,11 @@ function requests(o: Outcome, bases: string[]): string[] {
     .sort();
 }
 
-/** k6's logfmt lines (`level=info msg="..."`) or the Node runtime's (`INFO[0000] ...`) as `level message`. */
+/** The log lines of one source (both runtimes write logfmt into a pipe, as k6 does) as `level message`. */
 function logLines(stderr: string, source: string): string[] {
-  const out: string[] = [];
-  const k6Line = new RegExp(`level=(\\w+) msg=("(?:[^"\\\\]|\\\\.)*"|\\S+).* source=${source}`);
-  const nodeLine = new RegExp(`^(INFO|WARN|ERRO)\\[\\d+\\] ([\\s\\S]*?) (?:\\w+=\\S+ )*source=${source}$`);
-  for (const entry of stderr.split(/\n(?=\S)/)) {
-    const k = k6Line.exec(entry);
-    if (k) {
-      const msg = k[2]!.startsWith('"') ? (JSON.parse(k[2]!) as string) : k[2]!;
-      out.push(`${k[1]!.slice(0, 4)} ${msg}`);
-      continue;
-    }
-    const n = nodeLine.exec(entry.trimEnd());
-    if (n) out.push(`${n[1]!.toLowerCase()} ${n[2]}`);
-  }
-  return out.map((l) => l.replace(/^warn(ing)? /, 'warn ').replace(/^erro(r)? /, 'erro '));
+  return logEntries(stderr)
+    .filter((e) => e.fields['source'] === source)
+    .map((e) => `${e.level.slice(0, 4)} ${e.msg}`);
 }
 
 /** A logged exception as its message and the line numbers of its frames in `file`. */
@@ -86,7 +76,7 @@ describe.skipIf(!K6)('k6/http agreement with real k6', () => {
     const { k6: k, node: n } = await runBoth(k6, 'redirect-warning.js', { env: { BASE: a.base } });
     expect(k.stderr).toContain(warning);
     expect(n.stderr).toContain(warning);
-    expect(n.stderr).toContain(`url=${a.base}/redirect/12`);
+    expect(logText(n.stderr)).toContain(`url=${a.base}/redirect/12`);
     const set = await runBoth(k6, 'redirects.js', { env: { BASE: a.base } });
     expect(set.k6.stderr).not.toContain('Stopped after');
     expect(set.node.stderr).not.toContain('Stopped after');

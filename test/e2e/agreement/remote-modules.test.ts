@@ -15,6 +15,7 @@ import { selfSignedIdentity } from '@k6-triton/server';
 import { EXIT } from '@k6-triton/runtime';
 import { checkCounts, count, findK6, runBoth } from './harness.ts';
 import { type Listening, startH1Tls } from './protocol-servers.ts';
+import { logText } from '../../../packages/runtime/test/logfmt.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const { bin: K6, looked } = findK6();
@@ -226,7 +227,9 @@ describe.skipIf(!K6)('remote modules and archives agree with real k6', () => {
     expect(k.stderr).toContain(`${server.url}/lib/mod.js`);
     const lines = n.stderr.split('\n').filter(Boolean);
     expect(lines, n.stderr).toHaveLength(1);
-    expect(lines[0]).toContain(`couldn't be retrieved from the resolved url "${server.url}/lib/mod.js"`);
+    expect(logText(lines[0]!)).toContain(
+      `couldn't be retrieved from the resolved url "${server.url}/lib/mod.js"`,
+    );
     expect(lines[0]).toContain('k6-triton archive');
   }, 60_000);
 

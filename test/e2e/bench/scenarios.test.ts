@@ -98,7 +98,7 @@ describe('bench', () => {
           { P95_MS: '60000', P99_MS: '60000', TRITON_URL: server.url, TRITON_GRPC_URL: server.grpcUrl },
         ),
       );
-      expect(run.stderr).not.toMatch(/ERRO/);
+      expect(run.stderr).not.toMatch(/level=error/);
       expect(run.code).toBe(0);
       expect(run.stdout).toMatch(/Concurrency: 1, throughput: [\d.]+ infer\/sec, latency \d+ usec/);
       const dir = runFolder(results, model);

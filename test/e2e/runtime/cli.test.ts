@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { scriptPath } from '../../../packages/runtime/test/run-script.ts';
+import { logText } from '../../../packages/runtime/test/logfmt.ts';
 
 const bin = fileURLToPath(new URL('../../../bin/k6-triton.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'k6t-cli-'));
@@ -57,7 +58,9 @@ describe('k6-triton run', () => {
   it('rejects an unknown output with a one-line error and exit code 104', async () => {
     const r = await run(['-q', '-o', 'influxdb=http://x', scriptPath('cli-flags.js')]);
     expect(r.code).toBe(104);
-    expect(r.stderr).toContain('k6 API output "influxdb" is not supported by the Node runtime; run with k6');
+    expect(logText(r.stderr)).toContain(
+      'k6 API output "influxdb" is not supported by the Node runtime; run with k6',
+    );
   });
 
   it('reads K6_ITERATIONS like -i and skips thresholds with --no-thresholds', async () => {

@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runScript, scriptPath, values } from '../../../packages/runtime/test/run-script.ts';
+import { logText } from '../../../packages/runtime/test/logfmt.ts';
 
 describe('exit codes', () => {
   it('exits 99 when a threshold is crossed and reports ok:false per expression', async () => {
@@ -27,7 +28,7 @@ describe('exit codes', () => {
     const r = await runScript('thresholds-invalid.js');
     expect(r.exitCode).toBe(104);
     expect(r.log.trim().split('\n')).toHaveLength(1);
-    expect(r.log).toContain('"p95 < 200"');
+    expect(logText(r.log)).toContain('"p95 < 200"');
   });
 
   it('exits 104 for an invalid option given as an override (bad duration)', async () => {

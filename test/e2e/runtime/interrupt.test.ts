@@ -7,6 +7,7 @@ import { readFileSync, utimesSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { scriptPath } from '../../../packages/runtime/test/run-script.ts';
+import { logText } from '../../../packages/runtime/test/logfmt.ts';
 
 const bin = fileURLToPath(new URL('../../../bin/k6-triton.js', import.meta.url));
 
@@ -43,7 +44,7 @@ describe('a CPU-bound iteration', () => {
   it('is interrupted when gracefulStop runs out; teardown gets its data, the summary prints, exit 0', async () => {
     const r = await runCli('busy-duration.js');
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain('teardown ran {"from":"setup"}');
+    expect(logText(r.stderr)).toContain('teardown ran {"from":"setup"}');
     expect(r.stdout).toContain('█ TOTAL RESULTS');
   });
 
@@ -56,7 +57,7 @@ describe('a CPU-bound iteration', () => {
     const r = await runCli('busy-duration.js');
     expect(JSON.parse(readFileSync(stamp, 'utf8')).built_ms).toBeGreaterThanOrEqual(now.getTime());
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain('teardown ran {"from":"setup"}');
+    expect(logText(r.stderr)).toContain('teardown ran {"from":"setup"}');
   });
 
   it('is stopped by SIGTERM after a source change; the CLI says it rebuilt its runtime first', async () => {
@@ -75,7 +76,7 @@ describe('a CPU-bound iteration', () => {
     expect(r.stderr).toContain("the runtime's sources changed since its last build; rebuilding it first");
     expect(r.signal).toBeNull();
     expect(r.code).toBe(105);
-    expect(r.stderr).toContain('teardown ran');
+    expect(logText(r.stderr)).toContain('teardown ran');
   });
 
   it('is interrupted by SIGINT: teardown and the summary run, exit 105', async () => {
@@ -88,7 +89,7 @@ describe('a CPU-bound iteration', () => {
     });
     expect(r.code).toBe(105);
     expect(r.stderr).toContain("test run was aborted because k6-triton received a 'interrupt' signal");
-    expect(r.stderr).toContain('teardown ran');
+    expect(logText(r.stderr)).toContain('teardown ran');
     expect(r.stdout).toContain('█ TOTAL RESULTS');
   });
 
@@ -105,7 +106,7 @@ describe('a CPU-bound iteration', () => {
     expect(r.stderr).toContain("test run was aborted because k6-triton received a 'interrupt' signal");
     expect(r.stderr).not.toContain('setup went on');
     expect(r.stderr).not.toContain('iterated');
-    expect(r.stderr).not.toContain('teardown ran');
+    expect(logText(r.stderr)).not.toContain('teardown ran');
   });
 
   it('in the init context ends the process by SIGINT, as k6 (which handles signals only after init)', async () => {

@@ -527,8 +527,39 @@ describe('honoured rows', () => {
     expect(file.stderr).not.toContain('hello log');
     expect(readFileSync(logFile, 'utf8')).toBe('hello log\n');
     expect(toConsole.stderr + toConsole.stdout).not.toContain('hello log');
-    expect(readFileSync(consoleFile, 'utf8')).toMatch(/^INFO\[\d+\] hello log\n$/);
+    // k6's console file: the log's format without the source field (logfmt, the output not being a terminal).
+    expect(readFileSync(consoleFile, 'utf8')).toMatch(/^time="[^"]+" level=info msg="hello log"\n$/);
     expect(loki.stderr).toContain('log output "loki=http://x" is not supported by the Node runtime');
+  });
+
+  it('logs in the asked format from a blocking VU, which renders its own lines on its thread', async () => {
+    const script = join(dir, 'console-blocking.js');
+    writeFileSync(script, "export default function () { console.log('from the thread'); }\n");
+    const r = await run(['-q', '--summary-mode', 'disabled', '--log-format', 'json', script], {
+      K6_TRITON_VU_MODE: 'blocking',
+    });
+    expect(r.code, r.stderr).toBe(EXIT.OK);
+    // Before, the thread kept the default text form whatever --log-format said.
+    const lines = r.stderr
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.level, l.msg, l.source])).toEqual([['info', 'from the thread', 'console']]);
+  });
+
+  it('reads K6_NO_COLOR and NO_COLOR as k6 does: set means no color, whatever the value', async () => {
+    const script = join(dir, 'console-color.js');
+    writeFileSync(script, "export default function () { console.log('colorless'); }\n");
+    // k6 reads neither as a boolean (cmd/state: a non-empty K6_NO_COLOR, NO_COLOR of any value).
+    const runs = await Promise.all([
+      run(['-q', '--summary-mode', 'disabled', script], { K6_NO_COLOR: 'yes' }),
+      run(['-q', '--summary-mode', 'disabled', script], { K6_NO_COLOR: 'false' }),
+      run(['-q', '--summary-mode', 'disabled', script], { NO_COLOR: '' }),
+    ]);
+    for (const r of runs) {
+      expect(r.code, r.stderr).toBe(EXIT.OK);
+      expect(r.stderr).toMatch(/^time="[^"]+" level=info msg=colorless source=console$/m);
+    }
   });
 
   it('dumps requests and responses with --http-debug (headers) and --http-debug=full (bodies too)', async () => {

@@ -16,6 +16,7 @@ import { EXIT } from '@k6-triton/runtime';
 import { type Listening, startH1Tls } from '../agreement/protocol-servers.ts';
 import { prometheusAbsent, type Prometheus, startPrometheus } from '../../prometheus.ts';
 import { scriptPath } from '../../../packages/runtime/test/run-script.ts';
+import { logText } from '../../../packages/runtime/test/logfmt.ts';
 
 const bin = fileURLToPath(new URL('../../../bin/k6-triton.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'k6t-workers-'));
@@ -152,8 +153,8 @@ describe('--workers 2 runs what --workers 1 runs', () => {
   it('runs setup() and teardown() once, hands setup data to every worker and gives VUs the test ids', async () => {
     const r = await run('workers-lifecycle.js', 2);
     expect(r.code).toBe(EXIT.OK);
-    expect(r.stderr.match(/setup ran/g)).toHaveLength(1);
-    expect(r.stderr.match(/teardown ran with from-setup/g)).toHaveLength(1);
+    expect(logText(r.stderr).match(/setup ran/g)).toHaveLength(1);
+    expect(logText(r.stderr).match(/teardown ran with from-setup/g)).toHaveLength(1);
     // 4 VUs on two workers: each of the test ids 1-4 ran its 3 iterations (by_vu{vu:N} count==3).
     for (const vu of [1, 2, 3, 4])
       expect(r.summary!.metrics[`by_vu{vu:${vu}}`]!['thresholds']).toEqual({ 'count==3': false });
@@ -198,7 +199,9 @@ describe('--workers 2 runs what --workers 1 runs', () => {
   it('refuses a worker count that is not a whole number >= 1: the flag with exit 255, the variable with 104', async () => {
     const flag = await run('workers-lifecycle.js', 0);
     expect(flag.code).toBe(EXIT.GENERIC);
-    expect(flag.stderr).toContain('--workers: expected a whole number of worker threads >= 1, got "0"');
+    expect(logText(flag.stderr)).toContain(
+      '--workers: expected a whole number of worker threads >= 1, got "0"',
+    );
     const env = await new Promise<{ code: number; stderr: string }>((resolve) => {
       const argv = [bin, 'run', '-q', scriptPath('workers-lifecycle.js')];
       execFile(
@@ -210,7 +213,7 @@ describe('--workers 2 runs what --workers 1 runs', () => {
       );
     });
     expect(env.code).toBe(EXIT.INVALID_CONFIG);
-    expect(env.stderr).toContain(
+    expect(logText(env.stderr)).toContain(
       'K6_TRITON_WORKERS: expected a whole number of worker threads >= 1, got "many"',
     );
   });
@@ -218,7 +221,7 @@ describe('--workers 2 runs what --workers 1 runs', () => {
   it('interrupts JavaScript that never yields on each worker when gracefulStop runs out: teardown once, exit 0', async () => {
     const r = await run('busy-duration.js', 2, ['-e', 'VUS=2']);
     expect(r.code).toBe(EXIT.OK);
-    expect(r.stderr.match(/teardown ran \{"from":"setup"\}/g)).toHaveLength(1);
+    expect(logText(r.stderr).match(/teardown ran \{"from":"setup"\}/g)).toHaveLength(1);
     expect(r.summary!.metrics['vus_max']!['value']).toBe(2);
   });
 
@@ -257,22 +260,22 @@ describe('--workers 2 runs what --workers 1 runs', () => {
     });
     const code = await new Promise<number>((resolve) => child.on('exit', (c) => resolve(c ?? -1)));
     expect(out).toContain("received a 'interrupt' signal");
-    expect(out.match(/teardown ran/g) ?? []).toHaveLength(1);
+    expect(logText(out).match(/teardown ran/g) ?? []).toHaveLength(1);
     expect(code).toBe(EXIT.EXTERNAL_ABORT);
   }, 40_000);
 
   it('stops every worker on an abortOnFail threshold judged on the merged metrics: exit 99, teardown once', async () => {
     const r = await run('workers-abort.js', 2);
     expect(r.code).toBe(EXIT.THRESHOLDS_FAILED);
-    expect(r.stderr.match(/teardown ran/g)).toHaveLength(1);
-    expect(r.stderr).toContain("thresholds on metrics 'errors' were crossed");
+    expect(logText(r.stderr).match(/teardown ran/g)).toHaveLength(1);
+    expect(logText(r.stderr)).toContain("thresholds on metrics 'errors' were crossed");
   });
 
   it("stops every worker on test.abort() in the second worker's VU: exit 108, teardown once", async () => {
     const r = await run('workers-test-abort.js', 2);
     expect(r.code).toBe(EXIT.SCRIPT_ABORTED);
-    expect(r.stderr.match(/teardown ran/g)).toHaveLength(1);
-    expect(r.stderr.match(/test aborted: enough/g)).toHaveLength(1);
+    expect(logText(r.stderr).match(/teardown ran/g)).toHaveLength(1);
+    expect(logText(r.stderr).match(/test aborted: enough/g)).toHaveLength(1);
   });
 });
 
@@ -367,7 +370,7 @@ export default function () {
     // Each worker thread loads the script and its modules itself.
     expect(fetched.filter((u) => u === '/mod.js?_k6=1')).toHaveLength(2);
     // Both workers ran VUs, each with its own instance VU number 1.
-    expect(r.stderr.match(/instance vu 1/g)).toHaveLength(2);
+    expect(logText(r.stderr).match(/instance vu 1/g)).toHaveLength(2);
   });
 
   it('runs an archive on two workers from its extracted files, as on one', async () => {

@@ -8,7 +8,7 @@
  */
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { groupAtPath } from '../groups.ts';
-import { logStartEpoch, writeLogLine } from '../log.ts';
+import { logFormat, logStartEpoch, writeLogLine } from '../log.ts';
 import type { BlockingPlan } from '../loader/program.ts';
 import { EXIT, TestAbortError, type TestRun } from '../run-state.ts';
 import { VU } from '../vu.ts';
@@ -84,6 +84,7 @@ export class ThreadVu extends VU {
         port: port2,
         signal,
         logStart_epoch_ms: logStartEpoch(),
+        logFormat: logFormat(),
         ...(this.run.fileRoot ? { fileRoot: this.run.fileRoot } : {}),
       };
       const worker = new Worker(new URL('./vu-thread.js', import.meta.url), {

@@ -10,7 +10,7 @@ import { groupAtPath } from '../groups.ts';
 import { resolveK6Modules } from '../loader/k6-modules.ts';
 import { compileWrapped, Program, type ThreadSource } from '../loader/program.ts';
 import { thrownFrames } from '../loader/thrown.ts';
-import { setLogSink, setLogStartEpoch } from '../log.ts';
+import { type LogFormat, setLogFormat, setLogSink, setLogStartEpoch } from '../log.ts';
 import { type Metric, MetricRegistry } from '../metrics/registry.ts';
 import { nowEpochMs, SamplePipeline } from '../metrics/pipeline.ts';
 import type { ExpectedStatuses } from '../modules/http-params.ts';
@@ -45,6 +45,8 @@ export interface ThreadData {
   signal: SharedArrayBuffer;
   /** The engine's log start (its lines' seconds count from there). */
   logStart_epoch_ms: number;
+  /** The engine's log format: the thread renders its own lines. */
+  logFormat: LogFormat;
   /** Running an archive: its `file` tree, for open() of absolute paths (TestRun.fileRoot). */
   fileRoot?: string;
 }
@@ -54,6 +56,7 @@ const parent = parentPort!;
 const post = (m: FromThread) => parent.postMessage(m);
 setLogSink((line) => post({ type: 'log', line }));
 setLogStartEpoch(data.logStart_epoch_ms);
+setLogFormat(data.logFormat.format, data.logFormat.colors);
 
 /** Samples wait here until the next synchronous call, or the end of the call the engine asked for. */
 class ForwardingPipeline extends SamplePipeline {

@@ -409,7 +409,7 @@ export const K6_SURFACE: readonly SurfaceRow[] = [
     value: 'none',
     env: 'K6_NO_COLOR',
     status: 'honoured',
-    note: 'no colors in the output',
+    note: 'no colors in the output: log lines in logfmt on a terminal too; as in k6, any non-empty K6_NO_COLOR and any NO_COLOR',
   },
   {
     flag: '--profiling-enabled',

@@ -119,7 +119,8 @@ export function setConsoleFile(path: string): void {
   consoleSink ??= fileWriter(path);
 }
 
-const JSON_LEVEL: Record<Level, string> = { INFO: 'info', WARN: 'warning', ERRO: 'error', DEBU: 'debug' };
+/** logrus's level words, as logfmt and JSON lines write them. */
+const LEVEL_WORD: Record<Level, string> = { INFO: 'info', WARN: 'warning', ERRO: 'error', DEBU: 'debug' };
 
 function render(level: Level, message: string, fields: Record<string, string>): string {
   if (format === 'raw') return `${message}\n`;
@@ -127,7 +128,7 @@ function render(level: Level, message: string, fields: Record<string, string>): 
     // logrus's JSON: the fields with level, msg and time, keys sorted.
     const all: Record<string, string> = {
       ...fields,
-      level: JSON_LEVEL[level],
+      level: LEVEL_WORD[level],
       msg: message,
       time: rfc3339(new Date()),
     };
@@ -141,7 +142,7 @@ function render(level: Level, message: string, fields: Record<string, string>): 
   // logrus sorts the fields by key in both text forms.
   const keys = Object.keys(fields).sort();
   if (!colors) {
-    let line = `time=${logfmtValue(rfc3339(new Date()))} level=${JSON_LEVEL[level]}`;
+    let line = `time=${logfmtValue(rfc3339(new Date()))} level=${LEVEL_WORD[level]}`;
     if (message !== '') line += ` msg=${logfmtValue(message)}`;
     for (const k of keys) line += ` ${k}=${logfmtValue(fields[k]!)}`;
     return `${line}\n`;

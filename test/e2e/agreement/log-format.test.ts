@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { findK6, runBoth } from './harness.ts';
 
 const { bin: K6, looked } = findK6();
-if (!K6) console.log(`log format agreement skipped: no k6 binary (looked for ${looked.join(', ')}; set K6_BIN)`);
+if (!K6)
+  console.log(`log format agreement skipped: no k6 binary (looked for ${looked.join(', ')}; set K6_BIN)`);
 
 /** The log lines of a run, the time field dropped (the runs are seconds apart). */
 const lines = (stderr: string) =>

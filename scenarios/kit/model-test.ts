@@ -120,13 +120,8 @@ export function modelTest(
     check,
     warn: (line: string) => console.warn(line),
   };
-  // A client certificate (TLS_CLIENT_CERT, TLS_CLIENT_KEY) is offered to both endpoints' hosts.
-  const options = withClientCertificate(
-    run.options,
-    [settings.url, settings.grpcUrl].filter(Boolean),
-    env,
-    (path) => open(path),
-  );
+  // A client certificate (TLS_CLIENT_CERT, TLS_CLIENT_KEY) is offered to the target when it asks for one.
+  const options = withClientCertificate(run.options, env, (path) => open(path));
   const wait = sleepFor(blocking);
   const loop = sequence
     ? sequenceLoop({

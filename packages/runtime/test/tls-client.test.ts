@@ -32,6 +32,19 @@ describe('tlsAuth', () => {
     });
   });
 
+  it("offers an entry without domains (k6's recommended form) to every host a named entry does not claim", () => {
+    const tls = {
+      insecureSkipTLSVerify: false,
+      tlsAuth: parseTlsAuth([
+        { cert: `${PEM}any`, key: 'kany' },
+        { domains: ['triton.example'], cert: `${PEM}t`, key: 'kt' },
+      ]),
+    };
+    expect(tlsAuthFor(tls, 'triton.example')?.key).toBe('kt');
+    expect(tlsAuthFor(tls, '127.0.0.1')?.key).toBe('kany');
+    expect(tlsConnectOptions(tls, 'other.example')).toMatchObject({ cert: `${PEM}any`, key: 'kany' });
+  });
+
   it('refuses an entry without cert or key, naming it', () => {
     expect(() => parseTlsAuth([{ domains: ['x'], cert: PEM }])).toThrow(/tlsAuth\[0\]\.key/);
     expect(() => parseTlsAuth({})).toThrow(/expected an array/);

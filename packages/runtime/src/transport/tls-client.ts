@@ -52,10 +52,15 @@ export function parseTlsAuth(value: unknown): TlsAuthEntry[] {
   });
 }
 
-/** The `tlsAuth` entry for a host: a domain equal to it, or `*.suffix` matching one label in front. */
+/**
+ * The `tlsAuth` entry for a host: one naming it (a domain equal to it, or `*.suffix` matching one label in front),
+ * else the first without domains. k6 recommends leaving domains empty (it warns when they are set): its Go client
+ * offers the first certificate the server's request accepts, whatever the domains; Node's client cannot see that
+ * request, so listed domains still choose here.
+ */
 export function tlsAuthFor(tls: ClientTls, host: string): TlsAuthEntry | undefined {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return tls.tlsAuth.find((e) =>
+  const named = tls.tlsAuth.find((e) =>
     e.domains.some((d) => {
       const domain = d.toLowerCase();
       if (domain.startsWith('*.')) {
@@ -65,6 +70,7 @@ export function tlsAuthFor(tls: ClientTls, host: string): TlsAuthEntry | undefin
       return domain === h;
     }),
   );
+  return named ?? tls.tlsAuth.find((e) => e.domains.length === 0);
 }
 
 const PEM_CERT_RE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;

@@ -35,9 +35,17 @@ export interface EmbeddedOptions extends ServerOptions {
   precisions?: Record<string, string>;
 }
 
+/**
+ * Open connections the embedded server of a run accepts. The 1,024 of `serve` guards it against hostile
+ * clients; a run's only client is its own load, and an open-loop level may hold up to 4 x its rate in VUs, each
+ * with its connection, when the machine stalls (a CI run's 400/s ramp met the 1,024 and failed on 503s).
+ */
+export const RUN_MAX_CONNECTIONS = 16_384;
+
 /** Server options for a run: the model at the precision its payloads are made in, as a deployer exports it. */
 export function servingOptions(choice: ServingChoice): EmbeddedOptions {
   return {
+    limits: { maxConnections: RUN_MAX_CONNECTIONS },
     ...(choice.precision && choice.modelId !== 'generic'
       ? { precisions: { [choice.modelId]: choice.precision } }
       : {}),

@@ -23,6 +23,7 @@ import { parseArgs, promisify } from 'node:util';
 import { summarize } from '../../lib/genai/stats.ts';
 import grpc, { waitForStreams } from '../../packages/runtime/src/modules/grpc.ts';
 import { setWirePath, type WirePath } from '../../packages/runtime/src/transport/wire-choice.ts';
+import { frameMessage } from '../../packages/runtime/src/wire/grpc-frame.ts';
 import { followVuAcrossAwaits, runInVu } from '../../packages/runtime/src/vu-context.ts';
 import { fakeVu } from '../../packages/runtime/test/fake-vu.ts';
 import { startEmbedded } from '../../measure/core/embedded.ts';
@@ -201,9 +202,7 @@ function requestFrame(): Buffer {
   const client: Msg = inferenceClient('127.0.0.1:1');
   const bytes: Buffer = client.ModelStreamInfer.requestSerialize(repeatInferRequest(ask));
   client.close();
-  const head = Buffer.alloc(5);
-  head.writeUInt32BE(bytes.length, 1);
-  return Buffer.concat([head, bytes]);
+  return frameMessage(bytes);
 }
 
 const HEADERS = {

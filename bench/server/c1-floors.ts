@@ -20,6 +20,7 @@ import { startServer } from '../../packages/server/src/index.ts';
 import { toInferResponseMsg, type InferRequestMsg } from '../../packages/server/src/grpc/convert.ts';
 import { inferRequestOf, PROTO_OPTIONS } from '../../packages/server/src/grpc/messages.ts';
 import { Cancellation } from '../../packages/server/src/infer/cancel.ts';
+import { firstMessage, frameMessage } from '../../packages/runtime/src/wire/grpc-frame.ts';
 
 const arg = (name: string, fallback?: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -171,7 +172,7 @@ if (kind === 'http') {
     const modelInfer = service.ModelInfer!;
     /** One ModelInfer as the embedded server's gRPC frontend does it, past grpc-js: decode, core, encode. */
     const coreInfer = async (frames: Buffer[]): Promise<Buffer> => {
-      const bytes = Buffer.concat(frames).subarray(5);
+      const bytes = firstMessage(Buffer.concat(frames))!;
       const msg = modelInfer.requestDeserialize(bytes) as InferRequestMsg;
       const result = await core!.infer(inferRequestOf(core!, msg, new Cancellation()));
       served++;
@@ -189,10 +190,7 @@ if (kind === 'http') {
           await infer();
           body = inferAnswer;
         } else body = service[method]!.responseSerialize(answers[method]?.() ?? {});
-        const frame = Buffer.allocUnsafe(5 + body.length);
-        frame[0] = 0;
-        frame.writeUInt32BE(body.length, 1);
-        body.copy(frame, 5);
+        const frame = frameMessage(body);
         stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
         stream.once('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
         stream.end(frame);

@@ -11,7 +11,14 @@
 import type { IncomingHttpHeaders } from 'node:http2';
 import { connect, type Socket } from 'node:net';
 import * as grpcjs from '@grpc/grpc-js';
-import { firstMessage, PREFIX_BYTES, prefix, splitMessages, writePrefix } from '../wire/grpc-frame.ts';
+import {
+  firstMessage,
+  frameMessage,
+  PREFIX_BYTES,
+  prefix,
+  splitMessages,
+  writePrefix,
+} from '../wire/grpc-frame.ts';
 import {
   ACK,
   CANCEL,
@@ -315,10 +322,7 @@ export class Http2Connection {
     return {
       write: (message) => {
         if (st.halfClose || cancelled) return;
-        const framed = Buffer.allocUnsafe(PREFIX_BYTES + message.length);
-        writePrefix(framed, 0, message.length);
-        message.copy(framed, PREFIX_BYTES);
-        st.outbox.push(framed);
+        st.outbox.push(frameMessage(message));
         if (call.id !== 0) this.#sendStream(call);
       },
       end: () => {
